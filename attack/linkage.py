@@ -1,0 +1,147 @@
+"""The intruder's mass linkage (handbook §13.4, METHOD.md §7.4).
+
+Block both files, compute standardised weighted distances inside each block and assign
+external to release records. The matcher sees only the key and blocking columns: identifiers
+and every other column are dropped before linkage starts (METHOD.md §2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from attack.assignment import METHODS, assign
+from attack.blocking import Blocking, Classifier, make_blocks
+from attack.distances import DistanceModel, KeySpec, build_distance_model
+from attack.errors import InputError
+from attack.readers import source_name
+
+#: Distances within this absolute tolerance of the chosen one count as ties (METHOD.md §7.3).
+TIE_TOLERANCE = 1e-12
+
+
+@dataclass(frozen=True)
+class LinkageSpec:
+    """How the intruder links: keys, blocking, matcher and distance options."""
+
+    keys: tuple[KeySpec, ...]
+    blocks: tuple[Classifier, ...] = ()
+    method: str = "greedy"
+    standardise: str = "maxmin"
+    metric_distance: str = "squared"
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise InputError(
+                f"unknown linkage method {self.method!r}; expected one of {', '.join(METHODS)}"
+            )
+        if not self.keys:
+            raise InputError("at least one distance key is needed")
+        names = [k.name for k in self.keys]
+        if len(set(names)) != len(names):
+            raise InputError("a key is declared twice")
+
+    def release_columns(self) -> list[str]:
+        return list(dict.fromkeys([k.name for k in self.keys] + [b.name for b in self.blocks]))
+
+    def external_columns(self) -> list[str]:
+        return list(
+            dict.fromkeys(
+                [k.external_column for k in self.keys] + [b.external_column for b in self.blocks]
+            )
+        )
+
+    def describe(self) -> dict:
+        out = {
+            "method": self.method,
+            "standardise": self.standardise,
+            "metric_distance": self.metric_distance,
+            "keys": [k.describe() for k in self.keys],
+            "blocking": [b.label() for b in self.blocks],
+        }
+        if self.method == "sequential":
+            out["order"] = "input" if self.seed is None else f"random (seed {self.seed})"
+        return out
+
+
+@dataclass
+class Links:
+    """Result of a linkage: one entry per external record (row position in the external file).
+
+    ``release_row`` is −1 where the record got no link; ``n_best`` counts the release records of
+    its block at the chosen distance (ties, METHOD.md §7.3).
+    """
+
+    release_row: np.ndarray
+    distance: np.ndarray
+    n_best: np.ndarray
+    blocking: Blocking
+    model: DistanceModel
+    spec: LinkageSpec
+    block_totals: list[float] = field(default_factory=list)
+
+    @property
+    def linked(self) -> np.ndarray:
+        return self.release_row >= 0
+
+    def describe(self) -> dict:
+        out = self.spec.describe()
+        out.update(self.blocking.describe())
+        out["total_distance"] = float(self.distance[self.linked].sum())
+        out["n_links"] = int(self.linked.sum())
+        out["n_tied_links"] = int((self.n_best[self.linked] > 1).sum())
+        if self.model.notes:
+            out["notes"] = list(self.model.notes)
+        return out
+
+
+def link(external: pd.DataFrame, release: pd.DataFrame, spec: LinkageSpec) -> Links:
+    """Run the mass linkage of ``external`` against ``release`` (METHOD.md §7.4)."""
+    ext = _only(external, spec.external_columns())
+    rel = _only(release, spec.release_columns())
+    model = build_distance_model(
+        ext, rel, spec.keys, standardise=spec.standardise, metric_distance=spec.metric_distance
+    )
+    blocking = make_blocks(ext, rel, spec.blocks)
+    n_ext = len(ext)
+    release_row = np.full(n_ext, -1, dtype=np.int64)
+    distance = np.full(n_ext, np.nan)
+    n_best = np.zeros(n_ext, dtype=np.int64)
+    rank = _sequential_rank(n_ext, spec)
+    totals = []
+    for block in blocking:
+        cost = model.cost(block.external, block.release)
+        order = None if rank is None else np.argsort(rank[block.external], kind="stable")
+        rows, cols = assign(cost, spec.method, order)
+        chosen = cost[rows, cols]
+        release_row[block.external[rows]] = block.release[cols]
+        distance[block.external[rows]] = chosen
+        n_best[block.external[rows]] = np.sum(
+            np.abs(cost[rows] - chosen[:, None]) <= TIE_TOLERANCE, axis=1
+        )
+        totals.append(float(chosen.sum()))
+    return Links(release_row, distance, n_best, blocking, model, spec, totals)
+
+
+def _only(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError("column is missing", file=source_name(frame), column=missing[0])
+    out = frame[list(columns)]
+    out.attrs = dict(frame.attrs)
+    return out
+
+
+def _sequential_rank(n_ext: int, spec: LinkageSpec) -> np.ndarray | None:
+    """Position of each external record in Procedure I's processing order (None: input order)."""
+    if spec.method != "sequential" or spec.seed is None:
+        return None
+    perm = np.random.default_rng(spec.seed).permutation(n_ext)
+    rank = np.empty(n_ext, dtype=np.int64)
+    rank[perm] = np.arange(n_ext)
+    return rank
+
