@@ -336,7 +336,7 @@ def hierarchy_distance_table(
     """
     everything = list(codes_a) + list(codes_b)
     if parents:
-        paths = {c: _ancestors_by_parents(c, parents) for c in everything}
+        paths = {c: _ancestors_by_parents(c, parents) for c in [*parents, *everything]}
     else:
         lengths = sorted(set(levels) if levels else {len(c) for c in everything})
         paths = {}
@@ -347,7 +347,7 @@ def hierarchy_distance_table(
                     f"hierarchical code {c!r} has a length that is not one of the levels {lengths}"
                 )
             paths[c] = path
-    depth = max(len(p) for p in paths.values())
+    depth = max(len(p) for p in paths.values())  # L: levels of the whole hierarchy
     table = np.empty((len(codes_a), len(codes_b)))
     for i, ca in enumerate(codes_a):
         pa = paths[ca]
@@ -467,7 +467,9 @@ def build_distance_model(
         else:
             offset, scale = 0.0, 1.0
         scale = scale if scale > 0 and np.isfinite(scale) else 0.0
-        fill = (high - offset) / scale if scale > 0 else 0.0
+        # a missing value counts as maximal disagreement: the component's largest standardised
+        # value (1 under maxmin; 1 also when the non-missing values never disagree)
+        fill = (high - offset) / scale if scale > 0 else 1.0
         components.append(comp)
         offsets.append(offset)
         scales.append(scale)

@@ -139,7 +139,7 @@ def code_column(frame: pd.DataFrame, column: str) -> np.ndarray:
             values = values.astype("Int64")
     text = values.astype("string").str.strip()
     out = text.to_numpy(dtype=object, na_value=None)
-    out[np.asarray(text == "", dtype=bool)] = None
+    out[(text == "").fillna(False).to_numpy(dtype=bool)] = None
     return out
 
 

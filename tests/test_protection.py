@@ -1,0 +1,173 @@
+"""FORMAL and separate microaggregation (PROTECTION.md §0, §3.1-3.2; FIXTURES.md §5)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attack.errors import InputError
+from attack.protection import formal_release, separate_microaggregation
+
+F_MA_001E_INPUT = [356, 670, 815, 132, 613, 916, 538, 348, 3, 396, 401]
+F_MA_001E_OUTPUT = [247, 800.3333333333, 800.3333333333, 247, 517.3333333333, 800.3333333333,
+                    517.3333333333, 247, 247, 247, 517.3333333333]
+
+
+@pytest.fixture
+def original() -> pd.DataFrame:
+    return pd.DataFrame({
+        "unit_id": [f"U{i:07d}" for i in range(1, 21)],
+        "name": [f"Firm {i}" for i in range(1, 21)],
+        "nace": ["1511", "2875"] * 10,
+        "turnover": np.linspace(100.0, 2000.0, 20),
+    })
+
+
+# --- FORMAL ---------------------------------------------------------------------------------------
+
+
+def test_formal_drops_identifiers_and_shuffles(original: pd.DataFrame) -> None:
+    release = formal_release(original, seed=11, identifiers=["name"])
+    assert list(release.columns) == ["unit_id", "nace", "turnover"]
+    assert release.index.equals(pd.RangeIndex(len(original)))
+    assert not release["unit_id"].equals(original["unit_id"])
+    restored = release.set_index("unit_id").loc[original["unit_id"]].reset_index()
+    pd.testing.assert_frame_equal(restored, original.drop(columns="name"))
+    assert "name" in original.columns
+
+
+def test_formal_is_seeded(original: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(formal_release(original, 4), formal_release(original, 4))
+    assert not formal_release(original, 4).equals(formal_release(original, 5))
+
+
+def test_formal_rejects_unknown_identifier(original: pd.DataFrame) -> None:
+    with pytest.raises(InputError):
+        formal_release(original, 1, identifiers=["address"])
+
+
+# --- separate microaggregation: fixtures ----------------------------------------------------------
+
+
+def test_fixture_f_ma_9() -> None:
+    data = pd.DataFrame({"x": [10, 7, 3, 9, 1, 4, 8], "label": list("abcdefg")})
+    result = separate_microaggregation(data, ["x"], k=3, seed=0)
+    np.testing.assert_allclose(result["x"], [9, 3.75, 3.75, 9, 3.75, 3.75, 9], rtol=0, atol=1e-9)
+    assert result["x"].dtype == np.float64
+    pd.testing.assert_series_equal(result["label"], data["label"])
+    assert data["x"].dtype == np.int64  # input untouched
+
+
+def test_fixture_f_ma_001e() -> None:
+    data = pd.DataFrame({"x": F_MA_001E_INPUT})
+    result = separate_microaggregation(data, ["x"], k=3)["x"].to_numpy()
+    np.testing.assert_allclose(result, F_MA_001E_OUTPUT, rtol=0, atol=1e-9)
+    assert math.isclose(result.sum(), 5188.0, rel_tol=0, abs_tol=1e-9)
+    assert math.isclose(result.var(), 52972.4738292011, rel_tol=0, abs_tol=1e-6)
+
+
+def test_remainder_joins_smallest_group() -> None:
+    data = pd.DataFrame({"x": np.arange(10.0)})  # groups 9,8,7 | 6,5,4 | 3,2,1,0
+    result = separate_microaggregation(data, ["x"], k=3)["x"].to_numpy()
+    np.testing.assert_allclose(result, [1.5] * 4 + [5.0] * 3 + [8.0] * 3)
+
+
+def test_columns_are_aggregated_separately_with_missing_values() -> None:
+    data = pd.DataFrame({
+        "a": [1.0, np.nan, 3.0, 5.0, 7.0, 11.0, 9.0],
+        "b": pd.array([6, 5, 4, 3, 2, 1, None], dtype="Int64"),
+        "c": ["x"] * 7,
+    }, index=list("pqrstuv"))
+    result = separate_microaggregation(data, ["a", "b"], k=3)
+    np.testing.assert_allclose(result["a"], [3.0, np.nan, 3.0, 3.0, 9.0, 9.0, 9.0])
+    np.testing.assert_allclose(result["b"], [5.0, 5.0, 5.0, 2.0, 2.0, 2.0, np.nan])
+    assert result.index.equals(data.index)
+    pd.testing.assert_series_equal(result["c"], data["c"])
+
+
+def test_ties_are_broken_by_seeded_key_not_row_position() -> None:
+    data = pd.DataFrame({"x": [2.0, 2.0, 2.0, 2.0, 0.0, 0.0]})  # 2,2,2 | 2,0,0: one tied 2 drops
+    dropped = set()
+    for seed in range(30):
+        result = separate_microaggregation(data, ["x"], seed=seed)["x"].to_numpy()
+        low = np.flatnonzero(np.isclose(result[:4], 2 / 3))
+        assert low.size == 1
+        dropped.add(int(low[0]))
+        again = separate_microaggregation(data, ["x"], seed=seed)["x"]
+        np.testing.assert_array_equal(result, again)
+    assert len(dropped) >= 3
+
+
+@pytest.mark.parametrize("k", [2, 1, 0, -3, 2.5, True])
+def test_small_or_invalid_k_is_rejected(k: object) -> None:
+    with pytest.raises(InputError):
+        separate_microaggregation(pd.DataFrame({"x": [1.0, 2.0, 3.0]}), ["x"], k=k)
+
+
+@pytest.mark.parametrize("column", [["a", "b", "c"], [True, False, True]])
+def test_non_numeric_column_is_rejected(column: list) -> None:
+    with pytest.raises(InputError) as info:
+        separate_microaggregation(pd.DataFrame({"x": column}), ["x"])
+    assert info.value.column == "x"
+
+
+def test_other_input_errors() -> None:
+    data = pd.DataFrame({"x": [1.0, 2.0, 3.0, np.inf], "y": [1.0, 2.0, np.nan, np.nan]})
+    with pytest.raises(InputError):
+        separate_microaggregation(data, ["missing"])
+    with pytest.raises(InputError):
+        separate_microaggregation(data, ["x"])
+    with pytest.raises(InputError):
+        separate_microaggregation(data, ["y"])
+    with pytest.raises(InputError):
+        separate_microaggregation(data.iloc[:3], ["x", "x"])
+
+
+# --- separate microaggregation: properties --------------------------------------------------------
+
+finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def columns_and_k(draw: st.DrawFn) -> tuple[list[float], int]:
+    k = draw(st.integers(min_value=3, max_value=7))
+    values = draw(st.lists(st.one_of(finite, finite.map(round), st.just(float("nan"))),
+                           min_size=k, max_size=60))
+    if sum(not math.isnan(v) for v in values) < k:
+        values = values + [1.0] * k
+    return values, k
+
+
+@settings(max_examples=150, deadline=None)
+@given(columns_and_k(), st.integers(min_value=0, max_value=2**32 - 1))
+def test_every_value_shared_by_k_units_and_sum_preserved(case: tuple[list[float], int],
+                                                         seed: int) -> None:
+    values, k = case
+    x = np.array(values)
+    result = separate_microaggregation(pd.DataFrame({"x": x}), ["x"], k=k, seed=seed)["x"]
+    result = result.to_numpy()
+    missing = np.isnan(x)
+    np.testing.assert_array_equal(np.isnan(result), missing)
+    _, counts = np.unique(result[~missing], return_counts=True)
+    assert counts.min() >= k
+    assert math.isclose(result[~missing].sum(), x[~missing].sum(),
+                        rel_tol=1e-9, abs_tol=1e-9 * np.abs(x[~missing]).sum())
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(finite, min_size=3, max_size=50, unique=True), st.randoms(use_true_random=False),
+       st.integers(min_value=3, max_value=6))
+def test_result_does_not_depend_on_row_order(values: list[float], rnd, k: int) -> None:
+    if len(values) < k:
+        values = values + [2e6 + i for i in range(k)]
+    x = np.array(values)
+    permutation = np.array(rnd.sample(range(x.size), x.size))
+    direct = separate_microaggregation(pd.DataFrame({"x": x}), ["x"], k=k, seed=1)["x"].to_numpy()
+    shuffled = separate_microaggregation(pd.DataFrame({"x": x[permutation]}), ["x"], k=k,
+                                         seed=2)["x"].to_numpy()
+    np.testing.assert_allclose(shuffled, direct[permutation], rtol=0, atol=0)
