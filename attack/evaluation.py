@@ -120,7 +120,9 @@ def wilson_interval(successes: float, n: float, z: float = Z_95) -> list[float] 
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return [float(max(0.0, centre - half)), float(min(1.0, centre + half))]
+    low = 0.0 if successes <= 0 else max(0.0, centre - half)
+    high = 1.0 if successes >= n else min(1.0, centre + half)
+    return [float(low), float(high)]
 
 
 def default_targets(release: pd.DataFrame, truth: pd.DataFrame, exclude: Sequence[str]) -> list[str]:
