@@ -89,6 +89,8 @@ class KeySpec:
         ):
             if value not in allowed:
                 raise InputError(f"key {self.name!r}: unknown {what} {value!r}")
+        if self.order is not None and len(set(self.order)) != len(self.order):
+            raise InputError(f"key {self.name!r}: an ordinal category is listed twice")
         if self.log and self.type != "metric":
             raise InputError(f"key {self.name!r}: the log transform applies to metric keys only")
 
@@ -284,11 +286,10 @@ def _ordinal(a: np.ndarray, b: np.ndarray, key: KeySpec, names: tuple[str, str])
     if order is None:
         present = pd.unique(np.concatenate([a, b]))
         order = tuple(sorted((v for v in present if v is not None), key=_natural_key))
-    rank = {value: i for i, value in enumerate(order)}
     codes = []
     for values, file, column in ((a, names[0], key.external_column), (b, names[1], key.name)):
-        ranks = np.array([rank.get(v, -2) if v is not None else -1 for v in values], dtype=np.int64)
-        unknown = np.flatnonzero(ranks == -2)
+        ranks = pd.Index(list(order)).get_indexer(values).astype(np.int64)
+        unknown = np.flatnonzero((ranks < 0) & ~pd.isna(values))
         if unknown.size:
             raise InputError(
                 f"value {values[unknown[0]]!r} is not one of the declared ordinal categories",

@@ -74,8 +74,7 @@ def gammas_from(
                 )
             overrides[name] = float(settings[i])
         out.append(Gamma(value, label, overrides))
-    labels = [g.label for g in out]
-    if len(set(labels)) != len(labels):
+    if len({g.value for g in out}) != len(out):
         raise InputError("a γ value is given twice")
     return tuple(out)
 
@@ -127,7 +126,8 @@ def wilson_interval(successes: float, n: float, z: float = Z_95) -> list[float] 
 
 def default_targets(release: pd.DataFrame, truth: pd.DataFrame, exclude: Sequence[str]) -> list[str]:
     """Numeric columns present in both the release and the truth file (METHOD.md §9.2: W = all
-    metric variables of the release), without the identifier columns."""
+    metric variables of the release), without ``exclude`` (identifiers and the columns declared
+    as codes, which may look numeric in a CSV file)."""
     out = []
     for column in release.columns:
         if column in exclude or column not in truth.columns:
@@ -151,10 +151,12 @@ def evaluate(
     original: pd.DataFrame | None = None,
     original_ids: np.ndarray | None = None,
     distance: np.ndarray | None = None,
+    categorical: Sequence[str] = (),
 ) -> dict:
     """Score links (``release_row[i]`` for external record ``i``, −1 = none) against the truth.
 
-    Without ``original`` the release values count as the truth. Returns a JSON-ready dict.
+    Without ``original`` the release values count as the truth. ``categorical`` names columns
+    known to hold codes; they are never default targets. Returns a JSON-ready dict.
     """
     true_row = pd.Index(release_ids).get_indexer(external_ids)
     verifiable = np.flatnonzero(true_row >= 0)
@@ -166,6 +168,8 @@ def evaluate(
         )
     truth, truth_rows = _truth(release, release_ids, true_row[verifiable], original, original_ids)
     exclude = {c for c in (release.attrs.get("id_column"), truth.attrs.get("id_column")) if c}
+    exclude.update(categorical)
+    exclude.update(c.name for c in spec.cells if c.bins is None)
     if spec.targets is not None:
         targets = list(spec.targets)
     else:

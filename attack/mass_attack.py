@@ -14,7 +14,7 @@ import pandas as pd
 from attack import __version__
 from attack.evaluation import EvaluationSpec, evaluate
 from attack.linkage import LinkageSpec, Links, link
-from attack.readers import id_column
+from attack.readers import id_column, require_columns, source_name
 
 
 @dataclass
@@ -36,18 +36,22 @@ class AttackInput:
 
 @dataclass
 class AttackOutcome:
-    """The JSON-ready result, the links, and the ids needed to write a match file."""
+    """The JSON-ready result, the links, the ids needed to write a match file, and the names
+    of the intruder's file and the release."""
 
     result: dict
     links: Links
     external_ids: np.ndarray
     release_ids: np.ndarray
+    intruder: str
+    release: str
 
 
 def run_mass_attack(
     data: AttackInput, linkage: LinkageSpec, evaluation: EvaluationSpec
 ) -> AttackOutcome:
     """Simulate the mass attack (handbook §13.4) and score it (METHOD.md §9)."""
+    check_columns(data, linkage, evaluation)
     external_ids = id_column(data.external, data.external_id, allow_missing=True)
     release_ids = id_column(data.release, data.release_id)
     original_ids = None
@@ -65,8 +69,34 @@ def run_mass_attack(
         original=data.original,
         original_ids=original_ids,
         distance=links.distance,
+        categorical=code_columns(linkage),
     )
     result["linkage"] = links.describe()
     result["truth"] = "original" if data.original is not None else "release values"
     result["attack_version"] = __version__
-    return AttackOutcome(result, links, external_ids, release_ids)
+    return AttackOutcome(
+        result,
+        links,
+        external_ids,
+        release_ids,
+        intruder=source_name(data.external),
+        release=source_name(data.release),
+    )
+
+
+def check_columns(data: AttackInput, linkage: LinkageSpec, evaluation: EvaluationSpec) -> None:
+    """Name the file and column when an id, key, blocking, target or cell column is missing,
+    before any linkage work is done."""
+    has_original = data.original is not None
+    truth = data.original if has_original else data.release
+    truth_id = (data.original_id or data.release_id) if has_original else data.release_id
+    targets = list(evaluation.targets or ())
+    require_columns(data.external, [data.external_id, *linkage.external_columns()])
+    require_columns(data.release, [data.release_id, *linkage.release_columns(), *targets])
+    require_columns(truth, [truth_id, *targets, *(c.name for c in evaluation.cells)])
+
+
+def code_columns(linkage: LinkageSpec) -> list[str]:
+    """Release columns the intruder treats as codes (non-metric keys, unbinned blocking keys)."""
+    keys = [k.name for k in linkage.keys if k.type != "metric"]
+    return keys + [b.name for b in linkage.blocks if b.bins is None]

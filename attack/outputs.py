@@ -17,25 +17,42 @@ import pandas as pd
 from attack.linkage import Links
 
 
-def write_text_atomic(path: str | Path, text: str, *, mode: int | None = None) -> Path:
-    """Write ``text`` to ``path`` through a temporary file and ``os.replace``.
+def write_files_atomic(files: dict[Path, tuple[str, int | None]]) -> list[Path]:
+    """Write several files so that either all appear or none does.
 
-    ``mode`` sets the file permissions (e.g. ``0o600`` for owner-only) before the file appears.
+    ``files`` maps each path to ``(text, mode)``; ``mode`` None means the permissions a new file
+    gets under the current umask, ``0o600`` makes it owner-only before it appears. Every text
+    is first written to a temporary file beside its target, then all are renamed into place.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    staged: list[tuple[str, Path]] = []
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        for path, (text, mode) in files.items():
+            path = Path(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            staged.append((tmp, path))
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+            os.chmod(tmp, _default_mode() if mode is None else mode)
+        for tmp, path in staged:
+            os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        for tmp, _ in staged:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
         raise
-    return path
+    return [path for _, path in staged]
+
+
+def write_text_atomic(path: str | Path, text: str, *, mode: int | None = None) -> Path:
+    """Write one file atomically (see :func:`write_files_atomic`)."""
+    return write_files_atomic({Path(path): (text, mode)})[0]
+
+
+def _default_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def to_json(obj: object) -> str:
@@ -43,18 +60,11 @@ def to_json(obj: object) -> str:
     return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def write_json(path: str | Path, obj: object) -> Path:
-    """Write ``obj`` as JSON atomically."""
-    return write_text_atomic(path, to_json(obj))
+def matches_csv(links: Links, external_ids: np.ndarray, release_ids: np.ndarray) -> str:
+    """Record-level links as CSV ``external_id,release_id,distance,correct``, one row per pair.
 
-
-def write_matches(
-    path: str | Path, links: Links, external_ids: np.ndarray, release_ids: np.ndarray
-) -> Path:
-    """Record-level links ``external_id,release_id,distance,correct`` with owner-only permissions.
-
-    One row per assigned pair. The file links identities to confidential records: it is written
-    only on request (METHOD.md §15; confidential by default).
+    The text links identities to confidential records: write it only on request, owner-only
+    (:data:`OWNER_ONLY`; METHOD.md §15, confidential by default).
     """
     rows = np.flatnonzero(links.linked)
     linked_ids = release_ids[links.release_row[rows]]
@@ -66,4 +76,8 @@ def write_matches(
             "correct": linked_ids == external_ids[rows],
         }
     )
-    return write_text_atomic(path, table.to_csv(index=False, float_format="%.12g"), mode=0o600)
+    return table.to_csv(index=False, float_format="%.12g")
+
+
+#: Permissions of record-level files.
+OWNER_ONLY = 0o600

@@ -8,6 +8,7 @@ are converted where a key or target needs them, and the first offending row is n
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -65,7 +66,7 @@ def read_table(path: str | Path, columns: Sequence[str] | None = None) -> pd.Dat
         raise
     except pd.errors.EmptyDataError as exc:
         raise InputError("file is empty", file=name) from exc
-    except (ValueError, OSError, UnicodeDecodeError) as exc:
+    except (ValueError, OSError, UnicodeDecodeError, struct.error) as exc:
         raise InputError(f"cannot be read: {exc}", file=name) from exc
     _check_columns(frame.columns, wanted, name)
     if wanted is not None:
@@ -77,10 +78,16 @@ def read_table(path: str | Path, columns: Sequence[str] | None = None) -> pd.Dat
 
 
 def _present(path: Path, wanted: list[str]) -> list[str]:
+    """Check ``wanted`` against a Stata file's variables without reading its data."""
     with pd.read_stata(path, iterator=True) as reader:
-        names = list(reader.varlist)
+        names = list(reader.variable_labels())
     _check_columns(names, wanted, str(path))
     return wanted
+
+
+def require_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
+    """Raise :class:`InputError` naming the file and the first of ``columns`` it lacks."""
+    _check_columns(frame.columns, list(dict.fromkeys(columns)), source_name(frame))
 
 
 def _check_columns(available: Sequence[str], wanted: Sequence[str] | None, name: str) -> None:

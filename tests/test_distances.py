@@ -258,3 +258,8 @@ def test_distance_of_a_block_equals_the_full_matrix_restricted():
         zip([np.array([0, 3, 5]), np.array([11])], [np.array([1, 2]), np.array([0, 8])]), 2
     ):
         np.testing.assert_array_equal(model.cost(rows, cols), full[np.ix_(rows, cols)])
+
+
+def test_ordinal_categories_must_be_unique():
+    with pytest.raises(InputError, match="listed twice"):
+        KeySpec("c", "ordinal", order=("a", "b", "a"))

@@ -154,3 +154,9 @@ def test_rates_are_proportions(links, noise):
         assert 0 <= result["disclosure_risk"][key] <= result["reidentification_rate"] <= 1
         low, high = result["disclosure_risk_ci"][key]
         assert 0 <= low <= result["disclosure_risk"][key] <= high <= 1
+
+
+def test_gamma_given_twice_is_rejected_whatever_its_spelling():
+    with pytest.raises(InputError, match="given twice"):
+        gammas_from(["0.1", "0.10"])
+    assert [g.label for g in gammas_from(["0.10", 0.05])] == ["0.10", "0.05"]

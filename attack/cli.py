@@ -1,0 +1,177 @@
+"""Command-line interface: a thin layer over the library.
+
+Bad input ends with one line on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from attack import __version__
+from attack.assignment import METHODS
+from attack.demo import run_demo
+from attack.distances import METRIC_DISTANCES, STANDARDISATIONS
+from attack.errors import InputError
+from attack.evaluation import DEFAULT_GAMMAS, DEFAULT_TAU, EvaluationSpec, gammas_from
+from attack.linkage import LinkageSpec
+from attack.mass_attack import AttackInput, AttackOutcome, run_mass_attack
+from attack.outputs import OWNER_ONLY, matches_csv, to_json, write_files_atomic
+from attack.readers import read_table
+from attack.report import render_html, render_markdown
+from attack.scenario import load_scenario, parse_classifier, parse_key
+
+MATCHES_WARNING = (
+    "warning: {path} links external identities to confidential release records; "
+    "it was written with owner-only permissions (0600). Keep it inside the secure environment."
+)
+
+
+class _Attack(click.Group):
+    """Turns :class:`InputError` (and an unreadable or unwritable path) into one clear line and
+    exit status 2."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except InputError as exc:
+            click.echo(f"attack: error: {exc}", err=True)
+            ctx.exit(2)
+        except OSError as exc:  # e.g. an output path that cannot be written
+            where = f"file {exc.filename}: " if exc.filename else ""
+            click.echo(f"attack: error: {where}{exc.strerror or exc}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=_Attack)
+@click.version_option(__version__, prog_name="attack")
+def main() -> None:
+    """Play the intruder against a candidate microdata release and measure the disclosure risk."""
+
+
+def _keys(_ctx, _param, values):
+    try:
+        return tuple(parse_key(v) for v in values)
+    except InputError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+def _classifiers(_ctx, _param, values):
+    try:
+        return tuple(parse_classifier(v) for v in values)
+    except InputError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+def _gamma_vars(_ctx, _param, values):
+    out = {}
+    for value in values:
+        name, sep, settings = value.partition("=")
+        try:
+            if not sep or not name:
+                raise ValueError
+            out[name] = [float(s) for s in settings.split(",")]
+        except ValueError as exc:
+            raise click.BadParameter(f"{value!r}: expected NAME=G1[,G2...]") from exc
+    return out
+
+
+@main.command("link")
+@click.option("--external", "external_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The intruder's file.")
+@click.option("--release", "release_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The candidate release.")
+@click.option("--external-id", required=True, help="Column holding each external record's unit id (ground truth; may be empty).")
+@click.option("--release-id", required=True, help="Column holding each release row's unit id (hidden from the matcher).")
+@click.option("--original", "original_path", type=click.Path(dir_okay=False, path_type=Path), help="The confidential original: true values and cells.")
+@click.option("--original-id", help="Unit id column of the original (default: --release-id).")
+@click.option("--key", "keys", multiple=True, required=True, callback=_keys, metavar="NAME:TYPE[:WEIGHT][:OPT]", help="Distance key; TYPE metric|nominal|ordinal|hierarchical|string.")
+@click.option("--block", "blocks", multiple=True, callback=_classifiers, metavar="NAME[:prefix=N|:bins=B,...]", help="Blocking key.")
+@click.option("--method", type=click.Choice(METHODS), default="greedy", show_default=True)
+@click.option("--standardise", type=click.Choice(STANDARDISATIONS), default="maxmin", show_default=True)
+@click.option("--metric-distance", type=click.Choice(METRIC_DISTANCES), default="squared", show_default=True)
+@click.option("--seed", type=int, help="Shuffle the external order of the sequential method.")
+@click.option("--gamma", "gammas", multiple=True, help="Usefulness threshold γ (repeatable; default 0.05 and 0.1).")
+@click.option("--gamma-var", "gamma_vars", multiple=True, callback=_gamma_vars, metavar="NAME=G1[,G2...]", help="Per-variable γ_i, one per --gamma.")
+@click.option("--tau", type=float, default=DEFAULT_TAU, show_default=True, help="Risk limit τ per cell.")
+@click.option("--target", "targets", multiple=True, help="Evaluated variable (default: all numeric release columns).")
+@click.option("--cell", "cells", multiple=True, callback=_classifiers, metavar="NAME[:prefix=N|:bins=B,...]", help="Cell variable.")
+@click.option("--zero-tolerance", type=float, default=0.0, show_default=True, help="A true zero is useful when |released| <= this.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the result as JSON.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML report.")
+@click.option("--matches", "matches_path", type=click.Path(dir_okay=False, path_type=Path), help="Write record-level links (confidential).")
+def link_command(external_path, release_path, external_id, release_id, original_path, original_id,
+                 keys, blocks, method, standardise, metric_distance, seed, gammas, gamma_vars, tau,
+                 targets, cells, zero_tolerance, json_path, html_path, matches_path) -> None:
+    """Link an external file to a release and score the attack."""
+    linkage = LinkageSpec(keys=keys, blocks=blocks, method=method, standardise=standardise,
+                          metric_distance=metric_distance, seed=seed)
+    evaluation = EvaluationSpec(
+        gammas=gammas_from(gammas or DEFAULT_GAMMAS, gamma_vars),
+        tau=tau,
+        targets=tuple(targets) or None,
+        cells=cells,
+        zero_tolerance=zero_tolerance,
+    )
+    external = read_table(external_path, [external_id, *linkage.external_columns()])
+    release = read_table(release_path)
+    original = read_table(original_path) if original_path else None
+    data = AttackInput(external, external_id, release, release_id, original, original_id or release_id)
+    outcome = run_mass_attack(data, linkage, evaluation)
+    title = f"{external_path.name} against {release_path.name}"
+    _emit(outcome, title, json_path, html_path, matches_path)
+
+
+@main.command("run")
+@click.argument("scenario_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Override the scenario's JSON output.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Override the scenario's HTML output.")
+@click.option("--matches", "matches_path", type=click.Path(dir_okay=False, path_type=Path), help="Write record-level links (confidential).")
+def run_command(scenario_path, json_path, html_path, matches_path) -> None:
+    """Run the attack described by a scenario file (TOML)."""
+    scenario = load_scenario(scenario_path)
+    data = scenario.load_data()
+    outcome = run_mass_attack(data, scenario.linkage, scenario.evaluation)
+    outcome.result["scenario"] = {"title": scenario.title, "file": str(scenario_path)}
+    _emit(
+        outcome,
+        scenario.title,
+        json_path or scenario.outputs.get("json"),
+        html_path or scenario.outputs.get("html"),
+        matches_path or scenario.outputs.get("matches"),
+    )
+
+
+@main.command("demo")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports/demo"), show_default=True)
+@click.option("--units", type=click.IntRange(min=100), default=17000, show_default=True, help="Size of the synthetic population.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--method", type=click.Choice(METHODS), default="greedy", show_default=True)
+def demo_command(out_dir, units, seed, method) -> None:
+    """Generate a synthetic enterprise population and attack two candidate releases."""
+    demo = run_demo(out_dir, n_units=units, seed=seed, method=method)
+    click.echo(demo.markdown)
+    click.echo(f"wrote {demo.json_path} and {demo.html_path}", err=True)
+
+
+def _emit(outcome: AttackOutcome, title: str, json_path, html_path, matches_path) -> None:
+    """Print the Markdown summary and write the requested files, all or none of them."""
+    runs = [
+        {
+            "name": title,
+            "intruder": outcome.intruder,
+            "release": outcome.release,
+            "result": outcome.result,
+        }
+    ]
+    files = {}
+    if json_path:
+        files[Path(json_path)] = (to_json(outcome.result), None)
+    if html_path:
+        files[Path(html_path)] = (render_html(runs, title=title), None)
+    if matches_path:
+        text = matches_csv(outcome.links, outcome.external_ids, outcome.release_ids)
+        files[Path(matches_path)] = (text, OWNER_ONLY)
+    write_files_atomic(files)
+    if matches_path:
+        click.echo(MATCHES_WARNING.format(path=matches_path), err=True)
+    click.echo(render_markdown(runs, title=title))
