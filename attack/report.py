@@ -12,19 +12,18 @@ from __future__ import annotations
 
 import html
 import io
-import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
 import numpy as np
-from matplotlib.colors import TwoSlopeNorm, to_rgb
-from matplotlib.figure import Figure
 
-__all__ = ["render_markdown", "render_html", "write_text_atomic"]
+if TYPE_CHECKING:
+    from matplotlib.colors import TwoSlopeNorm
+    from matplotlib.figure import Figure
+
+__all__ = ["render_markdown", "render_html"]
 
 DASH = "–"
 
@@ -363,6 +362,8 @@ def _levels(cells: Sequence[Mapping[str, Any]], var: str) -> list[str]:
 
 def _risk_norm(tau: float, values: np.ndarray) -> TwoSlopeNorm:
     """Green from 0 up to τ, red above; the highest risk above τ gets the full red."""
+    from matplotlib.colors import TwoSlopeNorm
+
     finite = values[np.isfinite(values)]
     top = float(finite.max()) if finite.size else 0.0
     vmax = top if top > tau else max(1.0, tau + 1e-6)
@@ -371,6 +372,10 @@ def _risk_norm(tau: float, values: np.ndarray) -> TwoSlopeNorm:
 
 def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str) -> str:
     """Per-cell disclosure risk at ``gamma``, coloured on a diverging scale centred on τ."""
+    import matplotlib
+    from matplotlib.colors import to_rgb
+    from matplotlib.figure import Figure
+
     cells = result["cells"]
     tau = float(result["tau"])
     names = _cell_vars(result)
@@ -427,6 +432,8 @@ def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str) -> str:
 
 def _risk_by_gamma(runs: Sequence[Mapping[str, Any]], prefix: str) -> str:
     """Overall (solid, with 95% interval) and highest-cell (dashed) disclosure risk against γ."""
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(5.5, 3.4))
     ax = fig.add_subplot()
     ticks: dict[float, str] = {}
@@ -466,6 +473,8 @@ def _risk_by_gamma(runs: Sequence[Mapping[str, Any]], prefix: str) -> str:
 
 def _distance_histogram(hist: Mapping[str, Any], prefix: str) -> tuple[str, str]:
     """Step histogram of assigned-pair distances, correct vs false links, and its scale note."""
+    from matplotlib.figure import Figure
+
     edges = np.asarray(hist["edges"], dtype=float)
     correct = np.asarray(hist["correct"], dtype=float)
     false = np.asarray(hist["false"], dtype=float)
@@ -610,6 +619,8 @@ def render_html(runs: list[dict], title: str = "attack report", notes: Sequence[
     summary, a per-cell risk heat map, risk by γ, the distance histogram, the cell table and the
     settings as run. The output is byte-identical for the same input.
     """
+    import matplotlib  # imported here: only HTML reports need it, and it is slow to import
+
     if not runs:
         raise ValueError("no runs to report")
     ok, headline, lines = _verdict(runs)
@@ -646,30 +657,3 @@ def render_html(runs: list[dict], title: str = "attack report", notes: Sequence[
         + "\n".join(body)
         + "\n</main>\n</body>\n</html>\n"
     )
-
-
-# --------------------------------------------------------------------------------------------
-# Output
-
-
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write UTF-8 ``text`` to ``path`` atomically: a temp file in the same directory, then replace.
-
-    On any error the temp file is removed and an existing ``path`` is left unchanged. The temp
-    file is created with mode 0600, which the result keeps (reports are confidential by default).
-    """
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise

@@ -45,3 +45,17 @@ def test_replaces_existing_file_whole(tmp_path):
         write_text_atomic(target, "bad \ud800")
     assert target.read_text(encoding="utf-8") == "new γ"
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+def test_failed_rename_keeps_old_file_and_leaves_no_temp(tmp_path, monkeypatch):
+    target = tmp_path / "report.md"
+    target.write_text("old", encoding="utf-8")
+
+    def broken_replace(src, dst):
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk gone"):
+        write_text_atomic(target, "new")
+    assert target.read_text(encoding="utf-8") == "old"
+    assert os.listdir(tmp_path) == ["report.md"]

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 import re
 
 import pytest
 
-from attack.report import render_html, render_markdown, write_text_atomic
+from attack.report import render_html, render_markdown
 
 TAU = 0.5
 
@@ -281,36 +280,3 @@ def test_html_one_and_three_cell_variables() -> None:
     result["evaluation"]["cell_variables"] = []
     page = render_html([{"name": "r", "intruder": "worst", "release": "R", "result": result}])
     assert "all units" in page
-
-
-# -------------------------------------------------------------------------------- writing
-
-
-def test_write_text_atomic_writes_and_leaves_no_temp(tmp_path) -> None:
-    target = tmp_path / "report.html"
-    write_text_atomic(target, "first ä")
-    write_text_atomic(str(target), "second γ")
-    assert target.read_text(encoding="utf-8") == "second γ"
-    assert os.listdir(tmp_path) == ["report.html"]
-
-
-def test_write_text_atomic_keeps_old_file_on_error(tmp_path, monkeypatch) -> None:
-    target = tmp_path / "report.md"
-    target.write_text("old", encoding="utf-8")
-    with pytest.raises(UnicodeEncodeError):
-        write_text_atomic(target, "partial \ud800 text")  # lone surrogate cannot be encoded
-    assert target.read_text(encoding="utf-8") == "old"
-    assert os.listdir(tmp_path) == ["report.md"]
-
-    def broken_replace(src, dst):
-        raise OSError("disk gone")
-
-    monkeypatch.setattr(os, "replace", broken_replace)
-    with pytest.raises(OSError, match="disk gone"):
-        write_text_atomic(target, "new")
-    assert target.read_text(encoding="utf-8") == "old"
-    assert os.listdir(tmp_path) == ["report.md"]
-    new = tmp_path / "new.md"
-    with pytest.raises(OSError):
-        write_text_atomic(new, "never")
-    assert not new.exists() and os.listdir(tmp_path) == ["report.md"]
