@@ -127,14 +127,16 @@ def wilson_interval(successes: float, n: float, z: float = Z_95) -> list[float] 
 def default_targets(release: pd.DataFrame, truth: pd.DataFrame, exclude: Sequence[str]) -> list[str]:
     """Numeric columns present in both the release and the truth file (METHOD.md §9.2: W = all
     metric variables of the release), without ``exclude`` (identifiers and the columns declared
-    as codes, which may look numeric in a CSV file)."""
+    as codes). In typed files (Parquet, Stata, …) the column type decides; in a CSV file, where
+    every column is text, a column counts when all its values are numbers."""
     out = []
+    typed = release.attrs.get("typed", True)
     for column in release.columns:
         if column in exclude or column not in truth.columns:
             continue
         if pd.api.types.is_numeric_dtype(release[column].dtype):
             out.append(column)
-        elif not pd.api.types.is_numeric_dtype(truth[column].dtype):
+        elif not typed:
             converted = pd.to_numeric(release[column], errors="coerce")
             if converted.notna().sum() == release[column].notna().sum() > 0:
                 out.append(column)

@@ -74,6 +74,7 @@ def read_table(path: str | Path, columns: Sequence[str] | None = None) -> pd.Dat
     if len(frame) == 0:
         raise InputError("file has no data rows", file=name)
     frame.attrs["source"] = name
+    frame.attrs["typed"] = suffix not in _CSV  # CSV columns are text until a key or target needs them
     return frame.reset_index(drop=True)
 
 

@@ -303,6 +303,8 @@ def _run_facts(run: Mapping[str, Any]) -> list[str]:
         facts.append(f"matcher: {_setting(linkage['method'])}")
     if "zero_rule" in evaluation:
         facts.append(f"zero rule: {_setting(evaluation['zero_rule'])}")
+    if evaluation.get("targets"):
+        facts.append("evaluated variables: " + ", ".join(map(str, evaluation["targets"])))
     return facts
 
 

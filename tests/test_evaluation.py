@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from attack.blocking import Classifier
 from attack.errors import InputError
-from attack.evaluation import EvaluationSpec, evaluate, gammas_from, wilson_interval
+from attack.evaluation import EvaluationSpec, default_targets, evaluate, gammas_from, wilson_interval
 
 
 def test_wilson_interval_matches_fixture():
@@ -160,3 +160,13 @@ def test_gamma_given_twice_is_rejected_whatever_its_spelling():
     with pytest.raises(InputError, match="given twice"):
         gammas_from(["0.1", "0.10"])
     assert [g.label for g in gammas_from(["0.10", 0.05])] == ["0.10", "0.05"]
+
+
+def test_default_targets_follow_column_types_except_in_text_files():
+    release = pd.DataFrame({"id": ["a", "b"], "code": ["1", "2"], "w": [1.0, 2.0], "name": ["x", "y"]})
+    assert default_targets(release, release, ["id"]) == ["w"]
+    release.attrs["typed"] = False  # as read from CSV: every column is text
+    text = release.astype(str)
+    text.attrs["typed"] = False
+    assert default_targets(text, text, ["id"]) == ["code", "w"]
+    assert default_targets(text, text, ["id", "code"]) == ["w"]
