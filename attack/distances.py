@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -128,6 +128,15 @@ class _Component(ABC):
         """Raw component distances, NaN where either value is missing."""
 
     @abstractmethod
+    def raw_pairs(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
+        """Raw distances of the pairs ``(ext[k], rel[k])``, elementwise; equal bit for bit to
+        the matching entries of :meth:`raw`."""
+
+    @abstractmethod
+    def subset(self, ext: np.ndarray, rel: np.ndarray) -> _Component:
+        """The same component restricted to the given external and release rows."""
+
+    @abstractmethod
     def extremes(self) -> tuple[float, float]:
         """Smallest and largest raw distance over all pairs A × B of non-missing values."""
 
@@ -162,8 +171,16 @@ class _MetricComponent(_Component):
         self._b = b[~np.isnan(b)]
 
     def raw(self, ext, rel):
-        diff = self.a[ext][:, None] - self.b[rel][None, :]
+        return self._distance(self.a[ext][:, None] - self.b[rel][None, :])
+
+    def raw_pairs(self, ext, rel):
+        return self._distance(self.a[ext] - self.b[rel])
+
+    def _distance(self, diff: np.ndarray) -> np.ndarray:
         return diff * diff if self.power == 2 else np.abs(diff)
+
+    def subset(self, ext, rel):
+        return _MetricComponent(self.a[ext], self.b[rel], self.power)
 
     def extremes(self):
         if self._a.size == 0 or self._b.size == 0:
@@ -215,6 +232,24 @@ class _CodeComponent(_Component):
             out[:, b < 0] = np.nan
         return out
 
+    def raw_pairs(self, ext, rel):
+        a = self.a[ext]
+        b = self.b[rel]
+        if self.kind == "nominal":
+            out = (a != b).astype(np.float64)
+        elif self.kind == "ordinal":
+            out = np.abs(a - b) / self.divisor
+        else:
+            out = self.table[np.maximum(a, 0), np.maximum(b, 0)]
+        out[(a < 0) | (b < 0)] = np.nan
+        return out
+
+    def subset(self, ext, rel):
+        return _CodeComponent(
+            self.a[ext], self.b[rel], kind=self.kind, divisor=self.divisor, table=self.table,
+            scale=self.scale,
+        )
+
     def extremes(self):
         present_a = np.unique(self.a[self.a >= 0])
         present_b = np.unique(self.b[self.b >= 0])
@@ -249,6 +284,20 @@ class _StringComponent(_Component):
         )
         out[pd.isna(a), :] = np.nan
         out[:, pd.isna(b)] = np.nan
+        return out
+
+    def raw_pairs(self, ext, rel):
+        a = self.a[ext]
+        b = self.b[rel]
+        out = process.cpdist(
+            [x or "" for x in a], [y or "" for y in b], scorer=self.scorer, dtype=np.float64
+        )
+        out[pd.isna(a) | pd.isna(b)] = np.nan
+        return out
+
+    def subset(self, ext, rel):
+        out = _StringComponent.__new__(_StringComponent)
+        out.a, out.b, out.scorer = self.a[ext], self.b[rel], self.scorer
         return out
 
     def extremes(self):
@@ -395,7 +444,25 @@ class DistanceModel:
 
     def cost(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         """Total distance matrix of shape (len(ext), len(rel)), float64."""
-        total = np.zeros((len(ext), len(rel)))
+        return self._total(lambda comp: comp.raw(ext, rel), (len(ext), len(rel)))
+
+    def pair_cost(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
+        """Total distance of the pairs ``(ext[k], rel[k])``; bit for bit the entries of
+        :meth:`cost`, so candidate-based matchers break ties exactly as dense ones."""
+        return self._total(lambda comp: comp.raw_pairs(ext, rel), (len(ext),))
+
+    def subset(self, ext: np.ndarray, rel: np.ndarray) -> DistanceModel:
+        """The model restricted to a block (local row numbers from 0), standardisation kept."""
+        return replace(self, components=tuple(c.subset(ext, rel) for c in self.components))
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        """Numbers of external and release rows the model covers."""
+        first = self.components[0]
+        return len(first.a), len(first.b)
+
+    def _total(self, raw, shape: tuple[int, ...]) -> np.ndarray:
+        total = np.zeros(shape)
         skip_weight = None
         full_weight = 0.0
         for key, comp, off, scale, fill in zip(
@@ -404,7 +471,7 @@ class DistanceModel:
             if key.weight == 0:
                 continue
             full_weight += key.weight
-            part = comp.raw(ext, rel)
+            part = raw(comp)
             if scale > 0:
                 part = (part - off) / scale
             else:

@@ -13,15 +13,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from attack.assignment import METHODS, assign
+from attack.assignment import METHODS
 from attack.blocking import Blocking, Classifier, make_blocks
 from attack.distances import DistanceModel, KeySpec, build_distance_model
+from attack.engines import map_blocks
 from attack.errors import InputError
 from attack.readers import source_name
-
-#: Distances within this absolute tolerance of the chosen one count as ties (METHOD.md §7.3).
-TIE_TOLERANCE = 1e-12
-
+from attack.solvers import DEFAULT_MEMORY_BUDGET, BlockSolution, BlockTask, solve_block
 
 @dataclass(frozen=True)
 class LinkageSpec:
@@ -82,7 +80,12 @@ class Links:
     blocking: Blocking
     model: DistanceModel
     spec: LinkageSpec
-    block_totals: list[float] = field(default_factory=list)
+    solutions: list[BlockSolution] = field(default_factory=list)
+
+    @property
+    def block_totals(self) -> list[float]:
+        """Total distance of the links of every block, in block order."""
+        return [s.total for s in self.solutions]
 
     @property
     def linked(self) -> np.ndarray:
@@ -94,37 +97,55 @@ class Links:
         out["total_distance"] = float(self.distance[self.linked].sum())
         out["n_links"] = int(self.linked.sum())
         out["n_tied_links"] = int((self.n_best[self.linked] > 1).sum())
+        solvers = sorted({s.solver for s in self.solutions})
+        out["solvers"] = {name: sum(s.solver == name for s in self.solutions) for name in solvers}
+        if self.spec.method == "hungarian":
+            out["optimal_blocks"] = sum(bool(s.optimal) for s in self.solutions)
         if self.model.notes:
             out["notes"] = list(self.model.notes)
         return out
 
 
-def link(external: pd.DataFrame, release: pd.DataFrame, spec: LinkageSpec) -> Links:
-    """Run the mass linkage of ``external`` against ``release`` (METHOD.md §7.4)."""
+def link(
+    external: pd.DataFrame,
+    release: pd.DataFrame,
+    spec: LinkageSpec,
+    *,
+    engine: str = "local",
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> Links:
+    """Run the mass linkage of ``external`` against ``release`` (METHOD.md §7.4).
+
+    Blocks are solved independently by ``engine`` (:mod:`attack.engines`); a block whose dense
+    cost matrix exceeds ``memory_budget`` bytes goes to a candidate-based solver.
+    """
     ext = _only(external, spec.external_columns())
     rel = _only(release, spec.release_columns())
     model = build_distance_model(
         ext, rel, spec.keys, standardise=spec.standardise, metric_distance=spec.metric_distance
     )
     blocking = make_blocks(ext, rel, spec.blocks)
-    n_ext = len(ext)
-    release_row = np.full(n_ext, -1, dtype=np.int64)
-    distance = np.full(n_ext, np.nan)
-    n_best = np.zeros(n_ext, dtype=np.int64)
-    rank = _sequential_rank(n_ext, spec)
-    totals = []
-    for block in blocking:
-        cost = model.cost(block.external, block.release)
-        order = None if rank is None else np.argsort(rank[block.external], kind="stable")
-        rows, cols = assign(cost, spec.method, order)
-        chosen = cost[rows, cols]
-        release_row[block.external[rows]] = block.release[cols]
-        distance[block.external[rows]] = chosen
-        n_best[block.external[rows]] = np.sum(
-            np.abs(cost[rows] - chosen[:, None]) <= TIE_TOLERANCE, axis=1
+    rank = _sequential_rank(len(ext), spec)
+    tasks = [
+        BlockTask(
+            index=i,
+            model=model.subset(block.external, block.release),
+            method=spec.method,
+            order=None if rank is None else np.argsort(rank[block.external], kind="stable"),
+            memory_budget=memory_budget,
         )
-        totals.append(float(chosen.sum()))
-    return Links(release_row, distance, n_best, blocking, model, spec, totals)
+        for i, block in enumerate(blocking)
+    ]
+    solutions = map_blocks(solve_block, tasks, engine)
+    release_row = np.full(len(ext), -1, dtype=np.int64)
+    distance = np.full(len(ext), np.nan)
+    n_best = np.zeros(len(ext), dtype=np.int64)
+    for block, solution in zip(blocking, solutions):
+        rows = block.external[solution.rows]
+        release_row[rows] = block.release[solution.cols]
+        distance[rows] = solution.distance
+        n_best[rows] = solution.n_best
+    return Links(release_row, distance, n_best, blocking, model, spec, solutions)
 
 
 def _only(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:

@@ -165,8 +165,7 @@ def test_gamma_given_twice_is_rejected_whatever_its_spelling():
 def test_default_targets_follow_column_types_except_in_text_files():
     release = pd.DataFrame({"id": ["a", "b"], "code": ["1", "2"], "w": [1.0, 2.0], "name": ["x", "y"]})
     assert default_targets(release, release, ["id"]) == ["w"]
-    release.attrs["typed"] = False  # as read from CSV: every column is text
     text = release.astype(str)
-    text.attrs["typed"] = False
+    text.attrs["typed"] = False  # as read from CSV: every column is text
     assert default_targets(text, text, ["id"]) == ["code", "w"]
     assert default_targets(text, text, ["id", "code"]) == ["w"]
