@@ -177,7 +177,7 @@ class _MetricComponent(_Component):
         return self._distance(self.a[ext] - self.b[rel])
 
     def _distance(self, diff: np.ndarray) -> np.ndarray:
-        return diff * diff if self.power == 2 else np.abs(diff)
+        return np.multiply(diff, diff, out=diff) if self.power == 2 else np.abs(diff, out=diff)
 
     def subset(self, ext, rel):
         return _MetricComponent(self.a[ext], self.b[rel], self.power)
@@ -471,11 +471,12 @@ class DistanceModel:
             if key.weight == 0:
                 continue
             full_weight += key.weight
-            part = raw(comp)
+            part = raw(comp)  # a fresh array: transformed in place to keep memory to two matrices
             if scale > 0:
-                part = (part - off) / scale
+                part -= off
+                part /= scale
             else:
-                part = np.where(np.isnan(part), np.nan, 0.0)
+                part[~np.isnan(part)] = 0.0
             missing = np.isnan(part)
             if missing.any():
                 if key.missing == "skip":
@@ -484,8 +485,9 @@ class DistanceModel:
                     skip_weight += np.where(missing, key.weight, 0.0)
                     part = np.where(missing, 0.0, part)
                 else:
-                    part = np.where(missing, fill, part)
-            total += key.weight * part
+                    part[missing] = fill
+            part *= key.weight
+            total += part
         if skip_weight is not None:
             present = full_weight - skip_weight
             with np.errstate(divide="ignore", invalid="ignore"):

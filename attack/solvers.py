@@ -1,7 +1,7 @@
 """Solve the assignment of one block and say how it was solved.
 
-A block is small enough for the dense cost matrix when ``n_E · n_R · 8`` bytes fit the memory
-budget; then the dense methods of :mod:`attack.assignment` run on it. Larger blocks go to the
+A block is small enough for the dense cost matrix when ``n_E · n_R · 16`` bytes (the matrix and
+one working copy) fit the memory budget; then the dense methods of :mod:`attack.assignment` run on it. Larger blocks go to the
 candidate-based solvers (:mod:`attack.tree_greedy`, :mod:`attack.sparse_hungarian`), which
 give the same links as the dense methods. Every solution records its solver and, for the
 exact method, whether optimality is proven (METHOD.md §6: never degrade silently).
@@ -13,11 +13,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attack.assignment import assign
+from attack.assignment import assign, greedy
+from attack.candidates import embedding, tree_greedy, tree_nearest, tree_sequential
+from attack.chunked import chunked
 from attack.distances import DistanceModel
+from attack import sparse_hungarian
 
 #: Default memory budget for one dense block cost matrix (bytes).
-DEFAULT_MEMORY_BUDGET = 2 * 1024**3
+DEFAULT_MEMORY_BUDGET = 4 * 1024**3
+
+#: Bytes per pair of a dense block: the cost matrix and one working copy.
+DENSE_BYTES_PER_PAIR = 16
+
+#: Blocks with more pairs than this use candidate search when the distance embeds.
+DENSE_PAIRS = 4_000_000
 
 #: Distances within this absolute tolerance of the chosen one count as ties (METHOD.md §7.3).
 TIE_TOLERANCE = 1e-12
@@ -49,6 +58,7 @@ class BlockSolution:
     n_best: np.ndarray
     solver: str
     optimal: bool | None = None
+    greedy_total: float | None = None
 
     @property
     def total(self) -> float:
@@ -56,14 +66,36 @@ class BlockSolution:
 
 
 def solve_block(task: BlockTask) -> BlockSolution:
-    """Assign the external to the release rows of one block with ``task.method``."""
+    """Assign the external to the release rows of one block with ``task.method``.
+
+    Small blocks use the dense matrix. Larger ones use the certified KD-tree candidates when
+    the distance embeds (:mod:`attack.candidates`), and otherwise, for the exact method, the
+    sparse candidate graph (:mod:`attack.sparse_hungarian`); the greedy methods then scan the
+    matrix in row chunks that fit the budget.
+    """
     n_ext, n_rel = task.model.sizes
-    if n_ext * n_rel * 8 <= task.memory_budget:
+    dense_fits = n_ext * n_rel * DENSE_BYTES_PER_PAIR <= task.memory_budget
+    if task.method == "hungarian":
+        if dense_fits:
+            return _dense(task)
+        rows, cols, dist, n_best, proven = sparse_hungarian.solve(task.model, task.memory_budget)
+        embedded = embedding(task.model)
+        greedy_total = float(tree_greedy(task.model, embedded)[2].sum()) if embedded else None
+        return BlockSolution(task.index, rows, cols, dist, n_best, "sparse", proven, greedy_total)
+    if n_ext * n_rel <= DENSE_PAIRS and dense_fits:
         return _dense(task)
-    raise MemoryError(
-        f"block {task.index} needs {n_ext * n_rel * 8 / 2**30:.1f} GiB as a dense matrix, "
-        f"more than the budget of {task.memory_budget / 2**30:.1f} GiB"
-    )
+    embedded = embedding(task.model)
+    if embedded is not None:
+        solve = {"greedy": tree_greedy, "nearest": tree_nearest}.get(task.method)
+        if solve is not None:
+            rows, cols, dist, n_best = solve(task.model, embedded)
+        else:
+            rows, cols, dist, n_best = tree_sequential(task.model, embedded, task.order)
+        return BlockSolution(task.index, rows, cols, dist, n_best, "kd-tree")
+    if dense_fits:
+        return _dense(task)
+    rows, cols, dist, n_best = chunked(task.model, task.method, task.order, task.memory_budget)
+    return BlockSolution(task.index, rows, cols, dist, n_best, "chunked")
 
 
 def _dense(task: BlockTask) -> BlockSolution:
@@ -72,5 +104,7 @@ def _dense(task: BlockTask) -> BlockSolution:
     rows, cols = assign(cost, task.method, task.order)
     chosen = cost[rows, cols]
     n_best = np.sum(np.abs(cost[rows] - chosen[:, None]) <= TIE_TOLERANCE, axis=1)
-    optimal = True if task.method == "hungarian" else None
-    return BlockSolution(task.index, rows, cols, chosen, n_best, "dense", optimal)
+    if task.method != "hungarian":
+        return BlockSolution(task.index, rows, cols, chosen, n_best, "dense")
+    greedy_total = float(cost[greedy(cost)].sum())
+    return BlockSolution(task.index, rows, cols, chosen, n_best, "dense", True, greedy_total)
