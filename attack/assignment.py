@@ -20,7 +20,9 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 METHODS: tuple[str, ...] = ("hungarian", "greedy", "sequential", "nearest")
-ONE_TO_ONE: frozenset[str] = frozenset({"hungarian", "greedy", "sequential"})
+
+#: Distances within this absolute tolerance of a link's distance count as ties (METHOD.md §7.3).
+TIE_TOLERANCE = 1e-12
 
 
 def hungarian(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -56,7 +58,7 @@ def greedy(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         keep_cols = np.ones(free_cols.size, dtype=bool)
         keep_cols[take_cols] = False
         free_rows, free_cols = free_rows[keep_rows], free_cols[keep_cols]
-    return _sorted(out_rows, out_cols)
+    return sorted_pairs(out_rows, out_cols)
 
 
 def sequential(cost: np.ndarray, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -71,7 +73,7 @@ def sequential(cost: np.ndarray, order: np.ndarray | None = None) -> tuple[np.nd
         taken[j] = True
         out_rows.append(row)
         out_cols.append(j)
-    return _sorted([np.array(out_rows, dtype=np.int64)], [np.array(out_cols, dtype=np.int64)])
+    return sorted_pairs([np.array(out_rows, dtype=np.int64)], [np.array(out_cols, dtype=np.int64)])
 
 
 def nearest(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -100,7 +102,8 @@ def _empty() -> tuple[np.ndarray, np.ndarray]:
     return np.array([], dtype=np.int64), np.array([], dtype=np.int64)
 
 
-def _sorted(rows: list[np.ndarray], cols: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def sorted_pairs(rows: list[np.ndarray], cols: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate pieces of assigned pairs and sort them by row."""
     if not rows:
         return _empty()
     r = np.concatenate(rows).astype(np.int64)

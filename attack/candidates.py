@@ -23,12 +23,12 @@ import heapq
 import numpy as np
 from scipy.spatial import cKDTree
 
+from attack.assignment import TIE_TOLERANCE
 from attack.distances import DistanceModel, _CodeComponent, _MetricComponent
 
 #: Most embedding dimensions for which the KD-tree is used.
 MAX_DIMENSIONS = 16
 INITIAL_NEIGHBOURS = 16
-TIE_TOLERANCE = 1e-12
 
 
 def embedding(model: DistanceModel) -> tuple[np.ndarray, np.ndarray, float] | None:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from attack.assignment import TIE_TOLERANCE, sorted_pairs
 from attack.distances import DistanceModel
-
-TIE_TOLERANCE = 1e-12
 
 
 def _chunk_rows(n_cols: int, budget: int) -> int:
@@ -64,7 +63,7 @@ def _greedy(model: DistanceModel, budget: int) -> tuple[np.ndarray, np.ndarray]:
         keep_cols = np.ones(free_cols.size, dtype=bool)
         keep_cols[row_best[local]] = False
         free_rows, free_cols = free_rows[keep_rows], free_cols[keep_cols]
-    return _sorted(out_rows, out_cols)
+    return sorted_pairs(out_rows, out_cols)
 
 
 def _sequential(model: DistanceModel, order: np.ndarray | None, budget: int):
@@ -80,7 +79,7 @@ def _sequential(model: DistanceModel, order: np.ndarray | None, budget: int):
         taken[j] = True
         rows.append(int(row))
         cols.append(j)
-    return _sorted([np.array(rows, dtype=np.int64)], [np.array(cols, dtype=np.int64)])
+    return sorted_pairs([np.array(rows, dtype=np.int64)], [np.array(cols, dtype=np.int64)])
 
 
 def _nearest(model: DistanceModel, budget: int):
@@ -91,11 +90,3 @@ def _nearest(model: DistanceModel, budget: int):
     for start in range(0, n_ext, step):
         cols[start : start + step] = model.cost(np.arange(start, min(start + step, n_ext)), all_cols).argmin(axis=1)
     return np.arange(n_ext, dtype=np.int64), cols
-
-
-def _sorted(rows: list[np.ndarray], cols: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    if not rows:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    r, c = np.concatenate(rows), np.concatenate(cols)
-    order = np.argsort(r, kind="stable")
-    return r[order].astype(np.int64), c[order].astype(np.int64)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attack.assignment import assign, greedy
+from attack.assignment import TIE_TOLERANCE, assign, greedy
 from attack.candidates import embedding, tree_greedy, tree_nearest, tree_sequential
 from attack.chunked import chunked
 from attack.distances import DistanceModel
@@ -28,8 +28,6 @@ DENSE_BYTES_PER_PAIR = 16
 #: Blocks with more pairs than this use candidate search when the distance embeds.
 DENSE_PAIRS = 4_000_000
 
-#: Distances within this absolute tolerance of the chosen one count as ties (METHOD.md §7.3).
-TIE_TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -79,8 +77,7 @@ def solve_block(task: BlockTask) -> BlockSolution:
         if dense_fits:
             return _dense(task)
         rows, cols, dist, n_best, proven = sparse_hungarian.solve(task.model, task.memory_budget)
-        embedded = embedding(task.model)
-        greedy_total = float(tree_greedy(task.model, embedded)[2].sum()) if embedded else None
+        greedy_total = _greedy_total(task.model)
         return BlockSolution(task.index, rows, cols, dist, n_best, "sparse", proven, greedy_total)
     if n_ext * n_rel <= DENSE_PAIRS and dense_fits:
         return _dense(task)
@@ -103,8 +100,27 @@ def _dense(task: BlockTask) -> BlockSolution:
     cost = task.model.cost(np.arange(n_ext), np.arange(n_rel))
     rows, cols = assign(cost, task.method, task.order)
     chosen = cost[rows, cols]
-    n_best = np.sum(np.abs(cost[rows] - chosen[:, None]) <= TIE_TOLERANCE, axis=1)
+    n_best = np.empty(rows.size, dtype=np.int64)
+    step = max(1, 2**22 // max(n_rel, 1))  # count ties in slices of rows, not on a copy
+    for start in range(0, rows.size, step):
+        part = slice(start, start + step)
+        near = np.abs(cost[rows[part]] - chosen[part, None]) <= TIE_TOLERANCE
+        n_best[part] = near.sum(axis=1)
     if task.method != "hungarian":
         return BlockSolution(task.index, rows, cols, chosen, n_best, "dense")
-    greedy_total = float(cost[greedy(cost)].sum())
-    return BlockSolution(task.index, rows, cols, chosen, n_best, "dense", True, greedy_total)
+    return BlockSolution(
+        task.index, rows, cols, chosen, n_best, "dense", True, _greedy_total(task.model, cost)
+    )
+
+
+def _greedy_total(model: DistanceModel, cost: np.ndarray | None = None) -> float | None:
+    """Total distance of Procedure II on the block, for the gap to the exact optimum
+    (METHOD.md §7.2: the tool measures it); None when it would need a dense matrix that is
+    not at hand."""
+    n_ext, n_rel = model.sizes
+    embedded = embedding(model) if n_ext * n_rel > DENSE_PAIRS or cost is None else None
+    if embedded is not None:
+        return float(tree_greedy(model, embedded)[2].sum())
+    if cost is None:
+        return None
+    return float(cost[greedy(cost)].sum())

@@ -21,12 +21,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
+from attack.assignment import TIE_TOLERANCE
 from attack.candidates import CandidateLists, embedding
 from attack.distances import DistanceModel
 
 FIRST_K = 16
 TOLERANCE = 1e-9
-TIE_TOLERANCE = 1e-12
 
 
 def candidates(model: DistanceModel, k: int, budget: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,0 +1,120 @@
+"""Mass linkage at register scale: time and peak memory against the issue's budgets.
+
+Usage: ``python benchmarks/bench_scale.py [CASE ...] [--jobs N]`` (default: every case).
+
+Each case runs in its own process (peak resident memory from ``wait4`` is that process's
+alone) and links a synthetic intruder file to a synthetic release with the library
+(``attack.mass_attack.run_mass_attack``: distance model, blocking, assignment and scoring; no
+file reading). Data: firms with log-normal turnover and correlated employees, NACE-like blocks
+of the sizes each case names; the intruder's file is a random subset whose turnover and
+employees carry a multiplicative error (log-normal, σ = 0.05), so links are realistic but not
+trivial. Keys: log turnover and log employees, squared, max–min standardised.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+CASES = {
+    # name: (external, release, blocks, method, budget in seconds, budget in GiB)
+    "greedy-120k-150k-4-blocks": (120_000, 150_000, 4, "greedy", 15, 3),
+    "greedy-12.5k-300k-7-blocks": (12_500, 300_000, 7, "greedy", 20, None),
+    "greedy-1M-1M-100-blocks": (1_000_000, 1_000_000, 100, "greedy", 120, 6),
+    "hungarian-12k-15k-1-block": (12_000, 15_000, 1, "hungarian", 20, 5),
+}
+
+
+def synthetic(n_ext: int, n_rel: int, n_blocks: int, seed: int = 0):
+    """Release of ``n_rel`` firms and an intruder file of ``n_ext`` of them, with errors."""
+    rng = np.random.default_rng(seed)
+    employees = np.maximum(1, np.round(rng.lognormal(3.5, 1.2, n_rel)))
+    turnover = employees * rng.lognormal(5.0, 0.6, n_rel)
+    weights = rng.dirichlet(np.full(n_blocks, 5.0))
+    block = rng.choice(n_blocks, size=n_rel, p=weights).astype(str)
+    ids = np.char.add("U", np.arange(n_rel).astype(str))
+    release = pd.DataFrame({"unit_id": ids, "nace": block, "turnover": turnover, "employees": employees})
+    pick = rng.choice(n_rel, size=n_ext, replace=False)
+    error = rng.lognormal(0.0, 0.05, size=(n_ext, 2))
+    external = pd.DataFrame(
+        {
+            "unit_id": ids[pick],
+            "nace": block[pick],
+            "turnover": turnover[pick] * error[:, 0],
+            "employees": np.round(employees[pick] * error[:, 1]),
+        }
+    )
+    return external, release
+
+
+def run_case(name: str, jobs: int | None) -> None:
+    from attack.blocking import Classifier
+    from attack.distances import KeySpec
+    from attack.evaluation import EvaluationSpec
+    from attack.linkage import LinkageSpec
+    from attack.mass_attack import AttackInput, run_mass_attack
+
+    n_ext, n_rel, n_blocks, method, _, _ = CASES[name]
+    external, release = synthetic(n_ext, n_rel, n_blocks)
+    spec = LinkageSpec(
+        keys=(KeySpec("turnover", "metric", log=True), KeySpec("employees", "metric", log=True)),
+        blocks=(Classifier("nace"),),
+        method=method,
+    )
+    start = time.perf_counter()
+    outcome = run_mass_attack(
+        AttackInput(external, "unit_id", release, "unit_id"), spec, EvaluationSpec(), jobs=jobs
+    )
+    seconds = time.perf_counter() - start
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024**2
+    linkage = outcome.result["linkage"]
+    extra = ""
+    if method == "hungarian":
+        extra = f", proven optimal blocks {linkage['optimal_blocks']}/{linkage['n_blocks']}"
+    print(
+        f"{seconds:.1f} s linkage+scoring, rate {outcome.result['reidentification_rate']:.4f}, "
+        f"solvers {linkage['solvers']}{extra}, largest worker process {workers:.2f} GiB",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cases", nargs="*", help=f"any of {', '.join(CASES)} (default: all)")
+    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        run_case(args.child, args.jobs)
+        return
+    unknown = sorted(set(args.cases) - set(CASES))
+    if unknown:
+        parser.error(f"unknown case {unknown[0]!r}")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
+    for name in args.cases or CASES:
+        n_ext, n_rel, n_blocks, method, max_s, max_gib = CASES[name]
+        command = [sys.executable, __file__, "--child", name]
+        if args.jobs:
+            command += ["--jobs", str(args.jobs)]
+        start = time.perf_counter()
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        detail = proc.stdout.read().strip()
+        # ru_maxrss covers the process itself; worker processes report separately
+        peak = usage.ru_maxrss / 1024**2
+        budget = f"budget {max_s} s" + (f", {max_gib} GiB" if max_gib else "")
+        ok = "FAILED" if os.waitstatus_to_exitcode(status) else ""
+        print(f"{name}: {wall:.1f} s wall incl. data generation, peak {peak:.2f} GiB (main process); "
+              f"{detail} [{budget}] {ok}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
