@@ -13,6 +13,7 @@ from attack import __version__
 from attack.assignment import METHODS
 from attack.demo import run_demo
 from attack.distances import METRIC_DISTANCES, STANDARDISATIONS
+from attack.engines import ENGINES
 from attack.errors import InputError
 from attack.evaluation import DEFAULT_GAMMAS, DEFAULT_TAU, EvaluationSpec, gammas_from
 from attack.linkage import LinkageSpec
@@ -20,7 +21,8 @@ from attack.mass_attack import AttackInput, AttackOutcome, run_mass_attack
 from attack.outputs import OWNER_ONLY, matches_csv, to_json, write_files_atomic
 from attack.readers import read_table
 from attack.report import render_html, render_markdown
-from attack.scenario import load_scenario, parse_classifier, parse_key
+from attack.scenario import EngineSettings, load_scenario, parse_classifier, parse_key, parse_size
+from attack.solvers import DEFAULT_MEMORY_BUDGET
 
 MATCHES_WARNING = (
     "warning: {path} links external identities to confidential release records; "
@@ -77,6 +79,50 @@ def _gamma_vars(_ctx, _param, values):
     return out
 
 
+def _memory_budget(_ctx, _param, value):
+    if value is None:
+        return None
+    try:
+        return parse_size(value)
+    except InputError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+_JOBS = click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes solving the blocks (default: all cores; small runs stay in one process).")
+
+
+def _engine_options(command):
+    """--jobs, --engine, --scheduler and --memory-budget: how the blocks are solved. They never
+    change the result."""
+    options = [
+        _JOBS,
+        click.option("--engine", type=click.Choice(ENGINES), default=None, help="local: this machine (default); dask: a Dask cluster (pip install 'attack[dask]').", show_default=False),
+        click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler to use with --engine dask (default: start a local cluster of --jobs workers)."),
+        click.option("--memory-budget", callback=_memory_budget, metavar="SIZE", help=f"Largest dense cost matrix of one block, e.g. 2GiB, 512MiB or bytes (default {DEFAULT_MEMORY_BUDGET / 2**30:g}GiB)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _solve_options(engine, jobs, scheduler, memory_budget, settings: EngineSettings | None = None) -> dict:
+    """Keyword arguments for :func:`run_mass_attack`: the command-line flags, else the
+    scenario's ``[engine]`` table, else the defaults."""
+    settings = settings or EngineSettings()
+    engine = engine or settings.name or "local"
+    if scheduler is not None and engine != "dask":
+        raise click.UsageError("--scheduler needs --engine dask")
+    if scheduler is None and engine == "dask":
+        scheduler = settings.scheduler
+    return {
+        "engine": engine,
+        "jobs": jobs if jobs is not None else settings.jobs,
+        "scheduler": scheduler,
+        "memory_budget": memory_budget or settings.memory_budget or DEFAULT_MEMORY_BUDGET,
+        "progress": True,  # shown only when stderr is a terminal
+    }
+
+
 @main.command("link")
 @click.option("--external", "external_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The intruder's file.")
 @click.option("--release", "release_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The candidate release.")
@@ -99,10 +145,13 @@ def _gamma_vars(_ctx, _param, values):
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the result as JSON.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML report.")
 @click.option("--matches", "matches_path", type=click.Path(dir_okay=False, path_type=Path), help="Write record-level links (confidential).")
+@_engine_options
 def link_command(external_path, release_path, external_id, release_id, original_path, original_id,
                  keys, blocks, method, standardise, metric_distance, seed, gammas, gamma_vars, tau,
-                 targets, cells, zero_tolerance, json_path, html_path, matches_path) -> None:
+                 targets, cells, zero_tolerance, json_path, html_path, matches_path,
+                 jobs, engine, scheduler, memory_budget) -> None:
     """Link an external file to a release and score the attack."""
+    solve = _solve_options(engine, jobs, scheduler, memory_budget)
     linkage = LinkageSpec(keys=keys, blocks=blocks, method=method, standardise=standardise,
                           metric_distance=metric_distance, seed=seed)
     evaluation = EvaluationSpec(
@@ -116,7 +165,7 @@ def link_command(external_path, release_path, external_id, release_id, original_
     release = read_table(release_path)
     original = read_table(original_path) if original_path else None
     data = AttackInput(external, external_id, release, release_id, original, original_id or release_id)
-    outcome = run_mass_attack(data, linkage, evaluation)
+    outcome = run_mass_attack(data, linkage, evaluation, **solve)
     title = f"{external_path.name} against {release_path.name}"
     _emit(outcome, title, json_path, html_path, matches_path)
 
@@ -126,11 +175,13 @@ def link_command(external_path, release_path, external_id, release_id, original_
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Override the scenario's JSON output.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Override the scenario's HTML output.")
 @click.option("--matches", "matches_path", type=click.Path(dir_okay=False, path_type=Path), help="Write record-level links (confidential).")
-def run_command(scenario_path, json_path, html_path, matches_path) -> None:
-    """Run the attack described by a scenario file (TOML)."""
+@_engine_options
+def run_command(scenario_path, json_path, html_path, matches_path, jobs, engine, scheduler, memory_budget) -> None:
+    """Run the attack described by a scenario file (TOML); the options override its [engine]."""
     scenario = load_scenario(scenario_path)
+    solve = _solve_options(engine, jobs, scheduler, memory_budget, scenario.engine)
     data = scenario.load_data()
-    outcome = run_mass_attack(data, scenario.linkage, scenario.evaluation)
+    outcome = run_mass_attack(data, scenario.linkage, scenario.evaluation, **solve)
     outcome.result["scenario"] = {"title": scenario.title, "file": str(scenario_path)}
     _emit(
         outcome,
@@ -146,9 +197,10 @@ def run_command(scenario_path, json_path, html_path, matches_path) -> None:
 @click.option("--units", type=click.IntRange(min=100), default=17000, show_default=True, help="Size of the synthetic population.")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--method", type=click.Choice(METHODS), default="greedy", show_default=True)
-def demo_command(out_dir, units, seed, method) -> None:
+@_JOBS
+def demo_command(out_dir, units, seed, method, jobs) -> None:
     """Generate a synthetic enterprise population and attack two candidate releases."""
-    demo = run_demo(out_dir, n_units=units, seed=seed, method=method)
+    demo = run_demo(out_dir, n_units=units, seed=seed, method=method, jobs=jobs, progress=True)
     click.echo(demo.markdown)
     click.echo(f"wrote {demo.json_path} and {demo.html_path}", err=True)
 

@@ -91,8 +91,20 @@ def demo_linkage(method: str = "greedy") -> LinkageSpec:
     )
 
 
-def run_demo(out_dir: str | Path, n_units: int = 17000, seed: int = 1, method: str = "greedy") -> DemoResult:
-    """Run the four attacks (two intruders × two releases) and write JSON and HTML reports."""
+def run_demo(
+    out_dir: str | Path,
+    n_units: int = 17000,
+    seed: int = 1,
+    method: str = "greedy",
+    *,
+    jobs: int | None = None,
+    progress: bool = False,
+) -> DemoResult:
+    """Run the four attacks (two intruders × two releases) and write JSON and HTML reports.
+
+    ``jobs`` worker processes solve the blocks (all cores when None); the reports do not
+    depend on it.
+    """
     out_dir = Path(out_dir)
     original, _ = demo_source("original", n_units, seed)
     releases = {
@@ -111,7 +123,7 @@ def run_demo(out_dir: str | Path, n_units: int = 17000, seed: int = 1, method: s
     for role, (intruder_name, external) in intruders.items():
         for release_name, release in releases.items():
             data = AttackInput(external, DEMO_ID, release, DEMO_ID, original, DEMO_ID)
-            result = run_mass_attack(data, linkage, evaluation).result
+            result = run_mass_attack(data, linkage, evaluation, jobs=jobs, progress=progress).result
             runs.append(
                 {
                     "name": f"{intruder_name} vs {release_name}",

@@ -112,12 +112,17 @@ def link(
     spec: LinkageSpec,
     *,
     engine: str = "local",
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = False,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
 ) -> Links:
     """Run the mass linkage of ``external`` against ``release`` (METHOD.md §7.4).
 
-    Blocks are solved independently by ``engine`` (:mod:`attack.engines`); a block whose dense
-    cost matrix exceeds ``memory_budget`` bytes goes to a candidate-based solver.
+    Blocks are solved independently by ``engine`` with ``jobs`` workers (all cores when None),
+    on the Dask cluster at ``scheduler`` if given (:func:`attack.engines.map_blocks`); the links
+    do not depend on these options. ``progress`` shows a progress line on a terminal. A block
+    whose dense cost matrix exceeds ``memory_budget`` bytes goes to a candidate-based solver.
     """
     ext = _only(external, spec.external_columns())
     rel = _only(release, spec.release_columns())
@@ -136,7 +141,9 @@ def link(
         )
         for i, block in enumerate(blocking)
     ]
-    solutions = map_blocks(solve_block, tasks, engine)
+    solutions = map_blocks(
+        solve_block, tasks, engine, jobs=jobs, scheduler=scheduler, progress=progress
+    )
     release_row = np.full(len(ext), -1, dtype=np.int64)
     distance = np.full(len(ext), np.nan)
     n_best = np.zeros(len(ext), dtype=np.int64)

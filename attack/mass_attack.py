@@ -15,6 +15,7 @@ from attack import __version__
 from attack.evaluation import EvaluationSpec, evaluate
 from attack.linkage import LinkageSpec, Links, link
 from attack.readers import id_column, require_columns, source_name
+from attack.solvers import DEFAULT_MEMORY_BUDGET
 
 
 @dataclass
@@ -48,9 +49,21 @@ class AttackOutcome:
 
 
 def run_mass_attack(
-    data: AttackInput, linkage: LinkageSpec, evaluation: EvaluationSpec
+    data: AttackInput,
+    linkage: LinkageSpec,
+    evaluation: EvaluationSpec,
+    *,
+    engine: str = "local",
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = False,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
 ) -> AttackOutcome:
-    """Simulate the mass attack (handbook §13.4) and score it (METHOD.md §9)."""
+    """Simulate the mass attack (handbook §13.4) and score it (METHOD.md §9).
+
+    ``engine``, ``jobs``, ``scheduler``, ``progress`` and ``memory_budget`` say how the blocks
+    are solved (:func:`attack.linkage.link`); the result does not depend on them.
+    """
     check_columns(data, linkage, evaluation)
     external_ids = id_column(data.external, data.external_id, allow_missing=True)
     release_ids = id_column(data.release, data.release_id)
@@ -59,7 +72,16 @@ def run_mass_attack(
     if data.original is not None:
         original_ids = id_column(data.original, data.original_id or data.release_id)
         data.original.attrs["id_column"] = data.original_id or data.release_id
-    links = link(data.external, data.release, linkage)
+    links = link(
+        data.external,
+        data.release,
+        linkage,
+        engine=engine,
+        jobs=jobs,
+        scheduler=scheduler,
+        progress=progress,
+        memory_budget=memory_budget,
+    )
     result = evaluate(
         links.release_row,
         external_ids,

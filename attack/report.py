@@ -1,8 +1,9 @@
 """Render attack results as Markdown (terminal) and as one self-contained HTML file.
 
-The functions here only format result dictionaries that other modules computed (METHOD.md §9–§11):
-counts, rates, Wilson intervals, usefulness and disclosure risk per γ, per cell and overall, and
-the settings the scenario ran with. Nothing else is added, so a report carries aggregates only.
+The functions here only format result dictionaries that other modules computed
+(METHOD.md §9–§11): counts, rates, Wilson intervals, usefulness and disclosure risk per γ, per
+cell and overall, and the settings the scenario ran with. Nothing else is added, so a report
+carries aggregates only.
 
 A *run* is ``{"name": str, "intruder": str, "release": str, "result": dict}``; ``result`` holds
 the keys documented in ``render_markdown``. γ keys are strings as the user wrote them ("0.05").
@@ -406,7 +407,8 @@ def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str) -> str:
 
     norm = _risk_norm(tau, grid)
     cmap = matplotlib.colormaps[_CMAP]
-    fig = Figure(figsize=(1.6 + 1.0 * len(cols) + 0.06 * max(map(len, rows)), 1.2 + 0.38 * len(rows)))
+    width = 1.6 + 1.0 * len(cols) + 0.06 * max(map(len, rows))
+    fig = Figure(figsize=(width, 1.2 + 0.38 * len(rows)))
     ax = fig.add_subplot()
     image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, norm=norm, aspect="auto")
     ax.set_facecolor("#e0e0e0")
@@ -509,7 +511,8 @@ def _distance_histogram(hist: Mapping[str, Any], prefix: str) -> tuple[str, str]
 _CSS = """
 :root{color-scheme:light}
 *{box-sizing:border-box}
-body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
+body{margin:0;
+font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
 line-height:1.45;color:#1b1b1b;background:#fff}
 main{max-width:64rem;margin:0 auto;padding:1rem}
 h1{font-size:1.5rem;margin:.2rem 0 1rem}
@@ -602,7 +605,8 @@ def _run_html(run: Mapping[str, Any], index: int, with_gamma_plot: bool) -> str:
     if r.get("distance_histogram"):
         svg, scale = _distance_histogram(r["distance_histogram"], f"r{index}d")
         out.append("<h3>Distances of assigned pairs</h3>")
-        out.append(_figure_html(svg, f"Assigned pairs by distance, correct vs false links; {scale}."))
+        caption = f"Assigned pairs by distance, correct vs false links; {scale}."
+        out.append(_figure_html(svg, caption))
     out.append("<h3>Cells</h3>")
     out.append(_html_table(_cell_table(r, detailed=True)))
     if any(_upper_at_or_above_tau(c, tau) for c in cells):
