@@ -17,7 +17,7 @@ from attack.engines import ENGINES
 from attack.errors import InputError
 from attack.evaluation import DEFAULT_GAMMAS, DEFAULT_TAU, EvaluationSpec, gammas_from
 from attack.linkage import LinkageSpec
-from attack.mass_attack import AttackInput, AttackOutcome, run_mass_attack
+from attack.mass_attack import AttackInput, AttackOutcome, needed_columns, run_mass_attack
 from attack.outputs import OWNER_ONLY, matches_csv, to_json, write_files_atomic
 from attack.readers import read_table
 from attack.report import render_html, render_markdown
@@ -161,10 +161,16 @@ def link_command(external_path, release_path, external_id, release_id, original_
         cells=cells,
         zero_tolerance=zero_tolerance,
     )
-    external = read_table(external_path, [external_id, *linkage.external_columns()])
-    release = read_table(release_path)
-    original = read_table(original_path) if original_path else None
-    data = AttackInput(external, external_id, release, release_id, original, original_id or release_id)
+    original_id = original_id or release_id
+    has_original = original_path is not None
+
+    def read(path: Path, role: str, id_column: str):
+        return read_table(path, needed_columns(role, id_column, linkage, evaluation, has_original))
+
+    external = read(external_path, "external", external_id)
+    release = read(release_path, "release", release_id)
+    original = read(original_path, "original", original_id) if has_original else None
+    data = AttackInput(external, external_id, release, release_id, original, original_id)
     outcome = run_mass_attack(data, linkage, evaluation, **solve)
     title = f"{external_path.name} against {release_path.name}"
     _emit(outcome, title, json_path, html_path, matches_path)

@@ -100,10 +100,28 @@ class Links:
         solvers = sorted({s.solver for s in self.solutions})
         out["solvers"] = {name: sum(s.solver == name for s in self.solutions) for name in solvers}
         if self.spec.method == "hungarian":
-            out["optimal_blocks"] = sum(bool(s.optimal) for s in self.solutions)
+            out.update(self._matcher_audit())
         if self.model.notes:
             out["notes"] = list(self.model.notes)
         return out
+
+
+    def _matcher_audit(self) -> dict:
+        """Exact vs Procedure II per block (METHOD.md §7.2, §15 item 7): how many blocks are
+        proven optimal, which are not, and how much longer the greedy links are in total."""
+        audited = [s for s in self.solutions if s.greedy_total is not None]
+        greedy_total = sum(s.greedy_total for s in audited)
+        exact_total = sum(s.total for s in audited)
+        return {
+            "optimal_blocks": sum(bool(s.optimal) for s in self.solutions),
+            "approximate_blocks": [s.index for s in self.solutions if not s.optimal],
+            "greedy_audit": {
+                "blocks": len(audited),
+                "exact_total_distance": exact_total,
+                "greedy_total_distance": greedy_total,
+                "gap": greedy_total - exact_total,
+            },
+        }
 
 
 def link(

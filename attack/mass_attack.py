@@ -122,3 +122,20 @@ def code_columns(linkage: LinkageSpec) -> list[str]:
     """Release columns the intruder treats as codes (non-metric keys, unbinned blocking keys)."""
     keys = [k.name for k in linkage.keys if k.type != "metric"]
     return keys + [b.name for b in linkage.blocks if b.bins is None]
+
+
+def needed_columns(
+    role: str, id_column: str, linkage: LinkageSpec, evaluation: EvaluationSpec, has_original: bool
+) -> list[str] | None:
+    """Columns a file in ``role`` (external, release, original) must provide, so readers load
+    nothing else; None (every column) where the evaluated variables default to all numeric
+    columns."""
+    cells = [c.name for c in evaluation.cells]
+    if role == "external":
+        return [id_column, *linkage.external_columns()]
+    if evaluation.targets is None:
+        return None
+    targets = list(evaluation.targets)
+    if role == "release":
+        return [id_column, *linkage.release_columns(), *targets, *([] if has_original else cells)]
+    return [id_column, *targets, *cells]

@@ -25,13 +25,13 @@ from pathlib import Path
 import pandas as pd
 
 from attack.blocking import Classifier
-from attack.demo import demo_source
+from attack.demo import DEMO_ID, demo_source
 from attack.distances import KEY_TYPES, KeySpec
 from attack.engines import ENGINES
 from attack.errors import InputError
 from attack.evaluation import DEFAULT_GAMMAS, DEFAULT_TAU, EvaluationSpec, gammas_from
 from attack.linkage import LinkageSpec
-from attack.mass_attack import AttackInput
+from attack.mass_attack import AttackInput, needed_columns
 from attack.readers import read_table
 
 _FLAGS = {
@@ -192,11 +192,14 @@ class Scenario:
     def load_data(self) -> AttackInput:
         """Read (or generate) the files the scenario names."""
         frames, ids = {}, {}
+        has_original = "original" in self.sources
         for role in ("external", "release", "original"):
             source = self.sources.get(role)
             if source is None:
                 continue
-            frames[role], ids[role] = _load_source(role, source, self.base)
+            id_column = str(source.get("id", DEMO_ID))
+            columns = needed_columns(role, id_column, self.linkage, self.evaluation, has_original)
+            frames[role], ids[role] = _load_source(role, source, self.base, columns)
         return AttackInput(
             external=frames["external"],
             external_id=ids["external"],
@@ -301,11 +304,13 @@ def _known(table: Mapping, allowed: set[str], where: str) -> None:
         raise InputError(f"{where}: unknown entry {unknown[0]!r}; allowed: {', '.join(sorted(allowed))}")
 
 
-def _load_source(role: str, source: Mapping, base: Path) -> tuple[pd.DataFrame, str]:
+def _load_source(
+    role: str, source: Mapping, base: Path, columns: list[str] | None
+) -> tuple[pd.DataFrame, str]:
     if "demo" in source:
         return demo_source(source["demo"], **source.get("demo_options", {}))
     if "path" not in source or "id" not in source:
         raise InputError(f"[data] {role}: needs 'path' and 'id' (or 'demo')")
     path = Path(source["path"])
-    frame = read_table(path if path.is_absolute() else base / path)
+    frame = read_table(path if path.is_absolute() else base / path, columns)
     return frame, str(source["id"])

@@ -210,3 +210,29 @@ def test_sequential_seed_shuffles_order_reproducibly():
     np.testing.assert_array_equal(first, link(ext, rel, spec).release_row)
     assert (first >= 0).sum() == 3
     assert link(ext, rel, spec).describe()["order"] == "random (seed 3)"
+
+
+def test_exact_runs_report_the_gap_to_procedure_ii():
+    outcome = _attack("hungarian")
+    audit = outcome.result["linkage"]["greedy_audit"]
+    assert outcome.result["linkage"]["optimal_blocks"] == 2
+    assert outcome.result["linkage"]["approximate_blocks"] == []
+    # FIXTURES.md §1.3: block (15, W) greedy 0.007076108903 vs exact 0.006955199367; block 22 equal
+    assert audit["gap"] == pytest.approx(0.007076108903 - 0.006955199367, abs=1e-12)
+
+
+def test_readers_are_asked_for_the_needed_columns_only():
+    from attack.mass_attack import needed_columns
+
+    spec = LinkageSpec(keys=KEYS, blocks=BLOCKS)
+    assert needed_columns("external", "unit_id", spec, EVALUATION, True) == [
+        "unit_id", "turnover", "employees", "wz", "region",
+    ]
+    assert needed_columns("release", "unit_id", spec, EVALUATION, True) == [
+        "unit_id", "turnover", "employees", "wz", "region", "turnover", "employees", "costs",
+    ]
+    assert needed_columns("original", "unit_id", spec, EVALUATION, True) == [
+        "unit_id", "turnover", "employees", "costs", "wz",
+    ]
+    # without declared targets every numeric column may be evaluated: read everything
+    assert needed_columns("release", "unit_id", spec, EvaluationSpec(), True) is None
