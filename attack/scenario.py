@@ -132,37 +132,38 @@ def _ints(values: list[str], context: str) -> list[int]:
         raise InputError(f"{context!r}: expected whole numbers") from exc
 
 
+#: Table entries of a scenario file spelled differently from the dataclass fields.
+_ALIASES = {"external": "external_name", "column": "name"}
+
+
+def _from_table(entry: Mapping, build, what: str, tuples: dict):
+    """Build a spec from a TOML table: aliases renamed, lists converted by ``tuples``."""
+    fields = {_ALIASES.get(k, k): v for k, v in entry.items()}
+    for name, convert in tuples.items():
+        if name in fields:
+            fields[name] = convert(fields[name])
+    try:
+        return build(**fields)
+    except TypeError as exc:
+        raise InputError(f"{what} {fields.get('name')!r}: {exc}") from exc
+
+
 def _key_from(entry: str | Mapping) -> KeySpec:
     if isinstance(entry, str):
         return parse_key(entry)
-    entry = dict(entry)
-    for name in ("order", "levels"):
-        if name in entry:
-            entry[name] = tuple(entry[name])
-    if "external" in entry:
-        entry["external_name"] = entry.pop("external")
-    if "parents" in entry:
-        entry["parents"] = {str(k): str(v) for k, v in entry["parents"].items()}
-    try:
-        return KeySpec(**entry)
-    except TypeError as exc:
-        raise InputError(f"key {entry.get('name')!r}: {exc}") from exc
+    return _from_table(entry, KeySpec, "key", {
+        "order": tuple,
+        "levels": tuple,
+        "parents": lambda p: {str(k): str(v) for k, v in p.items()},
+    })
 
 
 def _classifier_from(entry: str | Mapping) -> Classifier:
     if isinstance(entry, str):
         return parse_classifier(entry)
-    entry = dict(entry)
-    if "bins" in entry:
-        entry["bins"] = tuple(float(b) for b in entry["bins"])
-    if "external" in entry:
-        entry["external_name"] = entry.pop("external")
-    if "column" in entry:
-        entry["name"] = entry.pop("column")
-    try:
-        return Classifier(**entry)
-    except TypeError as exc:
-        raise InputError(f"blocking key or cell {entry}: {exc}") from exc
+    return _from_table(entry, Classifier, "blocking key or cell", {
+        "bins": lambda b: tuple(float(x) for x in b),
+    })
 
 
 @dataclass(frozen=True)
