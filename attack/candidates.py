@@ -37,10 +37,10 @@ def embedding(model: DistanceModel) -> tuple[np.ndarray, np.ndarray, float] | No
     ext_parts, rel_parts, constant = [], [], 0.0
     for key, comp, offset, scale in zip(model.keys, model.components, model.offsets, model.scales):
         if key.weight == 0 or scale == 0:
-            if scale == 0 and _has_missing(comp):
+            if scale == 0 and comp.has_missing:
                 return None
             continue
-        if _has_missing(comp) or key.missing == "skip":
+        if comp.has_missing or key.missing == "skip":
             return None
         if isinstance(comp, _MetricComponent) and comp.power == 2:
             factor = np.sqrt(key.weight / scale)
@@ -60,14 +60,6 @@ def embedding(model: DistanceModel) -> tuple[np.ndarray, np.ndarray, float] | No
     if x_ext.shape[1] > MAX_DIMENSIONS:
         return None
     return x_ext, x_rel, constant
-
-
-def _has_missing(comp) -> bool:
-    if isinstance(comp, _MetricComponent):
-        return bool(np.isnan(comp.a).any() or np.isnan(comp.b).any())
-    if isinstance(comp, _CodeComponent):
-        return bool((comp.a < 0).any() or (comp.b < 0).any())
-    return True
 
 
 class CandidateLists:

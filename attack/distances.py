@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from abc import ABC, abstractmethod
+from functools import cached_property
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -140,6 +141,11 @@ class _Component(ABC):
     def extremes(self) -> tuple[float, float]:
         """Smallest and largest raw distance over all pairs A × B of non-missing values."""
 
+    @cached_property
+    def has_missing(self) -> bool:
+        """Whether a value is missing on either side (then distances can be NaN)."""
+        return bool(pd.isna(self.a).any() or pd.isna(self.b).any())
+
     def range_scale(self) -> float:
         """Largest value the component can take on the pooled values (``range`` scaling)."""
         return 1.0
@@ -249,6 +255,10 @@ class _CodeComponent(_Component):
             self.a[ext], self.b[rel], kind=self.kind, divisor=self.divisor, table=self.table,
             scale=self.scale,
         )
+
+    @cached_property
+    def has_missing(self) -> bool:
+        return bool((self.a < 0).any() or (self.b < 0).any())
 
     def extremes(self):
         present_a = np.unique(self.a[self.a >= 0])
@@ -444,12 +454,12 @@ class DistanceModel:
 
     def cost(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         """Total distance matrix of shape (len(ext), len(rel)), float64."""
-        return self._total(lambda comp: comp.raw(ext, rel), (len(ext), len(rel)))
+        return self._total(ext, rel, pairs=False)
 
     def pair_cost(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         """Total distance of the pairs ``(ext[k], rel[k])``; bit for bit the entries of
         :meth:`cost`, so candidate-based matchers break ties exactly as dense ones."""
-        return self._total(lambda comp: comp.raw_pairs(ext, rel), (len(ext),))
+        return self._total(ext, rel, pairs=True)
 
     def subset(self, ext: np.ndarray, rel: np.ndarray) -> DistanceModel:
         """The model restricted to a block (local row numbers from 0), standardisation kept."""
@@ -461,8 +471,16 @@ class DistanceModel:
         first = self.components[0]
         return len(first.a), len(first.b)
 
-    def _total(self, raw, shape: tuple[int, ...]) -> np.ndarray:
-        total = np.zeros(shape)
+    def _total(self, ext: np.ndarray, rel: np.ndarray, pairs: bool) -> np.ndarray:
+        """Σ λ_i d̃_i (eq. 13.5) as a matrix or, with ``pairs``, for aligned index pairs.
+
+        Each component is standardised step by step as eq. 13.4 writes it, so the extremes come
+        out as exactly 0 and 1; in-place steps keep memory to two matrices, and steps that do
+        nothing (offset 0, weight 1, no missing value) are skipped. Missing values follow
+        METHOD.md §5.6.
+        """
+        shape = (len(ext),) if pairs else (len(ext), len(rel))
+        total = None
         skip_weight = None
         full_weight = 0.0
         for key, comp, off, scale, fill in zip(
@@ -471,23 +489,30 @@ class DistanceModel:
             if key.weight == 0:
                 continue
             full_weight += key.weight
-            part = raw(comp)  # a fresh array: transformed in place to keep memory to two matrices
+            part = comp.raw_pairs(ext, rel) if pairs else comp.raw(ext, rel)  # a fresh array
             if scale > 0:
-                part -= off
+                if off:
+                    part -= off
                 part /= scale
             else:
                 part[~np.isnan(part)] = 0.0
-            missing = np.isnan(part)
-            if missing.any():
+            if comp.has_missing:
+                missing = np.isnan(part)
                 if key.missing == "skip":
                     if skip_weight is None:
-                        skip_weight = np.zeros_like(total)
+                        skip_weight = np.zeros(shape)
                     skip_weight += np.where(missing, key.weight, 0.0)
-                    part = np.where(missing, 0.0, part)
+                    part[missing] = 0.0
                 else:
                     part[missing] = fill
-            part *= key.weight
-            total += part
+            if key.weight != 1:
+                part *= key.weight
+            if total is None:
+                total = part
+            else:
+                total += part
+        if total is None:
+            return np.zeros(shape)
         if skip_weight is not None:
             present = full_weight - skip_weight
             with np.errstate(divide="ignore", invalid="ignore"):

@@ -98,6 +98,12 @@ def run_recordlinkage(n: int) -> dict:
 
 def child(tool: str, n: int, jobs: int | None) -> None:
     result = run_attack(n, jobs) if tool == "attack" else run_recordlinkage(n)
+    try:  # attack's workers are children of the forkserver: reap it so RUSAGE_CHILDREN sees them
+        from multiprocessing import forkserver
+
+        forkserver._forkserver._stop()
+    except Exception:
+        pass
     result["workers_gib"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024**2
     print(json.dumps(result), flush=True)
 
