@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -73,14 +72,13 @@ def run_case(name: str, jobs: int | None) -> None:
         AttackInput(external, "unit_id", release, "unit_id"), spec, EvaluationSpec(), jobs=jobs
     )
     seconds = time.perf_counter() - start
-    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024**2
     linkage = outcome.result["linkage"]
     extra = ""
     if method == "hungarian":
         extra = f", proven optimal blocks {linkage['optimal_blocks']}/{linkage['n_blocks']}"
     print(
         f"{seconds:.1f} s linkage+scoring, rate {outcome.result['reidentification_rate']:.4f}, "
-        f"solvers {linkage['solvers']}{extra}, largest worker process {workers:.2f} GiB",
+        f"solvers {linkage['solvers']}{extra}",
         flush=True,
     )
 
@@ -88,7 +86,10 @@ def run_case(name: str, jobs: int | None) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cases", nargs="*", help=f"any of {', '.join(CASES)} (default: all)")
-    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument(
+        "--jobs", type=int, default=1,
+        help="worker processes (default 1: one process, so the peak memory covers the whole run)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -108,11 +109,10 @@ def main() -> None:
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         detail = proc.stdout.read().strip()
-        # ru_maxrss covers the process itself; worker processes report separately
         peak = usage.ru_maxrss / 1024**2
         budget = f"budget {max_s} s" + (f", {max_gib} GiB" if max_gib else "")
         ok = "FAILED" if os.waitstatus_to_exitcode(status) else ""
-        print(f"{name}: {wall:.1f} s wall incl. data generation, peak {peak:.2f} GiB (main process); "
+        print(f"{name}: {wall:.1f} s wall incl. data generation, peak {peak:.2f} GiB ; "
               f"{detail} [{budget}] {ok}", flush=True)
 
 
