@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from attack import __version__
+from attack import __version__, certificate
+from attack.certificate import render_html as render_certificate
 from attack.assignment import METHODS
 from attack.demo import run_demo
 from attack.distances import METRIC_DISTANCES, STANDARDISATIONS
@@ -181,21 +182,51 @@ def link_command(external_path, release_path, external_id, release_id, original_
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Override the scenario's JSON output.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Override the scenario's HTML output.")
 @click.option("--matches", "matches_path", type=click.Path(dir_okay=False, path_type=Path), help="Write record-level links (confidential).")
+@click.option("--certificate", "certificate_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the certificate goes (default: beside the JSON, or reports/).")
 @_engine_options
-def run_command(scenario_path, json_path, html_path, matches_path, jobs, engine, scheduler, memory_budget) -> None:
-    """Run the attack described by a scenario file (TOML); the options override its [engine]."""
+def run_command(scenario_path, json_path, html_path, matches_path, certificate_path, jobs, engine, scheduler, memory_budget) -> None:
+    """Run the attack described by a scenario file (TOML) and certify the result; the options
+    override the file's [engine] table."""
     scenario = load_scenario(scenario_path)
-    solve = _solve_options(engine, jobs, scheduler, memory_budget, scenario.engine)
-    data = scenario.load_data()
-    outcome = run_mass_attack(data, scenario.linkage, scenario.evaluation, **solve)
-    outcome.result["scenario"] = {"title": scenario.title, "file": str(scenario_path)}
+    outcome = scenario.run(**_solve_options(engine, jobs, scheduler, memory_budget, scenario.engine))
+    json_path = json_path or scenario.outputs.get("json")
+    certificate_path = (
+        certificate_path
+        or scenario.outputs.get("certificate")
+        or (Path(json_path).with_suffix(".certificate.json") if json_path else None)
+        or Path("reports") / f"{scenario_path.stem}.certificate.json"
+    )
+    sealed = certificate.build(
+        kind="run",
+        runs=[outcome.as_run(scenario.title)],
+        inputs=scenario.fingerprints(certificate_path.parent),
+        scenario={k: outcome.result[k] for k in ("linkage", "evaluation", "scenario")},
+        rerun={"scenario": "the input with role 'scenario'"},
+    )
     _emit(
         outcome,
         scenario.title,
-        json_path or scenario.outputs.get("json"),
+        json_path,
         html_path or scenario.outputs.get("html"),
         matches_path or scenario.outputs.get("matches"),
+        certificate=(certificate_path, sealed),
     )
+
+
+@main.command("verify")
+@click.argument("certificate_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--rerun", is_flag=True, help="Also rerun the attack and compare the figures.")
+def verify_command(certificate_path, rerun) -> None:
+    """Check a certificate against its inputs: exit 0 when everything matches, 1 otherwise."""
+    outcome = certificate.verify(certificate_path, rerun=rerun)
+    for line in outcome.checked:
+        click.echo(f"ok: {line}")
+    for line in outcome.problems:
+        click.echo(f"MISMATCH: {line}", err=True)
+    if not outcome.ok:
+        click.echo(f"attack: certificate {certificate_path} does NOT match its inputs", err=True)
+        raise SystemExit(1)
+    click.echo(f"certificate {certificate_path} verified")
 
 
 @main.command("demo")
@@ -211,17 +242,17 @@ def demo_command(out_dir, units, seed, method, jobs) -> None:
     click.echo(f"wrote {demo.json_path} and {demo.html_path}", err=True)
 
 
-def _emit(outcome: AttackOutcome, title: str, json_path, html_path, matches_path) -> None:
-    """Print the Markdown summary and write the requested files, all or none of them."""
-    runs = [
-        {
-            "name": title,
-            "intruder": outcome.intruder,
-            "release": outcome.release,
-            "result": outcome.result,
-        }
-    ]
+def _emit(
+    outcome: AttackOutcome, title: str, json_path, html_path, matches_path, certificate=None
+) -> None:
+    """Print the Markdown summary and write the requested files, all or none of them;
+    ``certificate`` is ``(path, sealed certificate)`` (written with a printable HTML twin)."""
+    runs = [outcome.as_run(title)]
     files = {}
+    if certificate:
+        path, sealed = certificate
+        files[Path(path)] = (to_json(sealed), None)
+        files[Path(path).with_suffix(".html")] = (render_certificate(sealed), None)
     if json_path:
         files[Path(json_path)] = (to_json(outcome.result), None)
     if html_path:
@@ -232,4 +263,6 @@ def _emit(outcome: AttackOutcome, title: str, json_path, html_path, matches_path
     write_files_atomic(files)
     if matches_path:
         click.echo(MATCHES_WARNING.format(path=matches_path), err=True)
+    if certificate:
+        click.echo(f"certificate written to {certificate[0]}", err=True)
     click.echo(render_markdown(runs, title=title))

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from attack import __version__
+from attack import __version__, certificate
 from attack.blocking import Classifier
 from attack.distances import KeySpec
 from attack.errors import InputError
 from attack.evaluation import EvaluationSpec
 from attack.linkage import LinkageSpec
 from attack.mass_attack import AttackInput, run_mass_attack
-from attack.outputs import to_json, write_text_atomic
+from attack.outputs import to_json, write_files_atomic
 from attack.report import render_html, render_markdown
 
 from attack.demo_data import (
@@ -148,6 +148,30 @@ def run_demo(
     title = "attack demo: mass linkage against FORMAL and microaggregated releases"
     markdown = render_markdown(runs, title=title)
     html = render_html(runs, title=title, notes=notes)
-    json_path = write_text_atomic(out_dir / "demo.json", to_json(document))
-    html_path = write_text_atomic(out_dir / "report.html", html)
+    options = {"n_units": n_units, "seed": seed}
+    sealed = certificate.build(
+        kind="demo",
+        runs=runs,
+        inputs=[
+            certificate.frame_input(role, f"demo:{name}", demo_source(name, **options)[0], options)
+            for role, name in (
+                ("original", "original"),
+                ("release", "formal"),
+                ("release", "microaggregated"),
+                ("external", "worst_case"),
+                ("external", "external:markus"),
+            )
+        ],
+        scenario={"linkage": runs[0]["result"]["linkage"], "evaluation": runs[0]["result"]["evaluation"]},
+        rerun={**options, "method": method},
+    )
+    json_path, html_path = out_dir / "demo.json", out_dir / "report.html"
+    write_files_atomic(
+        {
+            json_path: (to_json(document), None),
+            html_path: (html, None),
+            out_dir / "certificate.json": (to_json(sealed), None),
+            out_dir / "certificate.html": (certificate.render_html(sealed), None),
+        }
+    )
     return DemoResult(document, markdown, json_path, html_path)

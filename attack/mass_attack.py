@@ -47,6 +47,10 @@ class AttackOutcome:
     intruder: str
     release: str
 
+    def as_run(self, name: str) -> dict:
+        """The run record reports and certificates take: name, intruder, release, result."""
+        return {"name": name, "intruder": self.intruder, "release": self.release, "result": self.result}
+
 
 def run_mass_attack(
     data: AttackInput,

@@ -31,7 +31,8 @@ from attack.engines import ENGINES
 from attack.errors import InputError
 from attack.evaluation import DEFAULT_GAMMAS, DEFAULT_TAU, EvaluationSpec, gammas_from
 from attack.linkage import LinkageSpec
-from attack.mass_attack import AttackInput, needed_columns
+from attack.certificate import file_input, frame_input
+from attack.mass_attack import AttackInput, AttackOutcome, needed_columns, run_mass_attack
 from attack.readers import read_table
 
 _FLAGS = {
@@ -190,6 +191,30 @@ class Scenario:
     base: Path = Path(".")
     engine: EngineSettings = field(default_factory=EngineSettings)
 
+    path: Path | None = None
+
+    def run(self, **solve) -> AttackOutcome:
+        """Load the data and run the attack; ``solve`` overrides the ``[engine]`` settings."""
+        outcome = run_mass_attack(self.load_data(), self.linkage, self.evaluation, **solve)
+        outcome.result["scenario"] = {"title": self.title, "file": str(self.path or "")}
+        return outcome
+
+    def fingerprints(self, certificate_dir: Path) -> list[dict]:
+        """SHA-256 of the scenario file and of every data source, for a certificate."""
+        out = [file_input("scenario", self.path, certificate_dir)] if self.path else []
+        for role in ("external", "release", "original"):
+            source = self.sources.get(role)
+            if source is None:
+                continue
+            if "demo" in source:
+                options = source.get("demo_options", {})
+                frame, _ = demo_source(source["demo"], **options)
+                out.append(frame_input(role, f"demo:{source['demo']}", frame, options))
+            else:
+                file = Path(source["path"])
+                out.append(file_input(role, file if file.is_absolute() else self.base / file, certificate_dir))
+        return out
+
     def load_data(self) -> AttackInput:
         """Read (or generate) the files the scenario names."""
         frames, ids = {}, {}
@@ -221,7 +246,9 @@ def load_scenario(path: str | Path) -> Scenario:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid TOML: {exc}", file=str(path)) from exc
     try:
-        return scenario_from_dict(raw, base=path.parent)
+        scenario = scenario_from_dict(raw, base=path.parent)
+        scenario.path = path
+        return scenario
     except InputError as exc:
         if exc.file is None:
             exc.file = str(path)
@@ -261,7 +288,7 @@ def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
         zero_tolerance=float(ev.get("zero_tolerance", 0.0)),
     )
     out = raw.get("output", {})
-    _known(out, {"json", "html", "matches"}, "[output]")
+    _known(out, {"json", "html", "matches", "certificate"}, "[output]")
     outputs = {k: base / v for k, v in out.items()}
     engine = _engine_from(raw.get("engine", {}))
     return Scenario(
