@@ -5,6 +5,7 @@ Bad input ends with one line on stderr and exit status 2, never a traceback.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -106,6 +107,18 @@ def _engine_options(command):
     return command
 
 
+def _output_options(command):
+    """--quiet, --verbose and --timings: what the command says besides the files it writes."""
+    options = [
+        click.option("--quiet", is_flag=True, help="Print no summary (errors and warnings still go to stderr)."),
+        click.option("--verbose", is_flag=True, help="Print the time each stage took to stderr."),
+        click.option("--timings", is_flag=True, help="Add stage timings to the JSON (which then differs from run to run)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 def _solve_options(engine, jobs, scheduler, memory_budget, settings: EngineSettings | None = None) -> dict:
     """Keyword arguments for :func:`run_mass_attack`: the command-line flags, else the
     scenario's ``[engine]`` table, else the defaults."""
@@ -147,10 +160,11 @@ def _solve_options(engine, jobs, scheduler, memory_budget, settings: EngineSetti
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML report.")
 @click.option("--matches", "matches_path", type=click.Path(dir_okay=False, path_type=Path), help="Write record-level links (confidential).")
 @_engine_options
+@_output_options
 def link_command(external_path, release_path, external_id, release_id, original_path, original_id,
                  keys, blocks, method, standardise, metric_distance, seed, gammas, gamma_vars, tau,
                  targets, cells, zero_tolerance, json_path, html_path, matches_path,
-                 jobs, engine, scheduler, memory_budget) -> None:
+                 jobs, engine, scheduler, memory_budget, quiet, verbose, timings) -> None:
     """Link an external file to a release and score the attack."""
     solve = _solve_options(engine, jobs, scheduler, memory_budget)
     linkage = LinkageSpec(keys=keys, blocks=blocks, method=method, standardise=standardise,
@@ -174,7 +188,7 @@ def link_command(external_path, release_path, external_id, release_id, original_
     data = AttackInput(external, external_id, release, release_id, original, original_id)
     outcome = run_mass_attack(data, linkage, evaluation, **solve)
     title = f"{external_path.name} against {release_path.name}"
-    _emit(outcome, title, json_path, html_path, matches_path)
+    _emit(outcome, title, json_path, html_path, matches_path, say=_Say(quiet, verbose, timings))
 
 
 @main.command("run")
@@ -184,7 +198,8 @@ def link_command(external_path, release_path, external_id, release_id, original_
 @click.option("--matches", "matches_path", type=click.Path(dir_okay=False, path_type=Path), help="Write record-level links (confidential).")
 @click.option("--certificate", "certificate_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the certificate goes (default: beside the JSON, or reports/).")
 @_engine_options
-def run_command(scenario_path, json_path, html_path, matches_path, certificate_path, jobs, engine, scheduler, memory_budget) -> None:
+@_output_options
+def run_command(scenario_path, json_path, html_path, matches_path, certificate_path, jobs, engine, scheduler, memory_budget, quiet, verbose, timings) -> None:
     """Run the attack described by a scenario file (TOML) and certify the result; the options
     override the file's [engine] table."""
     scenario = load_scenario(scenario_path)
@@ -210,6 +225,7 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
         html_path or scenario.outputs.get("html"),
         matches_path or scenario.outputs.get("matches"),
         certificate=(certificate_path, sealed),
+        say=_Say(quiet, verbose, timings),
     )
 
 
@@ -242,11 +258,31 @@ def demo_command(out_dir, units, seed, method, jobs) -> None:
     click.echo(f"wrote {demo.json_path} and {demo.html_path}", err=True)
 
 
+@dataclass(frozen=True)
+class _Say:
+    """How talkative a command is: --quiet, --verbose, --timings."""
+
+    quiet: bool = False
+    verbose: bool = False
+    timings: bool = False
+
+
 def _emit(
-    outcome: AttackOutcome, title: str, json_path, html_path, matches_path, certificate=None
+    outcome: AttackOutcome,
+    title: str,
+    json_path,
+    html_path,
+    matches_path,
+    certificate=None,
+    say: _Say = _Say(),
 ) -> None:
     """Print the Markdown summary and write the requested files, all or none of them;
     ``certificate`` is ``(path, sealed certificate)`` (written with a printable HTML twin)."""
+    if say.timings:
+        outcome.result["timings"] = outcome.timings
+    if say.verbose:
+        stages = ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds in outcome.timings.items())
+        click.echo(f"timings: {stages}", err=True)
     runs = [outcome.as_run(title)]
     files = {}
     if certificate:
@@ -263,6 +299,7 @@ def _emit(
     write_files_atomic(files)
     if matches_path:
         click.echo(MATCHES_WARNING.format(path=matches_path), err=True)
-    if certificate:
+    if certificate and not say.quiet:
         click.echo(f"certificate written to {certificate[0]}", err=True)
-    click.echo(render_markdown(runs, title=title))
+    if not say.quiet:
+        click.echo(render_markdown(runs, title=title))

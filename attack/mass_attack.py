@@ -6,7 +6,8 @@ ground truth are used afterwards, for scoring only (METHOD.md §2).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -46,6 +47,7 @@ class AttackOutcome:
     release_ids: np.ndarray
     intruder: str
     release: str
+    timings: dict[str, float] = field(default_factory=dict)
 
     def as_run(self, name: str) -> dict:
         """The run record reports and certificates take: name, intruder, release, result."""
@@ -68,6 +70,7 @@ def run_mass_attack(
     ``engine``, ``jobs``, ``scheduler``, ``progress`` and ``memory_budget`` say how the blocks
     are solved (:func:`attack.linkage.link`); the result does not depend on them.
     """
+    clock = _Stopwatch()
     check_columns(data, linkage, evaluation)
     external_ids = id_column(data.external, data.external_id, allow_missing=True)
     release_ids = id_column(data.release, data.release_id)
@@ -76,6 +79,7 @@ def run_mass_attack(
     if data.original is not None:
         original_ids = id_column(data.original, data.original_id or data.release_id)
         data.original.attrs["id_column"] = data.original_id or data.release_id
+    clock.lap("checks")
     links = link(
         data.external,
         data.release,
@@ -86,6 +90,7 @@ def run_mass_attack(
         progress=progress,
         memory_budget=memory_budget,
     )
+    clock.lap("linkage")
     result = evaluate(
         links.release_row,
         external_ids,
@@ -100,6 +105,7 @@ def run_mass_attack(
     result["linkage"] = links.describe()
     result["truth"] = "original" if data.original is not None else "release values"
     result["attack_version"] = __version__
+    clock.lap("evaluation")
     return AttackOutcome(
         result,
         links,
@@ -107,7 +113,21 @@ def run_mass_attack(
         release_ids,
         intruder=source_name(data.external),
         release=source_name(data.release),
+        timings=clock.laps,
     )
+
+
+class _Stopwatch:
+    """Wall seconds per stage, kept outside the result so that results stay reproducible."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.laps[stage] = round(now - self._last, 3)
+        self._last = now
 
 
 def check_columns(data: AttackInput, linkage: LinkageSpec, evaluation: EvaluationSpec) -> None:

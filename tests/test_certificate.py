@@ -145,3 +145,14 @@ def test_demo_certificate_verifies_and_reruns(tmp_path):
     cert = json.loads((tmp_path / "certificate.json").read_text())
     assert cert["kind"] == "demo" and cert["rerun"] == {"n_units": 800, "seed": 1, "method": "greedy"}
     assert cert["verdict"]["factually_anonymous"] is False  # the worst case against FORMAL fails
+
+
+def test_quiet_verbose_and_timings(scenario):
+    quiet = CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1", "--quiet"])
+    assert quiet.exit_code == 0 and quiet.output == ""
+    out = scenario.parent / "out" / "result.json"
+    assert "timings" not in json.loads(out.read_text())
+    loud = CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1", "--verbose", "--timings"])
+    assert loud.exit_code == 0
+    assert "timings: checks" in loud.output and "linkage" in loud.output
+    assert set(json.loads(out.read_text())["timings"]) == {"checks", "linkage", "evaluation"}
