@@ -3,7 +3,8 @@
 The functions here only format result dictionaries that other modules computed
 (METHOD.md §9–§11): counts, rates, Wilson intervals, usefulness and disclosure risk per γ, per
 cell and overall, and the settings the scenario ran with. Nothing else is added, so a report
-carries aggregates only.
+carries aggregates only, and cells with fewer than ``min_cell_count`` verifiable units are
+shown as suppressed (their pass/FAIL status stays visible, their counts and rates do not).
 
 A *run* is ``{"name": str, "intruder": str, "release": str, "result": dict}``; ``result`` holds
 the keys documented in ``render_markdown``. γ keys are strings as the user wrote them ("0.05").
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["render_markdown", "render_html"]
 
 DASH = "–"
+MIN_CELL_COUNT = 3  # default: cells with fewer verifiable units are shown as suppressed
 
 # Fixed rc settings: a constant hash salt and text kept as <text> make the SVG byte-identical for
 # the same input; the sans-serif stack ends in the generic "sans-serif" so browsers fall back.
@@ -127,6 +129,29 @@ def _upper_at_or_above_tau(cell: Mapping[str, Any], tau: float) -> bool:
     )
 
 
+def _suppressed(cell: Mapping[str, Any], min_count: int) -> bool:
+    """A cell too small to show: fewer than ``min_count`` verifiable units (or none recorded)."""
+    if min_count <= 0:
+        return False
+    n = cell.get("n_verifiable")
+    return n is None or int(n) < min_count
+
+
+def _suppressed_text(min_count: int) -> str:
+    return f"suppressed (n < {min_count})"
+
+
+def _suppression_rule(min_count: int) -> str:
+    return (f"Cells with fewer than {min_count} verifiable units are suppressed: "
+            "their status is shown, their counts and rates are not.")
+
+
+def _check_min_count(min_count: int) -> int:
+    if isinstance(min_count, bool) or not isinstance(min_count, (int, np.integer)) or min_count < 0:
+        raise ValueError(f"min_cell_count must be a non-negative integer, got {min_count!r}")
+    return int(min_count)
+
+
 def _taus(runs: Sequence[Mapping[str, Any]]) -> list[float]:
     return sorted({float(r["result"]["tau"]) for r in runs})
 
@@ -141,10 +166,15 @@ class _Table:
     numeric: list[bool]
     rows: list[list[str]] = field(default_factory=list)
     failing: list[bool] = field(default_factory=list)
+    # Per row, None or (first column, number of columns): one cell spanning those columns and
+    # holding the first one's text (HTML colspan; Markdown leaves the others empty).
+    spans: list[tuple[int, int] | None] = field(default_factory=list)
 
-    def add(self, row: list[str], failing: bool = False) -> None:
+    def add(self, row: list[str], failing: bool = False,
+            span: tuple[int, int] | None = None) -> None:
         self.rows.append(row)
         self.failing.append(failing)
+        self.spans.append(span)
 
 
 def _md_text(s: str) -> str:
@@ -170,9 +200,17 @@ def _html_table(t: _Table, caption: str | None = None) -> str:
         + "".join(f'<th scope="col"{cls(i)}>{html.escape(h)}</th>' for i, h in enumerate(t.header))
         + "</tr></thead><tbody>"
     )
-    for row, bad in zip(t.rows, t.failing):
-        cells = "".join(f"<td{cls(i)}>{html.escape(c)}</td>" for i, c in enumerate(row))
-        out.append(f'<tr class="fail">{cells}</tr>' if bad else f"<tr>{cells}</tr>")
+    for row, bad, span in zip(t.rows, t.failing, t.spans):
+        tds, classes = [], ["fail"] if bad else []
+        for i, c in enumerate(row):
+            if span and i == span[0]:
+                tds.append(f'<td class="supp" colspan="{span[1]}">{html.escape(c)}</td>')
+            elif not (span and span[0] < i < span[0] + span[1]):
+                tds.append(f"<td{cls(i)}>{html.escape(c)}</td>")
+        if span:
+            classes.append("supp")
+        attr = f' class="{" ".join(classes)}"' if classes else ""
+        out.append(f"<tr{attr}>{''.join(tds)}</tr>")
     out.append("</tbody></table></div>")
     return "".join(out)
 
@@ -212,8 +250,12 @@ def _status(cell: Mapping[str, Any], tau: float) -> str:
     return "pass*" if _upper_at_or_above_tau(cell, tau) else "pass"
 
 
-def _cell_table(result: Mapping[str, Any], detailed: bool) -> _Table:
-    """One row per cell; ``detailed`` adds outcome counts and intervals (HTML)."""
+def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> _Table:
+    """One row per cell; ``detailed`` adds outcome counts and intervals (HTML).
+
+    A cell with fewer than ``min_count`` verifiable units shows "suppressed (n < min_count)"
+    across its count and rate columns and keeps only its name and status.
+    """
     variables = _cell_vars(result)
     names = variables or ["cell"]
     gammas = _gammas(result)
@@ -230,6 +272,12 @@ def _cell_table(result: Mapping[str, Any], detailed: bool) -> _Table:
     for cell in result.get("cells", []):
         values = cell["cell"]
         row = [str(values.get(v, DASH)) for v in variables] if variables else ["all units"]
+        if _suppressed(cell, min_count):
+            width = len(header) - len(names) - 1
+            row += [_suppressed_text(min_count)] + [""] * (width - 1)
+            row.append(_status(cell, tau))
+            t.add(row, failing=not cell["passed"], span=(len(names), width))
+            continue
         row += [str(cell.get("n_verifiable", DASH)), str(cell.get("n_correct", DASH))]
         risk, risk_ci = cell.get("disclosure_risk", {}), cell.get("disclosure_risk_ci", {})
         if detailed:
@@ -313,15 +361,21 @@ def _run_facts(run: Mapping[str, Any]) -> list[str]:
 # Markdown
 
 
-def render_markdown(runs: list[dict], title: str = "attack report") -> str:
+def render_markdown(
+    runs: list[dict], title: str = "attack report", *, min_cell_count: int = MIN_CELL_COUNT
+) -> str:
     """Render runs as GitHub-flavoured Markdown: verdict first, then per run a summary and cells.
 
     Each run's ``result`` holds counts (``n_external``, ``n_verifiable``, ``n_matched``,
     ``n_correct``, ``n_false``, ``n_none``), rates with ``*_ci`` intervals, ``usefulness`` and
     ``disclosure_risk`` keyed by γ string, ``tau``, ``passed`` and ``cells``.
+
+    Cells with fewer than ``min_cell_count`` verifiable units are shown as suppressed: status
+    only, no counts or rates (0 shows every cell). Overall figures are always shown.
     """
     if not runs:
         raise ValueError("no runs to report")
+    min_count = _check_min_count(min_cell_count)
     _, headline, lines = _verdict(runs)
     out = [f"# {_md_text(title)}", "", f"**{headline}**", ""]
     out += [f"- {_md_text(line)}" for line in lines]
@@ -331,7 +385,10 @@ def render_markdown(runs: list[dict], title: str = "attack report") -> str:
         r = run["result"]
         out += ["", f"## {i}. {_md_text(str(run.get('name', '')))}", ""]
         out += [_md_text(" · ".join(_run_facts(run))), "", _md_table(_summary_table(r))]
-        out += ["", "### Cells", "", _md_table(_cell_table(r, detailed=False))]
+        out += ["", "### Cells", "", _md_table(_cell_table(r, detailed=False,
+                                                            min_count=min_count))]
+        if min_count > 0:
+            out += ["", _suppression_rule(min_count)]
         if any(_upper_at_or_above_tau(c, float(r["tau"])) for c in r.get("cells", [])):
             out += ["", "pass* = point estimate below τ, upper 95% bound at or above τ."]
     return "\n".join(out) + "\n"
@@ -373,8 +430,12 @@ def _risk_norm(tau: float, values: np.ndarray) -> TwoSlopeNorm:
     return TwoSlopeNorm(vcenter=tau, vmin=min(0.0, tau - 1e-6), vmax=vmax)
 
 
-def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str) -> str:
-    """Per-cell disclosure risk at ``gamma``, coloured on a diverging scale centred on τ."""
+def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str, min_count: int) -> str:
+    """Per-cell disclosure risk at ``gamma``, coloured on a diverging scale centred on τ.
+
+    Suppressed cells (fewer than ``min_count`` verifiable units) are grey, labelled "supp.",
+    and do not enter the colour scale.
+    """
     import matplotlib
     from matplotlib.colors import to_rgb
     from matplotlib.figure import Figure
@@ -385,7 +446,7 @@ def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str) -> str:
 
     def risk(cell: Mapping[str, Any]) -> float:
         v = cell.get("disclosure_risk", {}).get(gamma)
-        return np.nan if v is None else float(v)
+        return np.nan if v is None or _suppressed(cell, min_count) else float(v)
 
     if len(names) == 2:
         a, b = names
@@ -394,15 +455,18 @@ def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str) -> str:
         rows, cols = _levels(cells, a), _levels(cells, b)
         grid = np.full((len(rows), len(cols)), np.nan)
         fail = np.zeros(grid.shape, dtype=bool)
+        supp = np.zeros(grid.shape, dtype=bool)
         for c in cells:
             i = rows.index(str(c["cell"].get(a, DASH)))
             j = cols.index(str(c["cell"].get(b, DASH)))
             grid[i, j], fail[i, j] = risk(c), not c["passed"]
+            supp[i, j] = _suppressed(c, min_count)
         xlabel, ylabel = b, a
     else:
         rows, cols = [_cell_name(c, names) for c in cells], [f"γ = {gamma}"]
         grid = np.array([[risk(c)] for c in cells])
         fail = np.array([[not c["passed"]] for c in cells])
+        supp = np.array([[_suppressed(c, min_count)] for c in cells])
         xlabel, ylabel = "", ""
 
     norm = _risk_norm(tau, grid)
@@ -413,7 +477,9 @@ def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str) -> str:
     image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, norm=norm, aspect="auto")
     ax.set_facecolor("#e0e0e0")
     for (i, j), v in np.ndenumerate(grid):
-        if np.isnan(v):
+        if supp[i, j]:
+            text, colour = "supp.", "#555555"
+        elif np.isnan(v):
             text, colour = DASH, "black"
         else:
             r, g, b_ = to_rgb(cmap(norm(v)))
@@ -434,8 +500,11 @@ def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str) -> str:
     return _svg(fig, prefix)
 
 
-def _risk_by_gamma(runs: Sequence[Mapping[str, Any]], prefix: str) -> str:
-    """Overall (solid, with 95% interval) and highest-cell (dashed) disclosure risk against γ."""
+def _risk_by_gamma(runs: Sequence[Mapping[str, Any]], prefix: str, min_count: int) -> str:
+    """Overall (solid, with 95% interval) and highest-cell (dashed) disclosure risk against γ.
+
+    The highest cell is taken over the cells that are not suppressed (``min_count``).
+    """
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(5.5, 3.4))
@@ -456,8 +525,9 @@ def _risk_by_gamma(runs: Sequence[Mapping[str, Any]], prefix: str) -> str:
         ax.errorbar(x, y, yerr=[y - lo, hi - y], color=colour, marker="o", capsize=3,
                     label=f"{run.get('name', '')} (overall)")
         cells = r.get("cells", [])
-        if len(cells) > 1:
-            top = [max((float(c["disclosure_risk"][g]) for c in cells
+        shown = [c for c in cells if not _suppressed(c, min_count)]
+        if len(cells) > 1 and shown:
+            top = [max((float(c["disclosure_risk"][g]) for c in shown
                         if c.get("disclosure_risk", {}).get(g) is not None), default=np.nan)
                    for g in gammas]
             ax.plot(x, top, color=colour, linestyle="--", marker="^",
@@ -533,6 +603,7 @@ th{background:#f3f3f3}
 .num{text-align:right}
 tr.fail td{background:#fdecea}
 tr.fail td:last-child{color:#b71c1c;font-weight:700}
+td.supp{color:#555;font-style:italic}
 figure{margin:.8rem 0}
 .plot svg{display:block;max-width:100%;height:auto}
 figcaption{font-size:.85rem;color:#444}
@@ -569,7 +640,7 @@ def _settings_html(result: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
-def _run_html(run: Mapping[str, Any], index: int, with_gamma_plot: bool) -> str:
+def _run_html(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_count: int) -> str:
     r = run["result"]
     tau = float(r["tau"])
     gammas = _gammas(r)
@@ -588,17 +659,20 @@ def _run_html(run: Mapping[str, Any], index: int, with_gamma_plot: bool) -> str:
     if cells and gammas:
         gamma = gammas[-1]
         out.append("<h3>Disclosure risk per cell</h3>")
+        n_supp = sum(_suppressed(c, min_count) for c in cells)
+        supp_note = (f" Grey \"supp.\": suppressed, fewer than {min_count} verifiable units."
+                     if n_supp else "")
         out.append(_figure_html(
-            _heatmap(r, gamma, f"r{index}h"),
+            _heatmap(r, gamma, f"r{index}h", min_count),
             f"Disclosure risk per cell at γ = {gamma}, the largest γ evaluated: usefulness, and "
             f"with it the risk, can only grow with γ, so this γ decides whether a cell passes. "
             f"Colours diverge at τ = {_short(tau)} (green below, red above, deepest red at the "
-            f"highest risk); failing cells in bold.",
+            f"highest risk); failing cells in bold.{supp_note}",
         ))
     if with_gamma_plot and gammas:
         out.append("<h3>Disclosure risk by γ</h3>")
         out.append(_figure_html(
-            _risk_by_gamma([run], f"r{index}g"),
+            _risk_by_gamma([run], f"r{index}g", min_count),
             f"Overall disclosure risk with 95% interval and the highest cell risk against γ; "
             f"dotted line τ = {_short(tau)}.",
         ))
@@ -608,7 +682,9 @@ def _run_html(run: Mapping[str, Any], index: int, with_gamma_plot: bool) -> str:
         caption = f"Assigned pairs by distance, correct vs false links; {scale}."
         out.append(_figure_html(svg, caption))
     out.append("<h3>Cells</h3>")
-    out.append(_html_table(_cell_table(r, detailed=True)))
+    out.append(_html_table(_cell_table(r, detailed=True, min_count=min_count)))
+    if min_count > 0:
+        out.append(f'<p class="facts">{html.escape(_suppression_rule(min_count))}</p>')
     if any(_upper_at_or_above_tau(c, tau) for c in cells):
         out.append('<p class="facts">pass* = point estimate below τ, '
                    "upper 95% bound at or above τ (METHOD §9.4).</p>")
@@ -618,17 +694,28 @@ def _run_html(run: Mapping[str, Any], index: int, with_gamma_plot: bool) -> str:
     return "\n".join(out)
 
 
-def render_html(runs: list[dict], title: str = "attack report", notes: Sequence[str] = ()) -> str:
+def render_html(
+    runs: list[dict],
+    title: str = "attack report",
+    notes: Sequence[str] = (),
+    *,
+    min_cell_count: int = MIN_CELL_COUNT,
+) -> str:
     """Render runs as one self-contained HTML page (inline CSS and SVG, no external resources).
 
     Order: verdict banner, notes, a comparison of runs (when more than one), then per run the
     summary, a per-cell risk heat map, risk by γ, the distance histogram, the cell table and the
     settings as run. The output is byte-identical for the same input.
+
+    Cells with fewer than ``min_cell_count`` verifiable units are suppressed in the cell table
+    (status only), masked in the heat map and left out of the highest-cell line of the risk-by-γ
+    plot; 0 shows every cell. Overall figures are always shown.
     """
     import matplotlib  # imported here: only HTML reports need it, and it is slow to import
 
     if not runs:
         raise ValueError("no runs to report")
+    min_count = _check_min_count(min_cell_count)
     ok, headline, lines = _verdict(runs)
     esc = html.escape
     body = [
@@ -645,7 +732,7 @@ def render_html(runs: list[dict], title: str = "attack report", notes: Sequence[
             body.append('<section id="comparison"><h2>Comparison of runs</h2>')
             body.append(_html_table(_comparison_table(runs)))
             body.append(_figure_html(
-                _risk_by_gamma(runs, "cmp"),
+                _risk_by_gamma(runs, "cmp", min_count),
                 "Disclosure risk against γ, one colour per run: overall with 95% interval "
                 "(solid) and highest cell (dashed); dotted line τ.",
             ))
@@ -653,7 +740,8 @@ def render_html(runs: list[dict], title: str = "attack report", notes: Sequence[
                 f'<li><a href="#run-{i}">{esc(str(run.get("name", "")))}</a></li>'
                 for i, run in enumerate(runs, 1)
             ) + "</ol></nav></section>")
-        body += [_run_html(run, i, with_gamma_plot=len(runs) == 1) for i, run in enumerate(runs, 1)]
+        body += [_run_html(run, i, with_gamma_plot=len(runs) == 1, min_count=min_count)
+                 for i, run in enumerate(runs, 1)]
     body.append("<footer>Aggregates only: counts, rates and settings per run and cell. "
                 "Confidential until cleared for release.</footer>")
     return (

@@ -281,3 +281,85 @@ def test_html_one_and_three_cell_variables() -> None:
     result["evaluation"]["cell_variables"] = []
     page = render_html([{"name": "r", "intruder": "worst", "release": "R", "result": result}])
     assert "all units" in page
+
+
+# -------------------------------------------------------------------------------- small cells
+
+
+def _small_cells_run() -> dict:
+    """The failing result with two small cells: 250+/E (n = 2, fails) and 50-249/E (n = 3)."""
+    result = failing_result()
+    result["cells"][5] = _cell("250+", "E", 2, 2, 0, 0.935, 0.965)  # risk 0.935/0.965: fails
+    result["cells"][3] = _cell("50-249", "E", 3, 1, 0, 0.93, 0.94)  # risk 0.31/0.3133: passes
+    assert not result["cells"][5]["passed"] and result["cells"][3]["passed"]
+    return {"name": "small cells", "intruder": "worst", "release": "R", "result": result}
+
+
+def _small_cell_numbers(cell: dict) -> list[str]:
+    """Every rate and interval bound of a cell as the reports format them."""
+    values = [cell["reidentification_rate"], *cell["reidentification_rate_ci"]]
+    for g in ("0.05", "0.1"):
+        values += [cell["disclosure_risk"][g], *cell["disclosure_risk_ci"][g]]
+    return [f"{v:.4f}" for v in values]
+
+
+def test_markdown_suppresses_small_cells_but_keeps_their_status() -> None:
+    run = _small_cells_run()
+    md = render_markdown([run])
+    rows = _table_rows(md, "### Cells")
+    assert "| 250+ | E | suppressed (n < 3) |  |  |  |  | FAIL |" in rows
+    assert "| 50-249 | E | 3 | 1 | 0.3333 | 0.3100 | 0.3133 | pass* |" in rows
+    small = [r for r in rows if r.startswith("| 250+ | E |")]
+    assert len(small) == 1
+    assert not re.search(r"\d", small[0][len("| 250+ | E |"):].replace("n < 3", ""))
+    for text in _small_cell_numbers(run["result"]["cells"][5]):
+        assert text not in md
+    assert "Cells with fewer than 3 verifiable units are suppressed" in md
+    assert md.count("Cells with fewer than 3 verifiable units are suppressed") == 1
+    # The verdict still counts the suppressed failing cell; overall figures stay.
+    assert "small cells: NOT PASSED, 2 of 6 cells failing" in md
+    assert "| re-identification rate | 0.5475 | [0.5368, 0.5582] |" in md
+
+
+def test_markdown_min_cell_count_zero_shows_every_cell() -> None:
+    md = render_markdown([_small_cells_run()], min_cell_count=0)
+    rows = _table_rows(md, "### Cells")
+    assert "| 250+ | E | 2 | 2 | 1.0000 | 0.9350 | 0.9650 | FAIL |" in rows
+    assert "suppressed" not in md
+    higher = render_markdown([_small_cells_run()], min_cell_count=4)
+    assert "| 50-249 | E | suppressed (n < 4) |  |  |  |  | pass* |" in higher
+    with pytest.raises(ValueError):
+        render_markdown([_small_cells_run()], min_cell_count=-1)
+
+
+def test_html_suppresses_small_cells_in_table_heat_map_and_plot() -> None:
+    run = _small_cells_run()
+    page = render_html([run])
+    assert ('<tr class="fail supp"><td>250+</td><td>E</td>'
+            '<td class="supp" colspan="11">suppressed (n &lt; 3)</td><td>FAIL</td></tr>') in page
+    assert ("<tr><td>50-249</td><td>E</td><td class=\"num\">3</td><td class=\"num\">1</td>"
+            in page)
+    for text in _small_cell_numbers(run["result"]["cells"][5]):
+        assert text not in page
+    assert page.count(">supp.<") == 1  # the masked heat-map cell
+    assert "Grey &quot;supp.&quot;: suppressed, fewer than 3 verifiable units." in page
+    assert "Cells with fewer than 3 verifiable units are suppressed" in page
+    assert "NOT PASSED, 2 of 6 cells failing" in page
+    # Nothing about a suppressed cell but its status reaches the page: other numbers in it
+    # (here a higher risk that would top the heat-map scale and the highest-cell line) leave
+    # the page byte-identical.
+    other = copy.deepcopy(run)
+    other["result"]["cells"][5] = _cell("250+", "E", 1, 1, 0, 0.99, 1.0)
+    assert not other["result"]["cells"][5]["passed"]
+    assert render_html([other]) == page
+    assert render_markdown([other]) == render_markdown([run])
+
+
+def test_html_min_cell_count_zero_shows_every_cell() -> None:
+    run = _small_cells_run()
+    page = render_html([run], min_cell_count=0)
+    assert "suppressed" not in page and ">supp.<" not in page
+    assert '<tr class="fail"><td>250+</td><td>E</td><td class="num">2</td>' in page
+    assert "0.9650" in page
+    with pytest.raises(ValueError):
+        render_html([run], min_cell_count=-1)
