@@ -120,7 +120,7 @@ def build(
     body = {
         "certificate_version": CERTIFICATE_VERSION,
         "tool": {"name": "attack", "version": __version__},
-        "created": created or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "created": created or _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat(),
         "kind": kind,
         "rerun": rerun,
         "inputs": list(inputs),

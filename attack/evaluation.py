@@ -46,7 +46,7 @@ class Gamma:
 
     def __post_init__(self) -> None:
         for g in (self.value, *self.by_variable.values()):
-            if not 0 < g:
+            if not g > 0:
                 raise InputError(f"usefulness threshold γ must be positive, got {g}")
 
     def for_variable(self, name: str) -> float:

@@ -9,7 +9,6 @@ Dask tests run on a local cluster bound to 127.0.0.1, started once for the modul
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
