@@ -255,7 +255,8 @@ def demo_command(out_dir, units, seed, method, jobs) -> None:
     """Generate a synthetic enterprise population and attack two candidate releases."""
     demo = run_demo(out_dir, n_units=units, seed=seed, method=method, jobs=jobs, progress=True)
     click.echo(demo.markdown)
-    click.echo(f"wrote {demo.json_path} and {demo.html_path}", err=True)
+    folder = demo.json_path.parent
+    click.echo(f"wrote demo.json, report.html, certificate.json and certificate.html in {folder}", err=True)
 
 
 @dataclass(frozen=True)
