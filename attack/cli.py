@@ -188,7 +188,7 @@ def link_command(external_path, release_path, external_id, release_id, original_
     data = AttackInput(external, external_id, release, release_id, original, original_id)
     outcome = run_mass_attack(data, linkage, evaluation, **solve)
     title = f"{external_path.name} against {release_path.name}"
-    _emit(outcome, title, json_path, html_path, matches_path, say=_Say(quiet, verbose, timings))
+    _emit([(title, outcome)], title, json_path, html_path, matches_path, say=_Say(quiet, verbose, timings))
 
 
 @main.command("run")
@@ -211,21 +211,32 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
         or (Path(json_path).with_suffix(".certificate.json") if json_path else None)
         or Path("reports") / f"{scenario_path.stem}.certificate.json"
     )
+    first = outcome.attacks[0][1].result
     sealed = certificate.build(
         kind="run",
-        runs=[outcome.as_run(scenario.title)],
+        runs=outcome.runs,
         inputs=scenario.fingerprints(certificate_path.parent),
-        scenario={k: outcome.result[k] for k in ("linkage", "evaluation", "scenario")},
+        scenario={
+            "title": scenario.title,
+            "intruders": [
+                {"name": i.name, "role": i.role, "linkage": o.result["linkage"]}
+                for i, o in outcome.attacks
+            ],
+            "evaluation": first["evaluation"],
+            "lam": scenario.lam,
+        },
         rerun={"scenario": "the input with role 'scenario'"},
+        combined=outcome.combined,
     )
     _emit(
-        outcome,
+        [(run["name"], attack) for run, (_, attack) in zip(outcome.runs, outcome.attacks)],
         scenario.title,
         json_path,
         html_path or scenario.outputs.get("html"),
         matches_path or scenario.outputs.get("matches"),
         certificate=(certificate_path, sealed),
         say=_Say(quiet, verbose, timings),
+        combined=outcome.combined,
     )
 
 
@@ -269,32 +280,49 @@ class _Say:
 
 
 def _emit(
-    outcome: AttackOutcome,
+    attacks: list[tuple[str, AttackOutcome]],
     title: str,
     json_path,
     html_path,
     matches_path,
     certificate=None,
     say: _Say = _Say(),
+    combined: dict | None = None,
 ) -> None:
-    """Print the Markdown summary and write the requested files, all or none of them;
+    """Print the Markdown summary and write the requested files, all or none of them.
+
+    ``attacks`` are ``(name, outcome)`` per intruder; one attack's JSON is its result, a
+    scenario set's JSON lists every intruder's result and the ``combined`` measure.
     ``certificate`` is ``(path, sealed certificate)`` (written with a printable HTML twin)."""
-    if say.timings:
-        outcome.result["timings"] = outcome.timings
-    if say.verbose:
-        stages = ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds in outcome.timings.items())
-        click.echo(f"timings: {stages}", err=True)
-    runs = [outcome.as_run(title)]
+    for name, outcome in attacks:
+        if say.timings:
+            outcome.result["timings"] = outcome.timings
+        if say.verbose:
+            stages = ", ".join(f"{stage} {sec:.2f} s" for stage, sec in outcome.timings.items())
+            click.echo(f"timings ({name}): {stages}", err=True)
+    runs = [outcome.as_run(name) for name, outcome in attacks]
+    if len(attacks) == 1 and combined is None:
+        document = attacks[0][1].result
+    else:
+        document = {
+            "title": title,
+            "intruders": [{"name": r["name"], "result": r["result"]} for r in runs],
+            "combined": combined,
+            "passed": combined["passed"] if combined else all(r["result"]["passed"] for r in runs),
+        }
+    if matches_path and len(attacks) != 1:
+        raise InputError("--matches writes the links of one intruder; this scenario has several")
     files = {}
     if certificate:
         path, sealed = certificate
         files[Path(path)] = (to_json(sealed), None)
         files[Path(path).with_suffix(".html")] = (render_certificate(sealed), None)
     if json_path:
-        files[Path(json_path)] = (to_json(outcome.result), None)
+        files[Path(json_path)] = (to_json(document), None)
     if html_path:
-        files[Path(html_path)] = (render_html(runs, title=title), None)
+        files[Path(html_path)] = (render_html(runs, title=title, combined=combined), None)
     if matches_path:
+        outcome = attacks[0][1]
         text = matches_csv(outcome.links, outcome.external_ids, outcome.release_ids)
         files[Path(matches_path)] = (text, OWNER_ONLY)
     write_files_atomic(files)
@@ -303,4 +331,4 @@ def _emit(
     if certificate and not say.quiet:
         click.echo(f"certificate written to {certificate[0]}", err=True)
     if not say.quiet:
-        click.echo(render_markdown(runs, title=title))
+        click.echo(render_markdown(runs, title=title, combined=combined))

@@ -321,16 +321,27 @@ def _comparison_table(runs: Sequence[Mapping[str, Any]]) -> _Table:
     return t
 
 
-def _verdict(runs: Sequence[Mapping[str, Any]]) -> tuple[bool, str, list[str]]:
-    """(all passed, headline, one line per run)."""
+def _verdict(
+    runs: Sequence[Mapping[str, Any]], combined: Mapping[str, Any] | None = None
+) -> tuple[bool, str, list[str]]:
+    """(passed, headline, one line per run). With ``combined`` the decision is the combined
+    measure's (METHOD.md §10) and the per-run lines are for information."""
     taus = _taus(runs)
     tau_text = f"τ = {_short(taus[0])}" if len(taus) == 1 else (
         "each run's τ (" + ", ".join(_short(t) for t in taus) + ")"
     )
-    ok = all(r["result"]["passed"] for r in runs)
-    headline = f"PASSED: every cell below {tau_text}" if ok else (
-        f"NOT PASSED: cells at or above {tau_text} for some γ"
-    )
+    if combined is not None:
+        ok = bool(combined["passed"])
+        basis = f"combined measure, λ = {_short(combined['lam'])}"
+        headline = f"PASSED ({basis}): every cell below τ = {_short(combined['tau'])}" if ok else (
+            f"NOT PASSED ({basis}): {combined['n_failing_cells']} of {len(combined['cells'])} "
+            f"cells at or above τ = {_short(combined['tau'])}"
+        )
+    else:
+        ok = all(r["result"]["passed"] for r in runs)
+        headline = f"PASSED: every cell below {tau_text}" if ok else (
+            f"NOT PASSED: cells at or above {tau_text} for some γ"
+        )
     lines = []
     for run in runs:
         r = run["result"]
@@ -340,6 +351,32 @@ def _verdict(runs: Sequence[Mapping[str, Any]]) -> tuple[bool, str, list[str]]:
             f"failing (τ = {_short(r['tau'])})"
         )
     return ok, headline, lines
+
+
+def _combined_table(combined: Mapping[str, Any], min_count: int) -> _Table:
+    """Per cell: worst case, realistic mean and combined risk per γ, the rule used, status."""
+    gammas = list(combined["cells"][0]["disclosure_risk"]) if combined["cells"] else []
+    names = list(dict.fromkeys(k for c in combined["cells"] for k in c["cell"]))
+    header = [*(names or ["cell"])]
+    for g in gammas:
+        header += [f"worst γ = {g}", f"realistic γ = {g}", f"combined γ = {g}"]
+    header += ["rule", "status"]
+    table = _Table(header, [False] * len(names or [1]) + [True] * (3 * len(gammas)) + [False, False])
+    for cell in combined["cells"]:
+        label = [str(cell["cell"].get(n, DASH)) for n in names] or ["all units"]
+        status = "pass" if cell["passed"] else "FAIL"
+        if cell.get("n_verifiable", min_count) < min_count:
+            span = (len(label), 3 * len(gammas))
+            table.add([*label, f"suppressed (n < {min_count})", *[""] * (3 * len(gammas) - 1),
+                       cell["rule"], status], failing=not cell["passed"], span=span)
+            continue
+        values = []
+        for g in gammas:
+            worst = (cell.get("worst") or {}).get(g)
+            mean = (cell.get("realistic_mean") or {}).get(g)
+            values += [_num(worst), _num(mean), _num(cell["disclosure_risk"][g])]
+        table.add([*label, *values, cell["rule"], status], failing=not cell["passed"])
+    return table
 
 
 def _run_facts(run: Mapping[str, Any]) -> list[str]:
@@ -362,7 +399,11 @@ def _run_facts(run: Mapping[str, Any]) -> list[str]:
 
 
 def render_markdown(
-    runs: list[dict], title: str = "attack report", *, min_cell_count: int = MIN_CELL_COUNT
+    runs: list[dict],
+    title: str = "attack report",
+    *,
+    min_cell_count: int = MIN_CELL_COUNT,
+    combined: Mapping[str, Any] | None = None,
 ) -> str:
     """Render runs as GitHub-flavoured Markdown: verdict first, then per run a summary and cells.
 
@@ -376,9 +417,12 @@ def render_markdown(
     if not runs:
         raise ValueError("no runs to report")
     min_count = _check_min_count(min_cell_count)
-    _, headline, lines = _verdict(runs)
+    _, headline, lines = _verdict(runs, combined)
     out = [f"# {_md_text(title)}", "", f"**{headline}**", ""]
     out += [f"- {_md_text(line)}" for line in lines]
+    if combined is not None:
+        out += ["", f"## Combined measure (λ = {_short(combined['lam'])})", "",
+                _md_text(combined["formula"]), "", _md_table(_combined_table(combined, min_count))]
     if len(runs) > 1:
         out += ["", "## Comparison", "", _md_table(_comparison_table(runs))]
     for i, run in enumerate(runs, 1):
@@ -700,6 +744,7 @@ def render_html(
     notes: Sequence[str] = (),
     *,
     min_cell_count: int = MIN_CELL_COUNT,
+    combined: Mapping[str, Any] | None = None,
 ) -> str:
     """Render runs as one self-contained HTML page (inline CSS and SVG, no external resources).
 
@@ -716,7 +761,7 @@ def render_html(
     if not runs:
         raise ValueError("no runs to report")
     min_count = _check_min_count(min_cell_count)
-    ok, headline, lines = _verdict(runs)
+    ok, headline, lines = _verdict(runs, combined)
     esc = html.escape
     body = [
         f"<h1>{esc(title)}</h1>",
@@ -725,6 +770,12 @@ def render_html(
         + "".join(f"<li>{esc(line)}</li>" for line in lines)
         + "</ul></div>",
     ]
+    if combined is not None:
+        body.append(
+            f'<section id="combined"><h2>Combined measure (λ = {esc(_short(combined["lam"]))})</h2>'
+            f"<p>{esc(combined['formula'])}</p>"
+            + _html_table(_combined_table(combined, min_count)) + "</section>"
+        )
     if notes:
         body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
     with matplotlib.rc_context(_RC):

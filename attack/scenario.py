@@ -19,7 +19,7 @@ import math
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -32,6 +32,7 @@ from attack.errors import InputError
 from attack.evaluation import DEFAULT_GAMMAS, DEFAULT_TAU, EvaluationSpec, gammas_from
 from attack.linkage import LinkageSpec
 from attack.certificate import file_input, frame_input
+from attack.combine import ROLES, combine, resolve_lambda
 from attack.mass_attack import AttackInput, AttackOutcome, needed_columns, run_mass_attack
 from attack.readers import read_table
 
@@ -178,10 +179,44 @@ class EngineSettings:
     memory_budget: int | None = None
 
 
+@dataclass(frozen=True)
+class Intruder:
+    """One simulated intruder: its external file, its role and how it links."""
+
+    name: str
+    role: str
+    source: Mapping
+    linkage: LinkageSpec
+
+
+@dataclass
+class ScenarioOutcome:
+    """Every intruder's attack on the release and, for a scenario set, the combined measure."""
+
+    title: str
+    attacks: list[tuple[Intruder, AttackOutcome]]
+    combined: dict | None = None
+
+    @property
+    def runs(self) -> list[dict]:
+        """Run records for reports and certificates, one per intruder."""
+        return [
+            {**outcome.as_run(intruder.name), "intruder": intruder.role or outcome.intruder}
+            for intruder, outcome in self.attacks
+        ]
+
+    @property
+    def passed(self) -> bool:
+        if self.combined is not None:
+            return self.combined["passed"]
+        return all(outcome.result["passed"] for _, outcome in self.attacks)
+
+
 @dataclass
 class Scenario:
-    """A loaded scenario: where the data come from, the linkage, the evaluation, the outputs
-    and how the blocks are solved."""
+    """A loaded scenario: where the data come from, the intruders, the evaluation, the outputs
+    and how the blocks are solved. With several ``[[intruder]]`` tables and a ``[combine]``
+    table it is a scenario set whose cells are judged on the combined measure (METHOD.md §10)."""
 
     title: str
     sources: dict[str, Mapping]
@@ -190,22 +225,38 @@ class Scenario:
     outputs: dict[str, Path] = field(default_factory=dict)
     base: Path = Path(".")
     engine: EngineSettings = field(default_factory=EngineSettings)
-
+    intruders: list[Intruder] = field(default_factory=list)
+    lam: float | None = None
     path: Path | None = None
 
-    def run(self, **solve) -> AttackOutcome:
-        """Load the data and run the attack; ``solve`` overrides the ``[engine]`` settings."""
-        outcome = run_mass_attack(self.load_data(), self.linkage, self.evaluation, **solve)
-        outcome.result["scenario"] = {"title": self.title, "file": str(self.path or "")}
-        return outcome
+    def __post_init__(self) -> None:
+        if not self.intruders:
+            self.intruders = [Intruder(self.title, "", self.sources["external"], self.linkage)]
+
+    def run(self, **solve) -> ScenarioOutcome:
+        """Run every intruder; ``solve`` overrides the ``[engine]`` settings."""
+        attacks = []
+        for intruder in self.intruders:
+            outcome = run_mass_attack(
+                self.load_data(intruder), intruder.linkage, self.evaluation, **solve
+            )
+            outcome.result["scenario"] = {"title": self.title, "file": str(self.path or "")}
+            attacks.append((intruder, outcome))
+        combined = None
+        if self.lam is not None:
+            combined = combine(
+                [(i.role, o.result) for i, o in attacks], self.lam, self.evaluation.tau
+            )
+        return ScenarioOutcome(self.title, attacks, combined)
 
     def fingerprints(self, certificate_dir: Path) -> list[dict]:
         """SHA-256 of the scenario file and of every data source, for a certificate."""
         out = [file_input("scenario", self.path, certificate_dir)] if self.path else []
-        for role in ("external", "release", "original"):
-            source = self.sources.get(role)
-            if source is None:
-                continue
+        roles = [("release", self.sources["release"])]
+        if "original" in self.sources:
+            roles.append(("original", self.sources["original"]))
+        roles += [("external", intruder.source) for intruder in self.intruders]
+        for role, source in roles:
             if "demo" in source:
                 options = source.get("demo_options", {})
                 frame, _ = demo_source(source["demo"], **options)
@@ -215,16 +266,17 @@ class Scenario:
                 out.append(file_input(role, file if file.is_absolute() else self.base / file, certificate_dir))
         return out
 
-    def load_data(self) -> AttackInput:
-        """Read (or generate) the files the scenario names."""
+    def load_data(self, intruder: Intruder) -> AttackInput:
+        """Read (or generate) the files one intruder's attack needs."""
         frames, ids = {}, {}
         has_original = "original" in self.sources
+        sources = {**self.sources, "external": intruder.source}
         for role in ("external", "release", "original"):
-            source = self.sources.get(role)
+            source = sources.get(role)
             if source is None:
                 continue
             id_column = str(source.get("id", DEMO_ID))
-            columns = needed_columns(role, id_column, self.linkage, self.evaluation, has_original)
+            columns = needed_columns(role, id_column, intruder.linkage, self.evaluation, has_original)
             frames[role], ids[role] = _load_source(role, source, self.base, columns)
         return AttackInput(
             external=frames["external"],
@@ -257,26 +309,25 @@ def load_scenario(path: str | Path) -> Scenario:
 
 def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
     """Build a :class:`Scenario` from the parsed TOML structure."""
-    _known(raw, {"title", "data", "linkage", "evaluation", "output", "engine"}, "top level")
+    _known(
+        raw, {"title", "data", "linkage", "evaluation", "output", "engine", "intruder", "combine"},
+        "top level",
+    )
     data = raw.get("data", {})
     _known(data, {"external", "release", "original", "demo"}, "[data]")
-    for role in ("external", "release"):
+    demo = data.get("demo", {})
+    needed = ("release",) if "intruder" in raw else ("external", "release")
+    for role in needed:
         if role not in data:
             raise InputError(f"[data] needs an entry {role!r}")
-    sources = {r: _with_demo(data[r], data.get("demo", {})) for r in ("external", "release", "original") if r in data}
-
-    lk = raw.get("linkage", {})
-    _known(lk, {"keys", "block", "method", "standardise", "metric_distance", "seed"}, "[linkage]")
-    if not lk.get("keys"):
-        raise InputError("[linkage] needs a list 'keys'")
-    linkage = LinkageSpec(
-        keys=tuple(_key_from(k) for k in lk["keys"]),
-        blocks=tuple(_classifier_from(b) for b in lk.get("block", [])),
-        method=lk.get("method", "greedy"),
-        standardise=lk.get("standardise", "maxmin"),
-        metric_distance=lk.get("metric_distance", "squared"),
-        seed=lk.get("seed"),
-    )
+    sources = {r: _with_demo(data[r], demo) for r in ("external", "release", "original") if r in data}
+    linkage = _linkage_from(raw.get("linkage", {}), "[linkage]")
+    intruders = [_intruder_from(entry, i, linkage, demo) for i, entry in enumerate(raw.get("intruder", []))]
+    combine_table = raw.get("combine", {})
+    _known(combine_table, {"lam"}, "[combine]")
+    lam = resolve_lambda(combine_table["lam"]) if "lam" in combine_table else None
+    if lam is None and len(intruders) > 1:
+        raise InputError("several [[intruder]] tables need a [combine] table with lam (e.g. 0.2)")
 
     ev = raw.get("evaluation", {})
     _known(ev, {"gamma", "gamma_by_variable", "tau", "targets", "cells", "zero_tolerance"}, "[evaluation]")
@@ -292,7 +343,49 @@ def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
     outputs = {k: base / v for k, v in out.items()}
     engine = _engine_from(raw.get("engine", {}))
     return Scenario(
-        raw.get("title", "attack scenario"), sources, linkage, evaluation, outputs, base, engine
+        raw.get("title", "attack scenario"), sources, linkage, evaluation, outputs, base, engine,
+        intruders, lam,
+    )
+
+
+_LINKAGE_FIELDS = {"keys", "block", "method", "standardise", "metric_distance", "seed"}
+
+
+def _linkage_from(table: Mapping, where: str, default: LinkageSpec | None = None) -> LinkageSpec:
+    """A ``[linkage]`` table; inside ``[[intruder]]`` unset entries fall back to ``default``."""
+    _known(table, _LINKAGE_FIELDS, where)
+    if default is not None:
+        return replace(
+            default,
+            **({"keys": tuple(_key_from(k) for k in table["keys"])} if "keys" in table else {}),
+            **({"blocks": tuple(_classifier_from(b) for b in table["block"])} if "block" in table else {}),
+            **{k: table[k] for k in ("method", "standardise", "metric_distance", "seed") if k in table},
+        )
+    if not table.get("keys"):
+        raise InputError(f"{where} needs a list 'keys'")
+    return LinkageSpec(
+        keys=tuple(_key_from(k) for k in table["keys"]),
+        blocks=tuple(_classifier_from(b) for b in table.get("block", [])),
+        method=table.get("method", "greedy"),
+        standardise=table.get("standardise", "maxmin"),
+        metric_distance=table.get("metric_distance", "squared"),
+        seed=table.get("seed"),
+    )
+
+
+def _intruder_from(entry: Mapping, index: int, default: LinkageSpec, demo: Mapping) -> Intruder:
+    where = f"[[intruder]] number {index + 1}"
+    _known(entry, {"name", "role", "external", "linkage"}, where)
+    role = entry.get("role", "realistic")
+    if role not in ROLES:
+        raise InputError(f"{where}: role must be one of {', '.join(ROLES)}, got {role!r}")
+    if "external" not in entry:
+        raise InputError(f"{where} needs an 'external' data entry")
+    return Intruder(
+        name=str(entry.get("name", f"intruder {index + 1}")),
+        role=role,
+        source=_with_demo(entry["external"], demo),
+        linkage=_linkage_from(entry.get("linkage", {}), f"{where} linkage", default),
     )
 
 

@@ -66,10 +66,11 @@ def test_run_writes_a_sealed_certificate_with_every_input(scenario):
         ("original", "../original.csv"),
     }
     assert all(len(i["sha256"]) == 64 for i in cert["inputs"])
-    assert cert["inputs"][1]["sha256"] == certificate.sha256_file(scenario.parent / "external.csv")
+    external = next(i for i in cert["inputs"] if i["role"] == "external")
+    assert external["sha256"] == certificate.sha256_file(scenario.parent / "external.csv")
     assert cert["verdict"]["factually_anonymous"] is False
     assert cert["verdict"]["failing_cells"] == [{"run": "fixture", "cell": {"wz": "22"}}]
-    assert cert["scenario"]["linkage"]["method"] == "greedy"
+    assert cert["scenario"]["intruders"][0]["linkage"]["method"] == "greedy"
     assert cert["scenario"]["evaluation"]["tau"] == 0.5
     cells = {c["cell"]["wz"]: c for c in cert["results"][0]["cells"]}
     assert cells["15"]["disclosure_risk"]["0.1"] == pytest.approx(2 / 9)
@@ -154,5 +155,5 @@ def test_quiet_verbose_and_timings(scenario):
     assert "timings" not in json.loads(out.read_text())
     loud = CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1", "--verbose", "--timings"])
     assert loud.exit_code == 0
-    assert "timings: checks" in loud.output and "linkage" in loud.output
+    assert "timings (fixture): checks" in loud.output and "linkage" in loud.output
     assert set(json.loads(out.read_text())["timings"]) == {"checks", "linkage", "evaluation"}
