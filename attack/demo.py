@@ -21,6 +21,7 @@ from attack.errors import InputError
 from attack.evaluation import EvaluationSpec
 from attack.linkage import LinkageSpec
 from attack.mass_attack import AttackInput, run_mass_attack
+from attack.natural_protection import agreement_profile
 from attack.outputs import to_json, write_files_atomic
 from attack.report import render_html, render_markdown
 
@@ -133,10 +134,18 @@ def run_demo(
                 }
             )
     profile = incompatibility_profile(intruders["realistic"][1], original)
+    agreement = agreement_profile(
+        intruders["realistic"][1], DEMO_ID, original, DEMO_ID, hierarchical=("nace",),
+        categorical=("bbr9", "east_west", "legal_form"), metric=("turnover", "employees"),
+    )
     document = {
         "attack_version": __version__,
         "demo": {"n_units": n_units, "seed": seed, "method": method},
-        "natural_protection": {"external": "MARKUS-like database", "incompatibility": profile},
+        "natural_protection": {
+            "external": "MARKUS-like database",
+            "incompatibility": profile,
+            "agreement": agreement,
+        },
         "runs": runs,
     }
     notes = [

@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 from scipy.special import ndtr, ndtri
 
 from attack.errors import InputError
+from attack.natural_protection import agreement_profile
 
 __all__ = [
     "EXTERNAL_PROFILES",
@@ -482,32 +483,25 @@ def worst_case_external(population: pd.DataFrame, seed: int = 3) -> pd.DataFrame
 
 
 def incompatibility_profile(external: pd.DataFrame, population: pd.DataFrame) -> dict[str, float]:
-    """Shares of external records that disagree with their true unit (METHOD.md §12.1).
+    """Shares of external records that disagree with their true unit (METHOD.md §12.1), read
+    off the agreement tables of :func:`attack.natural_protection.agreement_profile`.
 
-    Reference values: RESULTS.md §3.
-
-    Categorical keys: different WZ division, 4-digit class, BBR9. Metric keys present in the
-    external file: share with ``|e - o| > 0.10 |o|``.
+    Reference values: RESULTS.md §3. Categorical keys: different WZ division, 4-digit class,
+    BBR9. Metric keys present in the external file: share off by 10% or more of the true value.
     """
-    _require(external, ("unit_id", "nace", "bbr9"), "external file")
-    _require(population, ("unit_id", "nace", "bbr9"), "population")
-    metrics = [c for c in ("turnover", "employees")
-               if c in external.columns and c in population.columns]
-    pairs = external[["unit_id", "nace", "bbr9"] + metrics].merge(
-        population[["unit_id", "nace", "bbr9"] + metrics], on="unit_id", how="inner",
-        suffixes=("_ext", "_orig"), validate="many_to_one",
+    metrics = [c for c in ("turnover", "employees") if c in external.columns and c in population.columns]
+    profile = agreement_profile(
+        external, "unit_id", population, "unit_id",
+        hierarchical=("nace",), categorical=("bbr9",), metric=metrics, levels=(4, 2),
     )
-    if pairs.empty:
+    if profile["n_pairs"] == 0:
         raise InputError("no external record matches a population unit_id", column="unit_id")
-    ext_nace, orig_nace = pairs["nace_ext"].astype(str), pairs["nace_orig"].astype(str)
+    nace = profile["hierarchical"]["nace"]
     result = {
-        "nace_division_differs": np.mean(ext_nace.str[:2] != orig_nace.str[:2]),
-        "nace_class_differs": np.mean(ext_nace != orig_nace),
-        "bbr9_differs": np.mean(pairs["bbr9_ext"].astype(str) != pairs["bbr9_orig"].astype(str)),
+        "nace_division_differs": 1 - nace["2"]["share"],
+        "nace_class_differs": 1 - nace["4"]["share"],
+        "bbr9_differs": 1 - profile["categorical"]["bbr9"]["share_same"],
     }
     for column in metrics:
-        ext = pairs[f"{column}_ext"].to_numpy(dtype=float)
-        orig = pairs[f"{column}_orig"].to_numpy(dtype=float)
-        off = np.abs(ext - orig) > 0.10 * np.abs(orig)
-        result[f"{column}_off_by_more_than_10pct"] = np.mean(off)
+        result[f"{column}_off_by_more_than_10pct"] = 1 - profile["metric"][column]["below"]["10%"]["share"]
     return {key: round(float(value), 4) for key, value in result.items()}
