@@ -140,3 +140,16 @@ json = "out/set.json"
     scenario.write_text(bad.replace("[combine]\n", ""))
     refused = CliRunner().invoke(main, ["run", str(scenario)])
     assert refused.exit_code == 2 and "need a [combine] table" in refused.output
+
+
+def test_shipped_scenarios_are_valid():
+    from attack.scenario import load_scenario
+
+    folder = Path(__file__).resolve().parents[1] / "scenarios"
+    loaded = {p.name: load_scenario(p) for p in sorted(folder.glob("*.toml"))}
+    assert len(loaded) >= 3
+    kse = loaded["demo_kse_set.toml"]
+    assert [i.role for i in kse.intruders] == ["worst", "realistic", "realistic"]
+    assert kse.lam == 0.2
+    assert [k.name for k in kse.intruders[2].linkage.keys] == ["turnover"]
+    assert kse.intruders[2].linkage.blocks == kse.linkage.blocks
