@@ -107,6 +107,7 @@ def build(
     rerun: dict,
     created: str | None = None,
     combined: dict | None = None,
+    natural_protection: list[dict] | None = None,
 ) -> dict:
     """Assemble a certificate and seal it with its digest.
 
@@ -131,6 +132,7 @@ def build(
         "scenario": scenario,
         "results": results,
         "combined": combined,
+        "natural_protection": natural_protection,
         "verdict": {
             "factually_anonymous": certified,
             "statement": (

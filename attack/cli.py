@@ -227,6 +227,7 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
         },
         rerun={"scenario": "the input with role 'scenario'"},
         combined=outcome.combined,
+        natural_protection=outcome.natural_protection,
     )
     _emit(
         [(run["name"], attack) for run, (_, attack) in zip(outcome.runs, outcome.attacks)],
@@ -237,6 +238,7 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
         certificate=(certificate_path, sealed),
         say=_Say(quiet, verbose, timings),
         combined=outcome.combined,
+        natural_protection=outcome.natural_protection,
     )
 
 
@@ -270,6 +272,47 @@ def demo_command(out_dir, units, seed, method, jobs) -> None:
     click.echo(f"wrote demo.json, report.html, certificate.json and certificate.html in {folder}", err=True)
 
 
+REVIEW_WARNING = (
+    "warning: {path} pairs external identities with confidential original units; "
+    "it was written with owner-only permissions (0600). Keep it inside the secure environment."
+)
+
+
+@main.command("truth")
+@click.option("--external", "external_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="External database with names (and addresses).")
+@click.option("--external-id", required=True, help="Record id column of the external file.")
+@click.option("--original", "original_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The confidential original.")
+@click.option("--original-id", required=True, help="Unit id column of the original.")
+@click.option("--name", "name_column", required=True, help="Firm-name column (same name in both files).")
+@click.option("--address", "address_column", help="Street-address column (same name in both files).")
+@click.option("--address-weight", type=click.FloatRange(0, 1), default=0.3, show_default=True, help="Weight w of the address: score = (1-w)·name + w·address.")
+@click.option("--block", "blocks", multiple=True, callback=_classifiers, metavar="NAME[:prefix=N]", help="Blocking key, e.g. plz:prefix=2 or city.")
+@click.option("--accept", type=float, default=0.92, show_default=True, help="Score from which a link is accepted as ground truth.")
+@click.option("--review", type=float, default=0.80, show_default=True, help="Score from which a pair goes to clerical review.")
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV: the external file plus the ground-truth column unit_id.")
+@click.option("--review-out", "review_path", type=click.Path(dir_okay=False, path_type=Path), help="CSV of the review band (confidential, owner-only).")
+def truth_command(external_path, external_id, original_path, original_id, name_column, address_column,
+                  address_weight, blocks, accept, review, out_path, review_path) -> None:
+    """Build the ground-truth key by linking names (and addresses) to the original (handbook Ch. 17)."""
+    from attack.truth import link_names
+
+    text = [name_column] + ([address_column] if address_column else [])
+    external = read_table(external_path)
+    original = read_table(original_path, [original_id, *text, *(b.name for b in blocks)])
+    result = link_names(external, external_id, original, original_id, name=name_column,
+                        address=address_column, block=blocks, accept=accept, review=review,
+                        address_weight=address_weight)
+    files = {Path(out_path): (result.key().to_csv(index=False), None)}
+    if review_path:
+        band = result.review_band().to_csv(index=False, float_format="%.6f")
+        files[Path(review_path)] = (band, OWNER_ONLY)
+    write_files_atomic(files)
+    if review_path:
+        click.echo(REVIEW_WARNING.format(path=review_path), err=True)
+    for label, count in result.summary().items():
+        click.echo(f"{label}: {count}")
+
+
 @dataclass(frozen=True)
 class _Say:
     """How talkative a command is: --quiet, --verbose, --timings."""
@@ -288,6 +331,7 @@ def _emit(
     certificate=None,
     say: _Say = _Say(),
     combined: dict | None = None,
+    natural_protection: list[dict] | None = None,
 ) -> None:
     """Print the Markdown summary and write the requested files, all or none of them.
 
@@ -303,11 +347,14 @@ def _emit(
     runs = [outcome.as_run(name) for name, outcome in attacks]
     if len(attacks) == 1 and combined is None:
         document = attacks[0][1].result
+        if natural_protection:
+            document["natural_protection"] = natural_protection
     else:
         document = {
             "title": title,
             "intruders": [{"name": r["name"], "result": r["result"]} for r in runs],
             "combined": combined,
+            "natural_protection": natural_protection,
             "passed": combined["passed"] if combined else all(r["result"]["passed"] for r in runs),
         }
     if matches_path and len(attacks) != 1:
@@ -320,7 +367,10 @@ def _emit(
     if json_path:
         files[Path(json_path)] = (to_json(document), None)
     if html_path:
-        files[Path(html_path)] = (render_html(runs, title=title, combined=combined), None)
+        files[Path(html_path)] = (
+            render_html(runs, title=title, combined=combined, natural_protection=natural_protection or ()),
+            None,
+        )
     if matches_path:
         outcome = attacks[0][1]
         text = matches_csv(outcome.links, outcome.external_ids, outcome.release_ids)
@@ -331,4 +381,6 @@ def _emit(
     if certificate and not say.quiet:
         click.echo(f"certificate written to {certificate[0]}", err=True)
     if not say.quiet:
-        click.echo(render_markdown(runs, title=title, combined=combined))
+        click.echo(render_markdown(
+            runs, title=title, combined=combined, natural_protection=natural_protection or ()
+        ))

@@ -153,37 +153,42 @@ def _pct(share: float | None) -> str:
     return "–" if share is None else f"{100 * share:.1f}%"
 
 
-def render_markdown(profile: dict) -> str:
-    """Compact Markdown tables of an :func:`agreement_profile` (one table per variable kind)."""
-    lines = [f"Verifiable pairs: {profile['n_pairs']}", ""]
+def agreement_tables(profile: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The agreement tables as ``(caption, header, rows)`` of text, one per variable kind."""
+    tables = []
     hier = profile.get("hierarchical") or {}
     if hier:
         levels = [str(k) for k in profile.get("levels", DEFAULT_LEVELS)]
-        lines.append("| identical code at | " + " | ".join(f"{k}-digit" for k in levels) + " |")
-        lines.append("|---|" + "---|" * len(levels))
-        for col, table in hier.items():
-            cells = [
-                f"{table[k]['same']}/{table[k]['n']} ({_pct(table[k]['share'])})" for k in levels
-            ]
-            lines.append(f"| {col} | " + " | ".join(cells) + " |")
-        lines.append("")
+        rows = [
+            [col, *(f"{t[k]['same']}/{t[k]['n']} ({_pct(t[k]['share'])})" for k in levels)]
+            for col, t in hier.items()
+        ]
+        tables.append(("identical code at", ["code", *(f"{k}-digit" for k in levels)], rows))
     cat = profile.get("categorical") or {}
     if cat:
-        lines.append("| categorical | same | different | missing | share same |")
-        lines.append("|---|---|---|---|---|")
-        for col, t in cat.items():
-            lines.append(
-                f"| {col} | {t['same']} | {t['different']} | {t['missing']} | {_pct(t['share_same'])} |"
-            )
-        lines.append("")
+        rows = [
+            [col, str(t["same"]), str(t["different"]), str(t["missing"]), _pct(t["share_same"])]
+            for col, t in cat.items()
+        ]
+        tables.append(("categorical keys", ["key", "same", "different", "missing", "share same"], rows))
     met = profile.get("metric") or {}
     if met:
-        header = [*(f"{c}" for c in CLASS_LABELS), *(f"below {b}" for b in BELOW_LABELS)]
-        lines.append("| relative deviation | n | undefined | " + " | ".join(header) + " |")
-        lines.append("|---|---|---|" + "---|" * len(header))
+        header = ["key", "n", "undefined", *CLASS_LABELS, *(f"below {b}" for b in BELOW_LABELS)]
+        rows = []
         for col, t in met.items():
             cells = [f"{t['classes'][c]['count']} ({_pct(t['classes'][c]['share'])})" for c in CLASS_LABELS]
             cells += [f"{t['below'][b]['count']} ({_pct(t['below'][b]['share'])})" for b in BELOW_LABELS]
-            lines.append(f"| {col} | {t['n']} | {t['undefined']} | " + " | ".join(cells) + " |")
+            rows.append([col, str(t["n"]), str(t["undefined"]), *cells])
+        tables.append(("relative deviation |e − o| / |o|", header, rows))
+    return tables
+
+
+def render_markdown(profile: dict) -> str:
+    """Compact Markdown tables of an :func:`agreement_profile` (one table per variable kind)."""
+    lines = [f"Verifiable pairs: {profile['n_pairs']}", ""]
+    for _, header, rows in agreement_tables(profile):
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attack.natural_protection import agreement_tables
+
 if TYPE_CHECKING:
     from matplotlib.colors import TwoSlopeNorm
     from matplotlib.figure import Figure
@@ -379,6 +381,42 @@ def _combined_table(combined: Mapping[str, Any], min_count: int) -> _Table:
     return table
 
 
+def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[str, _Table]]:
+    """Natural protection of one intruder (METHOD.md §12.1): hit rate and disclosure risk
+    against FORMAL beside the release, per cell, then its agreement tables."""
+    formal, release = entry["formal"], entry["release"]
+    gammas = list(formal["disclosure_risk"])
+    header = ["cell", "n", "rate FORMAL", "rate release"]
+    header += [f"{kind} γ = {g}" for g in gammas for kind in ("P FORMAL", "P release")]
+    side = _Table(header, [False] + [True] * (len(header) - 1))
+    released = {_cell_key(c["cell"]): c for c in release["cells"]}
+    rows = [({}, formal, release)] + [
+        (c["cell"], c, released.get(_cell_key(c["cell"]))) for c in formal["cells"]
+    ]
+    for cell, f, r in rows:
+        label = ", ".join(f"{k}={v}" for k, v in cell.items()) or "all units"
+        if f["n_verifiable"] < min_count:
+            side.add([label, f"suppressed (n < {min_count})", *[""] * (len(header) - 2)],
+                     span=(1, len(header) - 1))
+            continue
+        values = [str(f["n_verifiable"]), _num(f["reidentification_rate"]),
+                  _num(r["reidentification_rate"]) if r else DASH]
+        for g in gammas:
+            values += [_num(f["disclosure_risk"][g]), _num(r["disclosure_risk"][g]) if r else DASH]
+        side.add([label, *values])
+    out = [("FORMAL beside the release", side)]
+    for caption, head, body in agreement_tables(entry["agreement"]):
+        table = _Table(head, [False] * len(head))
+        for row in body:
+            table.add(row)
+        out.append((caption, table))
+    return out
+
+
+def _cell_key(cell: Mapping[str, Any]) -> tuple:
+    return tuple(sorted(cell.items()))
+
+
 def _run_facts(run: Mapping[str, Any]) -> list[str]:
     """Short "key: value" facts shown under a run heading."""
     r = run["result"]
@@ -404,6 +442,7 @@ def render_markdown(
     *,
     min_cell_count: int = MIN_CELL_COUNT,
     combined: Mapping[str, Any] | None = None,
+    natural_protection: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """Render runs as GitHub-flavoured Markdown: verdict first, then per run a summary and cells.
 
@@ -423,6 +462,10 @@ def render_markdown(
     if combined is not None:
         out += ["", f"## Combined measure (λ = {_short(combined['lam'])})", "",
                 _md_text(combined["formula"]), "", _md_table(_combined_table(combined, min_count))]
+    for entry in natural_protection:
+        out += ["", f"## Natural protection: {_md_text(entry['intruder'])}"]
+        for caption, table in _protection_tables(entry, min_count):
+            out += ["", f"{_md_text(caption)}:", "", _md_table(table)]
     if len(runs) > 1:
         out += ["", "## Comparison", "", _md_table(_comparison_table(runs))]
     for i, run in enumerate(runs, 1):
@@ -745,6 +788,7 @@ def render_html(
     *,
     min_cell_count: int = MIN_CELL_COUNT,
     combined: Mapping[str, Any] | None = None,
+    natural_protection: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """Render runs as one self-contained HTML page (inline CSS and SVG, no external resources).
 
@@ -775,6 +819,12 @@ def render_html(
             f'<section id="combined"><h2>Combined measure (λ = {esc(_short(combined["lam"]))})</h2>'
             f"<p>{esc(combined['formula'])}</p>"
             + _html_table(_combined_table(combined, min_count)) + "</section>"
+        )
+    for entry in natural_protection:
+        body.append(
+            f"<section><h2>Natural protection: {esc(entry['intruder'])}</h2>"
+            + "".join(_html_table(t, caption=c) for c, t in _protection_tables(entry, min_count))
+            + "</section>"
         )
     if notes:
         body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")

@@ -34,6 +34,7 @@ from attack.linkage import LinkageSpec
 from attack.certificate import file_input, frame_input
 from attack.combine import ROLES, combine, resolve_lambda
 from attack.mass_attack import AttackInput, AttackOutcome, needed_columns, run_mass_attack
+from attack.natural_protection import agreement_profile
 from attack.readers import read_table
 
 _FLAGS = {
@@ -191,11 +192,13 @@ class Intruder:
 
 @dataclass
 class ScenarioOutcome:
-    """Every intruder's attack on the release and, for a scenario set, the combined measure."""
+    """Every intruder's attack on the release and, for a scenario set, the combined measure;
+    with a FORMAL file, each realistic intruder's natural protection."""
 
     title: str
     attacks: list[tuple[Intruder, AttackOutcome]]
     combined: dict | None = None
+    natural_protection: list[dict] | None = None
 
     @property
     def runs(self) -> list[dict]:
@@ -228,6 +231,7 @@ class Scenario:
     intruders: list[Intruder] = field(default_factory=list)
     lam: float | None = None
     path: Path | None = None
+    formal: Mapping | None = None
 
     def __post_init__(self) -> None:
         if not self.intruders:
@@ -247,7 +251,30 @@ class Scenario:
             combined = combine(
                 [(i.role, o.result) for i, o in attacks], self.lam, self.evaluation.tau
             )
-        return ScenarioOutcome(self.title, attacks, combined)
+        protection = None
+        if self.formal is not None:
+            protection = [
+                self._natural_protection(i, o, solve) for i, o in attacks if i.role != "worst"
+            ]
+        return ScenarioOutcome(self.title, attacks, combined, protection)
+
+    def _natural_protection(self, intruder: Intruder, outcome: AttackOutcome, solve: dict) -> dict:
+        """The intruder against FORMAL beside the release, with its agreement tables
+        (METHOD.md §12.1; handbook Tables 36.4, 37.1–37.2)."""
+        data = self.load_data(intruder)
+        formal, formal_id = _load_source("formal", self.formal, self.base, None)
+        formal_data = replace(data, release=formal, release_id=formal_id)
+        on_formal = run_mass_attack(formal_data, intruder.linkage, self.evaluation, **solve).result
+        truth = data.original if data.original is not None else formal
+        truth_id = data.original_id if data.original is not None else formal_id
+        kinds = _agreement_columns(intruder.linkage, data.external, truth)
+        agreement = agreement_profile(data.external, data.external_id, truth, truth_id, **kinds)
+        return {
+            "intruder": intruder.name,
+            "formal": _summary(on_formal),
+            "release": _summary(outcome.result),
+            "agreement": agreement,
+        }
 
     def fingerprints(self, certificate_dir: Path) -> list[dict]:
         """SHA-256 of the scenario file and of every data source, for a certificate."""
@@ -310,7 +337,9 @@ def load_scenario(path: str | Path) -> Scenario:
 def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
     """Build a :class:`Scenario` from the parsed TOML structure."""
     _known(
-        raw, {"title", "data", "linkage", "evaluation", "output", "engine", "intruder", "combine"},
+        raw,
+        {"title", "data", "linkage", "evaluation", "output", "engine", "intruder", "combine",
+         "natural_protection"},
         "top level",
     )
     data = raw.get("data", {})
@@ -323,6 +352,9 @@ def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
     sources = {r: _with_demo(data[r], demo) for r in ("external", "release", "original") if r in data}
     linkage = _linkage_from(raw.get("linkage", {}), "[linkage]")
     intruders = [_intruder_from(entry, i, linkage, demo) for i, entry in enumerate(raw.get("intruder", []))]
+    natural = raw.get("natural_protection", {})
+    _known(natural, {"formal"}, "[natural_protection]")
+    formal = _with_demo(natural["formal"], demo) if "formal" in natural else None
     combine_table = raw.get("combine", {})
     _known(combine_table, {"lam"}, "[combine]")
     lam = resolve_lambda(combine_table["lam"]) if "lam" in combine_table else None
@@ -344,8 +376,36 @@ def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
     engine = _engine_from(raw.get("engine", {}))
     return Scenario(
         raw.get("title", "attack scenario"), sources, linkage, evaluation, outputs, base, engine,
-        intruders, lam,
+        intruders, lam, formal=formal,
     )
+
+
+def _summary(result: dict) -> dict:
+    """Hit rate and disclosure risk overall and per cell, for side-by-side tables."""
+    fields = ("n_verifiable", "reidentification_rate", "disclosure_risk")
+    return {
+        **{k: result[k] for k in fields},
+        "cells": [{"cell": c["cell"], **{k: c[k] for k in fields}} for c in result["cells"]],
+    }
+
+
+def _agreement_columns(linkage: LinkageSpec, external: pd.DataFrame, truth: pd.DataFrame) -> dict:
+    """Which overlap variables the agreement tables compare, by kind, from the intruder's keys
+    and blocks (columns present under the same name in both files)."""
+    both = set(external.columns) & set(truth.columns)
+    kinds: dict[str, list[str]] = {"hierarchical": [], "categorical": [], "metric": []}
+    for key in linkage.keys:
+        kind = {"metric": "metric", "hierarchical": "hierarchical"}.get(key.type, "categorical")
+        kinds[kind].append(key.name)
+    for block in linkage.blocks:
+        kind = "metric" if block.bins else "hierarchical" if block.prefix else "categorical"
+        kinds[kind].append(block.name)
+    taken: set[str] = set()
+    out = {}
+    for kind in ("hierarchical", "metric", "categorical"):
+        out[kind] = [c for c in dict.fromkeys(kinds[kind]) if c in both and c not in taken]
+        taken.update(out[kind])
+    return out
 
 
 _LINKAGE_FIELDS = {"keys", "block", "method", "standardise", "metric_distance", "seed"}

@@ -153,3 +153,40 @@ def test_shipped_scenarios_are_valid():
     assert kse.lam == 0.2
     assert [k.name for k in kse.intruders[2].linkage.keys] == ["turnover"]
     assert kse.intruders[2].linkage.blocks == kse.linkage.blocks
+
+
+def test_natural_protection_beside_the_release(tmp_path: Path):
+    EXTERNAL.to_csv(tmp_path / "external.csv", index=False)
+    RELEASE.to_csv(tmp_path / "release.csv", index=False)
+    ORIGINAL.to_csv(tmp_path / "original.csv", index=False)
+    scenario = tmp_path / "np.toml"
+    scenario.write_text(
+        """
+[data]
+external = { path = "external.csv", id = "unit_id" }
+release = { path = "release.csv", id = "unit_id" }
+original = { path = "original.csv", id = "unit_id" }
+[linkage]
+keys = ["turnover:metric", "employees:metric"]
+block = ["wz", "region"]
+[natural_protection]
+formal = { path = "release.csv", id = "unit_id" }
+[evaluation]
+gamma = [0.1]
+targets = ["turnover", "employees", "costs"]
+cells = ["wz"]
+[output]
+json = "np.json"
+""",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert "## Natural protection" in result.output and "identical code at" not in result.output
+    (entry,) = json.loads((tmp_path / "np.json").read_text())["natural_protection"]
+    assert entry["formal"]["reidentification_rate"] == pytest.approx(3 / 5)  # same file, same links
+    agreement = entry["agreement"]
+    assert agreement["n_pairs"] == 5
+    assert agreement["categorical"]["wz"]["share_same"] == 1.0
+    # turnover e1 101 vs u1 100 (1%), e2 119 vs 120, e3 310 vs 300, e4 498 vs 500, e5 530 vs 520
+    assert agreement["metric"]["turnover"]["below"]["5%"]["count"] == 5
