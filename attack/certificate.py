@@ -108,6 +108,7 @@ def build(
     created: str | None = None,
     combined: dict | None = None,
     natural_protection: list[dict] | None = None,
+    single_attack: dict | None = None,
 ) -> dict:
     """Assemble a certificate and seal it with its digest.
 
@@ -133,6 +134,7 @@ def build(
         "results": results,
         "combined": combined,
         "natural_protection": natural_protection,
+        "single_attack": single_attack,
         "verdict": {
             "factually_anonymous": certified,
             "statement": (

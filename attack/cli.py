@@ -228,6 +228,7 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
         rerun={"scenario": "the input with role 'scenario'"},
         combined=outcome.combined,
         natural_protection=outcome.natural_protection,
+        single_attack=outcome.single_attack,
     )
     _emit(
         [(run["name"], attack) for run, (_, attack) in zip(outcome.runs, outcome.attacks)],
@@ -239,6 +240,7 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
         say=_Say(quiet, verbose, timings),
         combined=outcome.combined,
         natural_protection=outcome.natural_protection,
+        single_attack=outcome.single_attack,
     )
 
 
@@ -332,6 +334,7 @@ def _emit(
     say: _Say = _Say(),
     combined: dict | None = None,
     natural_protection: list[dict] | None = None,
+    single_attack: dict | None = None,
 ) -> None:
     """Print the Markdown summary and write the requested files, all or none of them.
 
@@ -349,12 +352,15 @@ def _emit(
         document = attacks[0][1].result
         if natural_protection:
             document["natural_protection"] = natural_protection
+        if single_attack:
+            document["single_attack"] = single_attack
     else:
         document = {
             "title": title,
             "intruders": [{"name": r["name"], "result": r["result"]} for r in runs],
             "combined": combined,
             "natural_protection": natural_protection,
+            "single_attack": single_attack,
             "passed": combined["passed"] if combined else all(r["result"]["passed"] for r in runs),
         }
     if matches_path and len(attacks) != 1:
@@ -368,7 +374,8 @@ def _emit(
         files[Path(json_path)] = (to_json(document), None)
     if html_path:
         files[Path(html_path)] = (
-            render_html(runs, title=title, combined=combined, natural_protection=natural_protection or ()),
+            render_html(runs, title=title, combined=combined,
+                        natural_protection=natural_protection or (), single_attack=single_attack),
             None,
         )
     if matches_path:
@@ -382,5 +389,6 @@ def _emit(
         click.echo(f"certificate written to {certificate[0]}", err=True)
     if not say.quiet:
         click.echo(render_markdown(
-            runs, title=title, combined=combined, natural_protection=natural_protection or ()
+            runs, title=title, combined=combined, natural_protection=natural_protection or (),
+            single_attack=single_attack,
         ))

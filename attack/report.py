@@ -413,6 +413,19 @@ def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[s
     return out
 
 
+def _single_table(single: Mapping[str, Any]) -> _Table:
+    """Single (targeted) attack counts overall and per target group (METHOD.md §13.3)."""
+    header = ["targets", "sought", "unique", "correct", "false", "none", "identification",
+              "false-match rate"]
+    table = _Table(header, [False] + [True] * 7)
+    groups = [("all", single["summary"]), *single.get("by_group", {}).items()]
+    for label, c in groups:
+        table.add([str(label), str(c["sought"]), str(c["unique"]), str(c["correct"]),
+                   str(c["false"]), str(c["none"]), _num(c["identification_probability"]),
+                   _num(c["false_match_rate"])])
+    return table
+
+
 def _cell_key(cell: Mapping[str, Any]) -> tuple:
     return tuple(sorted(cell.items()))
 
@@ -443,6 +456,7 @@ def render_markdown(
     min_cell_count: int = MIN_CELL_COUNT,
     combined: Mapping[str, Any] | None = None,
     natural_protection: Sequence[Mapping[str, Any]] = (),
+    single_attack: Mapping[str, Any] | None = None,
 ) -> str:
     """Render runs as GitHub-flavoured Markdown: verdict first, then per run a summary and cells.
 
@@ -466,6 +480,8 @@ def render_markdown(
         out += ["", f"## Natural protection: {_md_text(entry['intruder'])}"]
         for caption, table in _protection_tables(entry, min_count):
             out += ["", f"{_md_text(caption)}:", "", _md_table(table)]
+    if single_attack is not None:
+        out += ["", "## Single attacks", "", _md_table(_single_table(single_attack))]
     if len(runs) > 1:
         out += ["", "## Comparison", "", _md_table(_comparison_table(runs))]
     for i, run in enumerate(runs, 1):
@@ -789,6 +805,7 @@ def render_html(
     min_cell_count: int = MIN_CELL_COUNT,
     combined: Mapping[str, Any] | None = None,
     natural_protection: Sequence[Mapping[str, Any]] = (),
+    single_attack: Mapping[str, Any] | None = None,
 ) -> str:
     """Render runs as one self-contained HTML page (inline CSS and SVG, no external resources).
 
@@ -826,6 +843,9 @@ def render_html(
             + "".join(_html_table(t, caption=c) for c, t in _protection_tables(entry, min_count))
             + "</section>"
         )
+    if single_attack is not None:
+        body.append("<section><h2>Single attacks</h2>" + _html_table(_single_table(single_attack))
+                    + "</section>")
     if notes:
         body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
     with matplotlib.rc_context(_RC):

@@ -34,6 +34,7 @@ from attack.linkage import LinkageSpec
 from attack.certificate import file_input, frame_input
 from attack.combine import ROLES, combine, resolve_lambda
 from attack.mass_attack import AttackInput, AttackOutcome, needed_columns, run_mass_attack
+from attack import single_attack
 from attack.natural_protection import agreement_profile
 from attack.readers import read_table
 
@@ -199,6 +200,7 @@ class ScenarioOutcome:
     attacks: list[tuple[Intruder, AttackOutcome]]
     combined: dict | None = None
     natural_protection: list[dict] | None = None
+    single_attack: dict | None = None
 
     @property
     def runs(self) -> list[dict]:
@@ -232,6 +234,7 @@ class Scenario:
     lam: float | None = None
     path: Path | None = None
     formal: Mapping | None = None
+    single: Mapping | None = None
 
     def __post_init__(self) -> None:
         if not self.intruders:
@@ -256,7 +259,39 @@ class Scenario:
             protection = [
                 self._natural_protection(i, o, solve) for i, o in attacks if i.role != "worst"
             ]
-        return ScenarioOutcome(self.title, attacks, combined, protection)
+        single = self._single_attack() if self.single is not None else None
+        return ScenarioOutcome(self.title, attacks, combined, protection, single)
+
+    def _single_attack(self) -> dict:
+        """Targeted attacks on the release (METHOD.md §13): chosen targets, the intruder's
+        approximate knowledge of them, candidates within a window, unique links."""
+        table = dict(self.single)
+        if "original" not in self.sources:
+            raise InputError("[single_attack] needs [data] original (targets and knowledge come from it)")
+        original, original_id = _load_source("original", self.sources["original"], self.base, None)
+        release, release_id = _load_source("release", self.sources["release"], self.base, None)
+        if "leaders" in table:
+            targets = single_attack.market_leaders(original, original_id, **table["leaders"])
+        else:
+            targets = single_attack.targets_by_size(original, original_id, **table.get("size", {}))
+        exact = table.get("exact", ["nace", "east_west"])
+        noisy = table.get("noisy", ["employees", "turnover"])
+        knowledge = single_attack.knowledge_from_original(
+            original, original_id, targets, exact=exact, noisy=noisy,
+            relative_error=table.get("relative_error", 0.10), seed=table.get("seed", 0),
+        )
+        result = single_attack.single_attack(
+            knowledge, original_id, release, release_id, categorical=exact, metric=noisy,
+            window=table.get("window", 0.10), delta=table.get("delta", 0.5),
+        )
+        out = result.describe()
+        groups = table.get("groups")
+        if groups is not None:
+            labels = single_attack.size_groups(original, original_id, targets, **groups)
+            out["by_group"] = result.by_group(labels)
+        out["knowledge"] = {"exact": list(exact), "noisy": list(noisy),
+                            "relative_error": table.get("relative_error", 0.10)}
+        return out
 
     def _natural_protection(self, intruder: Intruder, outcome: AttackOutcome, solve: dict) -> dict:
         """The intruder against FORMAL beside the release, with its agreement tables
@@ -339,7 +374,7 @@ def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
     _known(
         raw,
         {"title", "data", "linkage", "evaluation", "output", "engine", "intruder", "combine",
-         "natural_protection"},
+         "natural_protection", "single_attack"},
         "top level",
     )
     data = raw.get("data", {})
@@ -352,6 +387,10 @@ def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
     sources = {r: _with_demo(data[r], demo) for r in ("external", "release", "original") if r in data}
     linkage = _linkage_from(raw.get("linkage", {}), "[linkage]")
     intruders = [_intruder_from(entry, i, linkage, demo) for i, entry in enumerate(raw.get("intruder", []))]
+    single = raw.get("single_attack")
+    if single is not None:
+        _known(single, {"size", "leaders", "exact", "noisy", "relative_error", "seed", "window",
+                        "delta", "groups"}, "[single_attack]")
     natural = raw.get("natural_protection", {})
     _known(natural, {"formal"}, "[natural_protection]")
     formal = _with_demo(natural["formal"], demo) if "formal" in natural else None
@@ -376,7 +415,7 @@ def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
     engine = _engine_from(raw.get("engine", {}))
     return Scenario(
         raw.get("title", "attack scenario"), sources, linkage, evaluation, outputs, base, engine,
-        intruders, lam, formal=formal,
+        intruders, lam, formal=formal, single=single,
     )
 
 

@@ -190,3 +190,38 @@ json = "np.json"
     assert agreement["categorical"]["wz"]["share_same"] == 1.0
     # turnover e1 101 vs u1 100 (1%), e2 119 vs 120, e3 310 vs 300, e4 498 vs 500, e5 530 vs 520
     assert agreement["metric"]["turnover"]["below"]["5%"]["count"] == 5
+
+
+def test_single_attacks_in_a_scenario(tmp_path: Path):
+    RELEASE.to_csv(tmp_path / "release.csv", index=False)
+    ORIGINAL.to_csv(tmp_path / "original.csv", index=False)
+    EXTERNAL.to_csv(tmp_path / "external.csv", index=False)
+    scenario = tmp_path / "single.toml"
+    scenario.write_text(
+        """
+[data]
+external = { path = "external.csv", id = "unit_id" }
+release = { path = "release.csv", id = "unit_id" }
+original = { path = "original.csv", id = "unit_id" }
+[linkage]
+keys = ["turnover:metric", "employees:metric"]
+[single_attack]
+size = { column = "employees", threshold = 25 }
+exact = ["wz", "region"]
+noisy = ["turnover", "employees"]
+relative_error = 0.0
+[evaluation]
+targets = ["turnover"]
+[output]
+json = "single.json"
+""",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "single.json").read_text())["single_attack"]["summary"]
+    # targets u3 (25 employees), u5, u6; u3's only candidate in (15, W) within 10% is r1 = u3
+    assert summary["sought"] == 3
+    assert summary["correct"] >= 1
+    assert summary["unique"] == summary["correct"] + summary["false"]
+    assert "## Single attacks" in result.output
