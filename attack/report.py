@@ -426,6 +426,18 @@ def _single_table(single: Mapping[str, Any]) -> _Table:
     return table
 
 
+def _unit_risk_line(risk: Mapping[str, Any]) -> str:
+    """One sentence on R(u) = max(R_E, R_M) over the targets (METHOD.md §14)."""
+    reasons = ", ".join(f"{n} by {reason}" for reason, n in risk["by_reason"].items())
+    return (
+        f"R(u) = max(R_E, R_M) at γ = {risk['gamma']}: {risk['n_endangered']} of "
+        f"{risk['n_targets']} targets endangered (R ≥ τ = {_short(risk['tau'])})"
+        + (f": {reasons}" if reasons else "")
+        + f"; {risk['n_single_only']} re-identified by the single attack but by no realistic "
+        "mass attack."
+    )
+
+
 def _cell_key(cell: Mapping[str, Any]) -> tuple:
     return tuple(sorted(cell.items()))
 
@@ -482,6 +494,8 @@ def render_markdown(
             out += ["", f"{_md_text(caption)}:", "", _md_table(table)]
     if single_attack is not None:
         out += ["", "## Single attacks", "", _md_table(_single_table(single_attack))]
+        if "unit_risk" in single_attack:
+            out += ["", _md_text(_unit_risk_line(single_attack["unit_risk"]))]
     if len(runs) > 1:
         out += ["", "## Comparison", "", _md_table(_comparison_table(runs))]
     for i, run in enumerate(runs, 1):
@@ -844,8 +858,9 @@ def render_html(
             + "</section>"
         )
     if single_attack is not None:
+        risk_line = _unit_risk_line(single_attack["unit_risk"]) if "unit_risk" in single_attack else ""
         body.append("<section><h2>Single attacks</h2>" + _html_table(_single_table(single_attack))
-                    + "</section>")
+                    + f"<p>{esc(risk_line)}</p></section>")
     if notes:
         body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
     with matplotlib.rc_context(_RC):

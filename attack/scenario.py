@@ -36,7 +36,7 @@ from attack.combine import ROLES, combine, resolve_lambda
 from attack.mass_attack import AttackInput, AttackOutcome, needed_columns, run_mass_attack
 from attack import single_attack
 from attack.natural_protection import agreement_profile
-from attack.readers import read_table
+from attack.readers import id_column, read_table
 
 _FLAGS = {
     "log": ("log", True),
@@ -259,12 +259,13 @@ class Scenario:
             protection = [
                 self._natural_protection(i, o, solve) for i, o in attacks if i.role != "worst"
             ]
-        single = self._single_attack() if self.single is not None else None
+        single = self._single_attack(attacks, combined) if self.single is not None else None
         return ScenarioOutcome(self.title, attacks, combined, protection, single)
 
-    def _single_attack(self) -> dict:
+    def _single_attack(self, attacks: list, combined: dict | None) -> dict:
         """Targeted attacks on the release (METHOD.md §13): chosen targets, the intruder's
-        approximate knowledge of them, candidates within a window, unique links."""
+        approximate knowledge of them, candidates within a window, unique links; then the
+        per-unit risk R(u) = max(R_E, R_M) of the targets (§14), in aggregate."""
         table = dict(self.single)
         if "original" not in self.sources:
             raise InputError("[single_attack] needs [data] original (targets and knowledge come from it)")
@@ -291,7 +292,49 @@ class Scenario:
             out["by_group"] = result.by_group(labels)
         out["knowledge"] = {"exact": list(exact), "noisy": list(noisy),
                             "relative_error": table.get("relative_error", 0.10)}
+        out["unit_risk"] = self._unit_risk(result, original, original_id, release, release_id,
+                                           attacks, combined)
         return out
+
+    def _unit_risk(self, result, original, original_id, release, release_id, attacks, combined) -> dict:
+        """Aggregates of R(u) over the targets: how many are endangered (R ≥ τ) and why, and how
+        many a single attack re-identifies although no realistic mass attack links them correctly
+        (the worst case counts only when there is no realistic intruder). R_M is the unit's cell
+        risk at the largest γ; u(u) uses that γ for every variable."""
+        gamma = self.evaluation.gammas[-1]
+        cells = combined["cells"] if combined else attacks[0][1].result["cells"]
+        risk_of_cell = {_cell_key(c["cell"]): c["disclosure_risk"][gamma.label] or 0.0 for c in cells}
+        rows = pd.Index(id_column(original, original_id)).get_indexer(result.targets)
+        labels = [c.classes(original, c.name)[rows] for c in self.evaluation.cells]
+        mass_risk = {
+            target: risk_of_cell.get(
+                _cell_key({c.label(): "(missing)" if v[k] is None else str(v[k])
+                           for c, v in zip(self.evaluation.cells, labels)}), 0.0)
+            for k, target in enumerate(result.targets)
+        }
+        usefulness = single_attack.target_usefulness(
+            result, original, original_id, release, release_id,
+            [c for c in release.columns if c in (attacks[0][1].result["evaluation"]["targets"])],
+            gamma=gamma.value,
+        )
+        risk = single_attack.unit_risk(result, usefulness, mass_risk)
+        flagged = single_attack.endangered(risk, self.evaluation.tau)
+        mass_correct = set()
+        realistic = [(i, o) for i, o in attacks if i.role != "worst"] or attacks
+        for _, outcome in realistic:
+            linked = outcome.links.release_row >= 0
+            ids = outcome.external_ids[linked]
+            mass_correct.update(ids[outcome.release_ids[outcome.links.release_row[linked]] == ids])
+        single_correct = {t for t, o in zip(result.targets, result.outcome) if o == "correct"}
+        return {
+            "gamma": gamma.label,
+            "tau": self.evaluation.tau,
+            "mass_risk": "combined cell risk" if combined else "cell risk of the first intruder",
+            "n_targets": len(result.targets),
+            "n_endangered": len(flagged),
+            "by_reason": flagged["reason"].value_counts().sort_index().to_dict(),
+            "n_single_only": len(single_correct - mass_correct),
+        }
 
     def _natural_protection(self, intruder: Intruder, outcome: AttackOutcome, solve: dict) -> dict:
         """The intruder against FORMAL beside the release, with its agreement tables
@@ -417,6 +460,10 @@ def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
         raw.get("title", "attack scenario"), sources, linkage, evaluation, outputs, base, engine,
         intruders, lam, formal=formal, single=single,
     )
+
+
+def _cell_key(cell: Mapping) -> tuple:
+    return tuple(sorted((str(k), str(v)) for k, v in cell.items()))
 
 
 def _summary(result: dict) -> dict:

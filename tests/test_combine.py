@@ -219,7 +219,11 @@ json = "single.json"
     )
     result = CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1"])
     assert result.exit_code == 0, result.output
-    summary = json.loads((tmp_path / "single.json").read_text())["single_attack"]["summary"]
+    single = json.loads((tmp_path / "single.json").read_text())["single_attack"]
+    summary = single["summary"]
+    risk = single["unit_risk"]
+    assert risk["n_targets"] == 3 and risk["n_endangered"] == sum(risk["by_reason"].values())
+    assert 0 <= risk["n_single_only"] <= summary["correct"]
     # targets u3 (25 employees), u5, u6; u3's only candidate in (15, W) within 10% is r1 = u3
     assert summary["sought"] == 3
     assert summary["correct"] >= 1
