@@ -35,6 +35,12 @@ def _result(external, method="greedy"):
     return run_mass_attack(data, spec, EVALUATION, jobs=1).result
 
 
+def _write_inputs(folder: Path) -> None:
+    """The FIXTURES.md §1 files as CSV: external, worst case, release, original."""
+    for name, frame in (("external", EXTERNAL), ("worst", WORST), ("release", RELEASE), ("original", ORIGINAL)):
+        frame.to_csv(folder / f"{name}.csv", index=False)
+
+
 def _cells(combined):
     return {c["cell"]["wz"]: c for c in combined["cells"]}
 
@@ -91,10 +97,7 @@ def test_lambda_presets_and_range():
 
 
 def test_scenario_set_from_the_command_line(tmp_path: Path):
-    EXTERNAL.to_csv(tmp_path / "external.csv", index=False)
-    WORST.to_csv(tmp_path / "worst.csv", index=False)
-    RELEASE.to_csv(tmp_path / "release.csv", index=False)
-    ORIGINAL.to_csv(tmp_path / "original.csv", index=False)
+    _write_inputs(tmp_path)
     scenario = tmp_path / "set.toml"
     scenario.write_text(
         """
@@ -156,9 +159,7 @@ def test_shipped_scenarios_are_valid():
 
 
 def test_natural_protection_beside_the_release(tmp_path: Path):
-    EXTERNAL.to_csv(tmp_path / "external.csv", index=False)
-    RELEASE.to_csv(tmp_path / "release.csv", index=False)
-    ORIGINAL.to_csv(tmp_path / "original.csv", index=False)
+    _write_inputs(tmp_path)
     scenario = tmp_path / "np.toml"
     scenario.write_text(
         """
@@ -193,9 +194,7 @@ json = "np.json"
 
 
 def test_single_attacks_in_a_scenario(tmp_path: Path):
-    RELEASE.to_csv(tmp_path / "release.csv", index=False)
-    ORIGINAL.to_csv(tmp_path / "original.csv", index=False)
-    EXTERNAL.to_csv(tmp_path / "external.csv", index=False)
+    _write_inputs(tmp_path)
     scenario = tmp_path / "single.toml"
     scenario.write_text(
         """
