@@ -25,7 +25,7 @@ def chunked(model: DistanceModel, method: str, order: np.ndarray | None, budget:
     if method == "greedy":
         rows, cols = _greedy(model, budget)
     elif method == "sequential":
-        rows, cols = _sequential(model, order, budget)
+        rows, cols = _sequential(model, order)
     else:
         rows, cols = _nearest(model, budget)
     dist = model.pair_cost(rows, cols)
@@ -66,7 +66,7 @@ def _greedy(model: DistanceModel, budget: int) -> tuple[np.ndarray, np.ndarray]:
     return sorted_pairs(out_rows, out_cols)
 
 
-def _sequential(model: DistanceModel, order: np.ndarray | None, budget: int):
+def _sequential(model: DistanceModel, order: np.ndarray | None):
     n_ext, n_rel = model.sizes
     order = np.arange(n_ext) if order is None else order
     taken = np.zeros(n_rel, dtype=bool)

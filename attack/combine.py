@@ -31,7 +31,8 @@ def resolve_lambda(value: float | str) -> float:
     return float(value)
 
 
-def _key(cell: dict) -> tuple:
+def cell_key(cell: dict) -> tuple:
+    """A hashable identity of a cell's values, independent of the order of its variables."""
     return tuple(sorted(cell.items()))
 
 
@@ -46,9 +47,9 @@ def combine(results: Sequence[tuple[str, dict]], lam: float, tau: float) -> dict
     by_cell: dict[tuple, dict] = {}
     for _, result in results:
         for cell in result["cells"]:
-            by_cell.setdefault(_key(cell["cell"]), {"cell": cell["cell"]})
-    worst_cells = {_key(c["cell"]): c for c in worst[0]["cells"]} if worst else {}
-    realistic_cells = [{_key(c["cell"]): c for c in r["cells"]} for r in realistic]
+            by_cell.setdefault(cell_key(cell["cell"]), {"cell": cell["cell"]})
+    worst_cells = {cell_key(c["cell"]): c for c in worst[0]["cells"]} if worst else {}
+    realistic_cells = [{cell_key(c["cell"]): c for c in r["cells"]} for r in realistic]
     gammas = list(results[0][1]["disclosure_risk"])
     cells = []
     for key, entry in by_cell.items():

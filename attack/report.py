@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attack.combine import cell_key
 from attack.natural_protection import agreement_tables
 
 if TYPE_CHECKING:
@@ -389,9 +390,9 @@ def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[s
     header = ["cell", "n", "rate FORMAL", "rate release"]
     header += [f"{kind} γ = {g}" for g in gammas for kind in ("P FORMAL", "P release")]
     side = _Table(header, [False] + [True] * (len(header) - 1))
-    released = {_cell_key(c["cell"]): c for c in release["cells"]}
+    released = {cell_key(c["cell"]): c for c in release["cells"]}
     rows = [({}, formal, release)] + [
-        (c["cell"], c, released.get(_cell_key(c["cell"]))) for c in formal["cells"]
+        (c["cell"], c, released.get(cell_key(c["cell"]))) for c in formal["cells"]
     ]
     for cell, f, r in rows:
         label = ", ".join(f"{k}={v}" for k, v in cell.items()) or "all units"
@@ -436,10 +437,6 @@ def _unit_risk_line(risk: Mapping[str, Any]) -> str:
         + f"; {risk['n_single_only']} re-identified by the single attack but by no realistic "
         "mass attack."
     )
-
-
-def _cell_key(cell: Mapping[str, Any]) -> tuple:
-    return tuple(sorted(cell.items()))
 
 
 def _run_facts(run: Mapping[str, Any]) -> list[str]:

@@ -32,7 +32,7 @@ from attack.errors import InputError
 from attack.evaluation import DEFAULT_GAMMAS, DEFAULT_TAU, EvaluationSpec, gammas_from
 from attack.linkage import LinkageSpec
 from attack.certificate import file_input, frame_input
-from attack.combine import ROLES, combine, resolve_lambda
+from attack.combine import ROLES, cell_key, combine, resolve_lambda
 from attack.mass_attack import AttackInput, AttackOutcome, needed_columns, run_mass_attack
 from attack import single_attack
 from attack.natural_protection import agreement_profile
@@ -303,12 +303,12 @@ class Scenario:
         risk at the largest γ; u(u) uses that γ for every variable."""
         gamma = self.evaluation.gammas[-1]
         cells = combined["cells"] if combined else attacks[0][1].result["cells"]
-        risk_of_cell = {_cell_key(c["cell"]): c["disclosure_risk"][gamma.label] or 0.0 for c in cells}
+        risk_of_cell = {cell_key(c["cell"]): c["disclosure_risk"][gamma.label] or 0.0 for c in cells}
         rows = pd.Index(id_column(original, original_id)).get_indexer(result.targets)
         labels = [c.classes(original, c.name)[rows] for c in self.evaluation.cells]
         mass_risk = {
             target: risk_of_cell.get(
-                _cell_key({c.label(): "(missing)" if v[k] is None else str(v[k])
+                cell_key({c.label(): "(missing)" if v[k] is None else str(v[k])
                            for c, v in zip(self.evaluation.cells, labels)}), 0.0)
             for k, target in enumerate(result.targets)
         }
@@ -460,10 +460,6 @@ def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
         raw.get("title", "attack scenario"), sources, linkage, evaluation, outputs, base, engine,
         intruders, lam, formal=formal, single=single,
     )
-
-
-def _cell_key(cell: Mapping) -> tuple:
-    return tuple(sorted((str(k), str(v)) for k, v in cell.items()))
 
 
 def _summary(result: dict) -> dict:

@@ -41,6 +41,22 @@ def _write_inputs(folder: Path) -> None:
         frame.to_csv(folder / f"{name}.csv", index=False)
 
 
+_DATA = """
+[data]
+external = { path = "external.csv", id = "unit_id" }
+release = { path = "release.csv", id = "unit_id" }
+original = { path = "original.csv", id = "unit_id" }
+"""
+
+
+def _run(folder: Path, body: str):
+    """Write the fixture files and a scenario (the three files, then ``body``) and run it."""
+    _write_inputs(folder)
+    scenario = folder / "scenario.toml"
+    scenario.write_text(_DATA + body, encoding="utf-8")
+    return CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1"])
+
+
 def _cells(combined):
     return {c["cell"]["wz"]: c for c in combined["cells"]}
 
@@ -159,14 +175,7 @@ def test_shipped_scenarios_are_valid():
 
 
 def test_natural_protection_beside_the_release(tmp_path: Path):
-    _write_inputs(tmp_path)
-    scenario = tmp_path / "np.toml"
-    scenario.write_text(
-        """
-[data]
-external = { path = "external.csv", id = "unit_id" }
-release = { path = "release.csv", id = "unit_id" }
-original = { path = "original.csv", id = "unit_id" }
+    result = _run(tmp_path, """
 [linkage]
 keys = ["turnover:metric", "employees:metric"]
 block = ["wz", "region"]
@@ -178,10 +187,7 @@ targets = ["turnover", "employees", "costs"]
 cells = ["wz"]
 [output]
 json = "np.json"
-""",
-        encoding="utf-8",
-    )
-    result = CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1"])
+""")
     assert result.exit_code == 0, result.output
     assert "## Natural protection" in result.output and "identical code at" not in result.output
     (entry,) = json.loads((tmp_path / "np.json").read_text())["natural_protection"]
@@ -194,14 +200,7 @@ json = "np.json"
 
 
 def test_single_attacks_in_a_scenario(tmp_path: Path):
-    _write_inputs(tmp_path)
-    scenario = tmp_path / "single.toml"
-    scenario.write_text(
-        """
-[data]
-external = { path = "external.csv", id = "unit_id" }
-release = { path = "release.csv", id = "unit_id" }
-original = { path = "original.csv", id = "unit_id" }
+    result = _run(tmp_path, """
 [linkage]
 keys = ["turnover:metric", "employees:metric"]
 [single_attack]
@@ -213,10 +212,7 @@ relative_error = 0.0
 targets = ["turnover"]
 [output]
 json = "single.json"
-""",
-        encoding="utf-8",
-    )
-    result = CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1"])
+""")
     assert result.exit_code == 0, result.output
     single = json.loads((tmp_path / "single.json").read_text())["single_attack"]
     summary = single["summary"]
