@@ -28,14 +28,15 @@ if TYPE_CHECKING:
     from matplotlib.colors import TwoSlopeNorm
     from matplotlib.figure import Figure
 
-__all__ = ["render_markdown", "render_html"]
+__all__ = ["Table", "figure_html", "fmt_ci", "fmt_num", "html_page", "html_table", "md_table",
+           "render_html", "render_markdown", "svg_figure"]
 
 DASH = "–"
 MIN_CELL_COUNT = 3  # default: cells with fewer verifiable units are shown as suppressed
 
 # Fixed rc settings: a constant hash salt and text kept as <text> make the SVG byte-identical for
 # the same input; the sans-serif stack ends in the generic "sans-serif" so browsers fall back.
-_RC = {
+PLOT_RC = {
     "svg.hashsalt": "attack-report",
     "svg.fonttype": "none",
     "font.family": "sans-serif",
@@ -52,18 +53,18 @@ _RUN_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"
 # Formatting helpers
 
 
-def _num(x: Any) -> str:
+def fmt_num(x: Any) -> str:
     """A rate to 4 decimals, or a dash when undefined."""
     if x is None or (isinstance(x, float) and np.isnan(x)):
         return DASH
     return f"{float(x):.4f}"
 
 
-def _ci(pair: Any) -> str:
+def fmt_ci(pair: Any) -> str:
     """A 95% interval as "[lo, hi]", or a dash when undefined."""
     if not pair or any(v is None for v in pair):
         return DASH
-    return f"[{_num(pair[0])}, {_num(pair[1])}]"
+    return f"[{fmt_num(pair[0])}, {fmt_num(pair[1])}]"
 
 
 def _short(x: float) -> str:
@@ -164,7 +165,7 @@ def _taus(runs: Sequence[Mapping[str, Any]]) -> list[float]:
 
 
 @dataclass
-class _Table:
+class Table:
     header: list[str]
     numeric: list[bool]
     rows: list[list[str]] = field(default_factory=list)
@@ -184,14 +185,14 @@ def _md_text(s: str) -> str:
     return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-def _md_table(t: _Table) -> str:
+def md_table(t: Table) -> str:
     lines = ["| " + " | ".join(_md_text(h) for h in t.header) + " |"]
     lines.append("|" + "|".join("---:" if n else "---" for n in t.numeric) + "|")
     lines += ["| " + " | ".join(_md_text(c) for c in row) + " |" for row in t.rows]
     return "\n".join(lines)
 
 
-def _html_table(t: _Table, caption: str | None = None) -> str:
+def html_table(t: Table, caption: str | None = None) -> str:
     def cls(i: int) -> str:
         return ' class="num"' if t.numeric[i] else ""
 
@@ -218,8 +219,8 @@ def _html_table(t: _Table, caption: str | None = None) -> str:
     return "".join(out)
 
 
-def _summary_table(result: Mapping[str, Any]) -> _Table:
-    t = _Table(["measure", "value", "95% interval"], [False, True, True])
+def _summary_table(result: Mapping[str, Any]) -> Table:
+    t = Table(["measure", "value", "95% interval"], [False, True, True])
     for key, label in (
         ("n_external", "external records"),
         ("n_verifiable", "verifiable"),
@@ -231,19 +232,19 @@ def _summary_table(result: Mapping[str, Any]) -> _Table:
         t.add([label, str(result.get(key, DASH)), ""])
     t.add([
         "re-identification rate",
-        _num(result.get("reidentification_rate")),
-        _ci(result.get("reidentification_rate_ci")),
+        fmt_num(result.get("reidentification_rate")),
+        fmt_ci(result.get("reidentification_rate_ci")),
     ])
     t.add([
         "false-match rate",
-        _num(result.get("false_match_rate")),
-        _ci(result.get("false_match_rate_ci")),
+        fmt_num(result.get("false_match_rate")),
+        fmt_ci(result.get("false_match_rate_ci")),
     ])
     use, use_ci = result.get("usefulness", {}), result.get("usefulness_ci", {})
     risk, risk_ci = result.get("disclosure_risk", {}), result.get("disclosure_risk_ci", {})
     for g in _gammas(result):
-        t.add([f"usefulness γ = {g}", _num(use.get(g)), _ci(use_ci.get(g))])
-        t.add([f"disclosure risk γ = {g}", _num(risk.get(g)), _ci(risk_ci.get(g))])
+        t.add([f"usefulness γ = {g}", fmt_num(use.get(g)), fmt_ci(use_ci.get(g))])
+        t.add([f"disclosure risk γ = {g}", fmt_num(risk.get(g)), fmt_ci(risk_ci.get(g))])
     return t
 
 
@@ -253,7 +254,7 @@ def _status(cell: Mapping[str, Any], tau: float) -> str:
     return "pass*" if _upper_at_or_above_tau(cell, tau) else "pass"
 
 
-def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> _Table:
+def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> Table:
     """One row per cell; ``detailed`` adds outcome counts and intervals (HTML).
 
     A cell with fewer than ``min_count`` verifiable units shows "suppressed (n < min_count)"
@@ -271,7 +272,7 @@ def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> _T
     else:
         header += ["rate", *(f"disclosure γ = {g}" for g in gammas)]
     header.append("status")
-    t = _Table(header, [False] * len(names) + [True] * (len(header) - len(names) - 1) + [False])
+    t = Table(header, [False] * len(names) + [True] * (len(header) - len(names) - 1) + [False])
     for cell in result.get("cells", []):
         values = cell["cell"]
         row = [str(values.get(v, DASH)) for v in variables] if variables else ["all units"]
@@ -287,25 +288,25 @@ def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> _T
             row += [
                 str(cell.get("n_false", DASH)),
                 str(cell.get("n_none", DASH)),
-                _num(cell.get("reidentification_rate")),
-                _ci(cell.get("reidentification_rate_ci")),
-                _num(cell.get("false_match_rate")),
+                fmt_num(cell.get("reidentification_rate")),
+                fmt_ci(cell.get("reidentification_rate_ci")),
+                fmt_num(cell.get("false_match_rate")),
             ]
             for g in gammas:
-                row += [_num(risk.get(g)), _ci(risk_ci.get(g))]
+                row += [fmt_num(risk.get(g)), fmt_ci(risk_ci.get(g))]
         else:
-            row += [_num(cell.get("reidentification_rate")), *(_num(risk.get(g)) for g in gammas)]
+            row += [fmt_num(cell.get("reidentification_rate")), *(fmt_num(risk.get(g)) for g in gammas)]
         row.append(_status(cell, tau))
         t.add(row, failing=not cell["passed"])
     return t
 
 
-def _comparison_table(runs: Sequence[Mapping[str, Any]]) -> _Table:
+def _comparison_table(runs: Sequence[Mapping[str, Any]]) -> Table:
     gammas = _all_gammas(runs)
     header = ["run", "intruder", "release", "re-identification rate"]
     header += [f"disclosure γ = {g}" for g in gammas]
     header += ["failing cells", "verdict"]
-    t = _Table(header, [False, False, False, True] + [True] * len(gammas) + [True, False])
+    t = Table(header, [False, False, False, True] + [True] * len(gammas) + [True, False])
     for run in runs:
         r = run["result"]
         risk = r.get("disclosure_risk", {})
@@ -314,8 +315,8 @@ def _comparison_table(runs: Sequence[Mapping[str, Any]]) -> _Table:
                 str(run.get("name", "")),
                 str(run.get("intruder", "")),
                 str(run.get("release", "")),
-                _num(r.get("reidentification_rate")),
-                *(_num(risk.get(g)) for g in gammas),
+                fmt_num(r.get("reidentification_rate")),
+                *(fmt_num(risk.get(g)) for g in gammas),
                 f"{_failing(r)} of {len(r.get('cells', []))}",
                 "passed" if r["passed"] else "NOT PASSED",
             ],
@@ -356,7 +357,7 @@ def _verdict(
     return ok, headline, lines
 
 
-def _combined_table(combined: Mapping[str, Any], min_count: int) -> _Table:
+def _combined_table(combined: Mapping[str, Any], min_count: int) -> Table:
     """Per cell: worst case, realistic mean and combined risk per γ, the rule used, status."""
     gammas = list(combined["cells"][0]["disclosure_risk"]) if combined["cells"] else []
     names = list(dict.fromkeys(k for c in combined["cells"] for k in c["cell"]))
@@ -364,7 +365,7 @@ def _combined_table(combined: Mapping[str, Any], min_count: int) -> _Table:
     for g in gammas:
         header += [f"worst γ = {g}", f"realistic γ = {g}", f"combined γ = {g}"]
     header += ["rule", "status"]
-    table = _Table(header, [False] * len(names or [1]) + [True] * (3 * len(gammas)) + [False, False])
+    table = Table(header, [False] * len(names or [1]) + [True] * (3 * len(gammas)) + [False, False])
     for cell in combined["cells"]:
         label = [str(cell["cell"].get(n, DASH)) for n in names] or ["all units"]
         status = "pass" if cell["passed"] else "FAIL"
@@ -377,19 +378,19 @@ def _combined_table(combined: Mapping[str, Any], min_count: int) -> _Table:
         for g in gammas:
             worst = (cell.get("worst") or {}).get(g)
             mean = (cell.get("realistic_mean") or {}).get(g)
-            values += [_num(worst), _num(mean), _num(cell["disclosure_risk"][g])]
+            values += [fmt_num(worst), fmt_num(mean), fmt_num(cell["disclosure_risk"][g])]
         table.add([*label, *values, cell["rule"], status], failing=not cell["passed"])
     return table
 
 
-def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[str, _Table]]:
+def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[str, Table]]:
     """Natural protection of one intruder (METHOD.md §12.1): hit rate and disclosure risk
     against FORMAL beside the release, per cell, then its agreement tables."""
     formal, release = entry["formal"], entry["release"]
     gammas = list(formal["disclosure_risk"])
     header = ["cell", "n", "rate FORMAL", "rate release"]
     header += [f"{kind} γ = {g}" for g in gammas for kind in ("P FORMAL", "P release")]
-    side = _Table(header, [False] + [True] * (len(header) - 1))
+    side = Table(header, [False] + [True] * (len(header) - 1))
     released = {cell_key(c["cell"]): c for c in release["cells"]}
     rows = [({}, formal, release)] + [
         (c["cell"], c, released.get(cell_key(c["cell"]))) for c in formal["cells"]
@@ -400,30 +401,30 @@ def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[s
             side.add([label, f"suppressed (n < {min_count})", *[""] * (len(header) - 2)],
                      span=(1, len(header) - 1))
             continue
-        values = [str(f["n_verifiable"]), _num(f["reidentification_rate"]),
-                  _num(r["reidentification_rate"]) if r else DASH]
+        values = [str(f["n_verifiable"]), fmt_num(f["reidentification_rate"]),
+                  fmt_num(r["reidentification_rate"]) if r else DASH]
         for g in gammas:
-            values += [_num(f["disclosure_risk"][g]), _num(r["disclosure_risk"][g]) if r else DASH]
+            values += [fmt_num(f["disclosure_risk"][g]), fmt_num(r["disclosure_risk"][g]) if r else DASH]
         side.add([label, *values])
     out = [("FORMAL beside the release", side)]
     for caption, head, body in agreement_tables(entry["agreement"]):
-        table = _Table(head, [False] * len(head))
+        table = Table(head, [False] * len(head))
         for row in body:
             table.add(row)
         out.append((caption, table))
     return out
 
 
-def _single_table(single: Mapping[str, Any]) -> _Table:
+def _single_table(single: Mapping[str, Any]) -> Table:
     """Single (targeted) attack counts overall and per target group (METHOD.md §13.3)."""
     header = ["targets", "sought", "unique", "correct", "false", "none", "identification",
               "false-match rate"]
-    table = _Table(header, [False] + [True] * 7)
+    table = Table(header, [False] + [True] * 7)
     groups = [("all", single["summary"]), *single.get("by_group", {}).items()]
     for label, c in groups:
         table.add([str(label), str(c["sought"]), str(c["unique"]), str(c["correct"]),
-                   str(c["false"]), str(c["none"]), _num(c["identification_probability"]),
-                   _num(c["false_match_rate"])])
+                   str(c["false"]), str(c["none"]), fmt_num(c["identification_probability"]),
+                   fmt_num(c["false_match_rate"])])
     return table
 
 
@@ -470,7 +471,7 @@ def render_markdown(
     """Render runs as GitHub-flavoured Markdown: verdict first, then per run a summary and cells.
 
     Each run's ``result`` holds counts (``n_external``, ``n_verifiable``, ``n_matched``,
-    ``n_correct``, ``n_false``, ``n_none``), rates with ``*_ci`` intervals, ``usefulness`` and
+    ``n_correct``, ``n_false``, ``n_none``), rates with ``*fmt_ci`` intervals, ``usefulness`` and
     ``disclosure_risk`` keyed by γ string, ``tau``, ``passed`` and ``cells``.
 
     Cells with fewer than ``min_cell_count`` verifiable units are shown as suppressed: status
@@ -484,22 +485,22 @@ def render_markdown(
     out += [f"- {_md_text(line)}" for line in lines]
     if combined is not None:
         out += ["", f"## Combined measure (λ = {_short(combined['lam'])})", "",
-                _md_text(combined["formula"]), "", _md_table(_combined_table(combined, min_count))]
+                _md_text(combined["formula"]), "", md_table(_combined_table(combined, min_count))]
     for entry in natural_protection:
         out += ["", f"## Natural protection: {_md_text(entry['intruder'])}"]
         for caption, table in _protection_tables(entry, min_count):
-            out += ["", f"{_md_text(caption)}:", "", _md_table(table)]
+            out += ["", f"{_md_text(caption)}:", "", md_table(table)]
     if single_attack is not None:
-        out += ["", "## Single attacks", "", _md_table(_single_table(single_attack))]
+        out += ["", "## Single attacks", "", md_table(_single_table(single_attack))]
         if "unit_risk" in single_attack:
             out += ["", _md_text(_unit_risk_line(single_attack["unit_risk"]))]
     if len(runs) > 1:
-        out += ["", "## Comparison", "", _md_table(_comparison_table(runs))]
+        out += ["", "## Comparison", "", md_table(_comparison_table(runs))]
     for i, run in enumerate(runs, 1):
         r = run["result"]
         out += ["", f"## {i}. {_md_text(str(run.get('name', '')))}", ""]
-        out += [_md_text(" · ".join(_run_facts(run))), "", _md_table(_summary_table(r))]
-        out += ["", "### Cells", "", _md_table(_cell_table(r, detailed=False,
+        out += [_md_text(" · ".join(_run_facts(run))), "", md_table(_summary_table(r))]
+        out += ["", "### Cells", "", md_table(_cell_table(r, detailed=False,
                                                             min_count=min_count))]
         if min_count > 0:
             out += ["", _suppression_rule(min_count)]
@@ -512,7 +513,7 @@ def render_markdown(
 # Plots (inline SVG)
 
 
-def _svg(fig: Figure, prefix: str) -> str:
+def svg_figure(fig: Figure, prefix: str) -> str:
     """Serialise a figure to an inline <svg> element whose ids are unique within the page."""
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata=_SVG_METADATA, bbox_inches="tight")
@@ -523,7 +524,7 @@ def _svg(fig: Figure, prefix: str) -> str:
     return re.sub(r'href="#([^"]+)"', rf'href="#{prefix}-\1"', svg)
 
 
-def _figure_html(svg: str, caption: str) -> str:
+def figure_html(svg: str, caption: str) -> str:
     return (
         f'<figure><div class="plot" role="img" aria-label="{html.escape(caption)}">{svg}</div>'
         f"<figcaption>{html.escape(caption)}</figcaption></figure>"
@@ -597,7 +598,7 @@ def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str, min_count: int)
             text, colour = DASH, "black"
         else:
             r, g, b_ = to_rgb(cmap(norm(v)))
-            text = _num(v)
+            text = fmt_num(v)
             colour = "black" if 0.299 * r + 0.587 * g + 0.114 * b_ > 0.5 else "white"
         ax.text(j, i, text, ha="center", va="center", color=colour, fontsize=8,
                 fontweight="bold" if fail[i, j] else "normal")
@@ -611,7 +612,7 @@ def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str, min_count: int)
     bar = fig.colorbar(image, ax=ax, shrink=min(1.0, 0.4 + 0.1 * len(rows)))
     bar.ax.axhline(tau, color="black", linewidth=1.5)
     bar.set_label(f"disclosure risk (τ = {_short(tau)})")
-    return _svg(fig, prefix)
+    return svg_figure(fig, prefix)
 
 
 def _risk_by_gamma(runs: Sequence[Mapping[str, Any]], prefix: str, min_count: int) -> str:
@@ -656,7 +657,7 @@ def _risk_by_gamma(runs: Sequence[Mapping[str, Any]], prefix: str, min_count: in
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=1, frameon=False)
-    return _svg(fig, prefix)
+    return svg_figure(fig, prefix)
 
 
 def _distance_histogram(hist: Mapping[str, Any], prefix: str) -> tuple[str, str]:
@@ -685,7 +686,7 @@ def _distance_histogram(hist: Mapping[str, Any], prefix: str) -> tuple[str, str]
     ax.set_ylabel("assigned pairs")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, frameon=False)
-    return _svg(fig, prefix), scale
+    return svg_figure(fig, prefix), scale
 
 
 # --------------------------------------------------------------------------------------------
@@ -739,18 +740,18 @@ def _settings_html(result: Mapping[str, Any]) -> str:
     for section in ("linkage", "evaluation"):
         settings = dict(result.get(section) or {})
         keys = settings.pop("keys", None) if section == "linkage" else None
-        t = _Table(["setting", "value"], [False, False])
+        t = Table(["setting", "value"], [False, False])
         for k, v in settings.items():
             t.add([_label(k), _setting(v)])
         if section == "evaluation":
             t.add(["τ", _short(result["tau"])])
-        out.append(_html_table(t, caption=section))
+        out.append(html_table(t, caption=section))
         if keys:
             columns = list(dict.fromkeys(k for key in keys for k in key))
-            kt = _Table(columns, [False] * len(columns))
+            kt = Table(columns, [False] * len(columns))
             for key in keys:
                 kt.add([_setting(key.get(c)) for c in columns])
-            out.append(_html_table(kt, caption="overlap (key) variables"))
+            out.append(html_table(kt, caption="overlap (key) variables"))
     return "".join(out)
 
 
@@ -768,7 +769,7 @@ def _run_html(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_cou
         f'<p class="verdict {"pass" if r["passed"] else "fail"}">'
         f"<strong>{word}</strong>{n_fail} of {len(cells)} cells failing</p>",
         "<h3>Summary</h3>",
-        _html_table(_summary_table(r)),
+        html_table(_summary_table(r)),
     ]
     if cells and gammas:
         gamma = gammas[-1]
@@ -776,7 +777,7 @@ def _run_html(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_cou
         n_supp = sum(_suppressed(c, min_count) for c in cells)
         supp_note = (f" Grey \"supp.\": suppressed, fewer than {min_count} verifiable units."
                      if n_supp else "")
-        out.append(_figure_html(
+        out.append(figure_html(
             _heatmap(r, gamma, f"r{index}h", min_count),
             f"Disclosure risk per cell at γ = {gamma}, the largest γ evaluated: usefulness, and "
             f"with it the risk, can only grow with γ, so this γ decides whether a cell passes. "
@@ -785,7 +786,7 @@ def _run_html(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_cou
         ))
     if with_gamma_plot and gammas:
         out.append("<h3>Disclosure risk by γ</h3>")
-        out.append(_figure_html(
+        out.append(figure_html(
             _risk_by_gamma([run], f"r{index}g", min_count),
             f"Overall disclosure risk with 95% interval and the highest cell risk against γ; "
             f"dotted line τ = {_short(tau)}.",
@@ -794,9 +795,9 @@ def _run_html(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_cou
         svg, scale = _distance_histogram(r["distance_histogram"], f"r{index}d")
         out.append("<h3>Distances of assigned pairs</h3>")
         caption = f"Assigned pairs by distance, correct vs false links; {scale}."
-        out.append(_figure_html(svg, caption))
+        out.append(figure_html(svg, caption))
     out.append("<h3>Cells</h3>")
-    out.append(_html_table(_cell_table(r, detailed=True, min_count=min_count)))
+    out.append(html_table(_cell_table(r, detailed=True, min_count=min_count)))
     if min_count > 0:
         out.append(f'<p class="facts">{html.escape(_suppression_rule(min_count))}</p>')
     if any(_upper_at_or_above_tau(c, tau) for c in cells):
@@ -846,25 +847,25 @@ def render_html(
         body.append(
             f'<section id="combined"><h2>Combined measure (λ = {esc(_short(combined["lam"]))})</h2>'
             f"<p>{esc(combined['formula'])}</p>"
-            + _html_table(_combined_table(combined, min_count)) + "</section>"
+            + html_table(_combined_table(combined, min_count)) + "</section>"
         )
     for entry in natural_protection:
         body.append(
             f"<section><h2>Natural protection: {esc(entry['intruder'])}</h2>"
-            + "".join(_html_table(t, caption=c) for c, t in _protection_tables(entry, min_count))
+            + "".join(html_table(t, caption=c) for c, t in _protection_tables(entry, min_count))
             + "</section>"
         )
     if single_attack is not None:
         risk_line = _unit_risk_line(single_attack["unit_risk"]) if "unit_risk" in single_attack else ""
-        body.append("<section><h2>Single attacks</h2>" + _html_table(_single_table(single_attack))
+        body.append("<section><h2>Single attacks</h2>" + html_table(_single_table(single_attack))
                     + f"<p>{esc(risk_line)}</p></section>")
     if notes:
         body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(PLOT_RC):
         if len(runs) > 1:
             body.append('<section id="comparison"><h2>Comparison of runs</h2>')
-            body.append(_html_table(_comparison_table(runs)))
-            body.append(_figure_html(
+            body.append(html_table(_comparison_table(runs)))
+            body.append(figure_html(
                 _risk_by_gamma(runs, "cmp", min_count),
                 "Disclosure risk against γ, one colour per run: overall with 95% interval "
                 "(solid) and highest cell (dashed); dotted line τ.",
@@ -877,10 +878,15 @@ def render_html(
                  for i, run in enumerate(runs, 1)]
     body.append("<footer>Aggregates only: counts, rates and settings per run and cell. "
                 "Confidential until cleared for release.</footer>")
+    return html_page(title, body)
+
+
+def html_page(title: str, body: Sequence[str]) -> str:
+    """A self-contained HTML page (inline CSS) around the given body parts."""
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{esc(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n<main>\n"
+        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n<main>\n"
         + "\n".join(body)
         + "\n</main>\n</body>\n</html>\n"
     )
