@@ -6,6 +6,7 @@ failed run never leaves a partial file (and never replaces a good one with half 
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import tempfile
@@ -14,13 +15,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from attack.errors import InputError
 from attack.linkage import Links
 
 
-def write_files_atomic(files: dict[Path, tuple[str, int | None]]) -> list[Path]:
+def write_files_atomic(files: dict[Path, tuple[str | bytes, int | None]]) -> list[Path]:
     """Write several files so that either all appear or none does.
 
-    ``files`` maps each path to ``(text, mode)``; ``mode`` None means the permissions a new file
+    ``files`` maps each path to ``(content, mode)``, content as text or bytes; ``mode`` None means the permissions a new file
     gets under the current umask, ``0o600`` makes it owner-only before it appears. Every text
     is first written to a temporary file beside its target, then all are renamed into place.
     """
@@ -31,8 +33,12 @@ def write_files_atomic(files: dict[Path, tuple[str, int | None]]) -> list[Path]:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
             staged.append((tmp, path))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
+            if isinstance(text, bytes):
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(text)
+            else:
+                with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                    handle.write(text)
             os.chmod(tmp, _default_mode() if mode is None else mode)
         for tmp, path in staged:
             os.replace(tmp, path)
@@ -47,6 +53,19 @@ def write_files_atomic(files: dict[Path, tuple[str, int | None]]) -> list[Path]:
 def write_text_atomic(path: str | Path, text: str, *, mode: int | None = None) -> Path:
     """Write one file atomically (see :func:`write_files_atomic`)."""
     return write_files_atomic({Path(path): (text, mode)})[0]
+
+
+def table_content(frame: pd.DataFrame, path: str | Path) -> str | bytes:
+    """A data frame serialised for ``path``: CSV text (``.csv``) or Parquet bytes (``.parquet``)."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        return frame.to_csv(index=False)
+    if suffix in {".parquet", ".pq"}:
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        return buffer.getvalue()
+    raise InputError(f"cannot write {suffix or 'files without a suffix'}; use .csv or .parquet",
+                     file=str(path))
 
 
 def _default_mode() -> int:

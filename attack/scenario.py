@@ -235,6 +235,7 @@ class Scenario:
     path: Path | None = None
     formal: Mapping | None = None
     single: Mapping | None = None
+    tune: Mapping | None = None
 
     def __post_init__(self) -> None:
         if not self.intruders:
@@ -354,6 +355,16 @@ class Scenario:
             "agreement": agreement,
         }
 
+    def with_release(self, frame: pd.DataFrame, id_column: str) -> Scenario:
+        """The same scenario attacking a release held in memory (a tuning candidate)."""
+        return replace(self, sources={**self.sources, "release": {"frame": frame, "id": id_column}})
+
+    def load_source(self, role: str) -> tuple[pd.DataFrame, str]:
+        """All columns of the data source ``role`` (release, original, ...) and its id column."""
+        if role not in self.sources:
+            raise InputError(f"[data] has no entry {role!r}")
+        return _load_source(role, self.sources[role], self.base, None)
+
     def fingerprints(self, certificate_dir: Path) -> list[dict]:
         """SHA-256 of the scenario file and of every data source, for a certificate."""
         out = [file_input("scenario", self.path, certificate_dir)] if self.path else []
@@ -417,7 +428,7 @@ def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
     _known(
         raw,
         {"title", "data", "linkage", "evaluation", "output", "engine", "intruder", "combine",
-         "natural_protection", "single_attack"},
+         "natural_protection", "single_attack", "tune"},
         "top level",
     )
     data = raw.get("data", {})
@@ -458,7 +469,7 @@ def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
     engine = _engine_from(raw.get("engine", {}))
     return Scenario(
         raw.get("title", "attack scenario"), sources, linkage, evaluation, outputs, base, engine,
-        intruders, lam, formal=formal, single=single,
+        intruders, lam, formal=formal, single=single, tune=raw.get("tune"),
     )
 
 
@@ -572,6 +583,9 @@ def _load_source(
 ) -> tuple[pd.DataFrame, str]:
     if "demo" in source:
         return demo_source(source["demo"], **source.get("demo_options", {}))
+    if "frame" in source:  # a candidate built in memory, e.g. by ``attack tune``
+        frame = source["frame"]
+        return (frame if columns is None else frame[list(dict.fromkeys(columns))]), str(source["id"])
     if "path" not in source or "id" not in source:
         raise InputError(f"[data] {role}: needs 'path' and 'id' (or 'demo')")
     path = Path(source["path"])
