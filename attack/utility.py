@@ -1,4 +1,4 @@
-"""Analysis potential of a release: deviation checks and information-loss measures (UTILITY.md).
+"""Analysis potential of a release: the deviation checks of UTILITY.md §2 and the utility profile.
 
 The handbook's deviation thresholds (UTILITY.md §2) are evaluated per *case* — a variable for a
 whole-file statistic, a variable × subpopulation for subpopulation statistics, a variable pair for
@@ -19,36 +19,42 @@ over the threshold; a family passes when that share is at most the tolerance (10
   ``n/(n−1) · Σ w²(x − x̄_w)² / (Σw)²`` [Proposal];
 * structural zeros and signs are "preserved", so that family's tolerance is 0.
 
-Risk and utility are never merged into one number (UTILITY.md §1): the profile only reports.
+The profile also carries the information-loss measures of UTILITY.md §4
+(:mod:`attack.information_loss`) and, with unit identity, interval disclosure (UTILITY.md §5,
+:mod:`attack.anonymity`). Risk and utility are never merged into one number (UTILITY.md §1): the
+profile only reports.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from attack.anonymity import IntervalDisclosure, category_codes, interval_disclosure
 from attack.errors import InputError
 from attack.evaluation import default_targets
-from attack.readers import code_column, id_column, numeric_column, require_columns, source_name
+from attack.information_loss import (
+    DEFAULT_CR,
+    CategoricalLoss,
+    Description,
+    Scores,
+    categorical_loss,
+    describe,
+    il1s,
+    information_loss_scores,
+    json_float,
+)
+from attack.readers import id_column, numeric_column, require_columns, source_name
 from attack.regression import Model, ModelComparison, compare_model
 
 WITHIN, EXCEEDS, NA = "within", "exceeds", "n/a"
 SLACK = 1e-12
 WHOLE_FILE = "all"
-DEFAULT_CR = (3, 5)
-
-
-def _num(value) -> float | None:
-    """A JSON-ready float: None for None, NaN and infinities."""
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
 
 
 @dataclass(frozen=True)
@@ -93,7 +99,7 @@ class Case:
     n_release: int | None = None
 
     def as_dict(self) -> dict:
-        return {k: _num(v) if isinstance(v, float) else v for k, v in self.__dict__.items()}
+        return {k: json_float(v) if isinstance(v, float) else v for k, v in self.__dict__.items()}
 
 
 @dataclass(frozen=True)
@@ -141,10 +147,10 @@ class Family:
             "exceedances": self.exceedances,
             "not_applicable": self.not_applicable,
             "zero_original": sum(c.reason == "zero original" for c in self.cases),
-            "share": _num(self.share),
+            "share": json_float(self.share),
             "passed": self.passed,
-            "mean_deviation": _num(np.mean(deviations)) if averaged else None,
-            "max_deviation": _num(np.max(deviations)) if averaged else None,
+            "mean_deviation": json_float(np.mean(deviations)) if averaged else None,
+            "max_deviation": json_float(np.max(deviations)) if averaged else None,
         }
 
 
@@ -219,345 +225,7 @@ def welch_p(
     return np.where((df1 >= 1) & (df2 >= 1) & np.isfinite(total), p, np.nan)
 
 
-# --- descriptive extras without thresholds (UTILITY.md §4.3) ----------------------------------
-
-
-def _sorted_values(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, dtype=float)
-    return np.sort(x[~np.isnan(x)])
-
-
-def _concentrable(s: np.ndarray) -> bool:
-    """Concentration measures need sorted non-negative values with a positive total."""
-    return s.size > 0 and s[0] >= 0 and s[-1] > 0
-
-
-def _gini_sorted(s: np.ndarray) -> float | None:
-    if not _concentrable(s):
-        return None
-    n, total = s.size, s.sum()
-    return float((2 * np.dot(np.arange(1, n + 1), s) - (n + 1) * total) / (n * total))
-
-
-def _cr_sorted(s: np.ndarray, k: int) -> float | None:
-    return float(s[-k:].sum() / s.sum()) if _concentrable(s) else None
-
-
-def _herfindahl_sorted(s: np.ndarray) -> float | None:
-    return float(np.sum((s / s.sum()) ** 2)) if _concentrable(s) else None
-
-
-def gini(x: np.ndarray) -> float | None:
-    """Gini ``(2 Σ i x_(i) − (n+1) Σ x) / (n Σ x)``, ascending order, missing values left out;
-    None for negative values or a zero total (UTILITY.md §4.3; FIXTURES.md F-MA-10)."""
-    return _gini_sorted(_sorted_values(x))
-
-
-def concentration_ratio(x: np.ndarray, k: int) -> float | None:
-    """CR_k: share of the total held by the k largest values (non-negative data only)."""
-    return _cr_sorted(_sorted_values(x), k)
-
-
-def herfindahl(x: np.ndarray) -> float | None:
-    """Herfindahl index ``Σ (x_i / Σ x)²`` (non-negative data only)."""
-    return _herfindahl_sorted(_sorted_values(x))
-
-
-@dataclass(frozen=True)
-class Description:
-    """Dispersion and concentration of one variable in one file (no thresholds)."""
-
-    n: int
-    mean: float | None
-    median: float | None
-    sd: float | None
-    cv: float | None
-    robust_cv: float | None
-    gini: float | None
-    concentration: tuple[tuple[int, float | None], ...]
-    herfindahl: float | None
-
-    def as_dict(self) -> dict:
-        out = {k: _num(v) if isinstance(v, float) else v for k, v in self.__dict__.items()}
-        out["concentration"] = {f"CR{k}": _num(v) for k, v in self.concentration}
-        return out
-
-
-def describe(x: np.ndarray, ks: Sequence[int] = DEFAULT_CR) -> Description:
-    """CV = sd/mean, robust CV = IQR/median, Gini, CR_k and Herfindahl of the non-missing
-    values (UTILITY.md §4.3); a ratio with a zero denominator is None."""
-    x = _sorted_values(x)
-    n = x.size
-    if n == 0:
-        return Description(
-            0, None, None, None, None, None, None, tuple((k, None) for k in ks), None
-        )
-    mean, median = float(x.mean()), float(np.median(x))
-    sd = float(x.std(ddof=1)) if n > 1 else None
-    q1, q3 = np.quantile(x, [0.25, 0.75])
-    return Description(
-        n=n,
-        mean=mean,
-        median=median,
-        sd=sd,
-        cv=sd / mean if sd is not None and mean != 0 else None,
-        robust_cv=float(q3 - q1) / median if median != 0 else None,
-        gini=_gini_sorted(x),
-        concentration=tuple((k, _cr_sorted(x, k)) for k in ks),
-        herfindahl=_herfindahl_sorted(x),
-    )
-
-
-def shannon_entropy(codes: np.ndarray) -> float | None:
-    """Shannon entropy in bits of the category distribution (missing values left out)."""
-    codes = np.asarray(codes)
-    codes = codes[codes >= 0]
-    if codes.size == 0:
-        return None
-    p = np.bincount(codes) / codes.size
-    p = p[p > 0]
-    return float(-(p * np.log2(p)).sum()) + 0.0
-
-
-def conditional_entropy(original: np.ndarray, release: np.ndarray) -> float | None:
-    """``H(X | X^a)`` in bits over aligned units with both codes present: the uncertainty about
-    the original category left after seeing the released one (entropy-based loss, Kooiman et
-    al. 1997)."""
-    ok = (original >= 0) & (release >= 0)
-    if not ok.any():
-        return None
-    a, b = original[ok], release[ok]
-    radix = int(a.max()) + 1
-    cells, joint = np.unique(b * radix + a, return_inverse=True)
-    joint_p = np.bincount(joint) / a.size
-    given = (np.bincount(b) / a.size)[cells // radix]
-    return float(np.sum(joint_p * np.log2(given / joint_p))) + 0.0
-
-
-# --- per-record measures (UTILITY.md §4.1–4.2, §5) --------------------------------------------
-
-
-def il1s(
-    original: np.ndarray, release: np.ndarray, ddof: int = 1
-) -> tuple[float | None, list[int]]:
-    """IL1s ``1/(n·p) Σ_j Σ_i |x_ij − x*_ij| / (√2 σ_j)`` over complete rows (UTILITY.md §4.1;
-    FIXTURES.md F-U-IL1s); σ_j with ``ddof`` (1 sample, 0 population). Columns with σ_j = 0 are
-    left out and returned as the second value."""
-    x = np.asarray(original, dtype=float)
-    xa = np.asarray(release, dtype=float)
-    n = x.shape[0]
-    if n <= ddof:
-        return None, []
-    sigma = x.std(axis=0, ddof=ddof)
-    keep = sigma > 0
-    skipped = [int(j) for j in np.flatnonzero(~keep)]
-    if not keep.any():
-        return None, skipped
-    terms = np.abs(x[:, keep] - xa[:, keep]).sum(axis=0) / (math.sqrt(2) * sigma[keep])
-    return float(terms.sum() / (n * keep.sum())), skipped
-
-
-@dataclass(frozen=True)
-class Scores:
-    """Handbook Score I / Score II and their five terms (UTILITY.md §4.2)."""
-
-    cov_range: str
-    t_val: float
-    t_mean: float
-    t_cov: float
-    t_var: float
-    t_corr: float
-    skipped: dict[str, int]
-
-    @property
-    def score_i(self) -> float:
-        return 100 * (self.t_val + self.t_mean + self.t_cov + self.t_var + self.t_corr)
-
-    @property
-    def score_ii(self) -> float:
-        return 100 * (
-            self.t_val + 0.5 * (self.t_mean + self.t_var) + 0.5 * (self.t_cov + self.t_corr)
-        )
-
-    def as_dict(self) -> dict:
-        out = {k: _num(v) if isinstance(v, float) else v for k, v in self.__dict__.items()}
-        return {**out, "score_i": _num(self.score_i), "score_ii": _num(self.score_ii)}
-
-
-def _relative_sum(o: np.ndarray, r: np.ndarray) -> tuple[float, int]:
-    """Σ |r − o| / |o| over the entries with o ≠ 0 and the number of skipped zero entries."""
-    nonzero = o != 0
-    total = np.sum(np.abs(r[nonzero] - o[nonzero]) / np.abs(o[nonzero]))
-    return float(total), int((~nonzero).sum())
-
-
-def information_loss_scores(
-    original: np.ndarray, release: np.ndarray, cov_range: str = "i<j"
-) -> Scores:
-    """Score I and II on complete rows of d variables. ``cov_range="i<j"`` is the printed form
-    (sum over i < j, divided by d(d+1)/2); ``"i<=j"`` includes the variances in the sum. Terms
-    with a zero original are skipped (contribute 0) and counted."""
-    if cov_range not in ("i<j", "i<=j"):
-        raise InputError('cov_range must be "i<j" (printed form) or "i<=j"')
-    x = np.asarray(original, dtype=float)
-    xa = np.asarray(release, dtype=float)
-    m, d = x.shape
-    if m < 2 or d == 0:
-        raise InputError("Score I/II need at least 2 complete rows and 1 variable")
-    t_val, zero_val = _relative_sum(x, xa)
-    t_mean, zero_mean = _relative_sum(x.mean(axis=0), xa.mean(axis=0))
-    cov = np.atleast_2d(np.cov(x, rowvar=False))
-    cov_a = np.atleast_2d(np.cov(xa, rowvar=False))
-    upper = np.triu_indices(d, k=0 if cov_range == "i<=j" else 1)
-    t_cov, zero_cov = _relative_sum(cov[upper], cov_a[upper])
-    t_var, zero_var = _relative_sum(np.diag(cov), np.diag(cov_a))
-    strict = np.triu_indices(d, k=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        corr = np.atleast_2d(np.corrcoef(x, rowvar=False))[strict]
-        corr_a = np.atleast_2d(np.corrcoef(xa, rowvar=False))[strict]
-    defined = np.isfinite(corr) & np.isfinite(corr_a)
-    pairs = d * (d - 1) / 2
-    return Scores(
-        cov_range=cov_range,
-        t_val=t_val / (m * d),
-        t_mean=t_mean / d,
-        t_cov=t_cov / (d * (d + 1) / 2),
-        t_var=t_var / d,
-        t_corr=float(np.abs(corr - corr_a)[defined].sum() / pairs) if pairs else 0.0,
-        skipped={
-            "values": zero_val,
-            "means": zero_mean,
-            "covariances": zero_cov,
-            "variances": zero_var,
-            "correlations": int((~defined).sum()),
-        },
-    )
-
-
-@dataclass(frozen=True)
-class IntervalDisclosure:
-    """Records whose original values lie within ``x^a ± k·sd(x^a)`` (UTILITY.md §5)."""
-
-    k: float
-    max_outside: int
-    n: int
-    at_risk: int
-    inside_share: dict[str, float | None]
-
-    @property
-    def share(self) -> float | None:
-        return self.at_risk / self.n if self.n else None
-
-    def as_dict(self) -> dict:
-        return {**self.__dict__, "share": _num(self.share)}
-
-
-def interval_disclosure(
-    original: np.ndarray,
-    release: np.ndarray,
-    names: Sequence[str],
-    k: float = 0.05,
-    max_outside: int = 0,
-) -> IntervalDisclosure:
-    """sdcMicro ``dRisk``-style interval disclosure on complete aligned rows: a value is inside
-    when ``|x − x^a| ≤ k · sd(x^a)`` (sample SD of the released column); a record is at risk when
-    at most ``max_outside`` of its values are outside. The spec counts a record only when all
-    values are inside (``max_outside=0``); sdcMicro's code allows one outside (``1``)."""
-    x = np.asarray(original, dtype=float)
-    xa = np.asarray(release, dtype=float)
-    n = x.shape[0]
-    if n < 2:
-        return IntervalDisclosure(k, max_outside, n, 0, {v: None for v in names})
-    inside = np.abs(x - xa) <= k * xa.std(axis=0, ddof=1)
-    at_risk = int(((~inside).sum(axis=1) <= max_outside).sum())
-    shares = {v: float(inside[:, j].mean()) for j, v in enumerate(names)}
-    return IntervalDisclosure(k, max_outside, n, at_risk, shares)
-
-
-# --- secondary indicators on exact key combinations (UTILITY.md §5) ---------------------------
-
-
-def _key_groups(data: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
-    """Group number of each row's exact key combination; a missing value is its own value."""
-    if not keys:
-        raise InputError("at least one key variable is needed")
-    require_columns(data, keys)
-    frame = pd.DataFrame({k: _codes(data, k)[0] for k in keys})
-    return frame.groupby(list(keys), sort=False).ngroup().to_numpy()
-
-
-@dataclass(frozen=True)
-class KAnonymity:
-    """Sample frequencies ``f_k`` of the key combinations; records with ``f_k < k`` violate."""
-
-    keys: tuple[str, ...]
-    k: int
-    frequencies: np.ndarray = field(repr=False)
-
-    @property
-    def violating(self) -> int:
-        return int((self.frequencies < self.k).sum())
-
-    def as_dict(self) -> dict:
-        n = int(self.frequencies.size)
-        return {
-            "keys": list(self.keys),
-            "k": self.k,
-            "records": n,
-            "violating": self.violating,
-            "share": self.violating / n if n else None,
-            "sample_uniques": int((self.frequencies == 1).sum()),
-        }
-
-
-def k_anonymity(data: pd.DataFrame, keys: Sequence[str], k: int = 2) -> KAnonymity:
-    """k-anonymity on exact key combinations (FIXTURES.md §11, Table 1)."""
-    if k < 1:
-        raise InputError("k must be at least 1")
-    group = _key_groups(data, keys)
-    return KAnonymity(tuple(keys), k, np.bincount(group)[group])
-
-
-@dataclass(frozen=True)
-class LDiversity:
-    """Distinct sensitive values ``l`` per key combination, per record."""
-
-    keys: tuple[str, ...]
-    sensitive: str
-    diversity: np.ndarray = field(repr=False)
-
-    def as_dict(self) -> dict:
-        values, counts = np.unique(self.diversity, return_counts=True)
-        return {
-            "keys": list(self.keys),
-            "sensitive": self.sensitive,
-            "records": int(self.diversity.size),
-            "min_l": int(values[0]) if values.size else None,
-            "records_by_l": {str(int(v)): int(c) for v, c in zip(values, counts, strict=True)},
-        }
-
-
-def l_diversity(data: pd.DataFrame, keys: Sequence[str], sensitive: str) -> LDiversity:
-    """l-diversity on exact key combinations; missing sensitive values are not counted as a
-    value (FIXTURES.md §11, Table 2)."""
-    group = _key_groups(data, keys)
-    require_columns(data, [sensitive])
-    codes = pd.Series(_codes(data, sensitive)[0])
-    distinct = codes.where(codes >= 0).groupby(group).nunique().to_numpy()
-    return LDiversity(tuple(keys), sensitive, distinct[group])
-
-
 # --- data preparation -------------------------------------------------------------------------
-
-
-def _codes(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes (−1 missing) and their labels, with :func:`code_column`'s normalisation
-    applied to the distinct values only (fast on large files)."""
-    raw_codes, uniques = pd.factorize(frame[column], use_na_sentinel=True)
-    labels = code_column(pd.DataFrame({column: pd.Series(uniques)}), column)
-    merged, names = pd.factorize(pd.Series(labels, dtype=object), use_na_sentinel=True)
-    lookup = np.append(merged, -1)
-    return lookup[raw_codes], np.asarray(names, dtype=object)
 
 
 @dataclass(frozen=True)
@@ -575,8 +243,8 @@ def _category_codes(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Codes of both files' rows (original rows first; −1 missing) into the sorted union of
     their category labels, and those labels."""
-    codes_o, labels_o = _codes(original, column)
-    codes_r, labels_r = _codes(release, column)
+    codes_o, labels_o = category_codes(original, column)
+    codes_r, labels_r = category_codes(release, column)
     union = np.unique(np.concatenate([labels_o, labels_r]).astype(str))
     remap_o = np.append(np.searchsorted(union, labels_o.astype(str)), -1)
     remap_r = np.append(np.searchsorted(union, labels_r.astype(str)), -1)
@@ -695,9 +363,9 @@ def _cases(
             Case(
                 variable=variables[v],
                 scope=labels[cell],
-                original=_num(original[i]),
-                release=_num(release[i]),
-                deviation=_num(deviation[i]),
+                original=json_float(original[i]),
+                release=json_float(release[i]),
+                deviation=json_float(deviation[i]),
                 status=status[i],
                 reason=reason[i],
                 n_original=None if n_original is None else int(n_original[i]),
@@ -944,7 +612,7 @@ class ValueChange:
     def as_dict(self) -> dict:
         return {
             **self.__dict__,
-            "share": _num(self.share),
+            "share": json_float(self.share),
             "structural_changes": self.structural_changes,
         }
 
@@ -1020,9 +688,9 @@ def _regression_families(comparisons: Sequence[ModelComparison], th: Thresholds)
             Case(
                 terms[i],
                 models[i],
-                _num(o[i]),
-                _num(r[i]),
-                _num(deviation[i]),
+                json_float(o[i]),
+                json_float(r[i]),
+                json_float(deviation[i]),
                 status[i],
                 reason[i],
             )
@@ -1058,46 +726,6 @@ def _regression_families(comparisons: Sequence[ModelComparison], th: Thresholds)
 
 
 @dataclass(frozen=True)
-class CategoricalLoss:
-    """A categorical variable: entropies in both files and, with unit identity, the share of
-    changed values and ``H(original | release)`` (UTILITY.md §4.3)."""
-
-    variable: str
-    entropy_original: float | None
-    entropy_release: float | None
-    aligned: int | None = None
-    changed: int | None = None
-    conditional_entropy: float | None = None
-
-    @property
-    def changed_share(self) -> float | None:
-        return self.changed / self.aligned if self.aligned else None
-
-    def as_dict(self) -> dict:
-        return {**self.__dict__, "changed_share": _num(self.changed_share)}
-
-
-def _categorical_losses(
-    scopes: Sequence[_Scope], rows: tuple[np.ndarray, np.ndarray] | None
-) -> tuple[CategoricalLoss, ...]:
-    out = []
-    for scope in scopes:
-        co, cr = scope.cells_original, scope.cells_release
-        identity = {}
-        if rows is not None:
-            a, b = co[rows[0]], cr[rows[1]]
-            both = (a >= 0) & (b >= 0)
-            identity = {
-                "aligned": int(both.sum()),
-                "changed": int((a[both] != b[both]).sum()),
-                "conditional_entropy": conditional_entropy(a, b),
-            }
-        entropies = shannon_entropy(co), shannon_entropy(cr)
-        out.append(CategoricalLoss(scope.name, *entropies, **identity))
-    return tuple(out)
-
-
-@dataclass(frozen=True)
 class PerRecord:
     """Measures that need unit identity (UTILITY.md §2.2 per-value share, §4.1, §4.2, §5)."""
 
@@ -1121,8 +749,8 @@ class PerRecord:
             "added_units": self.added,
             "complete_units": self.complete,
             "il1s": {
-                "sample_sd": _num(self.il1s),
-                "population_sd": _num(self.il1s_population),
+                "sample_sd": json_float(self.il1s),
+                "population_sd": json_float(self.il1s_population),
                 "skipped_constant": list(self.il1s_skipped),
             },
             "values": [v.as_dict() for v in self.values],
@@ -1341,7 +969,9 @@ def utility_profile(
             v: (describe(x_o[:, j], concentration), describe(x_r[:, j], concentration))
             for j, v in enumerate(variables)
         },
-        categorical=_categorical_losses(scopes[1:], rows),
+        categorical=tuple(
+            categorical_loss(s.name, s.cells_original, s.cells_release, rows) for s in scopes[1:]
+        ),
         models=comparisons,
         per_record=record,
     )
