@@ -69,8 +69,12 @@ def _ma(name, target, summary, params=None, seeded=True):
     return Method(name, target, "microaggregation", summary, params or {}, seeded=seeded)
 
 
+_CORRECT = Param("str", "none", ("none", "trans", "trans_grupp"),
+                 "moment correction afterwards: whole file (_trans) or blocks of 100 (§4.5)")
+
+
 def _noise(name, target, summary, params):
-    return Method(name, target, "noise", summary, params)
+    return Method(name, target, "noise", summary, {**params, "correct": _CORRECT})
 
 
 _K = Param("int", 3, help="group size (>= 3)")
@@ -301,6 +305,15 @@ def _call(spec: Method, data: pd.DataFrame, columns: list[str], params: dict, se
     hand over their frame, and the rest of the object goes into ``details``."""
     fn = spec.function
     extra = {"seed": seed} if spec.seeded else {}
+    if "correct" in params:
+        params = dict(params)
+        correct = params.pop("correct")
+        noisy = _call(spec, data, columns, params, seed, details)
+        if correct == "none":
+            return noisy
+        from attack.noise import moment_correction
+
+        return moment_correction(data, noisy, columns, block=None if correct == "trans" else 100)
     if spec.column_mode == "none":
         return _frame_of(fn(data, **params, **extra), "", details)
     if spec.column_mode == "each":

@@ -33,7 +33,8 @@ def test_every_method_resolves_to_a_function():
 
 def test_parameters_are_typed_and_defaults_filled():
     assert parse_params(METHODS["separate-ma"], ["k=5"]) == {"k": 5, "min_gap": 0.0}
-    assert parse_params(METHODS["hoehne-noise"], {"f": 0.08, "s": "0.02"}) == {"f": 0.08, "s": 0.02}
+    assert parse_params(METHODS["hoehne-noise"], {"f": 0.08, "s": "0.02"}) == {
+        "f": 0.08, "s": 0.02, "correct": "none"}
     params = parse_params(METHODS["hoehne-ma"], ["variable_size=yes", "variant=documented"])
     assert params["variable_size"] is True and params["variant"] == "documented"
     groups = parse_params(METHODS["grouped-ma"], ["groups=a|b|c;d|e|f"])["groups"]
@@ -142,3 +143,14 @@ def test_cli_lists_methods():
     result = CliRunner().invoke(main, ["protect", "--list-methods"])
     assert result.exit_code == 0
     assert all(name in result.output for name in METHODS)
+
+
+def test_noise_with_moment_correction_restores_mean_and_sd():
+    """correct=trans rescales each noisy variable to the original mean and SD (handbook eq. 6.70)."""
+    data = _frame(40)
+    noisy = protect(data, "mult-noise", ["f=0.11", "s=0.03"], columns=["turnover"], seed=1).release
+    corrected = protect(data, "mult-noise", ["f=0.11", "s=0.03", "correct=trans"],
+                        columns=["turnover"], seed=1).release
+    assert noisy["turnover"].std() != pytest.approx(data["turnover"].std(), rel=1e-6)
+    assert corrected["turnover"].mean() == pytest.approx(data["turnover"].mean())
+    assert corrected["turnover"].std() == pytest.approx(data["turnover"].std())
