@@ -392,3 +392,166 @@ def _emit(
             runs, title=title, combined=combined, natural_protection=natural_protection or (),
             single_attack=single_attack,
         ))
+
+
+RELEASE_NOTE = (
+    "note: {path} holds record-level data derived from the confidential original and was written "
+    "with owner-only permissions (0600); attack it before it leaves the secure environment."
+)
+
+
+def _method_catalogue() -> str:
+    from attack.protect import METHODS
+
+    return "\n".join(f"{name:18} {m.summary}" for name, m in METHODS.items())
+
+
+def _list_methods(ctx, _param, value):
+    if value and not ctx.resilient_parsing:
+        click.echo(_method_catalogue())
+        ctx.exit(0)
+
+
+@main.command("protect")
+@click.option("--list-methods", is_flag=True, expose_value=False, is_eager=True, callback=_list_methods, help="List the methods with a one-line summary and exit.")
+@click.option("--method", required=True, metavar="NAME", help="Protection method, e.g. separate-ma, mdav, hoehne-noise, pram (see --list-methods).")
+@click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="File to protect (the original or an earlier stage).")
+@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Candidate release (.csv or .parquet), written owner-only.")
+@click.option("--columns", default="", metavar="A,B,...", help="Variables the method changes.")
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Method parameter, e.g. k=3 or f=0.08 (repeatable).")
+@click.option("--by", "by", multiple=True, metavar="COLUMN", help="Run the method separately within each group of this variable (repeatable).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Master seed of every random step.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the protection log (JSON) goes (default: OUTPUT with .protection.json).")
+def protect_command(method, input_path, output_path, columns, params, by, seed, log_path) -> None:
+    """Make a candidate release with one protection method (PROTECTION.md)."""
+    from attack.outputs import table_content
+    from attack.protect import protect
+
+    data = read_table(input_path)
+    columns = [c.strip() for c in columns.split(",") if c.strip()]
+    result = protect(data, method, params, columns=columns, by=by, seed=seed)
+    log = {**result.log, "input": str(input_path), "output": str(output_path)}
+    log_path = log_path or Path(output_path).with_suffix(".protection.json")
+    write_files_atomic({
+        Path(output_path): (table_content(result.release, output_path), OWNER_ONLY),
+        Path(log_path): (to_json(log), None),
+    })
+    click.echo(RELEASE_NOTE.format(path=output_path), err=True)
+    for line in result.log["warnings"]:
+        click.echo(f"warning: {line}", err=True)
+    changed = ", ".join(f"{c} {n}" for c, n in result.log["changed_values"].items()) or "none"
+    click.echo(f"{method}: {result.log['rows_in']} rows in, {result.log['rows_out']} rows out; "
+               f"changed values: {changed}; log in {log_path}")
+
+
+@main.command("tune")
+@click.argument("scenario_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the tuning results go (default: the scenario's [output] json, else reports/).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="HTML report with the risk-utility plot.")
+@click.option("--release", "release_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the chosen release goes (default: [tune] release).")
+@_engine_options
+@click.option("--quiet", is_flag=True, help="Print no summary.")
+def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine, scheduler, memory_budget, quiet) -> None:
+    """Find the weakest setting of a protection method that puts every cell below τ
+    (the scenario's [tune] table; UTILITY.md §6)."""
+    from attack.outputs import table_content
+    from attack.release_report import render_tune_html, render_tune_markdown
+    from attack.tuning import tune
+
+    scenario = load_scenario(scenario_path)
+    say = None if quiet else (lambda line: click.echo(line, err=True))
+    outcome = tune(scenario, say=say,
+                   **_solve_options(engine, jobs, scheduler, memory_budget, scenario.engine))
+    document = outcome.as_dict()
+    json_path = json_path or scenario.outputs.get("json") or Path("reports") / f"{scenario_path.stem}.tune.json"
+    release_path = release_path or outcome.spec.release
+    files = {Path(json_path): (to_json(document), None)}
+    if html_path or scenario.outputs.get("html"):
+        files[Path(html_path or scenario.outputs["html"])] = (render_tune_html(document, scenario.title), None)
+    chosen = outcome.chosen
+    if release_path and chosen is not None:
+        files[Path(release_path)] = (table_content(chosen.release, release_path), OWNER_ONLY)
+    write_files_atomic(files)
+    if release_path and chosen is not None:
+        click.echo(RELEASE_NOTE.format(path=release_path), err=True)
+    if not quiet:
+        click.echo(render_tune_markdown(document, scenario.title))
+
+
+@main.command("utility")
+@click.option("--original", "original_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The confidential original.")
+@click.option("--release", "release_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The candidate release.")
+@click.option("--variables", default="", metavar="A,B,...", help="Metric variables to check (default: numeric columns of both files).")
+@click.option("--by", "by", multiple=True, metavar="COLUMN", help="Subpopulations: every category of this variable (repeatable).")
+@click.option("--cross", "crosses", multiple=True, metavar="A,B", help="Also every cell of this cross-classification (repeatable).")
+@click.option("--weight", help="Extrapolation-factor column: weighted means as well.")
+@click.option("--model", "models", multiple=True, metavar="FORMULA", help='Reference OLS model, e.g. "log(turnover) ~ log(employees)" (repeatable).')
+@click.option("--id", "id_columns", metavar="ORIGINAL[,RELEASE]", help="Unit id column(s) aligning records: per-value deviations and IL1s.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the full profile as JSON.")
+def utility_command(original_path, release_path, variables, by, crosses, weight, models, id_columns, json_path) -> None:
+    """Check the analysis potential of a release against the original (UTILITY.md §2):
+    reported beside the risk verdict, never merged with it."""
+    from attack.release_report import render_utility_markdown
+    from attack.utility import utility_profile
+
+    original = read_table(original_path)
+    release = read_table(release_path)
+    ids = None
+    if id_columns:
+        parts = [p.strip() for p in id_columns.split(",")]
+        ids = (parts[0], parts[-1])
+    profile = utility_profile(
+        original, release,
+        variables=[v.strip() for v in variables.split(",") if v.strip()] or None,
+        by=by, crosses=[tuple(c.split(",")) for c in crosses], weights=weight,
+        models=models, per_record=ids,
+    )
+    document = profile.as_dict()
+    if json_path:
+        write_files_atomic({Path(json_path): (to_json(document), None)})
+    click.echo(render_utility_markdown(document, f"Analysis potential of {release_path.name}"))
+
+
+@main.command("synth")
+@click.option("--original", "original_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The training original the generator saw.")
+@click.option("--synthetic", "synthetic_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The synthetic release.")
+@click.option("--holdout", "holdout_path", type=click.Path(dir_okay=False, path_type=Path), help="Original records the generator did not see (control set).")
+@click.option("--key", "keys", multiple=True, metavar="COLUMN", help="Variable the intruder knows (repeatable).")
+@click.option("--target", "targets", multiple=True, metavar="COLUMN", help="Variable the intruder wants to learn (repeatable; needs --key).")
+@click.option("--gamma", "gammas", multiple=True, type=float, help="Relative tolerance γ for numeric targets (repeatable; default 0.1).")
+@click.option("--tau", type=float, default=None, help="Risk limit τ for every check (default 0.1).")
+@click.option("--exclude", multiple=True, metavar="COLUMN", help="Column left out of the distance attacks and singling out, e.g. an id (repeatable).")
+@click.option("--categorical", multiple=True, metavar="COLUMN", help="Treat this column as categorical (repeatable; default: non-numeric columns).")
+@click.option("--metric", type=click.Choice(["gower_mean", "gower_sum", "euclidean", "l1"]), default="gower_mean", show_default=True, help="Distance between records (SYNTHETIC.md §2).")
+@click.option("--scaling", type=click.Choice(["minmax_range", "zscore", "robust", "none"]), default="minmax_range", show_default=True, help="Scaling of numeric columns, fitted on the original (Gower metrics need minmax_range).")
+@click.option("--bins", "bins", multiple=True, metavar="VAR=RULE", help="Grouping of a numeric key or target for the table measures: quantile:K, equal_width:K or breaks:B1,B2,... (default quantile:5).")
+@click.option("--n-attacks", type=click.IntRange(min=1), default=500, show_default=True, help="Targets per attack (singling out, linkability, inference).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the results as JSON.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML report.")
+def synth_command(original_path, synthetic_path, holdout_path, keys, targets, gammas, tau, exclude, categorical,
+                  metric, scaling, bins, n_attacks, seed, json_path, html_path) -> None:
+    """Attack a synthetic release: distance to closest record, the CAP family, singling out,
+    linkability and inference against a holdout baseline (SYNTHETIC.md)."""
+    from attack.synth_report import render_synth_html, render_synth_markdown
+    from attack.synthetic import DEFAULT_SYNTH_TAU, SynthSpec, attack_synthetic, parse_binning
+
+    spec = SynthSpec(
+        keys=keys, targets=targets, exclude=exclude,
+        categorical=tuple(categorical) or None, gammas=tuple(gammas) or (0.10,),
+        tau=DEFAULT_SYNTH_TAU if tau is None else tau, metric=metric, scaling=scaling,
+        categorical_mode="mismatch" if metric.startswith("gower") else "dummy",
+        n_attacks=n_attacks, seed=seed, bins=dict(parse_binning(b) for b in bins),
+    )
+    original = read_table(original_path)
+    synthetic = read_table(synthetic_path)
+    holdout = read_table(holdout_path) if holdout_path else None
+    document = attack_synthetic(original, synthetic, holdout, spec)
+    title = f"Attacks on the synthetic release {synthetic_path.name}"
+    files = {}
+    if json_path:
+        files[Path(json_path)] = (to_json(document), None)
+    if html_path:
+        files[Path(html_path)] = (render_synth_html(document, title), None)
+    write_files_atomic(files)
+    click.echo(render_synth_markdown(document, title))
