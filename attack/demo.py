@@ -31,7 +31,8 @@ from attack.demo_data import (
     make_population,
     worst_case_external,
 )
-from attack.protection import formal_release, separate_microaggregation
+from attack.microaggregation import separate_microaggregation
+from attack.protection import formal_release
 
 #: Employee size classes of the KSE (Table 35.2) as interval break points.
 SIZE_CLASS_BINS = (20.0, 50.0, 100.0, 250.0, 500.0, 1000.0)

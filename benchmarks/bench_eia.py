@@ -40,7 +40,8 @@ def child() -> None:
     from attack.evaluation import EvaluationSpec
     from attack.linkage import LinkageSpec
     from attack.mass_attack import AttackInput, run_mass_attack
-    from attack.protection import formal_release, separate_microaggregation
+    from attack.microaggregation import separate_microaggregation
+    from attack.protection import formal_release
 
     original = pd.read_csv(DATA)
     original.insert(0, "row_id", range(len(original)))

@@ -15,7 +15,7 @@ import pytest
 from attack.demo import demo_linkage, demo_source, metric_columns
 from attack.evaluation import EvaluationSpec
 from attack.mass_attack import AttackInput, run_mass_attack
-from attack.protection import mdav
+from attack.microaggregation import mdav
 
 N_UNITS = 17000  # the demo default, the size of the handbook's KSE
 SEED = 1

@@ -1,0 +1,920 @@
+"""Microaggregation: units grouped, values replaced by group statistics (PROTECTION.md §3).
+
+One public function per method; each returns a new frame with the listed columns as float and
+leaves its input, all other columns and the row order untouched (values are written back to
+their original rows). Diagnostics a caller may want to log come from companion functions that
+recompute them from the same input: :func:`separate_group_sizes`, :func:`hoehne_size_search`,
+:func:`correlation_groups` and :func:`punctual_unprotectable_cells`.
+
+Sorting and ties follow PROTECTION.md §3.1: a seeded random key per unit (never the row
+position) breaks ties, so with the same seed the result does not depend on the row order
+wherever the values themselves do not tie.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from numbers import Real
+
+import numpy as np
+import pandas as pd
+from scipy.spatial import cKDTree
+from scipy.special import betainc
+
+from attack.errors import InputError
+
+__all__ = [
+    "GroupSizes",
+    "SizeSearch",
+    "bootstrap_microaggregation",
+    "correlation_groups",
+    "grouped_microaggregation",
+    "hoehne_joint_microaggregation",
+    "hoehne_microaggregation",
+    "hoehne_size_search",
+    "mdav",
+    "punctual_microaggregation",
+    "punctual_unprotectable_cells",
+    "random_microaggregation",
+    "separate_group_sizes",
+    "separate_microaggregation",
+]
+
+
+# --- shared input handling ------------------------------------------------------------------------
+
+
+def _check_size(value: object, name: str, minimum: int) -> int:
+    """``value`` as an int >= ``minimum``; bools, floats and strings are rejected."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InputError(f"group size {name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _distinct(columns: Sequence[str]) -> list[str]:
+    columns = list(columns)
+    if len(set(columns)) != len(columns):
+        raise InputError("each column may be microaggregated only once")
+    return columns
+
+
+def _numeric_values(data: pd.DataFrame, column: str) -> np.ndarray:
+    """Column as float64 with NaN for missing; rejects non-numeric, boolean and infinite data."""
+    if column not in data.columns:
+        raise InputError("column not found", column=column)
+    series = data[column]
+    if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+        raise InputError(f"microaggregation needs a numeric column, got dtype {series.dtype}",
+                         column=column)
+    values = series.to_numpy(dtype="float64", na_value=np.nan)
+    if np.isinf(values).any():
+        raise InputError("infinite values cannot be microaggregated", column=column,
+                         row=int(np.flatnonzero(np.isinf(values))[0]) + 1)
+    return values
+
+
+def _complete_matrix(data: pd.DataFrame, columns: list[str], method: str) -> np.ndarray:
+    """n × p matrix of the listed columns for a joint method, which needs complete records
+    (a record cannot be grouped on part of its values, and leaving it out would publish its
+    other values unchanged)."""
+    if not columns:
+        raise InputError(f"{method} needs at least one column")
+    x = np.column_stack([_numeric_values(data, column) for column in columns])
+    missing = np.isnan(x)
+    if missing.any():
+        row, col = np.argwhere(missing)[0]
+        raise InputError(f"{method} needs complete records; impute or drop missing values first",
+                         column=columns[col], row=int(row) + 1)
+    return x
+
+
+def _tiebreak(seed: int, n: int) -> np.ndarray:
+    """The seeded random tiebreak key of every row (PROTECTION.md §3.1)."""
+    return np.random.default_rng(np.random.SeedSequence(seed)).random(n)
+
+
+def _with_group_means(data: pd.DataFrame, columns: list[str], x: np.ndarray,
+                      group: np.ndarray) -> pd.DataFrame:
+    """Copy of ``data`` whose listed columns (values ``x``, n × p) hold their group means."""
+    result = data.copy()
+    if x.shape[0] == 0:
+        for column in columns:
+            result[column] = result[column].astype("float64")
+        return result
+    sizes = np.bincount(group)
+    for j, column in enumerate(columns):
+        result[column] = (np.bincount(group, weights=x[:, j], minlength=sizes.size) / sizes)[group]
+    return result
+
+
+def _consecutive_groups(n: int, k: int) -> np.ndarray:
+    """Group label of each of ``n`` ordered positions: groups of ``k``, the ``n mod k``
+    remainder joining the last group (PROTECTION.md §3.2)."""
+    return np.minimum(np.arange(n) // k, max(n // k - 1, 0))
+
+
+@dataclass(frozen=True)
+class GroupSizes:
+    """How many groups of each size one grouping produced."""
+
+    variables: tuple[str, ...]
+    counts: dict[int, int]
+
+    def as_dict(self) -> dict:
+        return {
+            "variables": list(self.variables),
+            "groups": sum(self.counts.values()),
+            "units": sum(size * count for size, count in self.counts.items()),
+            "sizes": {str(size): count for size, count in sorted(self.counts.items())},
+        }
+
+
+def _size_counts(sizes: np.ndarray) -> dict[int, int]:
+    values, counts = np.unique(sizes, return_counts=True)
+    return {int(v): int(c) for v, c in zip(values, counts, strict=True)}
+
+
+# --- separate microaggregation (§3.2, §3.3) -------------------------------------------------------
+
+
+def _gap_group_sizes(values: list[float], k: int, min_gap: float, k_max: int) -> list[int]:
+    """Group sizes along descending ``values`` under the minimum-gap rule (PROTECTION.md §3.3).
+
+    A group grows while the relative distance between its mean and the mean of the next ``k``
+    values is below ``min_gap`` (undefined, hence too small, for a zero mean) and it has fewer
+    than ``k_max`` members; a tail of fewer than ``k`` values joins the group before it.
+    """
+    n = len(values)
+    sizes = []
+    start = 0
+    while start < n:
+        end = start + k                      # exclusive end of the tentative group
+        total = sum(values[start:end])
+        while True:
+            if n - end < k:
+                end = n
+                break
+            size = end - start
+            current = total / size
+            following = sum(values[end:end + k]) / k
+            if current != 0 and abs(current - following) / abs(current) >= min_gap:
+                break
+            if size >= k_max:
+                break
+            total += values[end]
+            end += 1
+        sizes.append(end - start)
+        start = end
+    return sizes
+
+
+def _separate_plan(
+    data: pd.DataFrame, columns: Sequence[str], k: int, seed: int, min_gap: float | None,
+    k_max: int | None,
+) -> Iterator[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per column: its values, the rows in descending order and the group of each position."""
+    k = _check_size(k, "k", 3)
+    if min_gap is not None and (isinstance(min_gap, bool) or not isinstance(min_gap, Real)
+                                or not 0 <= min_gap < math.inf):
+        raise InputError(f"min_gap must be a finite number >= 0, got {min_gap!r}")
+    if k_max is not None:
+        k_max = _check_size(k_max, "k_max", k)
+    columns = _distinct(columns)
+    values = {column: _numeric_values(data, column) for column in columns}
+    tiebreak = _tiebreak(seed, len(data))
+    for column, x in values.items():
+        rows = np.flatnonzero(~np.isnan(x))
+        n = rows.size
+        if 0 < n < k:
+            raise InputError(f"only {n} non-missing values, fewer than the group size {k}",
+                             column=column)
+        order = rows[np.lexsort((tiebreak[rows], -x[rows]))]
+        if not min_gap:                         # no gap to enforce: the production rule
+            group = _consecutive_groups(n, k)
+        else:
+            sizes = _gap_group_sizes(x[order].tolist(), k, float(min_gap), k_max or n)
+            group = np.repeat(np.arange(len(sizes)), sizes)
+        yield column, x, order, group
+
+
+def separate_microaggregation(
+    data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
+    min_gap: float | None = None, k_max: int | None = None,
+) -> pd.DataFrame:
+    """Separate (univariate) microaggregation, handbook production rule (PROTECTION.md §3.1-3.3).
+
+    For each column on its own: sort the non-missing values descending (ties broken by a seeded
+    random key per unit), cut into consecutive groups of ``k`` with the ``n mod k`` remainder
+    added to the last (smallest) group, and replace every value by its group mean (MA33G).
+
+    With ``min_gap`` = g (e.g. 0.07 or 0.15 for MA33G_7p / _15p) a group is enlarged, one value
+    at a time, until its mean differs from the mean of the next ``k`` values by at least g
+    relative to its own mean, or it reaches ``k_max`` members (default: no cap); a tail of fewer
+    than ``k`` values joins the last group. ``min_gap=0`` gives the production rule. The group
+    sizes are reported by :func:`separate_group_sizes`.
+
+    Missing values stay missing; the listed columns become float.
+    """
+    result = data.copy()
+    for column, x, order, group in _separate_plan(data, columns, k, seed, min_gap, k_max):
+        out = x.copy()
+        if order.size:
+            out[order] = (np.bincount(group, weights=x[order]) / np.bincount(group))[group]
+        result[column] = out
+    return result
+
+
+def separate_group_sizes(
+    data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
+    min_gap: float | None = None, k_max: int | None = None,
+) -> list[GroupSizes]:
+    """Group-size distribution, per column, of :func:`separate_microaggregation` with the same
+    arguments (PROTECTION.md §3.3: "report the resulting group-size distribution")."""
+    return [GroupSizes((column,), _size_counts(np.bincount(group)))
+            for column, _, _, group in _separate_plan(data, columns, k, seed, min_gap, k_max)]
+
+
+# --- Höhne variance-preserving one-dimensional microaggregation (§3.4) ----------------------------
+
+_REMAINDERS = ("merge_last", "own_group")
+
+
+def _partition(n: int, m: int, remainder: str) -> np.ndarray:
+    """Group sizes of ``n`` sorted values cut into groups of ``m``; the ``n mod m`` remainder
+    joins the last group or forms its own (seed 001, step 2)."""
+    full, rest = divmod(n, m)
+    if full == 0:
+        return np.array([n])
+    sizes = np.full(full, m)
+    if rest and remainder == "own_group":
+        return np.append(sizes, rest)
+    sizes[-1] += rest
+    return sizes
+
+
+def _group_moments(x: np.ndarray, label: np.ndarray,
+                   sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and population variance of every group."""
+    mean = np.bincount(label, weights=x, minlength=sizes.size) / sizes
+    variance = np.bincount(label, weights=np.square(x - mean[label]), minlength=sizes.size) / sizes
+    return mean, variance
+
+
+def _bigger_share(sizes: np.ndarray) -> np.ndarray:
+    """b = rint(n_g / 2) (half to even), at least 1: the size of each "bigger values" subgroup."""
+    return np.maximum(np.rint(sizes / 2), 1)
+
+
+def _spread(x: np.ndarray, label: np.ndarray, sizes: np.ndarray, is_big: np.ndarray,
+            up: np.ndarray, down: np.ndarray) -> np.ndarray:
+    """Höhne's replacement: μ_g + up_g·σ_g for the bigger subgroup, μ_g − down_g·σ_g for the
+    rest (μ, σ: group mean and population SD)."""
+    mean, variance = _group_moments(x, label, sizes)
+    sd = np.sqrt(variance)
+    return np.where(is_big, (mean + up * sd)[label], (mean - down * sd)[label])
+
+
+def _preserving_factors(sizes: np.ndarray, bigger: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """√((n_g − b)/b) and √(b/(n_g − b)) (0 without a smaller subgroup): these keep each
+    group's mean and population variance."""
+    smaller = sizes - bigger
+    down = np.sqrt(np.divide(bigger, smaller, out=np.zeros_like(bigger), where=smaller > 0))
+    return np.sqrt(smaller / bigger), down
+
+
+@dataclass(frozen=True)
+class SizeSearch:
+    """Höhne's group-size search for one column (seed 001, PROTECTION.md §3.4)."""
+
+    column: str
+    sizes: tuple[int, ...]
+    variance_sums: tuple[float, ...]            # Σ_g σ_g² (the criterion)
+    weighted_variance_sums: tuple[float, ...]   # Σ_g n_g σ_g² (within-group sum of squares)
+    chosen: int
+
+    def as_dict(self) -> dict:
+        return {"column": self.column, "sizes": list(self.sizes),
+                "variance_sums": list(self.variance_sums),
+                "weighted_variance_sums": list(self.weighted_variance_sums),
+                "chosen": self.chosen}
+
+
+def _size_search(column: str, x_sorted: np.ndarray, m: int, remainder: str) -> SizeSearch:
+    sizes, sums, weighted = [], [], []
+    best, chosen = math.inf, m
+    for size in range(m, 2 * m):
+        if size > x_sorted.size:
+            break
+        groups = _partition(x_sorted.size, size, remainder)
+        _, variance = _group_moments(x_sorted, np.repeat(np.arange(groups.size), groups), groups)
+        total = math.fsum(variance)
+        sizes.append(size)
+        sums.append(total)
+        weighted.append(math.fsum(groups * variance))
+        if total < best:                       # strictly smaller: ties keep the smaller size
+            best, chosen = total, size
+    return SizeSearch(column, tuple(sizes), tuple(sums), tuple(weighted), chosen)
+
+
+def _hoehne_checks(data: pd.DataFrame, columns: Sequence[str], m: int,
+                   remainder: str) -> tuple[int, dict[str, np.ndarray]]:
+    m = _check_size(m, "m", 3)
+    if remainder not in _REMAINDERS:
+        raise InputError(f"remainder must be one of {', '.join(_REMAINDERS)}, got {remainder!r}")
+    columns = _distinct(columns)
+    values = {column: _numeric_values(data, column) for column in columns}
+    for column, x in values.items():
+        n = int((~np.isnan(x)).sum())
+        if 0 < n < m:
+            raise InputError(f"only {n} non-missing values, fewer than the group size {m}",
+                             column=column)
+    return m, values
+
+
+def hoehne_size_search(
+    data: pd.DataFrame, columns: Sequence[str], m: int = 3, remainder: str = "merge_last",
+) -> list[SizeSearch]:
+    """Höhne's variable group size, per column: for every size in [m, 2m − 1] the unweighted sum
+    of the groups' population variances (and, for information, the sum weighted by group size);
+    the chosen size is the first strict minimum (PROTECTION.md §3.4; FIXTURES.md F-MA-001d).
+    The partition uses the given remainder policy, as the microaggregation itself does.
+    """
+    m, values = _hoehne_checks(data, columns, m, remainder)
+    return [_size_search(column, np.sort(x[~np.isnan(x)])[::-1], m, remainder)
+            for column, x in values.items()]
+
+
+def hoehne_microaggregation(
+    data: pd.DataFrame, columns: Sequence[str], m: int = 3, variable_size: bool = False,
+    variant: str = "hoehne", remainder: str | None = None, legacy_shuffle: bool = False,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Höhne's variance-preserving one-dimensional microaggregation (seed 001; Höhne 2008;
+    PROTECTION.md §3.4; FIXTURES.md §5.1).
+
+    Per column: sort the non-missing values descending (seeded tiebreak), cut into groups of
+    ``m`` (with ``variable_size``, the size in [m, 2m − 1] chosen by :func:`hoehne_size_search`),
+    and split each group of n_g values with mean μ and population SD σ into its b = rint(n_g/2)
+    largest values (half to even; b = 1 for a single value), which become μ + √((n_g − b)/b)·σ,
+    and the rest, which become μ − √(b/(n_g − b))·σ. This keeps every group's mean and population
+    variance. ``remainder``: ``"merge_last"`` (default) adds the ``n mod m`` remainder to the
+    last group; ``"own_group"`` keeps it as a smaller group of its own (as seed 001).
+
+    ``variant="documented"`` reproduces the documented Java output (F-MA-001a): integer division
+    with the nominal ``m`` inside the roots, √((m − b) div b) and √(b div (m − b)); it preserves
+    neither mean nor variance and implies ``remainder="own_group"``. ``legacy_shuffle`` then
+    permutes each column's released values over its non-missing rows, as the documentation does;
+    by default values go back to their own rows and the release-wide row shuffle (§0) applies.
+    """
+    if variant not in ("hoehne", "documented"):
+        raise InputError(f"variant must be 'hoehne' or 'documented', got {variant!r}")
+    if remainder is None:
+        remainder = "own_group" if variant == "documented" else "merge_last"
+    elif variant == "documented" and remainder != "own_group":
+        raise InputError("the documented variant keeps the remainder as its own group; "
+                         "use remainder='own_group'")
+    m, values = _hoehne_checks(data, columns, m, remainder)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    tiebreak = rng.random(len(data))
+    result = data.copy()
+    for column, x in values.items():
+        rows = np.flatnonzero(~np.isnan(x))
+        order = rows[np.lexsort((tiebreak[rows], -x[rows]))]
+        x_sorted = x[order]
+        size = m
+        if variable_size and order.size:
+            size = _size_search(column, x_sorted, m, remainder).chosen
+        out = x.copy()
+        if order.size:
+            sizes = _partition(order.size, size, remainder)
+            label = np.repeat(np.arange(sizes.size), sizes)
+            bigger = _bigger_share(sizes)
+            if variant == "documented":
+                up = np.sqrt((size - bigger) // bigger)
+                down = np.sqrt(bigger // (size - bigger))
+            else:
+                up, down = _preserving_factors(sizes, bigger)
+            is_big = np.arange(order.size) - (np.cumsum(sizes) - sizes)[label] < bigger[label]
+            out[order] = _spread(x_sorted, label, sizes, is_big, up, down)
+            if legacy_shuffle:
+                out[order] = out[order][rng.permutation(order.size)]
+        result[column] = out
+    return result
+
+
+# --- joint microaggregation by MDAV (§3.6) --------------------------------------------------------
+
+
+def mdav(
+    data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
+    standardise: bool = True,
+) -> pd.DataFrame:
+    """Joint microaggregation by MDAV, as sdcMicro's ``microaggregation(method="mdav")``
+    (PROTECTION.md §3.6; FIXTURES.md §5.3).
+
+    All listed columns are grouped together: while at least ``3k`` records remain, take the
+    centroid ``c`` of the remaining records, the record ``r`` farthest from ``c``; ``r`` and its
+    ``k - 1`` nearest remaining records form a group and are removed; then the record ``s``
+    farthest from ``r`` among those left and its ``k - 1`` nearest form the next. If ``2k`` to
+    ``3k - 1`` records are left, the one farthest from their centroid and its ``k - 1`` nearest
+    form a group and the rest the last one; ``k`` to ``2k - 1`` left records form the last group.
+    So every group has ``k`` to ``2k - 1`` records. Each record's values are then replaced, in
+    every listed column, by its group's means of the original (unstandardised) values.
+
+    Distances are squared Euclidean on z-scores when ``standardise`` (the default), on the raw
+    values otherwise. The z-scores use the population standard deviation, as sdcMicro, which
+    weights squared differences by 1 / population variance; constant columns are centred only.
+    The centroid is the correctly rounded column sum divided by the count, so it does not depend
+    on the order of the records. Ties in "farthest" and "nearest" are broken by a seeded random
+    key per record (PROTECTION.md §3.1), never by row position; with no ties the groups do not
+    depend on the row order or seed.
+
+    Agreement with sdcMicro (``src/Mdav.h``, function ``Mdav``, called by ``R/mdav.R`` from
+    ``micro_mdav`` in ``R/microaggregation.R``): same loop, group sizes, weights and means.
+    sdcMicro differs only where distances tie or nearly tie: it accumulates distances in single
+    precision (``TDist`` is ``float``), takes the first record in row order among equally far
+    ones and, among equally near ones, the later rows first; it picks ``s`` before removing
+    ``r``'s group (the same record unless distances tie). For a single column sdcMicro's
+    ``microaggregation()`` ignores ``method`` and runs ``mafast`` (sorted consecutive groups).
+    A port of ``Mdav`` (in the tests) gives the same groups as this function on sdcMicro's
+    CASCrefmicrodata and Tarragona data; R itself was not run.
+
+    Records with a missing value in a listed column are rejected. ``k >= 2`` is accepted to
+    reproduce sdcMicro's fixtures; the handbook minimum is 3 (§3). The searches use an exact
+    index (:class:`_Remaining`): the groups are those of the direct O(n²/k) scan, found faster.
+    """
+    k = _check_size(k, "k", 2)
+    columns = _distinct(columns)
+    x = _complete_matrix(data, columns, "joint microaggregation (MDAV)")
+    n = x.shape[0]
+    if 0 < n < k:
+        raise InputError(f"only {n} records, fewer than the group size {k}")
+    group = np.zeros(n, dtype=np.int64)
+    if n:
+        z = _standardised(x) if standardise else x
+        group = _mdav_groups(z, k, _tiebreak(seed, n))
+    return _with_group_means(data, columns, x, group)
+
+
+def _standardised(x: np.ndarray) -> np.ndarray:
+    """z-scores with the population SD; constant columns are centred but not scaled."""
+    sd = x.std(axis=0)
+    sd[~(sd > 0)] = 1.0
+    return (x - x.mean(axis=0)) / sd
+
+
+_SCALE_BITS = 1126  # 2**1126 times any finite double is an integer (smallest: 2**-1074)
+_SLACK = 1e-9       # relative slack on distance bounds, far above rounding (~1e-15)
+_BAND_RATIO = 1.05  # distance bands of the "farthest" index: outer / inner radius
+_BALL_SAVING = 8192 # a ball query must be able to spare this many records to pay off
+_BAND_GAP = 10.0    # band coordinate step of the direction tree (directions are unit vectors)
+_REBUILD = 10       # rebuild the index when 1/_REBUILD of its records are grouped
+
+
+def _scaled_column_sums(values: np.ndarray) -> list[int]:
+    """Exact column sums of ``values`` (m × p, finite) times 2**_SCALE_BITS, as Python ints.
+
+    A few rows are converted one value at a time (``float.as_integer_ratio``). Many rows are
+    split into 53-bit integer mantissas and exponents; the mantissas are summed per (column,
+    exponent) in two 26/27-bit halves, whose float sums stay exact below 2**26 rows, and the
+    partial sums are shifted into place with Python's unbounded integers.
+    """
+    if values.shape[0] <= 64:
+        sums = []
+        for column in values.T.tolist():
+            total = 0
+            for value in column:
+                numerator, denominator = value.as_integer_ratio()
+                total += numerator << (_SCALE_BITS + 1 - denominator.bit_length())
+            sums.append(total)
+        return sums
+    mantissa, exponent = np.frexp(values)
+    digits = (mantissa * 2.0**53).astype(np.int64)
+    column = np.broadcast_to(np.arange(values.shape[1]), values.shape)
+    keys, inverse = np.unique((column * 4096 + exponent + 2048).ravel(), return_inverse=True)
+    high = np.bincount(inverse, weights=(digits >> 26).ravel(), minlength=keys.size)
+    low = np.bincount(inverse, weights=(digits & (2**26 - 1)).ravel(), minlength=keys.size)
+    sums = [0] * values.shape[1]
+    for key, h, lo in zip(keys.tolist(), high.tolist(), low.tolist(), strict=True):
+        j, e = divmod(key, 4096)
+        sums[j] += ((int(h) << 26) + int(lo)) << (e - 2048 - 53 + _SCALE_BITS)
+    return sums
+
+
+def _cap_share(cap: np.ndarray, dims: int) -> np.ndarray:
+    """Share of the unit sphere in ``dims`` dimensions with ``u·w <= cap`` (cap in [-1, 1])."""
+    tail = 0.5 * betainc((dims - 1) / 2, 0.5, 1 - cap * cap)
+    return np.where(cap < 0, tail, 1 - tail)
+
+
+class _Remaining:
+    """The records MDAV has not grouped yet, indexed for exact "farthest" and "nearest" searches.
+
+    Records are sorted by their distance ``rho`` from an anchor ``a`` (the centroid when the
+    index was built) and cut into bands of ``rho`` (outer/inner radius about ``_BAND_RATIO``);
+    each band has a k-d tree of the directions ``w = (x - a) / rho``; a k-d tree over the points
+    serves the "nearest" searches.
+
+    Farthest from ``q`` (with ``h = |q - a|``, ``u = (q - a) / h``): the first records in ``rho``
+    order (and, for a query far from the anchor, a sample of all records) give a distance ``L``
+    that the answer must reach. As ``|q - x|² = h² + rho² - 2 h rho u·w``, a record can reach
+    ``L`` only if ``rho >= L - h`` and ``u·w <= (h² + rho² - L²) / (2 h rho)``: the bands
+    failing the first test are skipped (they follow all others), and in a large band where the
+    second test rules out many records it becomes a ball query around ``-u`` on the unit
+    sphere; the other bands are scanned whole. The records found are ranked by the Gram form
+    ``|x|² - 2 q·x + |q|²`` (one matrix product) and the exact distance is computed for every
+    record within a proven rounding margin of the maximum. Nearest to a record: the point tree
+    is asked for a few more records than needed until the k-th exact distance is provably below
+    the tree's next distance.
+
+    Bounds carry a relative slack (``_SLACK``) far above rounding, and exact distances use the
+    arithmetic of a plain scan (squared differences added column by column), so the answers,
+    ties included, are those of scanning all remaining records. Grouped records are only
+    marked; the index is rebuilt from the remaining records when a tenth of it is grouped or
+    the centroid has drifted so far from the anchor that its searches scan many records.
+    """
+
+    def __init__(self, z: np.ndarray, keys: np.ndarray) -> None:
+        self.z, self.all_keys = z, keys
+        self.sums = _scaled_column_sums(z)
+        self.count = z.shape[0]
+        self.scale = float(np.sqrt(np.einsum("ij,ij->i", z, z).max()))
+        self._build(np.arange(self.count))
+
+    def _build(self, rows: np.ndarray) -> None:
+        self.anchor = self.centroid()
+        offsets = self.z[rows] - self.anchor
+        rho = np.sqrt(np.einsum("ij,ij->i", offsets, offsets))
+        order = np.argsort(-rho, kind="stable")
+        self.rows, self.rho, self.keys = rows[order], rho[order], self.all_keys[rows[order]]
+        self.points = np.ascontiguousarray(self.z[self.rows])
+        self.norms = np.einsum("ij,ij->i", self.points, self.points)
+        self.alive = np.ones(rows.size, dtype=bool)
+        self.start, self.dead, self.stale = 0, 0, False
+        self.tree = cKDTree(self.points, leafsize=16, balanced_tree=False)
+        directions = np.zeros((rows.size, offsets.shape[1] + 1))
+        inside = self.rho > 0
+        directions[inside, :-1] = offsets[order][inside] / self.rho[inside, None]
+        level = np.full(rows.size, np.iinfo(np.int64).min)
+        level[inside] = np.floor(np.log(self.rho[inside]) / math.log(_BAND_RATIO))
+        self.band = np.concatenate([[0], np.cumsum(np.diff(level) != 0)])
+        self.band_start = np.flatnonzero(np.diff(self.band, prepend=-1))
+        self.band_end = np.append(self.band_start[1:], rows.size)
+        directions[:, -1] = _BAND_GAP * self.band  # keeps every ball query inside one band
+        self.directions = cKDTree(directions, leafsize=16, balanced_tree=False)
+
+    def centroid(self) -> np.ndarray:
+        """Correctly rounded column sums of the remaining records, divided by their count."""
+        return np.array([total / (1 << _SCALE_BITS) for total in self.sums]) / self.count
+
+    def _distances(self, positions: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        """Exact squared distances: squared differences summed column by column, in order."""
+        diff = self.points[positions] - reference
+        return np.add.accumulate(diff * diff, axis=1)[:, -1]
+
+    def _near_max(self, where: slice | np.ndarray, reference: np.ndarray,
+                  floor: float) -> tuple[np.ndarray, np.ndarray]:
+        """Alive records at ``where`` (a slice or positions) whose distance from ``reference``
+        may be the largest (or reach ``floor``): their positions and exact squared distances."""
+        points = self.points[where]
+        gram = self.norms[where] - 2.0 * (points @ reference) + reference @ reference
+        gram[~self.alive[where]] = -np.inf
+        top = max(float(gram.max(initial=-np.inf)), floor)
+        scale = self.scale + math.sqrt(reference @ reference)
+        pick = np.flatnonzero(gram >= top - 1e-13 * (points.shape[1] + 2) * scale * scale)
+        positions = where.start + pick if isinstance(where, slice) else where[pick]
+        return positions, self._distances(positions, reference)
+
+    def farthest(self, reference: np.ndarray, centroid: bool = False) -> int:
+        """Position of the remaining record farthest from ``reference`` (ties: largest key)."""
+        while not self.alive[self.start]:
+            self.start += 1
+        first = min(self.start + 256, self.rho.size)
+        offset = reference - self.anchor
+        h = math.sqrt(offset @ offset)
+        seeds = np.arange(self.start, first)    # the outermost records, and for a record far
+        if not centroid:                        # from the anchor a sample of all records
+            seeds = np.concatenate([seeds, np.arange(first, self.rho.size,
+                                                     max(1, self.rho.size // 2048))])
+        positions, d = self._near_max(seeds, reference, -np.inf)
+        reach = math.sqrt(d.max()) * (1 - _SLACK)
+        outer = self.rho[self.band_start]
+        bands = int(np.searchsorted(-(outer + h) * (1 + _SLACK), -reach, side="right"))
+        if bands:                               # inner bands are too close to reach
+            inner, outer = self.rho[self.band_end[:bands] - 1], outer[:bands]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                cap = np.maximum((h * h + inner * inner - reach * reach) / (2 * h * inner),
+                                 (h * h + outer * outer - reach * reach) / (2 * h * outer))
+            size = self.band_end[:bands] - self.band_start[:bands]
+            share = _cap_share(np.clip(cap, -1.0, 1.0), offset.size)
+            whole = ~(cap < 1 - 2 * _SLACK) | (inner <= 0) | (h == 0) \
+                | (size * (1 - share) < _BALL_SAVING)
+            end = int(self.band_end[bands - 1])
+            ask = np.flatnonzero(~whole)
+            found: slice | np.ndarray = slice(self.start, end)
+            if ask.size:
+                centres = np.empty((ask.size, offset.size + 1))
+                centres[:, :-1] = -offset / h
+                centres[:, -1] = _BAND_GAP * ask
+                radii = np.sqrt(np.maximum(2 + 2 * (cap[ask] + _SLACK), 0.0)) + _SLACK
+                found = np.concatenate(
+                    [self.start + np.flatnonzero(whole[self.band[self.start:end]])]
+                    + [np.asarray(hit, dtype=np.int64)
+                       for hit in self.directions.query_ball_point(centres, radii)])
+            more, d_more = self._near_max(found, reference, float(d.max()))
+            positions, d = np.concatenate([positions, more]), np.concatenate([d, d_more])
+            if centroid and end - self.start > max(2048, self.count // 32) and h > 1e-3 * reach:
+                self.stale = True               # the centroid has drifted from the anchor
+        ties = positions[d == d.max()]
+        return int(ties[np.argmax(self.keys[ties])])
+
+    def nearest(self, centre: int, k: int) -> np.ndarray:
+        """Positions of the record at ``centre`` and its ``k - 1`` nearest remaining records
+        (ties: smallest keys)."""
+        reference = self.points[centre]
+        size = self.rho.size
+        wanted = min(4 * k, size)
+        while True:
+            bound, found = self.tree.query(reference, k=max(wanted, 2))
+            keep = found < size
+            bound, found = bound[keep], found[keep]
+            positions = found[self.alive[found]]
+            if positions.size >= k:
+                d = self._distances(positions, reference)
+                d[positions == centre] = -1.0
+                chosen = np.lexsort((self.keys[positions], d))[:k]
+                kth = math.sqrt(max(d[chosen[-1]], 0.0))
+                if wanted >= size or kth * (1 + _SLACK) < bound[-1] * (1 - _SLACK):
+                    return positions[chosen]
+            wanted = min(4 * wanted, size)
+
+    def remove(self, positions: np.ndarray) -> np.ndarray:
+        """Drop the records at ``positions``; returns their row numbers."""
+        rows = self.rows[positions]
+        self.alive[positions] = False
+        self.count -= positions.size
+        self.dead += positions.size
+        for j, total in enumerate(_scaled_column_sums(self.z[rows])):
+            self.sums[j] -= total
+        if self.count and (self.stale or _REBUILD * self.dead > self.rho.size):
+            self._build(self.remaining())
+        return rows
+
+    def remaining(self) -> np.ndarray:
+        return self.rows[self.alive]
+
+
+def _mdav_groups(z: np.ndarray, k: int, tiebreak: np.ndarray) -> np.ndarray:
+    """MDAV group label of every row of ``z`` (n × p, finite); see :func:`mdav`."""
+    group = np.full(z.shape[0], -1, dtype=np.int64)
+    remaining = _Remaining(z, tiebreak)
+    label = 0
+
+    def take_group(centre: int) -> None:
+        nonlocal label
+        group[remaining.remove(remaining.nearest(centre, k))] = label
+        label += 1
+
+    while remaining.count >= 3 * k:
+        r = remaining.farthest(remaining.centroid(), centroid=True)
+        r_point = remaining.points[r].copy()
+        take_group(r)
+        take_group(remaining.farthest(r_point))
+    if remaining.count >= 2 * k:
+        take_group(remaining.farthest(remaining.centroid(), centroid=True))
+    if remaining.count:
+        group[remaining.remaining()] = label
+    return group
+
+
+def hoehne_joint_microaggregation(
+    data: pd.DataFrame, columns: Sequence[str], k: int = 4, seed: int = 0,
+) -> pd.DataFrame:
+    """Höhne's variance-preserving joint microaggregation, MA1G_var (PROTECTION.md §3.5).
+
+    Units are grouped jointly by MDAV (:func:`mdav`'s groups, ``k`` to ``2k − 1`` units, default
+    4). Within each group the units are ranked by their score on the first principal component
+    of the z-scored columns (oriented so that its loadings sum to a positive number; ties: seeded
+    key); the b = rint(n_g/2) highest become μ + √((n_g − b)/b)·σ and the others
+    μ − √(b/(n_g − b))·σ in every column (groups of four: μ ± σ). Each group keeps its mean and
+    population variance per column. [Proposal] for the ranking, as the handbook only asks to
+    keep the correlations as well as possible.
+    """
+    k = _check_size(k, "k", 3)
+    columns = _distinct(columns)
+    x = _complete_matrix(data, columns, "joint Höhne microaggregation")
+    n = x.shape[0]
+    if 0 < n < k:
+        raise InputError(f"only {n} records, fewer than the group size {k}")
+    result = data.copy()
+    if n == 0:
+        return _with_group_means(data, columns, x, np.zeros(0, dtype=np.int64))
+    z = _standardised(x)
+    tiebreak = _tiebreak(seed, n)
+    label = _mdav_groups(z, k, tiebreak)
+    loading = np.linalg.eigh(z.T @ z)[1][:, -1]
+    if loading.sum() < 0 or (loading.sum() == 0 and loading[np.flatnonzero(loading)[0]] < 0):
+        loading = -loading
+    order = np.lexsort((tiebreak, z @ loading, label))   # by group, then ascending score
+    sizes = np.bincount(label)
+    bigger = _bigger_share(sizes)
+    up, down = _preserving_factors(sizes, bigger)
+    rank = np.arange(n) - (np.cumsum(sizes) - sizes)[label[order]]
+    is_big = np.empty(n, dtype=bool)
+    is_big[order] = rank >= (sizes - bigger)[label[order]]
+    for j, column in enumerate(columns):
+        result[column] = _spread(x[:, j], label, sizes, is_big, up, down)
+    return result
+
+
+# --- grouped (partially joint) microaggregation (§3.7) --------------------------------------------
+
+
+def correlation_groups(data: pd.DataFrame, columns: Sequence[str]) -> list[list[str]]:
+    """Variable groups of MA11G (PROTECTION.md §3.7, [Proposal] rule).
+
+    While at least six variables are left: take the pair with the largest Pearson correlation,
+    add the variable with the largest sum of correlations with both, and remove the triple. The
+    last three to five variables form the last group. Ties go to the earlier listed column; an
+    undefined correlation (a constant column) counts as the lowest.
+    """
+    columns = _distinct(columns)
+    x = _complete_matrix(data, columns, "grouped microaggregation")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.atleast_2d(np.corrcoef(x, rowvar=False)) if x.shape[0] > 1 else \
+            np.full((len(columns),) * 2, np.nan)
+    r = np.where(np.isnan(r), -np.inf, r)
+    np.fill_diagonal(r, -np.inf)
+    left = list(range(len(columns)))
+    groups = []
+    while len(left) >= 6:
+        sub = r[np.ix_(left, left)]
+        i, j = np.unravel_index(int(np.argmax(sub)), sub.shape)
+        score = sub[i] + sub[j]
+        score[[i, j]] = -np.inf
+        triple = sorted(left[t] for t in (i, j, int(np.argmax(score))))
+        groups.append([columns[t] for t in triple])
+        left = [t for t in left if t not in triple]
+    if left:
+        groups.append([columns[t] for t in left])
+    return groups
+
+
+def grouped_microaggregation(
+    data: pd.DataFrame, groups: list[list[str]] | None = None, k: int = 3, seed: int = 0,
+    columns: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Grouped (partially joint) microaggregation (PROTECTION.md §3.7): each variable group is
+    microaggregated jointly by :func:`mdav` (z-scores of its own variables, groups of k to
+    2k − 1 units), so different variable groups get different unit groupings.
+
+    ``groups``: user-defined variable groups (MA8G, MA10G, MA9G). With ``groups=None`` the
+    groups are the correlation triples of :func:`correlation_groups` over ``columns`` (MA11G).
+    """
+    if groups is None:
+        if columns is None:
+            raise InputError("grouped microaggregation needs either groups or columns")
+        groups = correlation_groups(data, columns)
+    elif columns is not None:
+        raise InputError("give either groups or columns, not both")
+    if not groups or any(not group for group in groups):
+        raise InputError("grouped microaggregation needs non-empty variable groups")
+    _distinct([column for group in groups for column in group])
+    result = data
+    for group in groups:
+        result = mdav(result, group, k=k, seed=seed)
+    return result
+
+
+# --- stochastic microaggregation (§3.8) -----------------------------------------------------------
+
+
+def random_microaggregation(
+    data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
+) -> pd.DataFrame:
+    """Random joint microaggregation, MA1G_stoch (Lechner & Pohlmeier 2003; PROTECTION.md §3.8):
+    complete records in a seeded random order, consecutive groups of ``k`` with the remainder in
+    the last group, every listed column replaced by its group means. Overall means are kept."""
+    k = _check_size(k, "k", 3)
+    columns = _distinct(columns)
+    x = _complete_matrix(data, columns, "random microaggregation")
+    n = x.shape[0]
+    if 0 < n < k:
+        raise InputError(f"only {n} records, fewer than the group size {k}")
+    group = np.empty(n, dtype=np.int64)
+    group[np.random.default_rng(np.random.SeedSequence(seed)).permutation(n)] = \
+        _consecutive_groups(n, k)
+    return _with_group_means(data, columns, x, group)
+
+
+def bootstrap_microaggregation(
+    data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
+) -> pd.DataFrame:
+    """Bootstrap microaggregation, MA1G_BS (PROTECTION.md §3.8): each record becomes the mean of
+    itself and ``k − 1`` records drawn with replacement from all records (itself included), the
+    same draws for every listed column. Overall means are not kept in general."""
+    k = _check_size(k, "k", 2)
+    columns = _distinct(columns)
+    x = _complete_matrix(data, columns, "bootstrap microaggregation")
+    n = x.shape[0]
+    draws = np.random.default_rng(np.random.SeedSequence(seed)).integers(0, max(n, 1),
+                                                                         size=(n, k - 1))
+    total = x.copy()
+    for j in range(k - 1):
+        total += x[draws[:, j]]
+    result = data.copy()
+    for j, column in enumerate(columns):
+        result[column] = total[:, j] / k
+    return result
+
+
+# --- punctual microaggregation of market leaders (§3.10) ------------------------------------------
+
+
+def _cells(data: pd.DataFrame, by: Sequence[str]) -> np.ndarray:
+    by = list(by)
+    missing = [column for column in by if column not in data.columns]
+    if missing:
+        raise InputError("cell column not found", column=missing[0])
+    if not by:
+        return np.zeros(len(data), dtype=np.int64)
+    return data.groupby(by, dropna=False, sort=True).ngroup().to_numpy()
+
+
+def _leaders(data: pd.DataFrame, by: Sequence[str], rank_by: str, k: int,
+             seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cell of every row, cell sizes (rows with a ranking value) and the mask of the k largest
+    ranking values in every cell of at least k such rows (ties: seeded key)."""
+    cell = _cells(data, by)
+    rank = _numeric_values(data, rank_by)
+    ranked = np.flatnonzero(~np.isnan(rank))
+    size = np.bincount(cell[ranked], minlength=int(cell.max(initial=-1)) + 1)
+    order = ranked[np.lexsort((_tiebreak(seed, len(data))[ranked], -rank[ranked],
+                               cell[ranked]))]
+    first = np.searchsorted(cell[order], cell[order], side="left")
+    leader = np.zeros(len(data), dtype=bool)
+    leader[order[(np.arange(order.size) - first < k) & (size[cell[order]] >= k)]] = True
+    return cell, size, leader
+
+
+def punctual_microaggregation(
+    data: pd.DataFrame, columns: Sequence[str], by: Sequence[str], rank_by: str, k: int = 3,
+    flag: str = "punctual_ma", seed: int = 0,
+) -> pd.DataFrame:
+    """Punctual microaggregation of market leaders (USt/EHS; PROTECTION.md §3.10).
+
+    In every cell of ``by`` (e.g. industry × region) the ``k`` units with the largest
+    ``rank_by`` values (ties: seeded key; missing values never lead) form one group; each listed
+    column is replaced, for those units, by the mean of their non-missing values. The ``flag``
+    column is set to 1 for them (created as 0/1 if absent; an existing flag keeps its ones, so
+    several passes can be chained). Cells with fewer than ``k`` ranked units are left unchanged;
+    :func:`punctual_unprotectable_cells` lists them for the log. To rank by original values while
+    averaging the current stage's values, put the original ranking variable in its own column.
+    """
+    k = _check_size(k, "k", 3)
+    columns = _distinct(columns)
+    values = {column: _numeric_values(data, column) for column in columns}
+    cell, _, leader = _leaders(data, by, rank_by, k, seed)
+    result = data.copy()
+    for column, x in values.items():
+        lead = leader & ~np.isnan(x)
+        totals = np.bincount(cell[lead], weights=x[lead], minlength=cell.max(initial=-1) + 1)
+        counts = np.bincount(cell[lead], minlength=totals.size)
+        out = x.copy()
+        out[lead] = totals[cell[lead]] / counts[cell[lead]]
+        result[column] = out
+    if flag in result.columns:
+        previous = result[flag].to_numpy()
+        if not np.isin(previous, (0, 1)).all():
+            raise InputError("an existing flag column must hold only 0 and 1", column=flag)
+        leader = leader | (previous == 1)
+    result[flag] = leader.astype(np.int64)
+    return result
+
+
+def punctual_unprotectable_cells(
+    data: pd.DataFrame, by: Sequence[str], rank_by: str, k: int = 3,
+) -> list[dict]:
+    """Cells that :func:`punctual_microaggregation` leaves unchanged because they hold fewer than
+    ``k`` units with a ranking value (PROTECTION.md §3.10 [Proposal]): one JSON-ready entry per
+    cell, ``{"cell": {column: value}, "units": count}``, in sorted cell order."""
+    k = _check_size(k, "k", 3)
+    cell, size, _ = _leaders(data, by, rank_by, k, 0)
+    if not len(data):
+        return []
+    first_row = np.unique(cell, return_index=True)[1]
+    cells = []
+    for c, row in enumerate(first_row):
+        if size[c] < k:
+            key = {column: _plain(data[column].iloc[row]) for column in by}
+            cells.append({"cell": key, "units": int(size[c])})
+    return cells
+
+
+def _plain(value: object) -> object:
+    """A cell code as a JSON-ready scalar (None for missing)."""
+    if pd.isna(value):
+        return None
+    return value.item() if isinstance(value, np.generic) else value
