@@ -21,7 +21,6 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
-from scipy.special import betainc
 
 from attack.errors import InputError
 
@@ -467,10 +466,9 @@ def _standardised(x: np.ndarray) -> np.ndarray:
 
 _SCALE_BITS = 1126  # 2**1126 times any finite double is an integer (smallest: 2**-1074)
 _SLACK = 1e-9       # relative slack on distance bounds, far above rounding (~1e-15)
-_BAND_RATIO = 1.05  # distance bands of the "farthest" index: outer / inner radius
-_BALL_SAVING = 8192 # a ball query must be able to spare this many records to pay off
-_BAND_GAP = 10.0    # band coordinate step of the direction tree (directions are unit vectors)
 _REBUILD = 10       # rebuild the index when 1/_REBUILD of its records are grouped
+_OUTERMOST = 256    # "farthest" searches start with this many outermost records
+_SAMPLE = 2048      # and, from a record, with a sample of about this many records
 
 
 def _scaled_column_sums(values: np.ndarray) -> list[int]:
@@ -503,31 +501,20 @@ def _scaled_column_sums(values: np.ndarray) -> list[int]:
     return sums
 
 
-def _cap_share(cap: np.ndarray, dims: int) -> np.ndarray:
-    """Share of the unit sphere in ``dims`` dimensions with ``u·w <= cap`` (cap in [-1, 1])."""
-    tail = 0.5 * betainc((dims - 1) / 2, 0.5, 1 - cap * cap)
-    return np.where(cap < 0, tail, 1 - tail)
-
-
 class _Remaining:
     """The records MDAV has not grouped yet, indexed for exact "farthest" and "nearest" searches.
 
     Records are sorted by their distance ``rho`` from an anchor ``a`` (the centroid when the
-    index was built) and cut into bands of ``rho`` (outer/inner radius about ``_BAND_RATIO``);
-    each band has a k-d tree of the directions ``w = (x - a) / rho``; a k-d tree over the points
-    serves the "nearest" searches.
+    index was built); a k-d tree over them serves the "nearest" searches.
 
-    Farthest from ``q`` (with ``h = |q - a|``, ``u = (q - a) / h``): the first records in ``rho``
-    order (and, for a query far from the anchor, a sample of all records) give a distance ``L``
-    that the answer must reach. As ``|q - x|² = h² + rho² - 2 h rho u·w``, a record can reach
-    ``L`` only if ``rho >= L - h`` and ``u·w <= (h² + rho² - L²) / (2 h rho)``: the bands
-    failing the first test are skipped (they follow all others), and in a large band where the
-    second test rules out many records it becomes a ball query around ``-u`` on the unit
-    sphere; the other bands are scanned whole. The records found are ranked by the Gram form
-    ``|x|² - 2 q·x + |q|²`` (one matrix product) and the exact distance is computed for every
-    record within a proven rounding margin of the maximum. Nearest to a record: the point tree
-    is asked for a few more records than needed until the k-th exact distance is provably below
-    the tree's next distance.
+    Farthest from ``q``: the first records in ``rho`` order (and, for a query far from the
+    anchor, a sample of all records) give a distance ``L`` that the answer must reach. As
+    ``|q - x| <= |q - a| + rho`` (triangle inequality), only the leading records with ``rho >=
+    L - |q - a|`` can reach it; they are ranked by the Gram form ``|x|² - 2 q·x + |q|²`` (one
+    matrix product over a contiguous block) and the exact distance is computed for every record
+    within a proven rounding margin of the maximum. Nearest to a record: the point tree is asked
+    for a few more records than needed until the k-th exact distance is provably below the
+    tree's next distance.
 
     Bounds carry a relative slack (``_SLACK``) far above rounding, and exact distances use the
     arithmetic of a plain scan (squared differences added column by column), so the answers,
@@ -554,16 +541,6 @@ class _Remaining:
         self.alive = np.ones(rows.size, dtype=bool)
         self.start, self.dead, self.stale = 0, 0, False
         self.tree = cKDTree(self.points, leafsize=16, balanced_tree=False)
-        directions = np.zeros((rows.size, offsets.shape[1] + 1))
-        inside = self.rho > 0
-        directions[inside, :-1] = offsets[order][inside] / self.rho[inside, None]
-        level = np.full(rows.size, np.iinfo(np.int64).min)
-        level[inside] = np.floor(np.log(self.rho[inside]) / math.log(_BAND_RATIO))
-        self.band = np.concatenate([[0], np.cumsum(np.diff(level) != 0)])
-        self.band_start = np.flatnonzero(np.diff(self.band, prepend=-1))
-        self.band_end = np.append(self.band_start[1:], rows.size)
-        directions[:, -1] = _BAND_GAP * self.band  # keeps every ball query inside one band
-        self.directions = cKDTree(directions, leafsize=16, balanced_tree=False)
 
     def centroid(self) -> np.ndarray:
         """Correctly rounded column sums of the remaining records, divided by their count."""
@@ -591,42 +568,21 @@ class _Remaining:
         """Position of the remaining record farthest from ``reference`` (ties: largest key)."""
         while not self.alive[self.start]:
             self.start += 1
-        first = min(self.start + 256, self.rho.size)
-        offset = reference - self.anchor
-        h = math.sqrt(offset @ offset)
+        first = min(self.start + _OUTERMOST, self.rho.size)
         seeds = np.arange(self.start, first)    # the outermost records, and for a record far
         if not centroid:                        # from the anchor a sample of all records
             seeds = np.concatenate([seeds, np.arange(first, self.rho.size,
-                                                     max(1, self.rho.size // 2048))])
+                                                     max(1, self.rho.size // _SAMPLE))])
         positions, d = self._near_max(seeds, reference, -np.inf)
-        reach = math.sqrt(d.max()) * (1 - _SLACK)
-        outer = self.rho[self.band_start]
-        bands = int(np.searchsorted(-(outer + h) * (1 + _SLACK), -reach, side="right"))
-        if bands:                               # inner bands are too close to reach
-            inner, outer = self.rho[self.band_end[:bands] - 1], outer[:bands]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                cap = np.maximum((h * h + inner * inner - reach * reach) / (2 * h * inner),
-                                 (h * h + outer * outer - reach * reach) / (2 * h * outer))
-            size = self.band_end[:bands] - self.band_start[:bands]
-            share = _cap_share(np.clip(cap, -1.0, 1.0), offset.size)
-            whole = ~(cap < 1 - 2 * _SLACK) | (inner <= 0) | (h == 0) \
-                | (size * (1 - share) < _BALL_SAVING)
-            end = int(self.band_end[bands - 1])
-            ask = np.flatnonzero(~whole)
-            found: slice | np.ndarray = slice(self.start, end)
-            if ask.size:
-                centres = np.empty((ask.size, offset.size + 1))
-                centres[:, :-1] = -offset / h
-                centres[:, -1] = _BAND_GAP * ask
-                radii = np.sqrt(np.maximum(2 + 2 * (cap[ask] + _SLACK), 0.0)) + _SLACK
-                found = np.concatenate(
-                    [self.start + np.flatnonzero(whole[self.band[self.start:end]])]
-                    + [np.asarray(hit, dtype=np.int64)
-                       for hit in self.directions.query_ball_point(centres, radii)])
-            more, d_more = self._near_max(found, reference, float(d.max()))
+        offset = math.sqrt(np.square(reference - self.anchor).sum())
+        reach = math.sqrt(d.max()) * (1 - _SLACK) / (1 + _SLACK) - offset
+        end = int(np.searchsorted(-self.rho, -reach, side="right"))  # records with rho >= reach
+        if end > first:
+            more, d_more = self._near_max(slice(self.start, end), reference, float(d.max()))
             positions, d = np.concatenate([positions, more]), np.concatenate([d, d_more])
-            if centroid and end - self.start > max(2048, self.count // 32) and h > 1e-3 * reach:
-                self.stale = True               # the centroid has drifted from the anchor
+        if centroid and end - self.start > max(2048, self.count // 32) \
+                and offset > 1e-3 * math.sqrt(d.max()):
+            self.stale = True                   # the centroid has drifted from the anchor
         ties = positions[d == d.max()]
         return int(ties[np.argmax(self.keys[ties])])
 

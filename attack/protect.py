@@ -137,7 +137,7 @@ METHODS: dict[str, Method] = {m.name: m for m in [
         "joint mean of the k market leaders per cell, with a flag (§3.10)",
         {"by": Param("list", REQUIRED, help="cell variables, e.g. nace|east_west"),
          "rank_by": Param("str", REQUIRED, help="defining variable, e.g. turnover"),
-         "k": _K, "flag": Param("str", "punctual_ma")}, seeded=False),
+         "k": _K, "flag": Param("str", "punctual_ma")}),
     _noise("additive-noise", "attack.noise:additive_noise",
            "correlated additive noise d·Σ, Kim's correction by default (§4.1)",
            {"d": Param("float", REQUIRED), "kim_correction": Param("bool", True)}),

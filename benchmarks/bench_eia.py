@@ -8,7 +8,7 @@ and 3 GiB for these 4,092 × 4,092 records. Our budget for the same linkage is 2
 
 Data: sdcMicro's EIA data set (``../shared/data/sdcmicro/EIA.csv`` next to the repository).
 Keys: the ten numeric columns RESREVENUE ... TOTSALES. The release is
-``attack.protection.separate_microaggregation(original, keys, k=3, seed=1)`` with its rows
+``attack.microaggregation.separate_microaggregation(original, keys, k=3, seed=1)`` with its rows
 shuffled (``formal_release``, seed 2); a row-number id column is the hidden ground truth. The
 intruder's file is the original. Linkage as sdcMicro: exact assignment (``hungarian``), absolute
 differences divided by each key's range on the pooled values (``range``: Gower-like), no

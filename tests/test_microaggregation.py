@@ -559,14 +559,19 @@ def mdav_cases(draw: st.DrawFn) -> tuple[np.ndarray, int, int]:
     return x, k, draw(st.integers(min_value=0, max_value=2**32 - 1))
 
 
-@pytest.mark.parametrize("ball_saving", [0, 256])
-@settings(max_examples=40, deadline=None)
+def _small_seeds() -> mock._patch:
+    """Start "farthest" searches from 2 outermost records and a sample of about 4, so that
+    small data exercise the bounds (the defaults cover every record of a small file)."""
+    return mock.patch.multiple(microaggregation, _OUTERMOST=2, _SAMPLE=4)
+
+
+@settings(max_examples=60, deadline=None)
 @given(mdav_cases())
-def test_mdav_groups_equal_the_direct_scan(ball_saving: int, case) -> None:
+def test_mdav_groups_equal_the_direct_scan(case) -> None:
     x, k, seed = case
     z = microaggregation._standardised(x)
     tiebreak = microaggregation._tiebreak(seed, x.shape[0])
-    with mock.patch.object(microaggregation, "_BALL_SAVING", ball_saving):
+    with _small_seeds():
         fast = microaggregation._mdav_groups(z, k, tiebreak)
     np.testing.assert_array_equal(fast, _direct_mdav_groups(z, k, tiebreak))
 
@@ -580,9 +585,10 @@ def test_mdav_groups_equal_the_direct_scan_on_larger_data(kind: str) -> None:
          "normal": lambda: rng.normal(0, 1, (n, 6))}[kind]()
     z = microaggregation._standardised(x)
     tiebreak = microaggregation._tiebreak(4, n)
-    with mock.patch.object(microaggregation, "_BALL_SAVING", 0):
-        fast = microaggregation._mdav_groups(z, 3, tiebreak)
-    np.testing.assert_array_equal(fast, _direct_mdav_groups(z, 3, tiebreak))
+    direct = _direct_mdav_groups(z, 3, tiebreak)
+    np.testing.assert_array_equal(microaggregation._mdav_groups(z, 3, tiebreak), direct)
+    with _small_seeds():
+        np.testing.assert_array_equal(microaggregation._mdav_groups(z, 3, tiebreak), direct)
 
 
 @settings(max_examples=40, deadline=None)
