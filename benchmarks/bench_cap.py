@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from measure import run_child
 
 SDMETRICS_PYTHON = Path("/work/benchvenv/bin/python")
 KEYS = ["region", "sector", "size"]
@@ -121,13 +122,10 @@ def _load(rows: int, folder: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def _child(python: Path | str, *args: str) -> tuple[dict, float]:
     """Run this script as a child; its JSON answer and peak memory in MiB."""
-    proc = subprocess.Popen([str(python), __file__, "--child", *args], stdout=subprocess.PIPE,
-                            text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    out = proc.stdout.read()
-    if os.waitstatus_to_exitcode(status):
+    run = run_child([str(python), __file__, "--child", *args])
+    if run.failed:
         raise SystemExit(f"child {args} failed")
-    return json.loads(out), usage.ru_maxrss / 1024
+    return json.loads(run.output), run.peak_mib
 
 
 # -- parent -------------------------------------------------------------------------------

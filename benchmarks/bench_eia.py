@@ -22,10 +22,11 @@ resident memory (``wait4``), the re-identification rate and the block's solver/o
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from measure import run_child
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data/sdcmicro/EIA.csv"
 KEYS = ["RESREVENUE", "RESSALES", "COMREVENUE", "COMSALES", "INDREVENUE", "INDSALES",
@@ -73,16 +74,11 @@ def main() -> None:
     if not DATA.is_file():
         sys.exit(f"bench_eia: data file not found: {DATA}")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; data {DATA}")
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, __file__, "--child"], stdout=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    detail = proc.stdout.read().strip()
-    peak = usage.ru_maxrss / 1024**2
-    failed = " FAILED" if os.waitstatus_to_exitcode(status) else ""
-    print(f"attack: {detail}")
-    print(f"attack: {wall:.2f} s wall incl. interpreter start, imports, reading and "
-          f"microaggregation; peak {peak:.3f} GiB{failed}")
+    run = run_child([sys.executable, __file__, "--child"])
+    failed = " FAILED" if run.failed else ""
+    print(f"attack: {run.output}")
+    print(f"attack: {run.seconds:.2f} s wall incl. interpreter start, imports, reading and "
+          f"microaggregation; peak {run.peak_gib:.3f} GiB{failed}")
     print(f"sdcMicro recordLinkage(): {SDCMICRO_SECONDS} s, {SDCMICRO_GIB} GiB "
           "(figure from the issue; not rerun: R is not available here)")
 

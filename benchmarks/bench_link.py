@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from measure import run_child
 
 from attack.demo_data import make_external, make_population
 from attack.protection import formal_release
@@ -47,13 +47,10 @@ def run(ext: Path, rel: Path, method: str, out: Path) -> tuple[float, float]:
         "--method", method, "--cell", "employees:bins=20,50,100,250,500,1000",
         "--json", str(out), "--jobs", "1",
     ]
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
+    run = run_child(command, capture=False)
+    if run.failed:
         raise SystemExit(f"attack link failed for {method}")
-    return elapsed, usage.ru_maxrss / 1024
+    return run.seconds, run.peak_mib
 
 
 def main() -> None:

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 
 import numpy as np
 import pandas as pd
+from measure import run_child
 
 CASES = {
     # name: (rows, method, budget in seconds or None)
@@ -45,7 +45,11 @@ def synthetic(n: int, seed: int = 0) -> pd.DataFrame:
 
 
 def run_case(name: str) -> None:
-    from attack.microaggregation import mdav, separate_group_sizes, separate_microaggregation
+    from attack.microaggregation import (
+        mdav,
+        separate_group_sizes,
+        separate_microaggregation,
+    )
 
     n, method, _ = CASES[name]
     data = synthetic(n)
@@ -82,17 +86,11 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
     for name in args.cases or DEFAULT:
         n, method, max_s = CASES[name]
-        start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, __file__, "--child", name],
-                                stdout=subprocess.PIPE, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        detail = proc.stdout.read().strip()
-        peak = usage.ru_maxrss / 1024**2
+        run = run_child([sys.executable, __file__, "--child", name])
         budget = f" [budget {max_s} s]" if max_s else ""
-        ok = " FAILED" if os.waitstatus_to_exitcode(status) else ""
-        print(f"{name}: {n:,} x {len(VARIABLES)}, {wall:.1f} s wall incl. data generation, "
-              f"peak {peak:.2f} GiB ; {detail}{budget}{ok}", flush=True)
+        ok = " FAILED" if run.failed else ""
+        print(f"{name}: {n:,} x {len(VARIABLES)}, {run.seconds:.1f} s wall incl. data generation, "
+              f"peak {run.peak_gib:.2f} GiB ; {run.output}{budget}{ok}", flush=True)
 
 
 if __name__ == "__main__":

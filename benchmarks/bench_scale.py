@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 
 import numpy as np
 import pandas as pd
+from measure import run_child
 
 CASES = {
     # name: (external, release, blocks, method, budget in seconds, budget in GiB)
@@ -104,16 +104,11 @@ def main() -> None:
         command = [sys.executable, __file__, "--child", name]
         if args.jobs:
             command += ["--jobs", str(args.jobs)]
-        start = time.perf_counter()
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        detail = proc.stdout.read().strip()
-        peak = usage.ru_maxrss / 1024**2
+        run = run_child(command)
         budget = f"budget {max_s} s" + (f", {max_gib} GiB" if max_gib else "")
-        ok = "FAILED" if os.waitstatus_to_exitcode(status) else ""
-        print(f"{name}: {wall:.1f} s wall incl. data generation, peak {peak:.2f} GiB ; "
-              f"{detail} [{budget}] {ok}", flush=True)
+        ok = "FAILED" if run.failed else ""
+        print(f"{name}: {run.seconds:.1f} s wall incl. data generation, peak {run.peak_gib:.2f} GiB ; "
+              f"{run.output} [{budget}] {ok}", flush=True)
 
 
 if __name__ == "__main__":

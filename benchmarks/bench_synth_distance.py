@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 
 import numpy as np
 import pandas as pd
+from measure import run_child
 
 CASES = {
     # name: (training, synthetic, control, metric, scaling, coding, budget in s, budget in GiB)
@@ -96,17 +96,11 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
     for name in args.cases or CASES:
         *_, max_s, max_gib = CASES[name]
-        start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, __file__, "--child", name], stdout=subprocess.PIPE,
-                                text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        detail = proc.stdout.read().strip()
-        peak = usage.ru_maxrss / 1024**2
+        run = run_child([sys.executable, __file__, "--child", name])
         budget = f" [budget {max_s} s, {max_gib} GiB]" if max_s else ""
-        failed = " FAILED" if os.waitstatus_to_exitcode(status) else ""
-        print(f"{name}: {wall:.1f} s wall incl. data generation, peak {peak:.2f} GiB; "
-              f"{detail}{budget}{failed}", flush=True)
+        failed = " FAILED" if run.failed else ""
+        print(f"{name}: {run.seconds:.1f} s wall incl. data generation, peak {run.peak_gib:.2f} GiB; "
+              f"{run.output}{budget}{failed}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,36 @@
+"""Running one benchmark case in its own process and measuring it.
+
+The peak resident memory comes from ``wait4`` on the child, so it is that process's alone.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What a child process printed, how long it took and its peak resident memory."""
+
+    output: str
+    seconds: float
+    peak_mib: float
+    failed: bool
+
+    @property
+    def peak_gib(self) -> float:
+        return self.peak_mib / 1024
+
+
+def run_child(command: list[str], capture: bool = True) -> Measured:
+    """Run ``command`` to completion; wall time, stdout (when captured) and peak memory."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                            text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    output = proc.stdout.read().strip() if capture else ""
+    return Measured(output, seconds, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status) != 0)
