@@ -44,6 +44,8 @@ GROUPBY_COST = 50
 BLOCK_ELEMENTS = 1 << 22
 # Summed vote weights closer than this to the largest count as tied (SYNTHETIC.md §7.3).
 VOTE_TIE = 1e-12
+# A weighted mean this close to zero, relative to the largest |value| averaged, is zero.
+ROUNDING = 1e-12
 
 
 # ------------------------------------------------------------------------------------------
@@ -706,11 +708,15 @@ def _idw_predict(
 
     ``k`` None (or at least the reference size) weighs every reference record, in query blocks
     of full distance rows; otherwise the exact k nearest. A row whose k nearest are all at
-    distance 0 is redone against the full reference, so that every exact match is used."""
+    distance 0 is redone against the full reference, so that every exact match is used.
+    A weighted mean within rounding error of zero (``ROUNDING`` times the largest |value|
+    averaged) is 0, so that the zero rule does not depend on the summation order."""
 
     def predict(weights: np.ndarray, targets: np.ndarray) -> np.ndarray:
         if n_categories is None:
-            return (weights * targets).sum(axis=1)
+            mean = (weights * targets).sum(axis=1)
+            scale = np.abs(np.broadcast_to(targets, weights.shape)).max(axis=1)
+            return np.where(np.abs(mean) <= ROUNDING * scale, 0.0, mean)
         return weighted_vote(weights, targets, n_categories)
 
     n_ref = len(reference)

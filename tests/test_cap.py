@@ -383,7 +383,8 @@ def _idw_brute(original, synthetic, keys, target, k, categorical):
         if (d == 0).any():
             use, w = np.flatnonzero(d == 0), np.ones(int((d == 0).sum()))
         else:
-            use = np.argsort(d, kind="stable")[: k or len(d)]
+            # distances equal up to rounding are ties, broken by the lower synthetic row
+            use = np.lexsort((np.arange(len(d)), np.round(d, 12)))[: k or len(d)]
             w = 1 / d[use]
         w = w / w.sum()
         if categorical:
@@ -391,8 +392,22 @@ def _idw_brute(original, synthetic, keys, target, k, categorical):
             best = max(score.values())
             out.append(next(c for c in sorted(score) if score[c] >= best - 1e-12))
         else:
-            out.append(float((w * values[use]).sum()))
+            mean = float((w * values[use]).sum())
+            out.append(0.0 if abs(mean) <= cap.ROUNDING * np.abs(values[use]).max() else mean)
     return np.array(out)
+
+
+def _tie_at_cutoff(original, synthetic, k):
+    """Whether some original record has distinct synthetic records at the same non-zero distance
+    across its k-th neighbour: which of them is used then rests on the last bit of a distance
+    computed in a different order, not on the method."""
+    if k is None or k >= len(synthetic):
+        return False
+    x_o, x_s = original[["a", "b"]].to_numpy(float), synthetic[["a", "b"]].to_numpy(float)
+    mean, sd = x_o.mean(axis=0), x_o.std(axis=0, ddof=1)
+    d = np.sqrt(((((x_s - mean) / sd)[None] - ((x_o - mean) / sd)[:, None]) ** 2).sum(axis=2))
+    d.sort(axis=1)
+    return bool(np.any((np.abs(d[:, k - 1] - d[:, k]) < 1e-9) & (d[:, k - 1] > 0)))
 
 
 @settings(max_examples=25, deadline=None)
@@ -408,7 +423,7 @@ def test_knn_attribution_matches_brute_force(seed, k, n_o, n_s):
                              "c": rng.choice(["p", "q", "r"], n)})
 
     original, synthetic = draw(n_o), draw(n_s)
-    if (original[["a", "b"]].std() == 0).any():
+    if (original[["a", "b"]].std() == 0).any() or _tie_at_cutoff(original, synthetic, k):
         return
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(cap, "BLOCK_ELEMENTS", 5)
