@@ -111,7 +111,7 @@ METHODS: dict[str, Method] = {m.name: m for m in [
            column_mode="each", seeded=False),
     Method("drop", "attack.recoding:drop_columns", "reduction",
            "delete the listed variables (§2.5)", {}, numeric=False, seeded=False),
-    Method("drop-units", "attack.recoding:drop_units", "reduction",
+    Method("drop-units", "attack.protect:drop_units_where", "reduction",
            "delete the units matching a filter, e.g. \"employees >= 250\" (§2.5)",
            {"which": Param("str", REQUIRED, help="pandas filter expression")},
            column_mode="none", numeric=False, seeded=False),
@@ -123,7 +123,8 @@ METHODS: dict[str, Method] = {m.name: m for m in [
         {"m": Param("int", 3, help="(initial) group size"),
          "variable_size": Param("bool", False, help="search the size in [m, 2m-1]"),
          "variant": Param("str", "hoehne", ("hoehne", "documented")),
-         "remainder": Param("str", "merge_last", ("merge_last", "own_group"))}),
+         "remainder": Param("str", None, ("merge_last", "own_group"),
+                            "default: merge_last, own_group for the documented variant")}),
     _ma("mdav", "attack.microaggregation:mdav",
         "joint MA of all listed variables by MDAV on z-scores, as sdcMicro (§3.6)", {"k": _K}),
     _ma("grouped-ma", "attack.microaggregation:grouped_microaggregation",
@@ -270,7 +271,10 @@ def protect(
         raise InputError("a --by variable cannot also be protected in the same step")
     work = data.copy()
     if spec.numeric:
-        for column in columns:
+        for column in [*columns, *([typed["rank_by"]] if typed.get("rank_by") else [])]:
+            if column not in work.columns:
+                raise InputError("column not found in the input", file=data.attrs.get("source"),
+                                 column=column)
             work[column] = numeric_column(work, column)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -321,6 +325,21 @@ def _call(spec: Method, data: pd.DataFrame, columns: list[str], params: dict, se
             data = _frame_of(fn(data, column, **params, **extra), column, details)
         return data
     return _frame_of(fn(data, columns, **params, **extra), "", details)
+
+
+def drop_units_where(data: pd.DataFrame, which: str) -> pd.DataFrame:
+    """Delete the units matching a pandas filter such as ``employees >= 250`` (PROTECTION.md
+    §2.5). Columns whose values are all numbers are compared as numbers, also when the file
+    was read as text (CSV); the kept rows are returned unchanged."""
+    from attack.recoding import drop_units
+
+    view = data.copy()
+    for column in view.columns:
+        converted = pd.to_numeric(view[column], errors="coerce")
+        if converted.notna().sum() == view[column].notna().sum():
+            view[column] = converted
+    kept = drop_units(view, which)
+    return data.loc[kept.index]
 
 
 def _frame_of(result: Any, column: str, details: dict | None) -> pd.DataFrame:

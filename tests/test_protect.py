@@ -154,3 +154,20 @@ def test_noise_with_moment_correction_restores_mean_and_sd():
     assert noisy["turnover"].std() != pytest.approx(data["turnover"].std(), rel=1e-6)
     assert corrected["turnover"].mean() == pytest.approx(data["turnover"].mean())
     assert corrected["turnover"].std() == pytest.approx(data["turnover"].std())
+
+
+def test_drop_units_compares_text_columns_as_numbers():
+    data = _frame(12).astype(str)
+    out = protect(data, "drop-units", ["which=employees >= 45"]).release
+    assert (out["employees"].astype(float) < 45).all()
+    assert len(out) == int((data["employees"].astype(float) < 45).sum())
+    assert out["nace"].tolist() == data.loc[data["employees"].astype(float) < 45, "nace"].tolist()
+
+
+def test_documented_hoehne_variant_keeps_its_own_remainder_by_default():
+    data = pd.DataFrame({"x": [356.0, 670, 815, 132, 613, 916, 538, 348, 3, 396, 401]})
+    out = protect(data, "hoehne-ma", ["variant=documented"], columns=["x"]).release
+    # FIXTURES.md F-MA-001a: the legacy output multiset
+    assert sorted(out["x"].round(4)) == sorted([800.3333, 800.3333, 657.5499, 517.3333, 517.3333,
+                                                393.2026, 366.6667, 366.6667, 336.9719,
+                                                158.7168, 67.5])
