@@ -353,12 +353,12 @@ def _frame_of(result: Any, column: str, details: dict | None) -> pd.DataFrame:
 def _within_groups(data, spec, columns, params, by, seed):
     """Run the method in every group of ``by``; child seeds follow the sorted group keys."""
     keys = data[list(by)].astype("string").fillna("(missing)")
-    codes = keys.apply(tuple, axis=1)
-    groups = sorted(set(codes))
+    groups = keys.groupby(list(by)).indices  # group key -> row positions
     children = np.random.SeedSequence(seed).generate_state(len(groups)) if groups else []
     parts, seeds = [], {}
-    for group, child in zip(groups, children):
-        rows = np.flatnonzero((codes == group).to_numpy())
+    for key, child in zip(sorted(groups), children):
+        rows = groups[key]
+        group = key if isinstance(key, tuple) else (key,)
         part = data.iloc[rows]
         try:
             done = _call(spec, part, columns, params, int(child))

@@ -19,7 +19,7 @@ sources define none.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -186,18 +186,17 @@ def attack_synthetic(
 def _attribute(original, synthetic, holdout, target: str, prep, spec: SynthSpec) -> tuple[dict, list]:
     """Table measures, CAP trio, kNN attribution and inference for one target."""
     keys = list(spec.keys)
+    if not set([*keys, target]) <= set(prep.columns):  # keys or target left out of --columns
+        prep = prepare(original, [*keys, target], categorical=spec.categorical)
     numeric = set(prep.numeric)
     bins = {c: spec.bins.get(c, Binning.quantile(5)) for c in [*keys, target] if c in numeric}
-    target_prep = prepare(original, [*keys, target], categorical=spec.categorical)
-    target_numeric = target in target_prep.numeric
-    if target_numeric and target not in bins:
-        bins[target] = spec.bins.get(target, Binning.quantile(5))
+    target_numeric = target in numeric
     tables = table_measures(original, synthetic, keys, target, binning=bins)
     caps = cap_scores(original, synthetic, keys, target, binning=bins)
     knn = knn_attribution(
         original, synthetic, keys, target,
         target_type="numeric" if target_numeric else "categorical",
-        categorical=[c for c in keys if c not in target_prep.numeric],
+        categorical=[c for c in keys if c not in numeric],
         k=min(10, len(synthetic)), n_attacks=spec.n_attacks, seed=spec.seed,
         gamma=spec.gammas[0],
     )
@@ -210,8 +209,8 @@ def _attribute(original, synthetic, holdout, target: str, prep, spec: SynthSpec)
     for gamma in spec.gammas:
         result = inference(
             original, synthetic, holdout, aux_columns=keys, secret=target,
-            n_attacks=spec.n_attacks, gamma=gamma, space=prep.subset(keys) if set(keys) <= set(prep.columns) else None,
-            categorical=[c for c in [*keys, target] if c not in target_prep.numeric],
+            n_attacks=spec.n_attacks, gamma=gamma, space=prep.subset(keys),
+            categorical=[c for c in [*keys, target] if c not in numeric],
             tau=spec.tau, seed=spec.seed,
         ).as_dict()
         inferences[f"{gamma:g}"] = result
@@ -226,15 +225,3 @@ def _attribute(original, synthetic, holdout, target: str, prep, spec: SynthSpec)
         "knn_attribution": knn.as_dict(),
         "inference": inferences,
     }, checks
-
-
-def synth_summary_lines(document: Mapping) -> Sequence[str]:
-    """One line per check, for the terminal."""
-    lines = []
-    for c in document["checks"]:
-        where = ", ".join(f"{k} {c[k]}" for k in ("target", "gamma") if c.get(k) is not None)
-        value = "undefined" if c["value"] is None else f"{c['value']:.4f}"
-        upper = "–" if c["upper"] is None else f"{c['upper']:.4f}"
-        lines.append(f"{c['family']}{' (' + where + ')' if where else ''}: {c['measure']} "
-                     f"{value}, upper bound {upper} -> {'pass' if c['passed'] else 'FAIL'}")
-    return lines

@@ -28,7 +28,7 @@ the choice rests on each candidate's own attack.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,7 @@ from attack.errors import InputError
 from attack.protect import METHODS, parse_params, protect
 from attack.scenario import Scenario
 
-__all__ = ["Candidate", "TuneOutcome", "TuneSpec", "candidate_table", "tune", "tune_spec"]
+__all__ = ["Candidate", "TuneOutcome", "TuneSpec", "tune", "tune_spec"]
 
 
 @dataclass(frozen=True)
@@ -230,17 +230,3 @@ def _utility(truth: pd.DataFrame, truth_id: str, release: pd.DataFrame, release_
         truth, release, variables=variables, per_record=(truth_id, release_id), **options)
     per_record = profile.as_dict()["per_record"] or {}
     return {"families": profile.summary(), "il1s": (per_record.get("il1s") or {}).get("sample_sd")}
-
-
-def candidate_table(outcome: TuneOutcome, families: Sequence[str] | None = None) -> pd.DataFrame:
-    """One row per candidate: setting, seed, risk verdict and each utility family's
-    exceedance share (for the report's table and plot)."""
-    rows = []
-    for c in outcome.candidates:
-        row = {"value": c.value, "seed": c.seed, "passed": c.risk["passed"],
-               "failing cells": c.risk["n_failing_cells"], "max cell risk": c.risk["max_cell_risk"]}
-        for name, family in c.utility.get("families", {}).items():
-            if families is None or name in families:
-                row[name] = family.get("share")
-        rows.append(row)
-    return pd.DataFrame(rows)
