@@ -10,21 +10,41 @@ from pathlib import Path
 
 import click
 
-from attack import __version__, certificate
-from attack.certificate import render_html as render_certificate
-from attack.assignment import METHODS
-from attack.demo import run_demo
-from attack.distances import METRIC_DISTANCES, STANDARDISATIONS
-from attack.engines import ENGINES
+from attack._version import __version__
 from attack.errors import InputError
-from attack.evaluation import DEFAULT_GAMMAS, DEFAULT_TAU, EvaluationSpec, gammas_from
-from attack.linkage import LinkageSpec
-from attack.mass_attack import AttackInput, AttackOutcome, needed_columns, run_mass_attack
-from attack.outputs import OWNER_ONLY, matches_csv, to_json, write_files_atomic
-from attack.readers import read_table
-from attack.report import render_html, render_markdown
-from attack.scenario import EngineSettings, load_scenario, parse_classifier, parse_key, parse_size
-from attack.solvers import DEFAULT_MEMORY_BUDGET
+from attack.io.jsonio import to_json
+from attack.io.readers import read_table
+from attack.io.writers import OWNER_ONLY, write_files_atomic
+from attack.linkage.assignment import METHODS
+from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
+from attack.linkage.engines import ENGINES
+from attack.linkage.link import LinkageSpec
+from attack.linkage.solvers import DEFAULT_MEMORY_BUDGET
+from attack.report.attack import render_html, render_markdown
+from attack.report.certificate import render_html as render_certificate
+from attack.risk.evaluation import (
+    DEFAULT_GAMMAS,
+    DEFAULT_TAU,
+    EvaluationSpec,
+    gammas_from,
+)
+from attack.risk.mass import (
+    AttackInput,
+    AttackOutcome,
+    matches_csv,
+    needed_columns,
+    run_mass_attack,
+)
+from attack.study import certificate
+from attack.study.demo import run_demo
+from attack.study.scenario import (
+    EngineSettings,
+    load_scenario,
+    parse_classifier,
+    parse_key,
+    parse_size,
+)
+from attack.study.verify import verify as verify_certificate
 
 MATCHES_WARNING = (
     "warning: {path} links external identities to confidential release records; "
@@ -249,7 +269,7 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
 @click.option("--rerun", is_flag=True, help="Also rerun the attack and compare the figures.")
 def verify_command(certificate_path, rerun) -> None:
     """Check a certificate against its inputs: exit 0 when everything matches, 1 otherwise."""
-    outcome = certificate.verify(certificate_path, rerun=rerun)
+    outcome = verify_certificate(certificate_path, rerun=rerun)
     for line in outcome.checked:
         click.echo(f"ok: {line}")
     for line in outcome.problems:
@@ -296,7 +316,7 @@ REVIEW_WARNING = (
 def truth_command(external_path, external_id, original_path, original_id, name_column, address_column,
                   address_weight, blocks, accept, review, out_path, review_path) -> None:
     """Build the ground-truth key by linking names (and addresses) to the original (handbook Ch. 17)."""
-    from attack.truth import link_names
+    from attack.risk.truth import link_names
 
     text = [name_column] + ([address_column] if address_column else [])
     external = read_table(external_path)
@@ -401,7 +421,7 @@ RELEASE_NOTE = (
 
 
 def _method_catalogue() -> str:
-    from attack.protect import METHODS
+    from attack.protect.catalogue import METHODS
 
     return "\n".join(f"{name:18} {m.summary}" for name, m in METHODS.items())
 
@@ -424,8 +444,8 @@ def _list_methods(ctx, _param, value):
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the protection log (JSON) goes (default: OUTPUT with .protection.json).")
 def protect_command(method, input_path, output_path, columns, params, by, seed, log_path) -> None:
     """Make a candidate release with one protection method (PROTECTION.md)."""
-    from attack.outputs import table_content
-    from attack.protect import protect
+    from attack.io.writers import table_content
+    from attack.protect.catalogue import protect
 
     data = read_table(input_path)
     columns = [c.strip() for c in columns.split(",") if c.strip()]
@@ -454,9 +474,9 @@ def protect_command(method, input_path, output_path, columns, params, by, seed, 
 def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine, scheduler, memory_budget, quiet) -> None:
     """Find the weakest setting of a protection method that puts every cell below τ
     (the scenario's [tune] table; UTILITY.md §6)."""
-    from attack.outputs import table_content
-    from attack.release_report import render_tune_html, render_tune_markdown
-    from attack.tuning import tune
+    from attack.io.writers import table_content
+    from attack.report.release import render_tune_html, render_tune_markdown
+    from attack.study.tuning import tune
 
     scenario = load_scenario(scenario_path)
     say = None if quiet else (lambda line: click.echo(line, err=True))
@@ -491,8 +511,8 @@ def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine
 def utility_command(original_path, release_path, variables, by, crosses, weight, models, id_columns, json_path) -> None:
     """Check the analysis potential of a release against the original (UTILITY.md §2):
     reported beside the risk verdict, never merged with it."""
-    from attack.release_report import render_utility_markdown
-    from attack.utility import utility_profile
+    from attack.report.release import render_utility_markdown
+    from attack.utility.profile import utility_profile
 
     original = read_table(original_path)
     release = read_table(release_path)
@@ -533,8 +553,13 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
                   metric, scaling, bins, n_attacks, seed, json_path, html_path) -> None:
     """Attack a synthetic release: distance to closest record, the CAP family, singling out,
     linkability and inference against a holdout baseline (SYNTHETIC.md)."""
-    from attack.synth_report import render_synth_html, render_synth_markdown
-    from attack.synthetic import DEFAULT_SYNTH_TAU, SynthSpec, attack_synthetic, parse_binning
+    from attack.report.synthetic import render_synth_html, render_synth_markdown
+    from attack.synthetic.run import (
+        DEFAULT_SYNTH_TAU,
+        SynthSpec,
+        attack_synthetic,
+        parse_binning,
+    )
 
     spec = SynthSpec(
         keys=keys, targets=targets, exclude=exclude,

@@ -37,12 +37,12 @@ SDCMICRO_SECONDS, SDCMICRO_GIB, BUDGET_SECONDS = 152, 3, 2
 def child() -> None:
     import pandas as pd
 
-    from attack.distances import KeySpec
-    from attack.evaluation import EvaluationSpec
-    from attack.linkage import LinkageSpec
-    from attack.mass_attack import AttackInput, run_mass_attack
-    from attack.microaggregation import separate_microaggregation
-    from attack.protection import formal_release
+    from attack.linkage.distances import KeySpec
+    from attack.linkage.link import LinkageSpec
+    from attack.protect.formal import formal_release
+    from attack.protect.microaggregation import separate_microaggregation
+    from attack.risk.evaluation import EvaluationSpec
+    from attack.risk.mass import AttackInput, run_mass_attack
 
     original = pd.read_csv(DATA)
     original.insert(0, "row_id", range(len(original)))

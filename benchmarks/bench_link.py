@@ -20,8 +20,8 @@ from pathlib import Path
 
 from measure import run_child
 
-from attack.demo_data import make_external, make_population
-from attack.protection import formal_release
+from attack.datasets.population import make_external, make_population
+from attack.protect.formal import formal_release
 
 METHODS = ("greedy", "hungarian", "sequential", "nearest")
 

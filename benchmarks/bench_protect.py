@@ -45,7 +45,7 @@ def synthetic(n: int, seed: int = 0) -> pd.DataFrame:
 
 
 def run_case(name: str) -> None:
-    from attack.microaggregation import (
+    from attack.protect.microaggregation import (
         mdav,
         separate_group_sizes,
         separate_microaggregation,

@@ -48,11 +48,11 @@ BLOCKS = 20
 
 
 def run_attack(n: int, jobs: int | None) -> dict:
-    from attack.blocking import Classifier
-    from attack.distances import KeySpec
-    from attack.evaluation import EvaluationSpec
-    from attack.linkage import LinkageSpec
-    from attack.mass_attack import AttackInput, run_mass_attack
+    from attack.linkage.blocking import Classifier
+    from attack.linkage.distances import KeySpec
+    from attack.linkage.link import LinkageSpec
+    from attack.risk.evaluation import EvaluationSpec
+    from attack.risk.mass import AttackInput, run_mass_attack
 
     external, release = synthetic(n, n, BLOCKS)
     spec = LinkageSpec(

@@ -54,11 +54,11 @@ def synthetic(n_ext: int, n_rel: int, n_blocks: int, seed: int = 0):
 
 
 def run_case(name: str, jobs: int | None) -> None:
-    from attack.blocking import Classifier
-    from attack.distances import KeySpec
-    from attack.evaluation import EvaluationSpec
-    from attack.linkage import LinkageSpec
-    from attack.mass_attack import AttackInput, run_mass_attack
+    from attack.linkage.blocking import Classifier
+    from attack.linkage.distances import KeySpec
+    from attack.linkage.link import LinkageSpec
+    from attack.risk.evaluation import EvaluationSpec
+    from attack.risk.mass import AttackInput, run_mass_attack
 
     n_ext, n_rel, n_blocks, method, _, _ = CASES[name]
     external, release = synthetic(n_ext, n_rel, n_blocks)

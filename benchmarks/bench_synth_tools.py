@@ -108,9 +108,9 @@ def _risk(value: float | None, low: float | None, high: float | None) -> dict:
 
 
 def run_ours(task: str, folder: str) -> dict:
-    from attack.synth_attacks import inference, linkability, singling_out
-    from attack.synth_distance import distance_attack
-    from attack.synth_space import prepare
+    from attack.synthetic.anonymeter import inference, linkability, singling_out
+    from attack.synthetic.distance import distance_attack
+    from attack.synthetic.space import prepare
 
     data = _load(folder)
     ori, syn, ctrl = data["original"], data["synthetic"], data["holdout"]

@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from fixtures import EXTERNAL, ORIGINAL, RELEASE
 
 from attack.cli import main
-from fixtures import EXTERNAL, ORIGINAL, RELEASE
 
 APPROX = {"abs": 1e-9}
 TARGETS = ("turnover", "employees", "costs")

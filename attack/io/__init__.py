@@ -1,0 +1,1 @@
+"""Reading and writing: tables in every supported format, JSON text, fingerprints of inputs."""

@@ -1,0 +1,24 @@
+"""Deterministic JSON text and the keys used inside result documents."""
+
+from __future__ import annotations
+
+import json
+import math
+
+
+def to_json(obj: object) -> str:
+    """Deterministic JSON text (keys in insertion order, two-space indent)."""
+    return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def cell_key(cell: dict) -> tuple:
+    """A hashable identity of a cell's values, independent of the order of its variables."""
+    return tuple(sorted(cell.items()))
+
+
+def json_float(value) -> float | None:
+    """A JSON-ready float: None for None, NaN and infinities."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None

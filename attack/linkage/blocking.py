@@ -1,0 +1,170 @@
+"""Blocking: split both files into blocks whose records agree on the blocking keys.
+
+METHOD.md §4 (handbook §13.1.2): pairs that differ in a blocking variable are never compared.
+A blocking key is a categorical column compared for equality, optionally on a coarser level
+(a code prefix such as the NACE division ``nace:prefix=2``) or a metric column binned into
+intervals ``[a, b)`` with break points applied identically to both files (``turnover:bins=...``).
+Records with a missing blocking value fall in no block: an external record then gets no link.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from attack.errors import InputError
+from attack.io.readers import code_column, numeric_column, source_name
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """A column turned into class labels: as is, by code prefix, or by interval bins.
+
+    Used for blocking keys (METHOD.md §4.2) and for risk cells (METHOD.md §9.5).
+    ``external_name`` is the column in the external file when it differs.
+    """
+
+    name: str
+    prefix: int | None = None
+    bins: tuple[float, ...] | None = None
+    external_name: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.prefix is not None and self.bins is not None:
+            raise InputError(f"{self.name!r}: use either a prefix or bins, not both")
+        if self.prefix is not None and self.prefix < 1:
+            raise InputError(f"{self.name!r}: the prefix length must be at least 1")
+        if self.bins is not None:
+            if len(self.bins) == 0 or any(np.diff(self.bins) <= 0):
+                raise InputError(f"{self.name!r}: bins must be strictly increasing break points")
+
+    @property
+    def external_column(self) -> str:
+        return self.external_name or self.name
+
+    def label(self) -> str:
+        """The form users write: ``name``, ``name:prefix=2`` or ``name:bins=1,10``."""
+        if self.prefix is not None:
+            return f"{self.name}:prefix={self.prefix}"
+        if self.bins is not None:
+            return f"{self.name}:bins=" + ",".join(f"{b:g}" for b in self.bins)
+        return self.name
+
+    def classes(self, frame: pd.DataFrame, column: str | None = None) -> np.ndarray:
+        """Class label of every row (object array, None for missing)."""
+        column = column or self.name
+        if self.bins is not None:
+            values = numeric_column(frame, column)
+            index = np.digitize(values, self.bins, right=False)
+            names = np.array(interval_labels(self.bins), dtype=object)
+            out = names[index]
+            out[np.isnan(values)] = None
+            return out
+        codes = code_column(frame, column)
+        if self.prefix is not None:
+            out = codes.copy()
+            present = ~pd.isna(codes)
+            out[present] = [c[: self.prefix] for c in codes[present]]
+            return out
+        return codes
+
+    def order(self, labels: Sequence[str]) -> list[str]:
+        """Labels in their natural order: interval order for bins, sorted otherwise."""
+        if self.bins is not None:
+            rank = {name: i for i, name in enumerate(interval_labels(self.bins))}
+            return sorted(labels, key=lambda v: rank.get(v, len(rank)))
+        return sorted(labels)
+
+
+def interval_labels(bins: Sequence[float]) -> list[str]:
+    """Labels of the intervals (−inf, b0), [b0, b1), …, [bk, inf), closed on the left."""
+    edges = [-np.inf, *bins, np.inf]
+    return [f"[{_fmt(lo)}, {_fmt(hi)})" for lo, hi in zip(edges[:-1], edges[1:])]
+
+
+def _fmt(value: float) -> str:
+    if np.isinf(value):
+        return "-inf" if value < 0 else "inf"
+    return f"{value:g}"
+
+
+@dataclass(frozen=True)
+class Block:
+    """Row positions of one block in the external file and in the release, both ascending."""
+
+    key: tuple
+    external: np.ndarray
+    release: np.ndarray
+
+
+@dataclass(frozen=True)
+class Blocking:
+    """The blocks of a linkage and what fell outside them (METHOD.md §4.2 report)."""
+
+    blocks: tuple[Block, ...]
+    external_without_block: np.ndarray
+
+    @property
+    def n_candidate_pairs(self) -> int:
+        return int(sum(b.external.size * b.release.size for b in self.blocks))
+
+    def describe(self) -> dict:
+        sizes = [(int(b.external.size), int(b.release.size)) for b in self.blocks]
+        largest = max(sizes, key=lambda s: s[0] * s[1], default=(0, 0))
+        return {
+            "n_blocks": len(self.blocks),
+            "n_external_without_block": int(self.external_without_block.size),
+            "largest_block": list(largest),
+            "n_candidate_pairs": self.n_candidate_pairs,
+        }
+
+    def __iter__(self) -> Iterator[Block]:
+        return iter(self.blocks)
+
+
+def make_blocks(
+    external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Classifier]
+) -> Blocking:
+    """Group both files by the blocking keys and pair the groups present on both sides.
+
+    Without keys the whole files form one block. Raises :class:`InputError` when blocking keys
+    are given and no external record shares its block with any release record.
+    """
+    n_ext, n_rel = len(external), len(release)
+    if not keys:
+        return Blocking((Block((), np.arange(n_ext), np.arange(n_rel)),), np.array([], dtype=np.int64))
+    ext_labels = [k.classes(external, k.external_column) for k in keys]
+    rel_labels = [k.classes(release, k.name) for k in keys]
+    joint = pd.DataFrame(
+        {str(i): np.concatenate([e, r]) for i, (e, r) in enumerate(zip(ext_labels, rel_labels))}
+    )
+    group = joint.groupby(list(joint.columns), sort=True, dropna=True).ngroup().to_numpy()
+    ext_group, rel_group = group[:n_ext], group[n_ext:]
+    ext_order = np.argsort(ext_group, kind="stable")
+    rel_order = np.argsort(rel_group, kind="stable")
+    ext_ids, ext_start = np.unique(ext_group[ext_order], return_index=True)
+    rel_ids, rel_start = np.unique(rel_group[rel_order], return_index=True)
+    ext_split = dict(zip(ext_ids, np.split(ext_order, ext_start[1:])))
+    rel_split = dict(zip(rel_ids, np.split(rel_order, rel_start[1:])))
+    blocks = []
+    for gid in sorted(set(ext_split) & set(rel_split)):
+        if gid < 0:
+            continue
+        ext_rows = ext_split[gid]
+        key = tuple(labels[ext_rows[0]] for labels in ext_labels)
+        blocks.append(Block(key, ext_rows, rel_split[gid]))
+    covered = np.zeros(n_ext, dtype=bool)
+    for block in blocks:
+        covered[block.external] = True
+    if not blocks:
+        shown = ", ".join(k.label() for k in keys)
+        example = tuple(labels[0] for labels in ext_labels)
+        raise InputError(
+            f"no external record shares its block ({shown}) with any release record, e.g. "
+            f"external block {example!r}; check that both files use the same coding",
+            file=source_name(external),
+        )
+    return Blocking(tuple(blocks), np.flatnonzero(~covered))

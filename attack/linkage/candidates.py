@@ -1,0 +1,258 @@
+"""Exact candidate search for blocks too large for a dense cost matrix.
+
+When every weighted key is a metric key with squared differences or a nominal key, and no
+value is missing, the total distance of METHOD.md §5 is a squared Euclidean distance in a
+scaled embedding, up to a constant: a metric value ``a`` maps to ``a·sqrt(λ/s)`` and a nominal
+code to a one-hot vector scaled by ``sqrt(λ/(2s))`` (``s`` the standardisation divisor). A
+KD-tree on the embedded release records then finds each external record's nearest candidates.
+
+The tree only proposes candidates. Their distances are recomputed with
+:meth:`DistanceModel.pair_cost`, bit for bit the dense values, and a candidate is used only
+when it is *certified*: every release record that the query did not return lies at an
+embedded distance that, minus the constant and a safety margin, exceeds the candidate's
+distance plus the tie tolerance. So the nearest free candidate of a row, ties included, is
+exactly the one the dense matrix would give. Rows whose certified candidates run out are
+queried again with twice as many neighbours, against a tree rebuilt on the still free release
+records when half of its points have been taken.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from attack.linkage.assignment import TIE_TOLERANCE
+from attack.linkage.distances import DistanceModel, _CodeComponent, _MetricComponent
+
+#: Most embedding dimensions for which the KD-tree is used.
+MAX_DIMENSIONS = 16
+INITIAL_NEIGHBOURS = 16
+
+
+def embedding(model: DistanceModel) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """Coordinates of external and release rows and the constant C with
+    ``cost = ||x_e − x_r||² − C``; None when the distance has no such embedding."""
+    ext_parts, rel_parts, constant = [], [], 0.0
+    for key, comp, offset, scale in zip(model.keys, model.components, model.offsets, model.scales):
+        if key.weight == 0 or scale == 0:
+            if scale == 0 and comp.has_missing:
+                return None
+            continue
+        if comp.has_missing or key.missing == "skip":
+            return None
+        if isinstance(comp, _MetricComponent) and comp.power == 2:
+            factor = np.sqrt(key.weight / scale)
+            ext_parts.append((comp.a * factor)[:, None])
+            rel_parts.append((comp.b * factor)[:, None])
+        elif isinstance(comp, _CodeComponent) and comp.kind == "nominal":
+            levels = int(max(comp.a.max(initial=0), comp.b.max(initial=0))) + 1
+            factor = np.sqrt(key.weight / (2 * scale))
+            ext_parts.append(np.eye(levels)[comp.a] * factor)
+            rel_parts.append(np.eye(levels)[comp.b] * factor)
+        else:
+            return None
+        constant += key.weight * offset / scale
+    if not ext_parts:
+        return None
+    x_ext, x_rel = np.hstack(ext_parts), np.hstack(rel_parts)
+    if x_ext.shape[1] > MAX_DIMENSIONS:
+        return None
+    return x_ext, x_rel, constant
+
+
+class CandidateLists:
+    """Certified nearest release candidates of every external row, refilled on demand."""
+
+    def __init__(
+        self,
+        model: DistanceModel,
+        x_ext: np.ndarray,
+        x_rel: np.ndarray,
+        constant: float,
+        neighbours: int = INITIAL_NEIGHBOURS,
+    ):
+        self.model, self.x_ext, self.x_rel, self.constant = model, x_ext, x_rel, constant
+        self.n_ext, self.n_rel = len(x_ext), len(x_rel)
+        self.taken = np.zeros(self.n_rel, dtype=bool)
+        self._tree_rows = np.arange(self.n_rel)
+        self._tree = self._full_tree = cKDTree(x_rel)
+        self._taken_in_tree = 0
+        self.neighbours = np.full(self.n_ext, min(neighbours, self.n_rel), dtype=np.int64)
+        self.cols: list[np.ndarray] = []
+        self.costs: list[np.ndarray] = []
+        self.bound = np.empty(self.n_ext)
+        self.pointer = np.zeros(self.n_ext, dtype=np.int64)
+        self.from_full_tree = np.ones(self.n_ext, dtype=bool)
+        self.requeried = np.zeros(self.n_ext, dtype=bool)
+        self.first_cols = np.zeros((self.n_ext, 0), dtype=np.int64)
+        self.first_costs = np.zeros((self.n_ext, 0))
+        self._query_all()
+
+    def _query_all(self) -> None:
+        k = int(self.neighbours[0]) if self.n_ext else 0
+        if k == 0:
+            return
+        dist, idx = self._tree.query(self.x_ext, k=k)
+        dist, idx = dist.reshape(self.n_ext, k), idx.reshape(self.n_ext, k)
+        rows = np.repeat(np.arange(self.n_ext), k)
+        cost = self.model.pair_cost(rows, idx.ravel())
+        order = np.lexsort((idx.ravel(), cost, rows))  # per row by (distance, release row)
+        self.first_cols = idx.ravel()[order].reshape(self.n_ext, k)
+        self.first_costs = cost[order].reshape(self.n_ext, k)
+        self.cols = list(self.first_cols)
+        self.costs = list(self.first_costs)
+        self.bound[:] = self._bounds(dist[:, -1], k >= self._tree.n)
+
+    def _bounds(self, farthest, complete: bool):
+        """Distances below which every release row of the tree has been returned."""
+        if complete:
+            return np.full(np.shape(farthest), np.inf) if np.ndim(farthest) else np.inf
+        reach = np.square(farthest)
+        return reach - self.constant - 1e-9 * (1.0 + reach + abs(self.constant))
+
+    def _requery(self, i: int) -> None:
+        self._maybe_rebuild()
+        k = int(min(max(4 * self.neighbours[i], INITIAL_NEIGHBOURS), self._tree.n))
+        self.neighbours[i] = k
+        dist, idx = self._tree.query(self.x_ext[i], k=k)
+        dist, idx = np.atleast_1d(dist), np.atleast_1d(idx)
+        cols = self._tree_rows[idx]
+        cost = self.model.pair_cost(np.full(cols.size, i), cols)
+        order = np.lexsort((cols, cost))
+        self.cols[i], self.costs[i] = cols[order], cost[order]
+        self.pointer[i] = 0
+        self.bound[i] = self._bounds(float(dist[-1]), k >= self._tree.n)
+        self.from_full_tree[i] = self._tree is self._full_tree
+        self.requeried[i] = True
+
+    def _maybe_rebuild(self) -> None:
+        if self._taken_in_tree * 2 > self._tree.n and not self.taken.all():
+            self._tree_rows = np.flatnonzero(~self.taken)
+            self._tree = cKDTree(self.x_rel[self._tree_rows])
+            self._taken_in_tree = 0
+
+    def take(self, j: int) -> None:
+        """Mark release row ``j`` as used."""
+        self.taken[j] = True
+        self._taken_in_tree += 1
+
+    def best(self, i: int, free_only: bool = True) -> tuple[float, int]:
+        """Certified nearest (free) candidate of row ``i``: ``(cost, release row)``; ties go to
+        the first release row."""
+        while True:
+            cols, costs = self.cols[i], self.costs[i]
+            p = int(self.pointer[i])
+            if free_only:
+                while p < cols.size and self.taken[cols[p]]:
+                    p += 1
+                self.pointer[i] = p
+            if p < cols.size and costs[p] + TIE_TOLERANCE < self.bound[i]:
+                return float(costs[p]), int(cols[p])
+            if self.bound[i] == np.inf and p >= cols.size:
+                raise LookupError("no free release row left")
+            self._requery(i)
+
+    def first_certified(self) -> np.ndarray:
+        """Rows whose first candidate is certified (before anything is taken)."""
+        if self.first_costs.shape[1] == 0:
+            return np.zeros(self.n_ext, dtype=bool)
+        return self.first_costs[:, 0] + TIE_TOLERANCE < self.bound
+
+    def ties(self, rows: np.ndarray, cost: np.ndarray) -> np.ndarray:
+        """Release rows of the block (taken or not) within the tie tolerance of ``cost[k]``
+        for external row ``rows[k]``, as the dense count of METHOD.md §7.3.
+
+        A row whose list came from the tree of all release rows and certifies the distance
+        counts from its list; the others ask the full tree for every row within reach."""
+        out = np.zeros(rows.size, dtype=np.int64)
+        listed = self.from_full_tree[rows] & (cost + 2 * TIE_TOLERANCE < self.bound[rows])
+        first = listed & ~self.requeried[rows]
+        near = np.abs(self.first_costs[rows[first]] - cost[first, None]) <= TIE_TOLERANCE
+        out[first] = near.sum(axis=1)
+        for k in np.flatnonzero(listed & self.requeried[rows]):
+            out[k] = np.count_nonzero(np.abs(self.costs[rows[k]] - cost[k]) <= TIE_TOLERANCE)
+        rest = np.flatnonzero(~listed)
+        if rest.size == 0:
+            return out
+        # Ties lie in a thin shell of embedded distances around the chosen one: count the shell
+        # with the tree (no index lists), and check exact distances only where it holds more
+        # than the chosen record itself.
+        x, c = self.x_ext[rows[rest]], cost[rest] + self.constant
+        margin = TIE_TOLERANCE + 1e-9 * (1.0 + np.abs(c) + abs(self.constant))
+        outer = self._full_tree.query_ball_point(x, np.sqrt(np.maximum(c + margin, 0)), return_length=True)
+        inner = self._full_tree.query_ball_point(x, np.sqrt(np.maximum(c - margin, 0)), return_length=True)
+        inner[c - margin < 0] = 0
+        out[rest] = 1
+        crowded = np.flatnonzero(outer - inner > 1)
+        for k in crowded:
+            i = rows[rest[k]]
+            near = np.asarray(self._full_tree.query_ball_point(x[k], np.sqrt(max(c[k] + margin[k], 0))))
+            exact = self.model.pair_cost(np.full(near.size, i), near)
+            out[rest[k]] = np.count_nonzero(np.abs(exact - cost[rest[k]]) <= TIE_TOLERANCE)
+        return out
+
+
+def tree_greedy(model: DistanceModel, embedded) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Procedure II (ties by distance, external row, release row) via certified candidates.
+
+    A heap holds each row's best free candidate; the smallest ``(distance, row, column)`` is
+    assigned when its column is still free, otherwise that row's next candidate is pushed.
+    """
+    lists = CandidateLists(model, *embedded)
+    ready = lists.first_certified()
+    rows = np.flatnonzero(ready)
+    heap = list(zip(lists.first_costs[rows, 0].tolist(), rows.tolist(), lists.first_cols[rows, 0].tolist()))
+    for i in np.flatnonzero(~ready):
+        cost, j = lists.best(int(i))
+        heap.append((cost, int(i), j))
+    heapq.heapify(heap)
+    rows, cols, dist = [], [], []
+    limit = min(lists.n_ext, lists.n_rel)
+    while heap and len(rows) < limit:
+        cost, i, j = heapq.heappop(heap)
+        if lists.taken[j]:
+            cost, j = lists.best(i)
+            heapq.heappush(heap, (cost, i, j))
+            continue
+        lists.take(j)
+        rows.append(i)
+        cols.append(j)
+        dist.append(cost)
+    return _finish(lists, rows, cols, dist)
+
+
+def tree_sequential(model: DistanceModel, embedded, order: np.ndarray | None):
+    """Procedure I: rows in ``order`` take their certified nearest free candidate."""
+    lists = CandidateLists(model, *embedded)
+    order = np.arange(lists.n_ext) if order is None else order
+    rows, cols, dist = [], [], []
+    for i in order[: lists.n_rel]:
+        cost, j = lists.best(int(i))
+        lists.take(j)
+        rows.append(int(i))
+        cols.append(j)
+        dist.append(cost)
+    return _finish(lists, rows, cols, dist)
+
+
+def tree_nearest(model: DistanceModel, embedded):
+    """Nearest neighbour (not one-to-one): every row's certified nearest candidate."""
+    lists = CandidateLists(model, *embedded)
+    rows, cols, dist = [], [], []
+    for i in range(lists.n_ext):
+        cost, j = lists.best(i, free_only=False)
+        rows.append(i)
+        cols.append(j)
+        dist.append(cost)
+    return _finish(lists, rows, cols, dist)
+
+
+def _finish(lists: CandidateLists, rows, cols, dist):
+    """Links sorted by external row, with their distances and exact tie counts."""
+    rows = np.asarray(rows, dtype=np.int64)
+    order = np.argsort(rows, kind="stable")
+    rows = rows[order]
+    dist = np.asarray(dist, dtype=float)[order]
+    return rows, np.asarray(cols, dtype=np.int64)[order], dist, lists.ties(rows, dist)

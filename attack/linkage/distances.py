@@ -1,0 +1,616 @@
+"""Per-variable distances, standardisation and the weighted total distance.
+
+Implements METHOD.md §5 (handbook §13.1): metric (squared or absolute difference, optional
+``log(1 + x)`` transform), nominal (eq. 13.1), ordinal (eq. 13.2), hierarchical (eq. 13.3 in the
+normative form of METHOD.md §5.4) and string (rapidfuzz normalised edit distance or
+Jaro–Winkler) components; standardisation ``maxmin`` (eq. 13.4 over all pairs A × B, computed
+without building A × B), ``range`` (divide by the largest value the component can take on the
+pooled values of both files, as Gower's distance in sdcMicro's ``recordLinkage()``), ``sd``
+(metric values divided by their pooled standard deviation) or ``none``; weights λ_i (eq. 13.5).
+
+Missing values (METHOD.md §5.6): by default a component with a missing value on either side takes
+its largest standardised value over A × B; with ``missing="skip"`` the component is dropped for
+that pair and the other weights are scaled up to the full weight.
+
+Hierarchical distance. Codes have a level ℓ (1 = coarsest) and ancestors ``anc(c, k)``. With
+``p(a, b)`` the deepest level at which both codes have the same ancestor (0 when only the root is
+shared) and ``L`` the number of levels::
+
+    d_H(a, b) = 0              if p = min(ℓ(a), ℓ(b))   (equal, or one is an ancestor of the other)
+    d_H(a, b) = (L - p) / L    otherwise                 (mode "compatible_zero", the default)
+
+Mode ``"lca"`` uses ``(L - p) / L`` for compatible codes at different depth as well. Levels come
+either from prefix lengths (``levels=(2, 3, 4)``: "15" → "151" → "1511"; by default the distinct
+code lengths present) or from an explicit parent map (``{"1511": "151", "151": "15", "15": "D"}``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from rapidfuzz import process
+from rapidfuzz.distance import JaroWinkler, Levenshtein
+
+from attack.errors import InputError
+from attack.io.readers import code_column, numeric_column, source_name
+
+KeyType = Literal["metric", "nominal", "ordinal", "hierarchical", "string"]
+KEY_TYPES: tuple[str, ...] = ("metric", "nominal", "ordinal", "hierarchical", "string")
+STANDARDISATIONS: tuple[str, ...] = ("maxmin", "range", "sd", "none")
+METRIC_DISTANCES: tuple[str, ...] = ("squared", "absolute")
+STRING_METHODS: tuple[str, ...] = ("levenshtein", "jaro_winkler")
+HIERARCHY_MODES: tuple[str, ...] = ("compatible_zero", "lca")
+MISSING_RULES: tuple[str, ...] = ("max", "skip")
+
+#: String keys get exact max–min extremes when the distinct values span at most this many pairs;
+#: beyond it the natural range [0, 1] of the normalised string distance is used and reported.
+STRING_EXTREMES_MAX_PAIRS = 20_000_000
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One overlap variable that enters the distance (METHOD.md §3.2).
+
+    ``name`` is the release column, ``external_name`` the external column (default: the same).
+    ``metric_distance`` None means the run's default.
+    """
+
+    name: str
+    type: KeyType
+    weight: float = 1.0
+    external_name: str | None = None
+    metric_distance: str | None = None
+    log: bool = False
+    order: tuple[str, ...] | None = None
+    levels: tuple[int, ...] | None = None
+    parents: Mapping[str, str] | None = field(default=None, hash=False, compare=False)
+    hierarchy_mode: str = "compatible_zero"
+    string_method: str = "levenshtein"
+    missing: str = "max"
+
+    def __post_init__(self) -> None:
+        if self.type not in KEY_TYPES:
+            raise InputError(
+                f"unknown key type {self.type!r} for key {self.name!r}; "
+                f"expected one of {', '.join(KEY_TYPES)}"
+            )
+        if not np.isfinite(self.weight) or self.weight < 0:
+            raise InputError(f"key {self.name!r}: weight must be a non-negative number")
+        for value, allowed, what in (
+            (self.metric_distance, METRIC_DISTANCES + (None,), "metric distance"),
+            (self.hierarchy_mode, HIERARCHY_MODES, "hierarchy mode"),
+            (self.string_method, STRING_METHODS, "string method"),
+            (self.missing, MISSING_RULES, "missing-value rule"),
+        ):
+            if value not in allowed:
+                raise InputError(f"key {self.name!r}: unknown {what} {value!r}")
+        if self.order is not None and len(set(self.order)) != len(self.order):
+            raise InputError(f"key {self.name!r}: an ordinal category is listed twice")
+        if self.log and self.type != "metric":
+            raise InputError(f"key {self.name!r}: the log transform applies to metric keys only")
+
+    @property
+    def external_column(self) -> str:
+        return self.external_name or self.name
+
+    def describe(self) -> dict:
+        """JSON-ready description for results and certificates."""
+        out: dict = {"name": self.name, "type": self.type, "weight": self.weight}
+        if self.external_name and self.external_name != self.name:
+            out["external_name"] = self.external_name
+        if self.type == "metric":
+            out["log"] = self.log
+        if self.metric_distance:
+            out["metric_distance"] = self.metric_distance
+        if self.order is not None:
+            out["order"] = list(self.order)
+        if self.type == "hierarchical":
+            out["hierarchy_mode"] = self.hierarchy_mode
+            out["hierarchy"] = "parent map" if self.parents else f"prefix levels {self.levels or 'auto'}"
+        if self.type == "string":
+            out["string_method"] = self.string_method
+        out["missing"] = self.missing
+        return out
+
+
+class _Component(ABC):
+    """Raw distances of one key between external and release rows, and their scale."""
+
+    notes: tuple[str, ...] = ()
+
+    @abstractmethod
+    def raw(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
+        """Raw component distances, NaN where either value is missing."""
+
+    @abstractmethod
+    def raw_pairs(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
+        """Raw distances of the pairs ``(ext[k], rel[k])``, elementwise; equal bit for bit to
+        the matching entries of :meth:`raw`."""
+
+    @abstractmethod
+    def subset(self, ext: np.ndarray, rel: np.ndarray) -> _Component:
+        """The same component restricted to the given external and release rows."""
+
+    @abstractmethod
+    def extremes(self) -> tuple[float, float]:
+        """Smallest and largest raw distance over all pairs A × B of non-missing values."""
+
+    @cached_property
+    def has_missing(self) -> bool:
+        """Whether a value is missing on either side (then distances can be NaN)."""
+        return bool(pd.isna(self.a).any() or pd.isna(self.b).any())
+
+    def range_scale(self) -> float:
+        """Largest value the component can take on the pooled values (``range`` scaling)."""
+        return 1.0
+
+    def sd_scale(self) -> float:
+        """Divisor of the ``sd`` standardisation (1 for non-metric components)."""
+        return 1.0
+
+
+def _min_gap(a: np.ndarray, b: np.ndarray) -> float:
+    """Smallest |x − y| for x in a, y in b (both non-empty), by a merge of the sorted values."""
+    a = np.unique(a)
+    b = np.unique(b)
+    pos = np.searchsorted(b, a)
+    best = np.inf
+    left = pos > 0
+    if left.any():
+        best = min(best, float(np.min(a[left] - b[pos[left] - 1])))
+    right = pos < b.size
+    if right.any():
+        best = min(best, float(np.min(b[pos[right]] - a[right])))
+    return best
+
+
+class _MetricComponent(_Component):
+    def __init__(self, a: np.ndarray, b: np.ndarray, power: int) -> None:
+        self.a, self.b, self.power = a, b, power
+        self._a = a[~np.isnan(a)]
+        self._b = b[~np.isnan(b)]
+
+    def raw(self, ext, rel):
+        return self._distance(self.a[ext][:, None] - self.b[rel][None, :])
+
+    def raw_pairs(self, ext, rel):
+        return self._distance(self.a[ext] - self.b[rel])
+
+    def _distance(self, diff: np.ndarray) -> np.ndarray:
+        return np.multiply(diff, diff, out=diff) if self.power == 2 else np.abs(diff, out=diff)
+
+    def subset(self, ext, rel):
+        return _MetricComponent(self.a[ext], self.b[rel], self.power)
+
+    def extremes(self):
+        if self._a.size == 0 or self._b.size == 0:
+            return 0.0, 0.0
+        high = max(abs(self._a.max() - self._b.min()), abs(self._b.max() - self._a.min()))
+        return _min_gap(self._a, self._b) ** self.power, high**self.power
+
+    def range_scale(self):
+        pooled = np.concatenate([self._a, self._b])
+        return float(pooled.max() - pooled.min()) ** self.power if pooled.size else 0.0
+
+    def sd_scale(self):
+        pooled = np.concatenate([self._a, self._b])
+        return float(pooled.std(ddof=1)) ** self.power if pooled.size > 1 else 0.0
+
+
+class _CodeComponent(_Component):
+    """Nominal, ordinal and hierarchical keys on integer codes (−1 = missing).
+
+    ``table`` (hierarchical keys) holds the distance between every pair of distinct codes;
+    without it the distance is ``|a − b| / divisor`` of the codes (ordinal ranks, eq. 13.2) or
+    their inequality (nominal, eq. 13.1).
+    """
+
+    def __init__(
+        self,
+        a_codes: np.ndarray,
+        b_codes: np.ndarray,
+        *,
+        kind: str,
+        divisor: float = 1.0,
+        table: np.ndarray | None = None,
+        scale: float = 1.0,
+    ) -> None:
+        self.a, self.b, self.kind = a_codes, b_codes, kind
+        self.divisor, self.table, self.scale = divisor, table, scale
+
+    def raw(self, ext, rel):
+        a = self.a[ext]
+        b = self.b[rel]
+        if self.kind == "nominal":
+            out = (a[:, None] != b[None, :]).astype(np.float64)
+        elif self.kind == "ordinal":
+            out = np.abs(a[:, None] - b[None, :]) / self.divisor
+        else:
+            out = self.table[np.ix_(np.maximum(a, 0), np.maximum(b, 0))]
+        if (a < 0).any() or (b < 0).any():
+            out[a < 0, :] = np.nan
+            out[:, b < 0] = np.nan
+        return out
+
+    def raw_pairs(self, ext, rel):
+        a = self.a[ext]
+        b = self.b[rel]
+        if self.kind == "nominal":
+            out = (a != b).astype(np.float64)
+        elif self.kind == "ordinal":
+            out = np.abs(a - b) / self.divisor
+        else:
+            out = self.table[np.maximum(a, 0), np.maximum(b, 0)]
+        out[(a < 0) | (b < 0)] = np.nan
+        return out
+
+    def subset(self, ext, rel):
+        return _CodeComponent(
+            self.a[ext], self.b[rel], kind=self.kind, divisor=self.divisor, table=self.table,
+            scale=self.scale,
+        )
+
+    @cached_property
+    def has_missing(self) -> bool:
+        return bool((self.a < 0).any() or (self.b < 0).any())
+
+    def extremes(self):
+        present_a = np.unique(self.a[self.a >= 0])
+        present_b = np.unique(self.b[self.b >= 0])
+        if present_a.size == 0 or present_b.size == 0:
+            return 0.0, 0.0
+        if self.kind == "nominal":
+            shared = np.intersect1d(present_a, present_b).size > 0
+            differ = not (present_a.size == 1 and present_b.size == 1 and shared)
+            return (0.0 if shared else 1.0), (1.0 if differ else 0.0)
+        if self.kind == "ordinal":
+            high = max(present_a.max() - present_b.min(), present_b.max() - present_a.min())
+            return _min_gap(present_a, present_b) / self.divisor, abs(high) / self.divisor
+        sub = self.table[np.ix_(present_a, present_b)]
+        return float(sub.min()), float(sub.max())
+
+    def range_scale(self):
+        return self.scale
+
+
+class _StringComponent(_Component):
+    def __init__(self, a: np.ndarray, b: np.ndarray, method: str) -> None:
+        self.a, self.b = a, b
+        self.scorer = Levenshtein.normalized_distance if method == "levenshtein" else (
+            JaroWinkler.normalized_distance
+        )
+
+    def raw(self, ext, rel):
+        a = self.a[ext]
+        b = self.b[rel]
+        out = process.cdist(
+            [x or "" for x in a], [y or "" for y in b], scorer=self.scorer, dtype=np.float64
+        )
+        out[pd.isna(a), :] = np.nan
+        out[:, pd.isna(b)] = np.nan
+        return out
+
+    def raw_pairs(self, ext, rel):
+        a = self.a[ext]
+        b = self.b[rel]
+        out = process.cpdist(
+            [x or "" for x in a], [y or "" for y in b], scorer=self.scorer, dtype=np.float64
+        )
+        out[pd.isna(a) | pd.isna(b)] = np.nan
+        return out
+
+    def subset(self, ext, rel):
+        out = _StringComponent.__new__(_StringComponent)
+        out.a, out.b, out.scorer = self.a[ext], self.b[rel], self.scorer
+        return out
+
+    def extremes(self):
+        ua = pd.unique(self.a[~pd.isna(self.a)])
+        ub = pd.unique(self.b[~pd.isna(self.b)])
+        if ua.size == 0 or ub.size == 0:
+            return 0.0, 0.0
+        if ua.size * ub.size > STRING_EXTREMES_MAX_PAIRS:
+            self.notes = (
+                f"{ua.size} x {ub.size} distinct strings: max-min extremes taken as the natural "
+                "range [0, 1] instead of being computed over all pairs",
+            )
+            return 0.0, 1.0
+        low, high = np.inf, -np.inf
+        step = max(1, STRING_EXTREMES_MAX_PAIRS // 20 // ub.size)
+        for start in range(0, ua.size, step):
+            block = process.cdist(list(ua[start : start + step]), list(ub), scorer=self.scorer)
+            low, high = min(low, float(block.min())), max(high, float(block.max()))
+        return low, high
+
+
+def _factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Joint integer codes for two object arrays (−1 for missing) and the distinct values."""
+    codes, uniques = pd.factorize(np.concatenate([a, b]), use_na_sentinel=True)
+    return codes[: a.size], codes[a.size :], np.asarray(uniques, dtype=object)
+
+
+def _nominal(a: np.ndarray, b: np.ndarray) -> _CodeComponent:
+    ca, cb, _ = _factorize_pair(a, b)
+    return _CodeComponent(ca, cb, kind="nominal")
+
+
+def _ordinal(a: np.ndarray, b: np.ndarray, key: KeySpec, names: tuple[str, str]) -> _CodeComponent:
+    order = key.order
+    if order is None:
+        present = pd.unique(np.concatenate([a, b]))
+        order = tuple(sorted((v for v in present if v is not None), key=_natural_key))
+    codes = []
+    for values, file, column in ((a, names[0], key.external_column), (b, names[1], key.name)):
+        ranks = pd.Index(list(order)).get_indexer(values).astype(np.int64)
+        unknown = np.flatnonzero((ranks < 0) & ~pd.isna(values))
+        if unknown.size:
+            raise InputError(
+                f"value {values[unknown[0]]!r} is not one of the declared ordinal categories",
+                file=file,
+                column=column,
+                row=int(unknown[0]) + 1,
+            )
+        codes.append(ranks)
+    r = max(len(order), 1)
+    # eq. 13.2: categories from the smaller up to (excluding) the larger value, over r
+    return _CodeComponent(codes[0], codes[1], kind="ordinal", divisor=r, scale=(r - 1) / r or 1.0)
+
+
+def _natural_key(value: str) -> tuple:
+    try:
+        return (0, float(value), value)
+    except (TypeError, ValueError):
+        return (1, 0.0, str(value))
+
+
+def _ancestors_by_prefix(code: str, levels: Sequence[int]) -> list[str]:
+    return [code[:n] for n in levels if n <= len(code)]
+
+
+def _ancestors_by_parents(code: str, parents: Mapping[str, str]) -> list[str]:
+    chain = [code]
+    while chain[-1] in parents:
+        chain.append(parents[chain[-1]])
+        if len(chain) > 64:
+            raise InputError(f"hierarchy parent map has a cycle through {code!r}")
+    return chain[::-1]
+
+
+def hierarchy_distance_table(
+    codes_a: Sequence[str],
+    codes_b: Sequence[str],
+    *,
+    levels: Sequence[int] | None = None,
+    parents: Mapping[str, str] | None = None,
+    mode: str = "compatible_zero",
+) -> np.ndarray:
+    """Distances d_H between every code of ``codes_a`` and every code of ``codes_b``.
+
+    METHOD.md §5.4 (normative form of handbook eq. 13.3); see the module docstring.
+    """
+    everything = list(codes_a) + list(codes_b)
+    if parents:
+        paths = {c: _ancestors_by_parents(c, parents) for c in [*parents, *everything]}
+    else:
+        lengths = sorted(set(levels) if levels else {len(c) for c in everything})
+        paths = {}
+        for c in everything:
+            path = _ancestors_by_prefix(c, lengths)
+            if not path or path[-1] != c:
+                raise InputError(
+                    f"hierarchical code {c!r} has a length that is not one of the levels {lengths}"
+                )
+            paths[c] = path
+    depth = max(len(p) for p in paths.values())  # L: levels of the whole hierarchy
+    table = np.empty((len(codes_a), len(codes_b)))
+    for i, ca in enumerate(codes_a):
+        pa = paths[ca]
+        for j, cb in enumerate(codes_b):
+            pb = paths[cb]
+            shallow = min(len(pa), len(pb))
+            common = 0
+            while common < shallow and pa[common] == pb[common]:
+                common += 1
+            compatible = common == shallow
+            if compatible and (mode == "compatible_zero" or len(pa) == len(pb)):
+                table[i, j] = 0.0
+            else:
+                table[i, j] = (depth - common) / depth
+    return table
+
+
+def _hierarchical(a: np.ndarray, b: np.ndarray, key: KeySpec) -> _CodeComponent:
+    ca, cb, uniques = _factorize_pair(a, b)
+    codes = [str(u) for u in uniques]
+    table = hierarchy_distance_table(
+        codes, codes, levels=key.levels, parents=key.parents, mode=key.hierarchy_mode
+    )
+    if table.size == 0:
+        table = np.zeros((1, 1))
+    return _CodeComponent(ca, cb, kind="hierarchical", table=table)
+
+
+@dataclass
+class DistanceModel:
+    """Standardised, weighted distance between external and release records (eq. 13.4–13.5).
+
+    Build it with :func:`build_distance_model`; :meth:`cost` gives the total distance matrix for
+    any subset of external and release rows (a block).
+    """
+
+    keys: tuple[KeySpec, ...]
+    components: tuple[_Component, ...]
+    offsets: np.ndarray
+    scales: np.ndarray
+    missing_values: np.ndarray
+    standardise: str
+    notes: tuple[str, ...] = ()
+
+    def cost(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
+        """Total distance matrix of shape (len(ext), len(rel)), float64."""
+        return self._total(ext, rel, pairs=False)
+
+    def pair_cost(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
+        """Total distance of the pairs ``(ext[k], rel[k])``; bit for bit the entries of
+        :meth:`cost`, so candidate-based matchers break ties exactly as dense ones."""
+        return self._total(ext, rel, pairs=True)
+
+    def subset(self, ext: np.ndarray, rel: np.ndarray) -> DistanceModel:
+        """The model restricted to a block (local row numbers from 0), standardisation kept."""
+        return replace(self, components=tuple(c.subset(ext, rel) for c in self.components))
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        """Numbers of external and release rows the model covers."""
+        first = self.components[0]
+        return len(first.a), len(first.b)
+
+    def _total(self, ext: np.ndarray, rel: np.ndarray, pairs: bool) -> np.ndarray:
+        """Σ λ_i d̃_i (eq. 13.5) as a matrix or, with ``pairs``, for aligned index pairs.
+
+        Each component is standardised step by step as eq. 13.4 writes it, so the extremes come
+        out as exactly 0 and 1; in-place steps keep memory to two matrices, and steps that do
+        nothing (offset 0, weight 1, no missing value) are skipped. Missing values follow
+        METHOD.md §5.6.
+        """
+        shape = (len(ext),) if pairs else (len(ext), len(rel))
+        total = None
+        skip_weight = None
+        full_weight = 0.0
+        for key, comp, off, scale, fill in zip(
+            self.keys, self.components, self.offsets, self.scales, self.missing_values
+        ):
+            if key.weight == 0:
+                continue
+            full_weight += key.weight
+            part = comp.raw_pairs(ext, rel) if pairs else comp.raw(ext, rel)  # a fresh array
+            if scale > 0:
+                if off:
+                    part -= off
+                part /= scale
+            else:
+                part[~np.isnan(part)] = 0.0
+            if comp.has_missing:
+                missing = np.isnan(part)
+                if key.missing == "skip":
+                    if skip_weight is None:
+                        skip_weight = np.zeros(shape)
+                    skip_weight += np.where(missing, key.weight, 0.0)
+                    part[missing] = 0.0
+                else:
+                    part[missing] = fill
+            if key.weight != 1:
+                part *= key.weight
+            if total is None:
+                total = part
+            else:
+                total += part
+        if total is None:
+            return np.zeros(shape)
+        if skip_weight is not None:
+            present = full_weight - skip_weight
+            with np.errstate(divide="ignore", invalid="ignore"):
+                total = np.where(present > 0, total * (full_weight / present), full_weight)
+        return total
+
+    def describe(self) -> dict:
+        return {
+            "standardise": self.standardise,
+            "keys": [k.describe() for k in self.keys],
+            "notes": list(self.notes),
+        }
+
+
+def build_distance_model(
+    external: pd.DataFrame,
+    release: pd.DataFrame,
+    keys: Sequence[KeySpec],
+    *,
+    standardise: str = "maxmin",
+    metric_distance: str = "squared",
+) -> DistanceModel:
+    """Prepare the components of every key over the whole files (METHOD.md §5).
+
+    Extremes for ``maxmin`` are taken over all pairs A × B of the two files, before blocking,
+    without building the pairs (METHOD.md §5.5).
+    """
+    if standardise not in STANDARDISATIONS:
+        raise InputError(
+            f"unknown standardisation {standardise!r}; expected one of {', '.join(STANDARDISATIONS)}"
+        )
+    if metric_distance not in METRIC_DISTANCES:
+        raise InputError(f"unknown metric distance {metric_distance!r}; expected squared or absolute")
+    if not keys:
+        raise InputError("at least one distance key is needed")
+    names = (source_name(external), source_name(release))
+    components, offsets, scales, fills, notes = [], [], [], [], []
+    for key in keys:
+        comp = _component(external, release, key, names, metric_distance)
+        low, high = comp.extremes()
+        if standardise == "maxmin":
+            offset, scale = low, high - low
+        elif standardise == "range":
+            offset, scale = 0.0, comp.range_scale()
+        elif standardise == "sd":
+            offset, scale = 0.0, comp.sd_scale()
+        else:
+            offset, scale = 0.0, 1.0
+        scale = scale if scale > 0 and np.isfinite(scale) else 0.0
+        # a missing value counts as maximal disagreement: the component's largest standardised
+        # value (1 under maxmin; 1 also when the non-missing values never disagree)
+        fill = (high - offset) / scale if scale > 0 else 1.0
+        components.append(comp)
+        offsets.append(offset)
+        scales.append(scale)
+        fills.append(fill)
+        notes.extend(f"key {key.name!r}: {n}" for n in comp.notes)
+    return DistanceModel(
+        keys=tuple(keys),
+        components=tuple(components),
+        offsets=np.array(offsets, dtype=float),
+        scales=np.array(scales, dtype=float),
+        missing_values=np.array(fills, dtype=float),
+        standardise=standardise,
+        notes=tuple(notes),
+    )
+
+
+def _component(
+    external: pd.DataFrame,
+    release: pd.DataFrame,
+    key: KeySpec,
+    names: tuple[str, str],
+    metric_distance: str,
+) -> _Component:
+    ext_col, rel_col = key.external_column, key.name
+    if key.type == "metric":
+        a = numeric_column(external, ext_col)
+        b = numeric_column(release, rel_col)
+        if key.log:
+            for values, frame, column in ((a, external, ext_col), (b, release, rel_col)):
+                negative = np.flatnonzero(values < 0)
+                if negative.size:
+                    raise InputError(
+                        "the log transform needs non-negative values",
+                        file=source_name(frame),
+                        column=column,
+                        row=int(negative[0]) + 1,
+                    )
+            a, b = np.log1p(a), np.log1p(b)
+        power = 2 if (key.metric_distance or metric_distance) == "squared" else 1
+        return _MetricComponent(a, b, power)
+    a = code_column(external, ext_col)
+    b = code_column(release, rel_col)
+    if key.type == "nominal":
+        return _nominal(a, b)
+    if key.type == "ordinal":
+        return _ordinal(a, b, key, names)
+    if key.type == "hierarchical":
+        return _hierarchical(a, b, key)
+    return _StringComponent(a, b, key.string_method)

@@ -1,0 +1,199 @@
+"""The intruder's mass linkage (handbook §13.4, METHOD.md §7.4).
+
+Block both files, compute standardised weighted distances inside each block and assign
+external to release records. The matcher sees only the key and blocking columns: identifiers
+and every other column are dropped before linkage starts (METHOD.md §2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from attack.errors import InputError
+from attack.io.readers import source_name
+from attack.linkage.assignment import METHODS
+from attack.linkage.blocking import Blocking, Classifier, make_blocks
+from attack.linkage.distances import DistanceModel, KeySpec, build_distance_model
+from attack.linkage.engines import map_blocks
+from attack.linkage.solvers import (
+    DEFAULT_MEMORY_BUDGET,
+    BlockSolution,
+    BlockTask,
+    solve_block,
+)
+
+
+@dataclass(frozen=True)
+class LinkageSpec:
+    """How the intruder links: keys, blocking, matcher and distance options."""
+
+    keys: tuple[KeySpec, ...]
+    blocks: tuple[Classifier, ...] = ()
+    method: str = "greedy"
+    standardise: str = "maxmin"
+    metric_distance: str = "squared"
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise InputError(
+                f"unknown linkage method {self.method!r}; expected one of {', '.join(METHODS)}"
+            )
+        if not self.keys:
+            raise InputError("at least one distance key is needed")
+        names = [k.name for k in self.keys]
+        if len(set(names)) != len(names):
+            raise InputError("a key is declared twice")
+
+    def release_columns(self) -> list[str]:
+        return list(dict.fromkeys([k.name for k in self.keys] + [b.name for b in self.blocks]))
+
+    def external_columns(self) -> list[str]:
+        return list(
+            dict.fromkeys(
+                [k.external_column for k in self.keys] + [b.external_column for b in self.blocks]
+            )
+        )
+
+    def describe(self) -> dict:
+        out = {
+            "method": self.method,
+            "standardise": self.standardise,
+            "metric_distance": self.metric_distance,
+            "keys": [k.describe() for k in self.keys],
+            "blocking": [b.label() for b in self.blocks],
+        }
+        if self.method == "sequential":
+            out["order"] = "input" if self.seed is None else f"random (seed {self.seed})"
+        return out
+
+
+@dataclass
+class Links:
+    """Result of a linkage: one entry per external record (row position in the external file).
+
+    ``release_row`` is −1 where the record got no link; ``n_best`` counts the release records of
+    its block at the chosen distance (ties, METHOD.md §7.3).
+    """
+
+    release_row: np.ndarray
+    distance: np.ndarray
+    n_best: np.ndarray
+    blocking: Blocking
+    model: DistanceModel
+    spec: LinkageSpec
+    solutions: list[BlockSolution] = field(default_factory=list)
+
+    @property
+    def block_totals(self) -> list[float]:
+        """Total distance of the links of every block, in block order."""
+        return [s.total for s in self.solutions]
+
+    @property
+    def linked(self) -> np.ndarray:
+        return self.release_row >= 0
+
+    def describe(self) -> dict:
+        out = self.spec.describe()
+        out.update(self.blocking.describe())
+        out["total_distance"] = float(self.distance[self.linked].sum())
+        out["n_links"] = int(self.linked.sum())
+        out["n_tied_links"] = int((self.n_best[self.linked] > 1).sum())
+        solvers = sorted({s.solver for s in self.solutions})
+        out["solvers"] = {name: sum(s.solver == name for s in self.solutions) for name in solvers}
+        if self.spec.method == "hungarian":
+            out.update(self._matcher_audit())
+        if self.model.notes:
+            out["notes"] = list(self.model.notes)
+        return out
+
+
+    def _matcher_audit(self) -> dict:
+        """Exact vs Procedure II per block (METHOD.md §7.2, §15 item 7): how many blocks are
+        proven optimal, which are not, and how much longer the greedy links are in total."""
+        audited = [s for s in self.solutions if s.greedy_total is not None]
+        greedy_total = sum(s.greedy_total for s in audited)
+        exact_total = sum(s.total for s in audited)
+        return {
+            "optimal_blocks": sum(bool(s.optimal) for s in self.solutions),
+            "approximate_blocks": [s.index for s in self.solutions if not s.optimal],
+            "greedy_audit": {
+                "blocks": len(audited),
+                "exact_total_distance": exact_total,
+                "greedy_total_distance": greedy_total,
+                "gap": greedy_total - exact_total,
+            },
+        }
+
+
+def link(
+    external: pd.DataFrame,
+    release: pd.DataFrame,
+    spec: LinkageSpec,
+    *,
+    engine: str = "local",
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = False,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> Links:
+    """Run the mass linkage of ``external`` against ``release`` (METHOD.md §7.4).
+
+    Blocks are solved independently by ``engine`` with ``jobs`` workers (all cores when None),
+    on the Dask cluster at ``scheduler`` if given (:func:`attack.engines.map_blocks`); the links
+    do not depend on these options. ``progress`` shows a progress line on a terminal. A block
+    whose dense cost matrix exceeds ``memory_budget`` bytes goes to a candidate-based solver.
+    """
+    ext = _only(external, spec.external_columns())
+    rel = _only(release, spec.release_columns())
+    model = build_distance_model(
+        ext, rel, spec.keys, standardise=spec.standardise, metric_distance=spec.metric_distance
+    )
+    blocking = make_blocks(ext, rel, spec.blocks)
+    rank = _sequential_rank(len(ext), spec)
+    tasks = [
+        BlockTask(
+            index=i,
+            model=model.subset(block.external, block.release),
+            method=spec.method,
+            order=None if rank is None else np.argsort(rank[block.external], kind="stable"),
+            memory_budget=memory_budget,
+        )
+        for i, block in enumerate(blocking)
+    ]
+    solutions = map_blocks(
+        solve_block, tasks, engine, jobs=jobs, scheduler=scheduler, progress=progress
+    )
+    release_row = np.full(len(ext), -1, dtype=np.int64)
+    distance = np.full(len(ext), np.nan)
+    n_best = np.zeros(len(ext), dtype=np.int64)
+    for block, solution in zip(blocking, solutions):
+        rows = block.external[solution.rows]
+        release_row[rows] = block.release[solution.cols]
+        distance[rows] = solution.distance
+        n_best[rows] = solution.n_best
+    return Links(release_row, distance, n_best, blocking, model, spec, solutions)
+
+
+def _only(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError("column is missing", file=source_name(frame), column=missing[0])
+    out = frame[list(columns)]
+    out.attrs = dict(frame.attrs)
+    return out
+
+
+def _sequential_rank(n_ext: int, spec: LinkageSpec) -> np.ndarray | None:
+    """Position of each external record in Procedure I's processing order (None: input order)."""
+    if spec.method != "sequential" or spec.seed is None:
+        return None
+    perm = np.random.default_rng(spec.seed).permutation(n_ext)
+    rank = np.empty(n_ext, dtype=np.int64)
+    rank[perm] = np.arange(n_ext)
+    return rank
+

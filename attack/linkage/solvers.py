@@ -1,0 +1,131 @@
+"""Solve the assignment of one block and say how it was solved.
+
+A block is small enough for the dense cost matrix when ``n_E · n_R · 16`` bytes (the matrix and
+one working copy) fit the memory budget; then the dense methods of :mod:`attack.assignment` run on it. Larger blocks go to the
+candidate-based solvers (:mod:`attack.tree_greedy`, :mod:`attack.sparse_hungarian`), which
+give the same links as the dense methods. Every solution records its solver and, for the
+exact method, whether optimality is proven (METHOD.md §6: never degrade silently).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attack.linkage import sparse_hungarian
+from attack.linkage.assignment import TIE_TOLERANCE, assign, greedy
+from attack.linkage.candidates import (
+    embedding,
+    tree_greedy,
+    tree_nearest,
+    tree_sequential,
+)
+from attack.linkage.chunked import chunked
+from attack.linkage.distances import DistanceModel
+
+#: Default memory budget for one dense block cost matrix (bytes).
+DEFAULT_MEMORY_BUDGET = 4 * 1024**3
+
+#: Bytes per pair of a dense block: the cost matrix and one working copy.
+DENSE_BYTES_PER_PAIR = 16
+
+#: Blocks with more pairs than this use candidate search when the distance embeds.
+DENSE_PAIRS = 4_000_000
+
+
+
+@dataclass(frozen=True)
+class BlockTask:
+    """Everything needed to solve one block, picklable for worker processes.
+
+    ``model`` covers exactly the block's rows (see :meth:`DistanceModel.subset`); ``order`` is
+    Procedure I's processing order of the block's external rows (None: input order).
+    """
+
+    index: int
+    model: DistanceModel
+    method: str
+    order: np.ndarray | None = None
+    memory_budget: int = DEFAULT_MEMORY_BUDGET
+
+
+@dataclass(frozen=True)
+class BlockSolution:
+    """Links of one block in local row numbers, with their distances and tie counts."""
+
+    index: int
+    rows: np.ndarray
+    cols: np.ndarray
+    distance: np.ndarray
+    n_best: np.ndarray
+    solver: str
+    optimal: bool | None = None
+    greedy_total: float | None = None
+
+    @property
+    def total(self) -> float:
+        return float(self.distance.sum())
+
+
+def solve_block(task: BlockTask) -> BlockSolution:
+    """Assign the external to the release rows of one block with ``task.method``.
+
+    Small blocks use the dense matrix. Larger ones use the certified KD-tree candidates when
+    the distance embeds (:mod:`attack.candidates`), and otherwise, for the exact method, the
+    sparse candidate graph (:mod:`attack.sparse_hungarian`); the greedy methods then scan the
+    matrix in row chunks that fit the budget.
+    """
+    n_ext, n_rel = task.model.sizes
+    dense_fits = n_ext * n_rel * DENSE_BYTES_PER_PAIR <= task.memory_budget
+    if task.method == "hungarian":
+        if dense_fits:
+            return _dense(task)
+        rows, cols, dist, n_best, proven = sparse_hungarian.solve(task.model, task.memory_budget)
+        greedy_total = _greedy_total(task.model)
+        return BlockSolution(task.index, rows, cols, dist, n_best, "sparse", proven, greedy_total)
+    if n_ext * n_rel <= DENSE_PAIRS and dense_fits:
+        return _dense(task)
+    embedded = embedding(task.model)
+    if embedded is not None:
+        solve = {"greedy": tree_greedy, "nearest": tree_nearest}.get(task.method)
+        if solve is not None:
+            rows, cols, dist, n_best = solve(task.model, embedded)
+        else:
+            rows, cols, dist, n_best = tree_sequential(task.model, embedded, task.order)
+        return BlockSolution(task.index, rows, cols, dist, n_best, "kd-tree")
+    if dense_fits:
+        return _dense(task)
+    rows, cols, dist, n_best = chunked(task.model, task.method, task.order, task.memory_budget)
+    return BlockSolution(task.index, rows, cols, dist, n_best, "chunked")
+
+
+def _dense(task: BlockTask) -> BlockSolution:
+    n_ext, n_rel = task.model.sizes
+    cost = task.model.cost(np.arange(n_ext), np.arange(n_rel))
+    rows, cols = assign(cost, task.method, task.order)
+    chosen = cost[rows, cols]
+    n_best = np.empty(rows.size, dtype=np.int64)
+    step = max(1, 2**22 // max(n_rel, 1))  # count ties in slices of rows, not on a copy
+    for start in range(0, rows.size, step):
+        part = slice(start, start + step)
+        near = np.abs(cost[rows[part]] - chosen[part, None]) <= TIE_TOLERANCE
+        n_best[part] = near.sum(axis=1)
+    if task.method != "hungarian":
+        return BlockSolution(task.index, rows, cols, chosen, n_best, "dense")
+    return BlockSolution(
+        task.index, rows, cols, chosen, n_best, "dense", True, _greedy_total(task.model, cost)
+    )
+
+
+def _greedy_total(model: DistanceModel, cost: np.ndarray | None = None) -> float | None:
+    """Total distance of Procedure II on the block, for the gap to the exact optimum
+    (METHOD.md §7.2: the tool measures it); None when it would need a dense matrix that is
+    not at hand."""
+    n_ext, n_rel = model.sizes
+    embedded = embedding(model) if n_ext * n_rel > DENSE_PAIRS or cost is None else None
+    if embedded is not None:
+        return float(tree_greedy(model, embedded)[2].sum())
+    if cost is None:
+        return None
+    return float(cost[greedy(cost)].sum())

@@ -1,0 +1,391 @@
+"""One named protection step applied to a file: the method catalogue behind ``attack protect``.
+
+Every method of PROTECTION.md is registered here under its command-line name with its typed
+parameters. :func:`protect` validates the parameters, converts the columns a method needs to
+numbers (CSV files are read as text), runs the method on the whole file or separately within
+each group of ``by`` (PROTECTION.md §0, within-cell application) and returns the release with a
+log: method, parameters, seed, the child seed of each group, counts of changed values and the
+warnings the method raised.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from attack._version import __version__
+from attack.errors import InputError
+from attack.io.readers import numeric_column
+
+__all__ = ["METHODS", "Method", "Param", "Protected", "parse_params", "protect"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A method parameter: its type (``int``, ``float``, ``str``, ``bool``, ``list``, or a file:
+    ``mapping`` (CSV from,to) or ``matrix`` (CSV transition matrix)) and default (``REQUIRED`` when the user must give it)."""
+
+    kind: str
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    help: str = ""
+
+
+REQUIRED = object()
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered protection method.
+
+    ``target`` is ``"module:function"``; the function is called as
+    ``function(data, <columns>, **params[, seed=...])`` where ``columns`` is passed as
+    ``columns=[...]`` (``column_mode="list"``), one at a time as ``column=...``
+    (``"each"``), or not at all (``"none"``).
+    """
+
+    name: str
+    target: str
+    family: str
+    summary: str
+    params: Mapping[str, Param] = field(default_factory=dict)
+    column_mode: str = "list"
+    numeric: bool = True
+    seeded: bool = True
+
+    @property
+    def function(self) -> Callable[..., pd.DataFrame]:
+        module, name = self.target.split(":")
+        return getattr(importlib.import_module(module), name)
+
+
+def _ma(name, target, summary, params=None, seeded=True):
+    return Method(name, target, "microaggregation", summary, params or {}, seeded=seeded)
+
+
+_CORRECT = Param("str", "none", ("none", "trans", "trans_grupp"),
+                 "moment correction afterwards: whole file (_trans) or blocks of 100 (§4.5)")
+
+
+def _noise(name, target, summary, params):
+    return Method(name, target, "noise", summary, {**params, "correct": _CORRECT})
+
+
+_K = Param("int", 3, help="group size (>= 3)")
+_F = Param("float", REQUIRED, help="shift f of the factor mixture, e.g. 0.08")
+_S = Param("float", REQUIRED, help="standard deviation s of each component, e.g. 0.02")
+
+METHODS: dict[str, Method] = {m.name: m for m in [
+    Method("formal", "attack.protect.formal:formal_release", "reduction",
+           "drop direct identifiers and shuffle the rows (FORMAL, PROTECTION.md §0)",
+           {"identifiers": Param("list", [], help="direct identifier columns to drop")},
+           column_mode="none", numeric=False),
+    Method("coarsen", "attack.protect.recoding:coarsen", "reduction",
+           "hierarchical codes to a prefix length, explicit merges or a preset (§2.1)",
+           {"level": Param("int", None, help="keep this many leading characters"),
+            "merges": Param("mapping", None, help="CSV with columns from,to"),
+            "preset": Param("str", None, ("kse_suf", "ehs_suf"), "Part XI industry map")},
+           column_mode="each", numeric=False, seeded=False),
+    Method("recode", "attack.protect.recoding:recode", "reduction",
+           "categories through a mapping file with columns from,to (§2.2-2.3)",
+           {"mapping": Param("mapping", REQUIRED, help="CSV with columns from,to"),
+            "default": Param("str", None, help="code for values not in the mapping (default: keep)")},
+           column_mode="each", numeric=False, seeded=False),
+    Method("top-code", "attack.protect.recoding:top_code", "reduction",
+           "cap large values or replace them by their mean (§2.6)",
+           {"cut": Param("float", None), "quantile": Param("float", None),
+            "largest": Param("int", None),
+            "replace": Param("str", "censor", ("censor", "mean"))},
+           column_mode="each", seeded=False),
+    Method("bottom-code", "attack.protect.recoding:bottom_code", "reduction",
+           "raise small values or replace them by their mean (§2.6)",
+           {"cut": Param("float", None), "quantile": Param("float", None),
+            "smallest": Param("int", None, help="number of smallest units"),
+            "replace": Param("str", "censor", ("censor", "mean"))},
+           column_mode="each", seeded=False),
+    Method("drop", "attack.protect.recoding:drop_columns", "reduction",
+           "delete the listed variables (§2.5)", {}, numeric=False, seeded=False),
+    Method("drop-units", "attack.protect.catalogue:drop_units_where", "reduction",
+           "delete the units matching a filter, e.g. \"employees >= 250\" (§2.5)",
+           {"which": Param("str", REQUIRED, help="pandas filter expression")},
+           column_mode="none", numeric=False, seeded=False),
+    _ma("separate-ma", "attack.protect.microaggregation:separate_microaggregation",
+        "each variable separately, groups of k, last group k..2k-1 (§3.2-3.3)",
+        {"k": _K, "min_gap": Param("float", 0.0, help="minimum relative gap between group means")}),
+    _ma("hoehne-ma", "attack.protect.microaggregation:hoehne_microaggregation",
+        "Höhne's variance-preserving one-dimensional MA (seed 001, §3.4)",
+        {"m": Param("int", 3, help="(initial) group size"),
+         "variable_size": Param("bool", False, help="search the size in [m, 2m-1]"),
+         "variant": Param("str", "hoehne", ("hoehne", "documented")),
+         "remainder": Param("str", None, ("merge_last", "own_group"),
+                            "default: merge_last, own_group for the documented variant")}),
+    _ma("mdav", "attack.protect.microaggregation:mdav",
+        "joint MA of all listed variables by MDAV on z-scores, as sdcMicro (§3.6)", {"k": _K}),
+    _ma("grouped-ma", "attack.protect.microaggregation:grouped_microaggregation",
+        "joint MA within variable groups; correlation triples when no groups are given (§3.7)",
+        {"k": _K, "groups": Param("list", None, help="groups as a|b|c;d|e")}),
+    _ma("random-ma", "attack.protect.microaggregation:random_microaggregation",
+        "joint MA of random groups (MA1G_stoch, §3.8)", {"k": _K}),
+    _ma("bootstrap-ma", "attack.protect.microaggregation:bootstrap_microaggregation",
+        "each unit averaged with two units drawn with replacement (MA1G_BS, §3.8)", {}),
+    _ma("punctual-ma", "attack.protect.microaggregation:punctual_microaggregation",
+        "joint mean of the k market leaders per cell, with a flag (§3.10)",
+        {"by": Param("list", REQUIRED, help="cell variables, e.g. nace|east_west"),
+         "rank_by": Param("str", REQUIRED, help="defining variable, e.g. turnover"),
+         "k": _K, "flag": Param("str", "punctual_ma")}),
+    _noise("additive-noise", "attack.protect.noise:additive_noise",
+           "correlated additive noise d·Σ, Kim's correction by default (§4.1)",
+           {"d": Param("float", REQUIRED), "kim_correction": Param("bool", True)}),
+    _noise("mult-noise", "attack.protect.noise:mixture_noise",
+           "one mixture factor per record, Mult_f_s (§4.2)", {"f": _F, "s": _S}),
+    _noise("hoehne-noise", "attack.protect.noise:hoehne_noise",
+           "Höhne's multiplicative noise Hoe_f_s (§4.3)", {"f": _F, "s": _S}),
+    _noise("lognormal-noise", "attack.protect.noise:lognormal_noise",
+           "Kim-Winkler log-normal noise (§4.4)",
+           {"d": Param("float", REQUIRED), "shift": Param("float", 0.0)}),
+    _noise("controlled-noise", "attack.protect.noise:controlled_noise",
+           "sum-preserving multiplicative noise (§4.6)",
+           {"f": _F, "s": _S, "hoehne_start": Param("bool", False)}),
+    Method("pram", "attack.protect.pram:pram", "categorical",
+           "post-randomisation; invariant PRAM with lam, or a given matrix (§5)",
+           {"lam": Param("float", None, help="probability of keeping the category"),
+            "matrix": Param("matrix", None, help="CSV transition matrix, first column = category")},
+           numeric=False),
+    Method("rank-swap", "attack.protect.swapping:rank_swap", "swapping",
+           "swap values between ranks at most p% apart (§6.1)", {"p": Param("float", REQUIRED)}),
+]}
+"""Protection methods by command-line name."""
+
+
+def parse_params(method: Method, pairs: Sequence[str] | Mapping[str, Any]) -> dict[str, Any]:
+    """Typed parameters of ``method`` from ``key=value`` strings (or a mapping of already typed
+    values, as in a scenario file), with the defaults filled in; unknown or missing ones fail."""
+    given: dict[str, Any] = {}
+    if isinstance(pairs, Mapping):
+        given = dict(pairs)
+    else:
+        for pair in pairs:
+            if "=" not in pair:
+                raise InputError(f"--param must look like key=value, got {pair!r}")
+            key, value = pair.split("=", 1)
+            given[key.strip()] = value.strip()
+    unknown = sorted(set(given) - set(method.params))
+    if unknown:
+        allowed = ", ".join(method.params) or "none"
+        raise InputError(f"method {method.name}: unknown parameter {unknown[0]!r}; allowed: {allowed}")
+    out = {}
+    for name, param in method.params.items():
+        if name not in given:
+            if param.default is REQUIRED:
+                raise InputError(f"method {method.name} needs the parameter {name} ({param.help})")
+            out[name] = param.default
+            continue
+        out[name] = _typed(method, name, param, given[name])
+    return out
+
+
+def _typed(method: Method, name: str, param: Param, value: Any) -> Any:
+    where = f"method {method.name}, parameter {name}"
+    if param.kind == "mapping":
+        if isinstance(value, Mapping):
+            return dict(value)
+        from attack.protect.recoding import read_mapping
+
+        return read_mapping(str(value))
+    if param.kind == "matrix":
+        if isinstance(value, pd.DataFrame):
+            return value
+        from attack.io.readers import read_table
+
+        table = read_table(str(value))
+        return table.set_index(table.columns[0]).apply(pd.to_numeric, errors="coerce")
+    if param.kind == "list":
+        if isinstance(value, str):
+            parts = value.split(";")
+            nested = [[x.strip() for x in p.split("|") if x.strip()] for p in parts]
+            return nested if ";" in value else nested[0]
+        return list(value)
+    if param.kind == "bool":
+        if isinstance(value, bool):
+            return value
+        text = str(value).lower()
+        if text not in {"true", "false", "1", "0", "yes", "no"}:
+            raise InputError(f"{where}: expected true or false, got {value!r}")
+        return text in {"true", "1", "yes"}
+    try:
+        typed = {"int": int, "float": float, "str": str}[param.kind](value)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{where}: expected {param.kind}, got {value!r}") from exc
+    if param.kind == "int" and isinstance(value, float) and value != typed:
+        raise InputError(f"{where}: expected an integer, got {value!r}")
+    if param.choices and typed not in param.choices:
+        raise InputError(f"{where}: expected one of {', '.join(param.choices)}, got {value!r}")
+    return typed
+
+
+@dataclass(frozen=True)
+class Protected:
+    """A candidate release and what was done to it (PROTECTION.md §0 ``log``)."""
+
+    release: pd.DataFrame
+    log: dict
+
+
+def protect(
+    data: pd.DataFrame,
+    method: str,
+    params: Sequence[str] | Mapping[str, Any] = (),
+    columns: Sequence[str] = (),
+    by: Sequence[str] = (),
+    seed: int = 0,
+) -> Protected:
+    """Apply one protection method to ``data`` (PROTECTION.md §0).
+
+    ``columns`` are the variables the method changes; ``by`` runs it separately within each
+    group of those categorical variables, each group with its own child seed of
+    ``SeedSequence(seed)`` in sorted group order. The result keeps the row order of ``data``
+    except for ``formal`` (which shuffles) and methods that delete units.
+    """
+    if method not in METHODS:
+        raise InputError(f"unknown protection method {method!r}; expected one of {', '.join(METHODS)}")
+    spec = METHODS[method]
+    typed = parse_params(spec, params)
+    columns = list(columns)
+    if spec.column_mode != "none" and not columns:
+        raise InputError(f"method {method} needs --columns")
+    if spec.column_mode == "none" and columns:
+        raise InputError(f"method {method} takes no --columns")
+    for column in [*columns, *by]:
+        if column not in data.columns:
+            raise InputError("column not found in the input", file=data.attrs.get("source"),
+                             column=column)
+    if by and spec.column_mode == "none":
+        raise InputError(f"method {method} cannot run within groups (--by)")
+    if set(by) & set(columns):
+        raise InputError("a --by variable cannot also be protected in the same step")
+    work = data.copy()
+    if spec.numeric:
+        for column in [*columns, *([typed["rank_by"]] if typed.get("rank_by") else [])]:
+            if column not in work.columns:
+                raise InputError("column not found in the input", file=data.attrs.get("source"),
+                                 column=column)
+            work[column] = numeric_column(work, column)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        details: dict = {}
+        if by:
+            release, seeds = _within_groups(work, spec, columns, typed, by, seed)
+        else:
+            release, seeds = _call(spec, work, columns, typed, seed, details), None
+    log = {
+        "method": method,
+        "family": spec.family,
+        "params": {k: _loggable(v) for k, v in typed.items()},
+        "columns": columns,
+        "by": list(by),
+        "seed": seed if spec.seeded else None,
+        "group_seeds": seeds,
+        "rows_in": len(data),
+        "rows_out": len(release),
+        "changed_values": _changed(work, release, columns),
+        "warnings": sorted({str(w.message) for w in caught}),
+        "details": details,
+        "tool": f"attack {__version__}",
+    }
+    release = release.reset_index(drop=True)
+    release.attrs = {}
+    return Protected(release, log)
+
+
+def _call(spec: Method, data: pd.DataFrame, columns: list[str], params: dict, seed: int,
+          details: dict | None = None):
+    """Run the method; methods that return a result object (a recoding with its code map)
+    hand over their frame, and the rest of the object goes into ``details``."""
+    fn = spec.function
+    extra = {"seed": seed} if spec.seeded else {}
+    if "correct" in params:
+        params = dict(params)
+        correct = params.pop("correct")
+        noisy = _call(spec, data, columns, params, seed, details)
+        if correct == "none":
+            return noisy
+        from attack.protect.noise import moment_correction
+
+        return moment_correction(data, noisy, columns, block=None if correct == "trans" else 100)
+    if spec.column_mode == "none":
+        return _frame_of(fn(data, **params, **extra), "", details)
+    if spec.column_mode == "each":
+        for column in columns:
+            data = _frame_of(fn(data, column, **params, **extra), column, details)
+        return data
+    return _frame_of(fn(data, columns, **params, **extra), "", details)
+
+
+def drop_units_where(data: pd.DataFrame, which: str) -> pd.DataFrame:
+    """Delete the units matching a pandas filter such as ``employees >= 250`` (PROTECTION.md
+    §2.5). Columns whose values are all numbers are compared as numbers, also when the file
+    was read as text (CSV); the kept rows are returned unchanged."""
+    from attack.protect.recoding import drop_units
+
+    view = data.copy()
+    for column in view.columns:
+        converted = pd.to_numeric(view[column], errors="coerce")
+        if converted.notna().sum() == view[column].notna().sum():
+            view[column] = converted
+    kept = drop_units(view, which)
+    return data.loc[kept.index]
+
+
+def _frame_of(result: Any, column: str, details: dict | None) -> pd.DataFrame:
+    if isinstance(result, pd.DataFrame):
+        return result
+    if details is not None:
+        details[column or "all"] = result.as_dict()
+    return result.data
+
+
+def _within_groups(data, spec, columns, params, by, seed):
+    """Run the method in every group of ``by``; child seeds follow the sorted group keys."""
+    keys = data[list(by)].astype("string").fillna("(missing)")
+    groups = keys.groupby(list(by)).indices  # group key -> row positions
+    children = np.random.SeedSequence(seed).generate_state(len(groups)) if groups else []
+    parts, seeds = [], {}
+    for key, child in zip(sorted(groups), children):
+        rows = groups[key]
+        group = key if isinstance(key, tuple) else (key,)
+        part = data.iloc[rows]
+        try:
+            done = _call(spec, part, columns, params, int(child))
+        except InputError as exc:
+            label = ", ".join(f"{b}={v}" for b, v in zip(by, group))
+            raise InputError(f"in the group {label}: {exc.message}", column=exc.column) from exc
+        parts.append(done)
+        seeds["|".join(group)] = int(child)
+    out = pd.concat(parts)
+    return out.loc[data.index[data.index.isin(out.index)]], seeds
+
+
+def _changed(before: pd.DataFrame, after: pd.DataFrame, columns: list[str]) -> dict[str, int]:
+    """Number of values of each protected column that differ from the input (same rows)."""
+    out = {}
+    common = before.index.intersection(after.index)
+    for column in columns:
+        if column not in after.columns:
+            out[column] = int(len(common))
+            continue
+        old, new = before.loc[common, column], after.loc[common, column]
+        same = (old == new).fillna(False) | (old.isna() & new.isna())
+        out[column] = int((~same.astype(bool)).sum())
+    return out
+
+
+def _loggable(value: Any) -> Any:
+    if isinstance(value, pd.DataFrame):
+        return {"source": value.attrs.get("source"), "matrix": value.astype(float).to_dict()}
+    return value

@@ -1,0 +1,1 @@
+"""Reports rendered from result documents: Markdown, HTML and the printable certificate."""

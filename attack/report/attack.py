@@ -1,0 +1,892 @@
+"""Render attack results as Markdown (terminal) and as one self-contained HTML file.
+
+The functions here only format result dictionaries that other modules computed
+(METHOD.md §9–§11): counts, rates, Wilson intervals, usefulness and disclosure risk per γ, per
+cell and overall, and the settings the scenario ran with. Nothing else is added, so a report
+carries aggregates only, and cells with fewer than ``min_cell_count`` verifiable units are
+shown as suppressed (their pass/FAIL status stays visible, their counts and rates do not).
+
+A *run* is ``{"name": str, "intruder": str, "release": str, "result": dict}``; ``result`` holds
+the keys documented in ``render_markdown``. γ keys are strings as the user wrote them ("0.05").
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from attack.io.jsonio import cell_key
+from attack.report.natural_protection import agreement_tables
+
+if TYPE_CHECKING:
+    from matplotlib.colors import TwoSlopeNorm
+    from matplotlib.figure import Figure
+
+__all__ = ["Table", "figure_html", "fmt_ci", "fmt_num", "html_page", "html_table", "md_table",
+           "render_html", "render_markdown", "svg_figure"]
+
+DASH = "–"
+MIN_CELL_COUNT = 3  # default: cells with fewer verifiable units are shown as suppressed
+
+# Fixed rc settings: a constant hash salt and text kept as <text> make the SVG byte-identical for
+# the same input; the sans-serif stack ends in the generic "sans-serif" so browsers fall back.
+PLOT_RC = {
+    "svg.hashsalt": "attack-report",
+    "svg.fonttype": "none",
+    "font.family": "sans-serif",
+    "font.size": 9.0,
+    "axes.titlesize": 10.0,
+}
+# Writing no metadata drops the date and the Dublin Core links from the SVG.
+_SVG_METADATA = {"Format": None, "Type": None, "Creator": None, "Date": None}
+_CMAP = "RdYlGn_r"
+_RUN_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf")
+
+
+# --------------------------------------------------------------------------------------------
+# Formatting helpers
+
+
+def fmt_num(x: Any) -> str:
+    """A rate to 4 decimals, or a dash when undefined."""
+    if x is None or (isinstance(x, float) and np.isnan(x)):
+        return DASH
+    return f"{float(x):.4f}"
+
+
+def fmt_ci(pair: Any) -> str:
+    """A 95% interval as "[lo, hi]", or a dash when undefined."""
+    if not pair or any(v is None for v in pair):
+        return DASH
+    return f"[{fmt_num(pair[0])}, {fmt_num(pair[1])}]"
+
+
+def _short(x: float) -> str:
+    """A threshold such as τ without trailing zeros."""
+    return f"{float(x):g}"
+
+
+def _setting(value: Any) -> str:
+    """A configuration value as one line of text."""
+    if value is None:
+        return DASH
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k}: {_setting(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_setting(v) for v in value)
+    return str(value)
+
+
+def _label(key: str) -> str:
+    return key.replace("_", " ")
+
+
+def _gammas(result: Mapping[str, Any]) -> list[str]:
+    """The γ keys of a result, in increasing numeric order."""
+    keys = dict.fromkeys([*result.get("disclosure_risk", {}), *result.get("usefulness", {})])
+    return sorted(keys, key=float)
+
+
+def _all_gammas(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    keys: dict[str, None] = {}
+    for run in runs:
+        keys.update(dict.fromkeys(_gammas(run["result"])))
+    return sorted(keys, key=float)
+
+
+def _cell_vars(result: Mapping[str, Any]) -> list[str]:
+    """Cell variables from the evaluation settings, else from the cells in first-seen order."""
+    listed = (result.get("evaluation") or {}).get("cell_variables")
+    if listed:
+        return list(listed)
+    seen: dict[str, None] = {}
+    for cell in result.get("cells", []):
+        seen.update(dict.fromkeys(cell["cell"]))
+    return list(seen)
+
+
+def _cell_name(cell: Mapping[str, Any], names: Sequence[str]) -> str:
+    if not names:
+        return "all units"
+    return ", ".join(f"{v}={cell['cell'].get(v, DASH)}" for v in names)
+
+
+def _failing(result: Mapping[str, Any]) -> int:
+    return sum(1 for c in result.get("cells", []) if not c["passed"])
+
+
+def _upper_at_or_above_tau(cell: Mapping[str, Any], tau: float) -> bool:
+    """Point estimate passes but some upper 95% bound reaches τ (METHOD §9.4)."""
+    cis = cell.get("disclosure_risk_ci") or {}
+    return bool(cell["passed"]) and any(
+        ci and ci[1] is not None and ci[1] >= tau for ci in cis.values()
+    )
+
+
+def _suppressed(cell: Mapping[str, Any], min_count: int) -> bool:
+    """A cell too small to show: fewer than ``min_count`` verifiable units (or none recorded)."""
+    if min_count <= 0:
+        return False
+    n = cell.get("n_verifiable")
+    return n is None or int(n) < min_count
+
+
+def _suppressed_text(min_count: int) -> str:
+    return f"suppressed (n < {min_count})"
+
+
+def _suppression_rule(min_count: int) -> str:
+    return (f"Cells with fewer than {min_count} verifiable units are suppressed: "
+            "their status is shown, their counts and rates are not.")
+
+
+def _check_min_count(min_count: int) -> int:
+    if isinstance(min_count, bool) or not isinstance(min_count, (int, np.integer)) or min_count < 0:
+        raise ValueError(f"min_cell_count must be a non-negative integer, got {min_count!r}")
+    return int(min_count)
+
+
+def _taus(runs: Sequence[Mapping[str, Any]]) -> list[float]:
+    return sorted({float(r["result"]["tau"]) for r in runs})
+
+
+# --------------------------------------------------------------------------------------------
+# Tables as data, rendered to Markdown or HTML
+
+
+@dataclass
+class Table:
+    header: list[str]
+    numeric: list[bool]
+    rows: list[list[str]] = field(default_factory=list)
+    failing: list[bool] = field(default_factory=list)
+    # Per row, None or (first column, number of columns): one cell spanning those columns and
+    # holding the first one's text (HTML colspan; Markdown leaves the others empty).
+    spans: list[tuple[int, int] | None] = field(default_factory=list)
+
+    def add(self, row: list[str], failing: bool = False,
+            span: tuple[int, int] | None = None) -> None:
+        self.rows.append(row)
+        self.failing.append(failing)
+        self.spans.append(span)
+
+
+def _md_text(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(t: Table) -> str:
+    lines = ["| " + " | ".join(_md_text(h) for h in t.header) + " |"]
+    lines.append("|" + "|".join("---:" if n else "---" for n in t.numeric) + "|")
+    lines += ["| " + " | ".join(_md_text(c) for c in row) + " |" for row in t.rows]
+    return "\n".join(lines)
+
+
+def html_table(t: Table, caption: str | None = None) -> str:
+    def cls(i: int) -> str:
+        return ' class="num"' if t.numeric[i] else ""
+
+    out = ['<div class="scroll"><table>']
+    if caption:
+        out.append(f"<caption>{html.escape(caption)}</caption>")
+    out.append(
+        "<thead><tr>"
+        + "".join(f'<th scope="col"{cls(i)}>{html.escape(h)}</th>' for i, h in enumerate(t.header))
+        + "</tr></thead><tbody>"
+    )
+    for row, bad, span in zip(t.rows, t.failing, t.spans):
+        tds, classes = [], ["fail"] if bad else []
+        for i, c in enumerate(row):
+            if span and i == span[0]:
+                tds.append(f'<td class="supp" colspan="{span[1]}">{html.escape(c)}</td>')
+            elif not (span and span[0] < i < span[0] + span[1]):
+                tds.append(f"<td{cls(i)}>{html.escape(c)}</td>")
+        if span:
+            classes.append("supp")
+        attr = f' class="{" ".join(classes)}"' if classes else ""
+        out.append(f"<tr{attr}>{''.join(tds)}</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def _summary_table(result: Mapping[str, Any]) -> Table:
+    t = Table(["measure", "value", "95% interval"], [False, True, True])
+    for key, label in (
+        ("n_external", "external records"),
+        ("n_verifiable", "verifiable"),
+        ("n_matched", "matched"),
+        ("n_correct", "correct links"),
+        ("n_false", "false links"),
+        ("n_none", "no link"),
+    ):
+        t.add([label, str(result.get(key, DASH)), ""])
+    t.add([
+        "re-identification rate",
+        fmt_num(result.get("reidentification_rate")),
+        fmt_ci(result.get("reidentification_rate_ci")),
+    ])
+    t.add([
+        "false-match rate",
+        fmt_num(result.get("false_match_rate")),
+        fmt_ci(result.get("false_match_rate_ci")),
+    ])
+    use, use_ci = result.get("usefulness", {}), result.get("usefulness_ci", {})
+    risk, risk_ci = result.get("disclosure_risk", {}), result.get("disclosure_risk_ci", {})
+    for g in _gammas(result):
+        t.add([f"usefulness γ = {g}", fmt_num(use.get(g)), fmt_ci(use_ci.get(g))])
+        t.add([f"disclosure risk γ = {g}", fmt_num(risk.get(g)), fmt_ci(risk_ci.get(g))])
+    return t
+
+
+def _status(cell: Mapping[str, Any], tau: float) -> str:
+    if not cell["passed"]:
+        return "FAIL"
+    return "pass*" if _upper_at_or_above_tau(cell, tau) else "pass"
+
+
+def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> Table:
+    """One row per cell; ``detailed`` adds outcome counts and intervals (HTML).
+
+    A cell with fewer than ``min_count`` verifiable units shows "suppressed (n < min_count)"
+    across its count and rate columns and keeps only its name and status.
+    """
+    variables = _cell_vars(result)
+    names = variables or ["cell"]
+    gammas = _gammas(result)
+    tau = float(result["tau"])
+    header = [*names, "n", "correct"]
+    if detailed:
+        header += ["false", "none", "rate", "95% interval", "false-match"]
+        for g in gammas:
+            header += [f"disclosure γ = {g}", "95% interval"]
+    else:
+        header += ["rate", *(f"disclosure γ = {g}" for g in gammas)]
+    header.append("status")
+    t = Table(header, [False] * len(names) + [True] * (len(header) - len(names) - 1) + [False])
+    for cell in result.get("cells", []):
+        values = cell["cell"]
+        row = [str(values.get(v, DASH)) for v in variables] if variables else ["all units"]
+        if _suppressed(cell, min_count):
+            width = len(header) - len(names) - 1
+            row += [_suppressed_text(min_count)] + [""] * (width - 1)
+            row.append(_status(cell, tau))
+            t.add(row, failing=not cell["passed"], span=(len(names), width))
+            continue
+        row += [str(cell.get("n_verifiable", DASH)), str(cell.get("n_correct", DASH))]
+        risk, risk_ci = cell.get("disclosure_risk", {}), cell.get("disclosure_risk_ci", {})
+        if detailed:
+            row += [
+                str(cell.get("n_false", DASH)),
+                str(cell.get("n_none", DASH)),
+                fmt_num(cell.get("reidentification_rate")),
+                fmt_ci(cell.get("reidentification_rate_ci")),
+                fmt_num(cell.get("false_match_rate")),
+            ]
+            for g in gammas:
+                row += [fmt_num(risk.get(g)), fmt_ci(risk_ci.get(g))]
+        else:
+            row += [fmt_num(cell.get("reidentification_rate")), *(fmt_num(risk.get(g)) for g in gammas)]
+        row.append(_status(cell, tau))
+        t.add(row, failing=not cell["passed"])
+    return t
+
+
+def _comparison_table(runs: Sequence[Mapping[str, Any]]) -> Table:
+    gammas = _all_gammas(runs)
+    header = ["run", "intruder", "release", "re-identification rate"]
+    header += [f"disclosure γ = {g}" for g in gammas]
+    header += ["failing cells", "verdict"]
+    t = Table(header, [False, False, False, True] + [True] * len(gammas) + [True, False])
+    for run in runs:
+        r = run["result"]
+        risk = r.get("disclosure_risk", {})
+        t.add(
+            [
+                str(run.get("name", "")),
+                str(run.get("intruder", "")),
+                str(run.get("release", "")),
+                fmt_num(r.get("reidentification_rate")),
+                *(fmt_num(risk.get(g)) for g in gammas),
+                f"{_failing(r)} of {len(r.get('cells', []))}",
+                "passed" if r["passed"] else "NOT PASSED",
+            ],
+            failing=not r["passed"],
+        )
+    return t
+
+
+def _verdict(
+    runs: Sequence[Mapping[str, Any]], combined: Mapping[str, Any] | None = None
+) -> tuple[bool, str, list[str]]:
+    """(passed, headline, one line per run). With ``combined`` the decision is the combined
+    measure's (METHOD.md §10) and the per-run lines are for information."""
+    taus = _taus(runs)
+    tau_text = f"τ = {_short(taus[0])}" if len(taus) == 1 else (
+        "each run's τ (" + ", ".join(_short(t) for t in taus) + ")"
+    )
+    if combined is not None:
+        ok = bool(combined["passed"])
+        basis = f"combined measure, λ = {_short(combined['lam'])}"
+        headline = f"PASSED ({basis}): every cell below τ = {_short(combined['tau'])}" if ok else (
+            f"NOT PASSED ({basis}): {combined['n_failing_cells']} of {len(combined['cells'])} "
+            f"cells at or above τ = {_short(combined['tau'])}"
+        )
+    else:
+        ok = all(r["result"]["passed"] for r in runs)
+        headline = f"PASSED: every cell below {tau_text}" if ok else (
+            f"NOT PASSED: cells at or above {tau_text} for some γ"
+        )
+    lines = []
+    for run in runs:
+        r = run["result"]
+        word = "passed" if r["passed"] else "NOT PASSED"
+        lines.append(
+            f"{run.get('name', '')}: {word}, {_failing(r)} of {len(r.get('cells', []))} cells "
+            f"failing (τ = {_short(r['tau'])})"
+        )
+    return ok, headline, lines
+
+
+def _combined_table(combined: Mapping[str, Any], min_count: int) -> Table:
+    """Per cell: worst case, realistic mean and combined risk per γ, the rule used, status."""
+    gammas = list(combined["cells"][0]["disclosure_risk"]) if combined["cells"] else []
+    names = list(dict.fromkeys(k for c in combined["cells"] for k in c["cell"]))
+    header = [*(names or ["cell"])]
+    for g in gammas:
+        header += [f"worst γ = {g}", f"realistic γ = {g}", f"combined γ = {g}"]
+    header += ["rule", "status"]
+    table = Table(header, [False] * len(names or [1]) + [True] * (3 * len(gammas)) + [False, False])
+    for cell in combined["cells"]:
+        label = [str(cell["cell"].get(n, DASH)) for n in names] or ["all units"]
+        status = "pass" if cell["passed"] else "FAIL"
+        if cell.get("n_verifiable", min_count) < min_count:
+            span = (len(label), 3 * len(gammas))
+            table.add([*label, f"suppressed (n < {min_count})", *[""] * (3 * len(gammas) - 1),
+                       cell["rule"], status], failing=not cell["passed"], span=span)
+            continue
+        values = []
+        for g in gammas:
+            worst = (cell.get("worst") or {}).get(g)
+            mean = (cell.get("realistic_mean") or {}).get(g)
+            values += [fmt_num(worst), fmt_num(mean), fmt_num(cell["disclosure_risk"][g])]
+        table.add([*label, *values, cell["rule"], status], failing=not cell["passed"])
+    return table
+
+
+def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[str, Table]]:
+    """Natural protection of one intruder (METHOD.md §12.1): hit rate and disclosure risk
+    against FORMAL beside the release, per cell, then its agreement tables."""
+    formal, release = entry["formal"], entry["release"]
+    gammas = list(formal["disclosure_risk"])
+    header = ["cell", "n", "rate FORMAL", "rate release"]
+    header += [f"{kind} γ = {g}" for g in gammas for kind in ("P FORMAL", "P release")]
+    side = Table(header, [False] + [True] * (len(header) - 1))
+    released = {cell_key(c["cell"]): c for c in release["cells"]}
+    rows = [({}, formal, release)] + [
+        (c["cell"], c, released.get(cell_key(c["cell"]))) for c in formal["cells"]
+    ]
+    for cell, f, r in rows:
+        label = ", ".join(f"{k}={v}" for k, v in cell.items()) or "all units"
+        if f["n_verifiable"] < min_count:
+            side.add([label, f"suppressed (n < {min_count})", *[""] * (len(header) - 2)],
+                     span=(1, len(header) - 1))
+            continue
+        values = [str(f["n_verifiable"]), fmt_num(f["reidentification_rate"]),
+                  fmt_num(r["reidentification_rate"]) if r else DASH]
+        for g in gammas:
+            values += [fmt_num(f["disclosure_risk"][g]), fmt_num(r["disclosure_risk"][g]) if r else DASH]
+        side.add([label, *values])
+    out = [("FORMAL beside the release", side)]
+    for caption, head, body in agreement_tables(entry["agreement"]):
+        table = Table(head, [False] * len(head))
+        for row in body:
+            table.add(row)
+        out.append((caption, table))
+    return out
+
+
+def _single_table(single: Mapping[str, Any]) -> Table:
+    """Single (targeted) attack counts overall and per target group (METHOD.md §13.3)."""
+    header = ["targets", "sought", "unique", "correct", "false", "none", "identification",
+              "false-match rate"]
+    table = Table(header, [False] + [True] * 7)
+    groups = [("all", single["summary"]), *single.get("by_group", {}).items()]
+    for label, c in groups:
+        table.add([str(label), str(c["sought"]), str(c["unique"]), str(c["correct"]),
+                   str(c["false"]), str(c["none"]), fmt_num(c["identification_probability"]),
+                   fmt_num(c["false_match_rate"])])
+    return table
+
+
+def _unit_risk_line(risk: Mapping[str, Any]) -> str:
+    """One sentence on R(u) = max(R_E, R_M) over the targets (METHOD.md §14)."""
+    reasons = ", ".join(f"{n} by {reason}" for reason, n in risk["by_reason"].items())
+    return (
+        f"R(u) = max(R_E, R_M) at γ = {risk['gamma']}: {risk['n_endangered']} of "
+        f"{risk['n_targets']} targets endangered (R ≥ τ = {_short(risk['tau'])})"
+        + (f": {reasons}" if reasons else "")
+        + f"; {risk['n_single_only']} re-identified by the single attack but by no realistic "
+        "mass attack."
+    )
+
+
+def _run_facts(run: Mapping[str, Any]) -> list[str]:
+    """Short "key: value" facts shown under a run heading."""
+    r = run["result"]
+    facts = [f"intruder: {run.get('intruder', DASH)}", f"release: {run.get('release', DASH)}"]
+    facts.append(f"τ = {_short(r['tau'])}")
+    linkage, evaluation = r.get("linkage") or {}, r.get("evaluation") or {}
+    if "method" in linkage:
+        facts.append(f"matcher: {_setting(linkage['method'])}")
+    if "zero_rule" in evaluation:
+        facts.append(f"zero rule: {_setting(evaluation['zero_rule'])}")
+    if evaluation.get("targets"):
+        facts.append("evaluated variables: " + ", ".join(map(str, evaluation["targets"])))
+    return facts
+
+
+# --------------------------------------------------------------------------------------------
+# Markdown
+
+
+def render_markdown(
+    runs: list[dict],
+    title: str = "attack report",
+    *,
+    min_cell_count: int = MIN_CELL_COUNT,
+    combined: Mapping[str, Any] | None = None,
+    natural_protection: Sequence[Mapping[str, Any]] = (),
+    single_attack: Mapping[str, Any] | None = None,
+) -> str:
+    """Render runs as GitHub-flavoured Markdown: verdict first, then per run a summary and cells.
+
+    Each run's ``result`` holds counts (``n_external``, ``n_verifiable``, ``n_matched``,
+    ``n_correct``, ``n_false``, ``n_none``), rates with ``*fmt_ci`` intervals, ``usefulness`` and
+    ``disclosure_risk`` keyed by γ string, ``tau``, ``passed`` and ``cells``.
+
+    Cells with fewer than ``min_cell_count`` verifiable units are shown as suppressed: status
+    only, no counts or rates (0 shows every cell). Overall figures are always shown.
+    """
+    if not runs:
+        raise ValueError("no runs to report")
+    min_count = _check_min_count(min_cell_count)
+    _, headline, lines = _verdict(runs, combined)
+    out = [f"# {_md_text(title)}", "", f"**{headline}**", ""]
+    out += [f"- {_md_text(line)}" for line in lines]
+    if combined is not None:
+        out += ["", f"## Combined measure (λ = {_short(combined['lam'])})", "",
+                _md_text(combined["formula"]), "", md_table(_combined_table(combined, min_count))]
+    for entry in natural_protection:
+        out += ["", f"## Natural protection: {_md_text(entry['intruder'])}"]
+        for caption, table in _protection_tables(entry, min_count):
+            out += ["", f"{_md_text(caption)}:", "", md_table(table)]
+    if single_attack is not None:
+        out += ["", "## Single attacks", "", md_table(_single_table(single_attack))]
+        if "unit_risk" in single_attack:
+            out += ["", _md_text(_unit_risk_line(single_attack["unit_risk"]))]
+    if len(runs) > 1:
+        out += ["", "## Comparison", "", md_table(_comparison_table(runs))]
+    for i, run in enumerate(runs, 1):
+        r = run["result"]
+        out += ["", f"## {i}. {_md_text(str(run.get('name', '')))}", ""]
+        out += [_md_text(" · ".join(_run_facts(run))), "", md_table(_summary_table(r))]
+        out += ["", "### Cells", "", md_table(_cell_table(r, detailed=False,
+                                                            min_count=min_count))]
+        if min_count > 0:
+            out += ["", _suppression_rule(min_count)]
+        if any(_upper_at_or_above_tau(c, float(r["tau"])) for c in r.get("cells", [])):
+            out += ["", "pass* = point estimate below τ, upper 95% bound at or above τ."]
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# Plots (inline SVG)
+
+
+def svg_figure(fig: Figure, prefix: str) -> str:
+    """Serialise a figure to an inline <svg> element whose ids are unique within the page."""
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata=_SVG_METADATA, bbox_inches="tight")
+    svg = buf.getvalue()
+    svg = svg[svg.index("<svg"):]  # drop the XML prolog and DOCTYPE
+    svg = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}-\1"', svg)
+    svg = re.sub(r"url\(#([^)]+)\)", rf"url(#{prefix}-\1)", svg)
+    return re.sub(r'href="#([^"]+)"', rf'href="#{prefix}-\1"', svg)
+
+
+def figure_html(svg: str, caption: str) -> str:
+    return (
+        f'<figure><div class="plot" role="img" aria-label="{html.escape(caption)}">{svg}</div>'
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+    )
+
+
+def _levels(cells: Sequence[Mapping[str, Any]], var: str) -> list[str]:
+    return list(dict.fromkeys(str(c["cell"].get(var, DASH)) for c in cells))
+
+
+def _risk_norm(tau: float, values: np.ndarray) -> TwoSlopeNorm:
+    """Green from 0 up to τ, red above; the highest risk above τ gets the full red."""
+    from matplotlib.colors import TwoSlopeNorm
+
+    finite = values[np.isfinite(values)]
+    top = float(finite.max()) if finite.size else 0.0
+    vmax = top if top > tau else max(1.0, tau + 1e-6)
+    return TwoSlopeNorm(vcenter=tau, vmin=min(0.0, tau - 1e-6), vmax=vmax)
+
+
+def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str, min_count: int) -> str:
+    """Per-cell disclosure risk at ``gamma``, coloured on a diverging scale centred on τ.
+
+    Suppressed cells (fewer than ``min_count`` verifiable units) are grey, labelled "supp.",
+    and do not enter the colour scale.
+    """
+    import matplotlib
+    from matplotlib.colors import to_rgb
+    from matplotlib.figure import Figure
+
+    cells = result["cells"]
+    tau = float(result["tau"])
+    names = _cell_vars(result)
+
+    def risk(cell: Mapping[str, Any]) -> float:
+        v = cell.get("disclosure_risk", {}).get(gamma)
+        return np.nan if v is None or _suppressed(cell, min_count) else float(v)
+
+    if len(names) == 2:
+        a, b = names
+        if len(_levels(cells, b)) > len(_levels(cells, a)):
+            a, b = b, a  # more levels on the vertical axis: taller, narrower, phone-friendly
+        rows, cols = _levels(cells, a), _levels(cells, b)
+        grid = np.full((len(rows), len(cols)), np.nan)
+        fail = np.zeros(grid.shape, dtype=bool)
+        supp = np.zeros(grid.shape, dtype=bool)
+        for c in cells:
+            i = rows.index(str(c["cell"].get(a, DASH)))
+            j = cols.index(str(c["cell"].get(b, DASH)))
+            grid[i, j], fail[i, j] = risk(c), not c["passed"]
+            supp[i, j] = _suppressed(c, min_count)
+        xlabel, ylabel = b, a
+    else:
+        rows, cols = [_cell_name(c, names) for c in cells], [f"γ = {gamma}"]
+        grid = np.array([[risk(c)] for c in cells])
+        fail = np.array([[not c["passed"]] for c in cells])
+        supp = np.array([[_suppressed(c, min_count)] for c in cells])
+        xlabel, ylabel = "", ""
+
+    norm = _risk_norm(tau, grid)
+    cmap = matplotlib.colormaps[_CMAP]
+    width = 1.6 + 1.0 * len(cols) + 0.06 * max(map(len, rows))
+    fig = Figure(figsize=(width, 1.2 + 0.38 * len(rows)))
+    ax = fig.add_subplot()
+    image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, norm=norm, aspect="auto")
+    ax.set_facecolor("#e0e0e0")
+    for (i, j), v in np.ndenumerate(grid):
+        if supp[i, j]:
+            text, colour = "supp.", "#555555"
+        elif np.isnan(v):
+            text, colour = DASH, "black"
+        else:
+            r, g, b_ = to_rgb(cmap(norm(v)))
+            text = fmt_num(v)
+            colour = "black" if 0.299 * r + 0.587 * g + 0.114 * b_ > 0.5 else "white"
+        ax.text(j, i, text, ha="center", va="center", color=colour, fontsize=8,
+                fontweight="bold" if fail[i, j] else "normal")
+    ax.set_xticks(range(len(cols)), cols)
+    ax.set_yticks(range(len(rows)), rows)
+    ax.xaxis.tick_top()
+    ax.xaxis.set_label_position("top")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.tick_params(length=0)
+    bar = fig.colorbar(image, ax=ax, shrink=min(1.0, 0.4 + 0.1 * len(rows)))
+    bar.ax.axhline(tau, color="black", linewidth=1.5)
+    bar.set_label(f"disclosure risk (τ = {_short(tau)})")
+    return svg_figure(fig, prefix)
+
+
+def _risk_by_gamma(runs: Sequence[Mapping[str, Any]], prefix: str, min_count: int) -> str:
+    """Overall (solid, with 95% interval) and highest-cell (dashed) disclosure risk against γ.
+
+    The highest cell is taken over the cells that are not suppressed (``min_count``).
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(5.5, 3.4))
+    ax = fig.add_subplot()
+    ticks: dict[float, str] = {}
+    for k, run in enumerate(runs):
+        r = run["result"]
+        colour = _RUN_COLOURS[k % len(_RUN_COLOURS)]
+        gammas = [g for g in _gammas(r) if r["disclosure_risk"].get(g) is not None]
+        x = np.array([float(g) for g in gammas])
+        ticks.update({float(g): g for g in gammas})
+        y = np.array([float(r["disclosure_risk"][g]) for g in gammas])
+        cis = r.get("disclosure_risk_ci", {})
+        lo = np.array([cis[g][0] if cis.get(g) and cis[g][0] is not None else v
+                       for g, v in zip(gammas, y)], dtype=float)
+        hi = np.array([cis[g][1] if cis.get(g) and cis[g][1] is not None else v
+                       for g, v in zip(gammas, y)], dtype=float)
+        ax.errorbar(x, y, yerr=[y - lo, hi - y], color=colour, marker="o", capsize=3,
+                    label=f"{run.get('name', '')} (overall)")
+        cells = r.get("cells", [])
+        shown = [c for c in cells if not _suppressed(c, min_count)]
+        if len(cells) > 1 and shown:
+            top = [max((float(c["disclosure_risk"][g]) for c in shown
+                        if c.get("disclosure_risk", {}).get(g) is not None), default=np.nan)
+                   for g in gammas]
+            ax.plot(x, top, color=colour, linestyle="--", marker="^",
+                    label=f"{run.get('name', '')} (highest cell)")
+    for tau in _taus(runs):
+        ax.axhline(tau, color="black", linestyle=":", linewidth=1.2)
+        ax.annotate(f"τ = {_short(tau)}", (1.0, tau), xycoords=("axes fraction", "data"),
+                    ha="right", va="bottom", fontsize=8)
+    ax.set_xticks(sorted(ticks), [ticks[t] for t in sorted(ticks)])
+    ax.set_xlabel("γ (relative deviation below which a value is useful)")
+    ax.set_ylabel("disclosure risk")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=1, frameon=False)
+    return svg_figure(fig, prefix)
+
+
+def _distance_histogram(hist: Mapping[str, Any], prefix: str) -> tuple[str, str]:
+    """Step histogram of assigned-pair distances, correct vs false links, and its scale note."""
+    from matplotlib.figure import Figure
+
+    edges = np.asarray(hist["edges"], dtype=float)
+    correct = np.asarray(hist["correct"], dtype=float)
+    false = np.asarray(hist["false"], dtype=float)
+    fig = Figure(figsize=(5.5, 3.2))
+    ax = fig.add_subplot()
+    ax.stairs(false, edges, label=f"false links ({int(false.sum())})", color="#d62728",
+              fill=True, alpha=0.35)
+    ax.stairs(correct, edges, label=f"correct links ({int(correct.sum())})", color="#1f77b4",
+              linewidth=1.8)
+    positive = edges[edges > 0]
+    scale = "linear distance axis"
+    if positive.size and positive.max() / positive.min() > 100:
+        if edges.min() <= 0:
+            ax.set_xscale("symlog", linthresh=float(positive.min()))
+            scale = f"symmetric-log distance axis, linear below {positive.min():.3g}"
+        else:
+            ax.set_xscale("log")
+            scale = "logarithmic distance axis"
+    ax.set_xlabel("distance of assigned pair")
+    ax.set_ylabel("assigned pairs")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, frameon=False)
+    return svg_figure(fig, prefix), scale
+
+
+# --------------------------------------------------------------------------------------------
+# HTML
+
+
+_CSS = """
+:root{color-scheme:light}
+*{box-sizing:border-box}
+body{margin:0;
+font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
+line-height:1.45;color:#1b1b1b;background:#fff}
+main{max-width:64rem;margin:0 auto;padding:1rem}
+h1{font-size:1.5rem;margin:.2rem 0 1rem}
+h2{font-size:1.25rem;margin:2rem 0 .5rem;padding-top:.6rem;border-top:2px solid #ccc}
+h3{font-size:1.05rem;margin:1.4rem 0 .4rem}
+.verdict{padding:.8rem 1rem;border-radius:.4rem;border-left:.5rem solid;margin-bottom:1rem}
+.verdict strong{display:block;font-size:1.15rem}
+.verdict ul{margin:.4rem 0 0;padding-left:1.2rem}
+.verdict.pass{background:#e7f5ea;border-color:#1e7e34;color:#0f4d1f}
+.verdict.fail{background:#fdecea;border-color:#c62828;color:#7a1616}
+.facts{color:#444;font-size:.9rem}
+nav ol{padding-left:1.4rem}
+.scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;margin:.4rem 0}
+table{border-collapse:collapse;font-size:.88rem;font-variant-numeric:tabular-nums}
+caption{text-align:left;font-weight:600;padding:.2rem 0}
+th,td{padding:.28rem .55rem;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}
+th{background:#f3f3f3}
+.num{text-align:right}
+tr.fail td{background:#fdecea}
+tr.fail td:last-child{color:#b71c1c;font-weight:700}
+td.supp{color:#555;font-style:italic}
+figure{margin:.8rem 0}
+.plot svg{display:block;max-width:100%;height:auto}
+figcaption{font-size:.85rem;color:#444}
+footer{margin-top:2rem;font-size:.8rem;color:#555}
+@media (max-width:600px){main{padding:.6rem}table{font-size:.8rem}}
+@media print{
+body{font-size:10pt}main{max-width:none;padding:0}nav{display:none}
+section.run{break-before:page}
+.scroll{overflow:visible}th,td{white-space:normal}
+figure,tr{break-inside:avoid}
+.verdict,tr.fail td,th{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+}
+"""
+
+
+def _settings_html(result: Mapping[str, Any]) -> str:
+    """The linkage and evaluation settings as run, as key/value tables."""
+    out = []
+    for section in ("linkage", "evaluation"):
+        settings = dict(result.get(section) or {})
+        keys = settings.pop("keys", None) if section == "linkage" else None
+        t = Table(["setting", "value"], [False, False])
+        for k, v in settings.items():
+            t.add([_label(k), _setting(v)])
+        if section == "evaluation":
+            t.add(["τ", _short(result["tau"])])
+        out.append(html_table(t, caption=section))
+        if keys:
+            columns = list(dict.fromkeys(k for key in keys for k in key))
+            kt = Table(columns, [False] * len(columns))
+            for key in keys:
+                kt.add([_setting(key.get(c)) for c in columns])
+            out.append(html_table(kt, caption="overlap (key) variables"))
+    return "".join(out)
+
+
+def _run_html(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_count: int) -> str:
+    r = run["result"]
+    tau = float(r["tau"])
+    gammas = _gammas(r)
+    cells = r.get("cells", [])
+    n_fail = _failing(r)
+    word = "passed" if r["passed"] else "NOT PASSED"
+    out = [
+        f'<section class="run" id="run-{index}">',
+        f"<h2>{index}. {html.escape(str(run.get('name', '')))}</h2>",
+        f'<p class="facts">{html.escape(" · ".join(_run_facts(run)))}</p>',
+        f'<p class="verdict {"pass" if r["passed"] else "fail"}">'
+        f"<strong>{word}</strong>{n_fail} of {len(cells)} cells failing</p>",
+        "<h3>Summary</h3>",
+        html_table(_summary_table(r)),
+    ]
+    if cells and gammas:
+        gamma = gammas[-1]
+        out.append("<h3>Disclosure risk per cell</h3>")
+        n_supp = sum(_suppressed(c, min_count) for c in cells)
+        supp_note = (f" Grey \"supp.\": suppressed, fewer than {min_count} verifiable units."
+                     if n_supp else "")
+        out.append(figure_html(
+            _heatmap(r, gamma, f"r{index}h", min_count),
+            f"Disclosure risk per cell at γ = {gamma}, the largest γ evaluated: usefulness, and "
+            f"with it the risk, can only grow with γ, so this γ decides whether a cell passes. "
+            f"Colours diverge at τ = {_short(tau)} (green below, red above, deepest red at the "
+            f"highest risk); failing cells in bold.{supp_note}",
+        ))
+    if with_gamma_plot and gammas:
+        out.append("<h3>Disclosure risk by γ</h3>")
+        out.append(figure_html(
+            _risk_by_gamma([run], f"r{index}g", min_count),
+            f"Overall disclosure risk with 95% interval and the highest cell risk against γ; "
+            f"dotted line τ = {_short(tau)}.",
+        ))
+    if r.get("distance_histogram"):
+        svg, scale = _distance_histogram(r["distance_histogram"], f"r{index}d")
+        out.append("<h3>Distances of assigned pairs</h3>")
+        caption = f"Assigned pairs by distance, correct vs false links; {scale}."
+        out.append(figure_html(svg, caption))
+    out.append("<h3>Cells</h3>")
+    out.append(html_table(_cell_table(r, detailed=True, min_count=min_count)))
+    if min_count > 0:
+        out.append(f'<p class="facts">{html.escape(_suppression_rule(min_count))}</p>')
+    if any(_upper_at_or_above_tau(c, tau) for c in cells):
+        out.append('<p class="facts">pass* = point estimate below τ, '
+                   "upper 95% bound at or above τ (METHOD §9.4).</p>")
+    out.append("<h3>Scenario as run</h3>")
+    out.append(_settings_html(r))
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def render_html(
+    runs: list[dict],
+    title: str = "attack report",
+    notes: Sequence[str] = (),
+    *,
+    min_cell_count: int = MIN_CELL_COUNT,
+    combined: Mapping[str, Any] | None = None,
+    natural_protection: Sequence[Mapping[str, Any]] = (),
+    single_attack: Mapping[str, Any] | None = None,
+) -> str:
+    """Render runs as one self-contained HTML page (inline CSS and SVG, no external resources).
+
+    Order: verdict banner, notes, a comparison of runs (when more than one), then per run the
+    summary, a per-cell risk heat map, risk by γ, the distance histogram, the cell table and the
+    settings as run. The output is byte-identical for the same input.
+
+    Cells with fewer than ``min_cell_count`` verifiable units are suppressed in the cell table
+    (status only), masked in the heat map and left out of the highest-cell line of the risk-by-γ
+    plot; 0 shows every cell. Overall figures are always shown.
+    """
+    import matplotlib  # imported here: only HTML reports need it, and it is slow to import
+
+    if not runs:
+        raise ValueError("no runs to report")
+    min_count = _check_min_count(min_cell_count)
+    ok, headline, lines = _verdict(runs, combined)
+    esc = html.escape
+    body = [
+        f"<h1>{esc(title)}</h1>",
+        f'<div class="verdict {"pass" if ok else "fail"}" role="status">'
+        f"<strong>{esc(headline)}</strong><ul>"
+        + "".join(f"<li>{esc(line)}</li>" for line in lines)
+        + "</ul></div>",
+    ]
+    if combined is not None:
+        body.append(
+            f'<section id="combined"><h2>Combined measure (λ = {esc(_short(combined["lam"]))})</h2>'
+            f"<p>{esc(combined['formula'])}</p>"
+            + html_table(_combined_table(combined, min_count)) + "</section>"
+        )
+    for entry in natural_protection:
+        body.append(
+            f"<section><h2>Natural protection: {esc(entry['intruder'])}</h2>"
+            + "".join(html_table(t, caption=c) for c, t in _protection_tables(entry, min_count))
+            + "</section>"
+        )
+    if single_attack is not None:
+        risk_line = _unit_risk_line(single_attack["unit_risk"]) if "unit_risk" in single_attack else ""
+        body.append("<section><h2>Single attacks</h2>" + html_table(_single_table(single_attack))
+                    + f"<p>{esc(risk_line)}</p></section>")
+    if notes:
+        body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
+    with matplotlib.rc_context(PLOT_RC):
+        if len(runs) > 1:
+            body.append('<section id="comparison"><h2>Comparison of runs</h2>')
+            body.append(html_table(_comparison_table(runs)))
+            body.append(figure_html(
+                _risk_by_gamma(runs, "cmp", min_count),
+                "Disclosure risk against γ, one colour per run: overall with 95% interval "
+                "(solid) and highest cell (dashed); dotted line τ.",
+            ))
+            body.append("<nav><h3>Runs</h3><ol>" + "".join(
+                f'<li><a href="#run-{i}">{esc(str(run.get("name", "")))}</a></li>'
+                for i, run in enumerate(runs, 1)
+            ) + "</ol></nav></section>")
+        body += [_run_html(run, i, with_gamma_plot=len(runs) == 1, min_count=min_count)
+                 for i, run in enumerate(runs, 1)]
+    body.append("<footer>Aggregates only: counts, rates and settings per run and cell. "
+                "Confidential until cleared for release.</footer>")
+    return html_page(title, body)
+
+
+def html_page(title: str, body: Sequence[str]) -> str:
+    """A self-contained HTML page (inline CSS) around the given body parts."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n<main>\n"
+        + "\n".join(body)
+        + "\n</main>\n</body>\n</html>\n"
+    )

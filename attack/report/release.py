@@ -1,0 +1,157 @@
+"""Reports for making releases: the utility profile of one candidate (``attack utility``) and
+the tuning grid (``attack tune``) with its risk-against-utility plot.
+
+Both only format dictionaries computed elsewhere (:mod:`attack.utility`, :mod:`attack.tuning`).
+Risk and utility stay separate columns: no combined score is ever formed (UTILITY.md §1).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from attack.report.attack import (
+    PLOT_RC,
+    Table,
+    figure_html,
+    fmt_num,
+    html_page,
+    html_table,
+    md_table,
+    svg_figure,
+)
+
+__all__ = ["render_tune_html", "render_tune_markdown", "render_utility_markdown", "utility_table"]
+
+# Families shown in the tuning table and plot, in the order of UTILITY.md §2.1.
+TUNE_FAMILIES = ("means", "medians", "sds", "pearson", "spearman", "coefficients", "structural_zeros")
+
+
+def _share(x: Any) -> str:
+    return "–" if x is None else f"{100 * float(x):.1f}%"
+
+
+def utility_table(families: Mapping[str, Mapping[str, Any]]) -> Table:
+    """One row per check family: threshold, cases, exceedances, share and the 10% tolerance."""
+    t = Table(["check family", "threshold", "cases", "exceedances", "n/a", "share", "mean deviation",
+               "within tolerance"], [False, True, True, True, True, True, True, False])
+    for name, f in families.items():
+        if not f["cases"] and not f["not_applicable"]:
+            continue
+        t.add([name, "–" if f["threshold"] is None else f"{f['threshold']:g}", str(f["cases"]),
+               str(f["exceedances"]), str(f["not_applicable"]), _share(f["share"]),
+               fmt_num(f["mean_deviation"]), "yes" if f["passed"] else "NO"],
+              failing=not f["passed"])
+    return t
+
+
+def render_utility_markdown(profile: Mapping[str, Any], title: str) -> str:
+    """Markdown summary of a utility profile (``UtilityProfile.as_dict()``)."""
+    families = profile["families"]
+    failing = [name for name, f in families.items() if not f["passed"]]
+    out = [f"# {title}", "",
+           f"Original {profile['n_original']} units, release {profile['n_release']} units. "
+           "Analysis potential is reported next to the risk verdict, never merged with it "
+           "(UTILITY.md §1).", "",
+           ("All check families within their 10% tolerance." if not failing else
+            f"Beyond the 10% tolerance: {', '.join(failing)}."), "",
+           md_table(utility_table(families))]
+    per_record = profile.get("per_record")
+    if per_record and per_record.get("il1s"):
+        out += ["", f"IL1s (sample SD): {fmt_num(per_record['il1s']['sample_sd'])}; units matched by "
+                f"id: {per_record['matched_units']}, deleted: {per_record['deleted_units']}."]
+    return "\n".join(out) + "\n"
+
+
+def _tune_table(document: Mapping[str, Any], families: Sequence[str]) -> Table:
+    parameter = document["tune"]["parameter"]
+    chosen = document["chosen"]
+    t = Table([parameter, "seed", "risk verdict", "failing cells", "max cell risk",
+               *[f"{f} beyond" for f in families], "IL1s"],
+              [True, True, False, True, True, *[True] * len(families), True])
+    for c in document["candidates"]:
+        mark = " (chosen)" if chosen and c["value"] == chosen["value"] and c["seed"] == chosen["seed"] else ""
+        fam = c["utility"]["families"]
+        t.add([f"{c['value']}{mark}", str(c["seed"]), "pass" if c["passed"] else "FAIL",
+               str(c["n_failing_cells"]), fmt_num(c["max_cell_risk"]),
+               *[_share(fam[f]["share"]) if f in fam else "–" for f in families],
+               fmt_num(c["utility"].get("il1s"))], failing=not c["passed"])
+    return t
+
+
+def _families(document: Mapping[str, Any]) -> list[str]:
+    present = set()
+    for c in document["candidates"]:
+        present |= {n for n, f in c["utility"]["families"].items() if f["cases"]}
+    return [f for f in TUNE_FAMILIES if f in present]
+
+
+def _headline(document: Mapping[str, Any]) -> str:
+    spec = document["tune"]
+    if document["chosen"] is None:
+        return (f"No value of {spec['parameter']} in {spec['values']} puts every cell below "
+                f"τ = {document['tau']:g}: no feasible candidate within the configured grid.")
+    return (f"Weakest feasible setting: {spec['method']} with {spec['parameter']} = "
+            f"{document['chosen']['value']} (every cell below τ = {document['tau']:g} for every seed).")
+
+
+def render_tune_markdown(document: Mapping[str, Any], title: str) -> str:
+    """Markdown summary of a tuning run (``TuneOutcome.as_dict()``)."""
+    families = _families(document)
+    return "\n".join([
+        f"# {title}", "", _headline(document), "",
+        "Share of cases beyond each utility threshold (tolerance 10%, UTILITY.md §2):", "",
+        md_table(_tune_table(document, families)),
+    ]) + "\n"
+
+
+def _plot(document: Mapping[str, Any], families: Sequence[str]) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    seed = document["tune"]["seeds"][0]
+    rows = [c for c in document["candidates"] if c["seed"] == seed]
+    with matplotlib.rc_context(PLOT_RC):
+        fig = Figure(figsize=(6.4, 4.0))
+        ax = fig.add_subplot()
+        for family in families:
+            points = [(c["utility"]["families"][family]["share"], c["max_cell_risk"], c["value"])
+                      for c in rows if c["utility"]["families"].get(family, {}).get("share") is not None]
+            if not points:
+                continue
+            xs, ys, labels = zip(*points)
+            ax.plot(xs, ys, marker="o", label=family)
+            for x, y, label in zip(xs, ys, labels):
+                ax.annotate(str(label), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+        ax.axhline(document["tau"], color="black", linestyle=":", linewidth=1)
+        ax.axvline(0.10, color="grey", linestyle="--", linewidth=1)
+        ax.set_xlabel("share of cases beyond the utility threshold")
+        ax.set_ylabel("largest cell disclosure risk")
+        ax.legend(fontsize=7)
+        return svg_figure(fig, "tune")
+
+
+def render_tune_html(document: Mapping[str, Any], title: str) -> str:
+    """Self-contained HTML page: verdict, the candidate table and risk against utility."""
+    families = _families(document)
+    ok = document["chosen"] is not None
+    body = [
+        f"<h1>{html.escape(title)}</h1>",
+        f'<div class="verdict {"pass" if ok else "fail"}" role="status"><strong>'
+        f"{html.escape(_headline(document))}</strong></div>",
+        html_table(_tune_table(document, families),
+                   caption="Candidates: risk on the scenario's measure, share of utility cases "
+                           "beyond their thresholds"),
+    ]
+    if families:
+        body.append(figure_html(
+            _plot(document, families),
+            "Largest cell disclosure risk against the share of utility cases beyond their "
+            "threshold, one line per check family through the tried settings (first seed); "
+            "dotted line τ, dashed line the 10% tolerance."))
+    body.append("<footer>Aggregates only. Risk is a hard constraint; utility is reported beside "
+                "it, never merged into one score (UTILITY.md §1).</footer>")
+    return html_page(title, body)

@@ -1,0 +1,192 @@
+"""Markdown and HTML reports of the attacks on a synthetic release (:mod:`attack.synthetic`).
+
+They format the document :func:`attack.synthetic.attack_synthetic` returns: the verdict with one
+row per τ check, the attacks with main, control and baseline rates, the attribute measures per
+target, the distance statistics and the preparation every distance rests on (SYNTHETIC.md §9
+pitfall 9: no distance without its preprocessing). Aggregates only: the example queries of
+singling out (which quote values of synthetic records) are left out.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from typing import Any
+
+from attack.report.attack import (
+    PLOT_RC,
+    Table,
+    figure_html,
+    fmt_ci,
+    fmt_num,
+    html_page,
+    html_table,
+    md_table,
+    svg_figure,
+)
+
+__all__ = ["render_synth_html", "render_synth_markdown"]
+
+_ATTACKS = ("singling_out", "linkability")
+
+
+def _checks_table(document: Mapping[str, Any]) -> Table:
+    t = Table(["check", "measure", "target", "γ", "value", "upper bound", "τ", "status"],
+              [False, False, False, True, True, True, True, False])
+    for c in document["checks"]:
+        t.add([c["family"], c["measure"], str(c.get("target") or "–"),
+               "–" if c.get("gamma") is None else f"{c['gamma']:g}", fmt_num(c["value"]),
+               fmt_num(c["upper"]), f"{c['tau']:g}", "pass" if c["passed"] else "FAIL"],
+              failing=not c["passed"])
+    return t
+
+
+def _rate(rate: Mapping[str, Any] | None) -> str:
+    if rate is None:
+        return "–"
+    return f"{fmt_num(rate['rate'])} {fmt_ci([rate['low'], rate['high']])} ({rate['k']:g}/{rate['n']})"
+
+
+def _attacks(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    out = [(name, document[name]) for name in _ATTACKS if name in document]
+    for target, entry in document.get("attribute", {}).items():
+        for gamma, result in entry["inference"].items():
+            label = f"inference: {target}" + (f" (γ {gamma})" if entry["type"] == "numeric" else "")
+            out.append((label, result))
+    return out
+
+
+def _attack_table(document: Mapping[str, Any]) -> Table:
+    t = Table(["attack", "main", "control (holdout)", "baseline", "risk", "risk interval"],
+              [False, True, True, True, True, True])
+    for label, r in _attacks(document):
+        risk = r["risk"]
+        t.add([label, _rate(r["main"]), _rate(r["control"]), _rate(r["baseline"]),
+               fmt_num(None if risk is None else risk["value"]),
+               fmt_ci(None if risk is None else [risk["low"], risk["high"]])],
+              failing=r["passed"] is False)
+    return t
+
+
+_TABLE_FIELDS = (("repU %", "repu_pct"), ("DiSCO %", "disco_pct"), ("TCAP %", "tcap_pct"),
+                 ("baseCAPd", "base_capd"), ("CAPd", "capd"), ("DCAP_d", "dcap_d"))
+
+
+def _attribute_table(document: Mapping[str, Any]) -> Table:
+    header = ["target", *[label for label, _ in _TABLE_FIELDS], "CAP", "0CAP", "GCAP", "kNN (baseline)"]
+    t = Table(header, [False, *[True] * (len(header) - 1)])
+    for target, entry in document.get("attribute", {}).items():
+        tm, cap, knn = entry["table_measures"], entry["cap"], entry["knn_attribution"]
+        if entry["type"] == "numeric":
+            attribution = (f"useful {fmt_num(knn['useful_share'])}, MSE {knn['mse']:.4g} "
+                           f"(baseline {knn['baseline_mse']:.4g})")
+        else:
+            attribution = (f"accuracy {fmt_num(knn['accuracy'])} "
+                           f"(majority {fmt_num(knn['baseline_majority_accuracy'])})")
+        t.add([target, *[fmt_num(tm[key]) for _, key in _TABLE_FIELDS],
+               fmt_num(cap["cap"]), fmt_num(cap["zero_cap"]), fmt_num(cap["generalized_cap"]),
+               attribution])
+    return t
+
+
+def _flat(prefix: str, value: Any, rows: list[tuple[str, str]]) -> None:
+    if isinstance(value, Mapping):
+        for key, inner in value.items():
+            _flat(f"{prefix}.{key}" if prefix else str(key), inner, rows)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        rows.append((prefix, f"{value:.6g}"))
+    elif value is None or isinstance(value, (str, bool)):
+        rows.append((prefix, "–" if value is None else str(value)))
+
+
+def _distance_table(document: Mapping[str, Any]) -> Table:
+    t = Table(["statistic", "value"], [False, True])
+    rows: list[tuple[str, str]] = []
+    _flat("", document["distance"], rows)
+    for name, value in rows:
+        t.add([name, value])
+    return t
+
+
+def _headline(document: Mapping[str, Any]) -> str:
+    failing = sum(not c["passed"] for c in document["checks"])
+    if document["passed"]:
+        return f"PASS: every check's upper bound is below τ = {document['tau']:g}."
+    return f"FAIL: {failing} of {len(document['checks'])} checks reach τ = {document['tau']:g}."
+
+
+def _preparation_line(document: Mapping[str, Any]) -> str:
+    p = document["preparation"]
+    return (f"Distances: metric {p.get('metric')}, scaling {p.get('scaling')} fitted on the "
+            f"original, categorical coding {p.get('categorical_mode')}; numeric "
+            f"{', '.join(c['name'] for c in p['numeric']) or 'none'}; categorical "
+            f"{', '.join(c['name'] for c in p['categorical']) or 'none'}. The JSON holds the "
+            "fitted scaling parameters (SYNTHETIC.md §2).")
+
+
+def render_synth_markdown(document: Mapping[str, Any], title: str) -> str:
+    """Terminal report: verdict, checks, attacks, attribute measures."""
+    out = [f"# {title}", "", _headline(document), "",
+           f"Original {document['n_original']}, synthetic {document['n_synthetic']}, holdout "
+           f"{document['n_holdout'] if document['n_holdout'] is not None else 'none'} records. "
+           + _preparation_line(document), "", md_table(_checks_table(document)), "",
+           "## Attacks (success rate, 95% interval, successes/attempts)", "",
+           md_table(_attack_table(document))]
+    if document.get("attribute"):
+        out += ["", "## Attribute disclosure (SYNTHETIC.md §7)", "", md_table(_attribute_table(document))]
+    warnings = [w for _, r in _attacks(document) for w in r["warnings"]]
+    if warnings:
+        out += ["", "Warnings:", *[f"- {w}" for w in dict.fromkeys(warnings)]]
+    return "\n".join(out) + "\n"
+
+
+def _rates_plot(document: Mapping[str, Any]) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    attacks = _attacks(document)
+    with matplotlib.rc_context(PLOT_RC):
+        fig = Figure(figsize=(6.4, 0.5 + 0.45 * len(attacks) * 3))
+        ax = fig.add_subplot()
+        y = 0
+        labels, positions = [], []
+        for label, r in attacks:
+            for role, colour in (("main", "#d62728"), ("control", "#1f77b4"), ("baseline", "#7f7f7f")):
+                rate = r[role]
+                if rate is not None:
+                    ax.errorbar(rate["rate"], y, xerr=[[rate["rate"] - rate["low"]], [rate["high"] - rate["rate"]]],
+                                fmt="o", color=colour, capsize=3,
+                                label=role if label == attacks[0][0] else None)
+                labels.append(f"{label}: {role}")
+                positions.append(y)
+                y -= 1
+            y -= 0.5
+        ax.set_yticks(positions, labels, fontsize=7)
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("success rate with 95% interval")
+        ax.legend(fontsize=7, loc="lower right")
+        return svg_figure(fig, "synth")
+
+
+def render_synth_html(document: Mapping[str, Any], title: str) -> str:
+    """Self-contained HTML report with the same content and a plot of the attack rates."""
+    esc = html.escape
+    body = [f"<h1>{esc(title)}</h1>",
+            f'<div class="verdict {"pass" if document["passed"] else "fail"}" role="status">'
+            f"<strong>{esc(_headline(document))}</strong></div>",
+            f"<p>{esc(_preparation_line(document))}</p>",
+            html_table(_checks_table(document), caption="τ checks (SYNTHETIC.md §8.3)"),
+            "<h2>Attacks</h2>",
+            html_table(_attack_table(document), caption="Success rates with 95% intervals"),
+            figure_html(_rates_plot(document), "Success rate of each attack on the training "
+                        "original (main), on the holdout (control) and of a naive intruder (baseline).")]
+    if document.get("attribute"):
+        body += ["<h2>Attribute disclosure</h2>",
+                 html_table(_attribute_table(document), caption="synthpop and SDMetrics measures, "
+                            "seed 003's kNN attribution")]
+    body += ["<h2>Distance to closest record</h2>",
+             html_table(_distance_table(document), caption="Diagnostics without a τ decision"),
+             "<footer>Aggregates only. Confidential until cleared for release.</footer>"]
+    return html_page(title, body)

@@ -1,0 +1,98 @@
+"""The overall risk measure: several intruders combined per cell (handbook §35.4.3, eq. 35.1).
+
+``P(c) = λ · P_worst(c) + (1 − λ) · mean(P_realistic(c))`` per cell and γ, where the mean runs
+over the realistic intruders whose verifiable records reach the cell (METHOD.md §10). A cell no
+realistic intruder covers takes the worst case at 100% (coverage rule, handbook EHS `:L10358`).
+Without a worst-case intruder the realistic mean alone is used, and a cell it does not cover has
+no estimate and cannot pass. The τ decision is strict and made per cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from attack.errors import InputError
+from attack.io.jsonio import cell_key
+
+#: Handbook presets for λ (METHOD.md §10).
+LAMBDA_PRESETS = {"kse_ch35": 0.2, "ehs_ch37": 0.2, "ehs_suf": 0.05, "kse_suf": 0.0}
+ROLES = ("worst", "realistic")
+
+
+def resolve_lambda(value: float | str) -> float:
+    """λ as a number in [0, 1], or the value of a named preset."""
+    if isinstance(value, str):
+        if value not in LAMBDA_PRESETS:
+            raise InputError(
+                f"unknown λ preset {value!r}; expected a number or one of {', '.join(LAMBDA_PRESETS)}"
+            )
+        return LAMBDA_PRESETS[value]
+    if not 0 <= value <= 1:
+        raise InputError(f"λ must lie in [0, 1], got {value}")
+    return float(value)
+
+
+
+
+def combine(results: Sequence[tuple[str, dict]], lam: float, tau: float) -> dict:
+    """Combined disclosure risk per cell from ``(role, result)`` pairs of one release."""
+    if not results:
+        raise InputError("no intruder to combine")
+    worst = [r for role, r in results if role == "worst"]
+    realistic = [r for role, r in results if role == "realistic"]
+    if len(worst) > 1:
+        raise InputError("at most one intruder may have the role 'worst'")
+    by_cell: dict[tuple, dict] = {}
+    for _, result in results:
+        for cell in result["cells"]:
+            by_cell.setdefault(cell_key(cell["cell"]), {"cell": cell["cell"]})
+    worst_cells = {cell_key(c["cell"]): c for c in worst[0]["cells"]} if worst else {}
+    realistic_cells = [{cell_key(c["cell"]): c for c in r["cells"]} for r in realistic]
+    gammas = list(results[0][1]["disclosure_risk"])
+    cells = []
+    for key, entry in by_cell.items():
+        covering = [cells_of[key] for cells_of in realistic_cells if key in cells_of]
+        worst_cell = worst_cells.get(key)
+        largest_n = max(c["n_verifiable"] for c in [*covering, *([worst_cell] if worst_cell else [])])
+        risk, parts = {}, {"worst": None, "realistic_mean": None}
+        if covering:
+            parts["realistic_mean"] = {
+                g: sum(c["disclosure_risk"][g] for c in covering) / len(covering) for g in gammas
+            }
+        if worst_cell is not None:
+            parts["worst"] = {g: worst_cell["disclosure_risk"][g] for g in gammas}
+        for g in gammas:
+            if covering and worst_cell is not None:
+                risk[g] = lam * parts["worst"][g] + (1 - lam) * parts["realistic_mean"][g]
+            elif covering:
+                risk[g] = parts["realistic_mean"][g]
+            elif worst_cell is not None:
+                risk[g] = parts["worst"][g]  # coverage rule: the worst case at 100%
+            else:
+                risk[g] = None
+        rule = (
+            "combined" if covering and worst_cell is not None
+            else "realistic only" if covering
+            else "worst case (no realistic coverage)" if worst_cell is not None
+            else "no estimate"
+        )
+        passed = all(v is not None and v < tau for v in risk.values())
+        cells.append(
+            {
+                **entry,
+                "disclosure_risk": risk,
+                **parts,
+                "n_realistic": len(covering),
+                "n_verifiable": largest_n,  # the largest count behind the cell (for suppression)
+                "rule": rule,
+                "passed": passed,
+            }
+        )
+    return {
+        "lam": lam,
+        "tau": tau,
+        "formula": "lam * P_worst + (1 - lam) * mean(P_realistic); uncovered cells take P_worst",
+        "cells": cells,
+        "n_failing_cells": sum(not c["passed"] for c in cells),
+        "passed": all(c["passed"] for c in cells),
+    }

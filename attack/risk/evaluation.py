@@ -1,0 +1,377 @@
+"""Scoring a linkage against the ground truth (METHOD.md §9, handbook §12 and Ch. 35).
+
+An external record is *verifiable* when its unit id occurs in the release's id column; only
+verifiable records enter the rates. Per cell (a cross-classification of the true unit's values):
+
+* hit (re-identification) rate ``h = correct / n_verifiable`` (METHOD.md §9.1);
+* false-match rate ``false / matched`` among the verifiable records that got a link;
+* usefulness share ``u`` per γ: among the target values of correctly linked records, the share
+  whose released value deviates from the TRUE value by less than γ, ``|w' − w| / |w| < γ``
+  (strict; per-variable γ_i allowed). A true zero is useful only when the released value is
+  within the zero tolerance of zero (default: exactly zero). A missing true value is not
+  evaluated; a missing released value is evaluated and not useful (METHOD.md §9.2);
+* disclosure risk ``P = h · u`` (§9.3; ``u`` is undefined and ``P = 0`` without correct links,
+  ``u = 1`` when correct links have nothing to evaluate);
+* the cell passes when ``P < τ`` for every γ (§9.4, strict).
+
+Every rate carries a Wilson 95% interval; for ``P`` the successes are taken as ``P · n · |W|``
+out of ``n · |W|`` value slots, an approximation (METHOD.md §9.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from attack.errors import InputError
+from attack.io.readers import numeric_column, source_name
+from attack.linkage.blocking import Classifier
+
+Z_95 = 1.959963984540054
+DEFAULT_GAMMAS: tuple[float, ...] = (0.05, 0.10)
+DEFAULT_TAU = 0.5
+HISTOGRAM_BINS = 20
+
+
+@dataclass(frozen=True)
+class Gamma:
+    """One usefulness threshold setting: a default γ and per-variable γ_i overrides."""
+
+    value: float
+    label: str
+    by_variable: Mapping[str, float] = field(default_factory=dict, hash=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for g in (self.value, *self.by_variable.values()):
+            if not g > 0:
+                raise InputError(f"usefulness threshold γ must be positive, got {g}")
+
+    def for_variable(self, name: str) -> float:
+        return self.by_variable.get(name, self.value)
+
+
+def gammas_from(
+    values: Sequence[float | str], by_variable: Mapping[str, Sequence[float]] | None = None
+) -> tuple[Gamma, ...]:
+    """Build γ settings from values as written ("0.05") and optional per-variable lists
+    aligned with them (``{"costs": [0.08, 0.15]}``)."""
+    by_variable = by_variable or {}
+    out = []
+    for i, raw in enumerate(values):
+        label = raw.strip() if isinstance(raw, str) else f"{raw:g}"
+        try:
+            value = float(raw)
+        except ValueError as exc:
+            raise InputError(f"γ must be a number, got {raw!r}") from exc
+        overrides = {}
+        for name, settings in by_variable.items():
+            if len(settings) != len(values):
+                raise InputError(
+                    f"per-variable γ for {name!r} needs {len(values)} values, one per γ setting"
+                )
+            overrides[name] = float(settings[i])
+        out.append(Gamma(value, label, overrides))
+    if len({g.value for g in out}) != len(out):
+        raise InputError("a γ value is given twice")
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class EvaluationSpec:
+    """What counts as success for the intruder and how risk is reported."""
+
+    gammas: tuple[Gamma, ...] = field(default_factory=lambda: gammas_from(DEFAULT_GAMMAS))
+    tau: float = DEFAULT_TAU
+    targets: tuple[str, ...] | None = None
+    cells: tuple[Classifier, ...] = ()
+    zero_tolerance: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.gammas:
+            raise InputError("at least one γ is needed")
+        if not 0 < self.tau <= 1:
+            raise InputError(f"risk limit τ must be in (0, 1], got {self.tau}")
+        if self.zero_tolerance < 0:
+            raise InputError("the zero tolerance must not be negative")
+
+    def describe(self, targets: Sequence[str]) -> dict:
+        return {
+            "gamma": [g.value for g in self.gammas],
+            "gamma_by_variable": {
+                g.label: dict(g.by_variable) for g in self.gammas if g.by_variable
+            },
+            "tau": self.tau,
+            "targets": list(targets),
+            "cell_variables": [c.label() for c in self.cells],
+            "zero_rule": "exact" if self.zero_tolerance == 0 else f"|w'| <= {self.zero_tolerance:g}",
+            "decision": "every cell's disclosure risk < tau for every gamma (point estimate)",
+        }
+
+
+def wilson_interval(successes: float, n: float, z: float = Z_95) -> list[float] | None:
+    """Wilson score interval for a proportion; None when ``n`` is 0."""
+    if n <= 0:
+        return None
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    low = 0.0 if successes <= 0 else max(0.0, centre - half)
+    high = 1.0 if successes >= n else min(1.0, centre + half)
+    return [float(low), float(high)]
+
+
+def default_targets(release: pd.DataFrame, truth: pd.DataFrame, exclude: Sequence[str]) -> list[str]:
+    """Numeric columns present in both the release and the truth file (METHOD.md §9.2: W = all
+    metric variables of the release), without ``exclude`` (identifiers and the columns declared
+    as codes). In typed files (Parquet, Stata, …) the column type decides; in a CSV file, where
+    every column is text, a column counts when all its values are numbers."""
+    out = []
+    typed = release.attrs.get("typed", True)
+    for column in release.columns:
+        if column in exclude or column not in truth.columns:
+            continue
+        if pd.api.types.is_numeric_dtype(release[column].dtype):
+            out.append(column)
+        elif not typed:
+            converted = pd.to_numeric(release[column], errors="coerce")
+            if converted.notna().sum() == release[column].notna().sum() > 0:
+                out.append(column)
+    return out
+
+
+def evaluate(
+    release_row: np.ndarray,
+    external_ids: np.ndarray,
+    release: pd.DataFrame,
+    release_ids: np.ndarray,
+    spec: EvaluationSpec,
+    *,
+    original: pd.DataFrame | None = None,
+    original_ids: np.ndarray | None = None,
+    distance: np.ndarray | None = None,
+    categorical: Sequence[str] = (),
+) -> dict:
+    """Score links (``release_row[i]`` for external record ``i``, −1 = none) against the truth.
+
+    Without ``original`` the release values count as the truth. ``categorical`` names columns
+    known to hold codes; they are never default targets. Returns a JSON-ready dict.
+    """
+    true_row = pd.Index(release_ids).get_indexer(external_ids)
+    verifiable = np.flatnonzero(true_row >= 0)
+    if verifiable.size == 0:
+        raise InputError(
+            "no external identifier occurs in the release identifier column, so no link can be "
+            "checked; are the id columns right?",
+            file=source_name(release),
+        )
+    truth, truth_rows = _truth(release, release_ids, true_row[verifiable], original, original_ids)
+    exclude = {c for c in (release.attrs.get("id_column"), truth.attrs.get("id_column")) if c}
+    exclude.update(categorical)
+    exclude.update(c.name for c in spec.cells if c.bins is None)
+    if spec.targets is not None:
+        targets = list(spec.targets)
+    else:
+        targets = default_targets(release, truth, sorted(exclude))
+    for column in targets:
+        for frame in (release, truth):
+            if column not in frame.columns:
+                raise InputError("target column is missing", file=source_name(frame), column=column)
+
+    linked_row = release_row[verifiable]
+    linked = linked_row >= 0
+    correct = linked & (linked_row == true_row[verifiable])
+    useful, evaluated = _usefulness(
+        release, truth, truth_rows, linked_row, correct, targets, spec
+    )
+    cell_codes, cell_values = _cells(truth, truth_rows, spec.cells)
+
+    outcome = (linked, correct, useful, evaluated)
+    summary = _figures(np.zeros(verifiable.size, dtype=np.int64), 1, *outcome, spec, len(targets))[0]
+    per_cell = _figures(cell_codes, len(cell_values), *outcome, spec, len(targets))
+    cells = [{"cell": values, **figures} for values, figures in zip(cell_values, per_cell)]
+    passed = all(c["passed"] for c in cells)
+    result = {
+        "n_external": int(external_ids.size),
+        **summary,
+        "tau": spec.tau,
+        "passed": passed,
+        "n_failing_cells": sum(not c["passed"] for c in cells),
+        "usefulness_by_variable": _by_variable(useful, evaluated, correct, targets, spec),
+        "cells": cells,
+        "evaluation": spec.describe(targets),
+    }
+    if distance is not None:
+        result["distance_histogram"] = _histogram(distance[verifiable], linked, correct)
+    return result
+
+
+def _truth(
+    release: pd.DataFrame,
+    release_ids: np.ndarray,
+    rows_in_release: np.ndarray,
+    original: pd.DataFrame | None,
+    original_ids: np.ndarray | None,
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """The frame holding true values and the row of each verifiable unit in it."""
+    if original is None:
+        return release, rows_in_release
+    rows = pd.Index(original_ids).get_indexer(release_ids[rows_in_release])
+    absent = np.flatnonzero(rows < 0)
+    if absent.size:
+        raise InputError(
+            f"unit {release_ids[rows_in_release][absent[0]]!r} of the release is not in the original",
+            file=source_name(original),
+        )
+    return original, rows
+
+
+def _usefulness(
+    release: pd.DataFrame,
+    truth: pd.DataFrame,
+    truth_rows: np.ndarray,
+    linked_row: np.ndarray,
+    correct: np.ndarray,
+    targets: Sequence[str],
+    spec: EvaluationSpec,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean arrays (γ, record, variable) of useful values and (record, variable) of evaluated
+    values, for correctly linked records only (METHOD.md §9.2)."""
+    n, k = correct.size, len(targets)
+    useful = np.zeros((len(spec.gammas), n, k), dtype=bool)
+    evaluated = np.zeros((n, k), dtype=bool)
+    rows = np.flatnonzero(correct)
+    for j, column in enumerate(targets):
+        true = numeric_column(truth, column)[truth_rows[rows]]
+        released = numeric_column(release, column)[linked_row[rows]]
+        evaluated[rows, j] = ~np.isnan(true)
+        zero = true == 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            deviation = np.abs(released - true) / np.abs(true)
+        zero_ok = np.abs(released) <= spec.zero_tolerance
+        for g, gamma in enumerate(spec.gammas):
+            ok = np.where(zero, zero_ok, deviation < gamma.for_variable(column))
+            useful[g, rows, j] = ok & ~np.isnan(released) & ~np.isnan(true)
+    return useful, evaluated
+
+
+def _cells(
+    truth: pd.DataFrame, truth_rows: np.ndarray, classifiers: Sequence[Classifier]
+) -> tuple[np.ndarray, list[dict]]:
+    """Cell index of every verifiable record and the cells' values, in natural order."""
+    if not classifiers:
+        return np.zeros(truth_rows.size, dtype=np.int64), [{}]
+    labels = []
+    for c in classifiers:
+        values = c.classes(truth, c.name)[truth_rows]
+        values = np.array(["(missing)" if v is None else v for v in values], dtype=object)
+        order = c.order(sorted(set(values)))
+        labels.append(pd.Categorical(values, categories=order, ordered=True))
+    frame = pd.DataFrame({str(i): lab for i, lab in enumerate(labels)})
+    codes = frame.groupby(list(frame.columns), sort=True, observed=True).ngroup().to_numpy()
+    first = np.unique(codes, return_index=True)[1]
+    cell_values = [{c.label(): str(lab[row]) for c, lab in zip(classifiers, labels)} for row in first]
+    return codes, cell_values
+
+
+def _figures(
+    codes: np.ndarray,
+    n_groups: int,
+    linked: np.ndarray,
+    correct: np.ndarray,
+    useful: np.ndarray,
+    evaluated: np.ndarray,
+    spec: EvaluationSpec,
+    n_targets: int,
+) -> list[dict]:
+    """Rates, intervals and the τ decision for every group of records."""
+    def count(x: np.ndarray) -> np.ndarray:
+        return np.bincount(codes, weights=x, minlength=n_groups)
+
+    n = count(np.ones(codes.size))
+    n_linked = count(linked.astype(float))
+    n_correct = count(correct.astype(float))
+    n_evaluated = count(evaluated.sum(axis=1).astype(float))
+    n_useful = [count(u.sum(axis=1).astype(float)) for u in useful]
+    out = []
+    for g in range(n_groups):
+        n_g, h_g, m_g = int(n[g]), int(n_correct[g]), int(n_linked[g])
+        v_g = int(n_evaluated[g])
+        f_g = m_g - h_g
+        rate = h_g / n_g if n_g else 0.0
+        fig = {
+            "n_verifiable": n_g,
+            "n_matched": m_g,
+            "n_correct": h_g,
+            "n_false": f_g,
+            "n_none": n_g - m_g,
+            "reidentification_rate": rate,
+            "reidentification_rate_ci": wilson_interval(h_g, n_g),
+            "false_match_rate": f_g / m_g if m_g else None,
+            "false_match_rate_ci": wilson_interval(f_g, m_g),
+            "usefulness": {},
+            "usefulness_ci": {},
+            "disclosure_risk": {},
+            "disclosure_risk_ci": {},
+        }
+        passed = True
+        for i, gamma in enumerate(spec.gammas):
+            u_count = int(n_useful[i][g])
+            if h_g == 0:
+                use, use_ci = None, None
+            elif v_g == 0:
+                use, use_ci = 1.0, None
+            else:
+                use, use_ci = u_count / v_g, wilson_interval(u_count, v_g)
+            risk = rate * use if use is not None else 0.0
+            slots = n_g * max(n_targets, 1)
+            fig["usefulness"][gamma.label] = use
+            fig["usefulness_ci"][gamma.label] = use_ci
+            fig["disclosure_risk"][gamma.label] = risk
+            fig["disclosure_risk_ci"][gamma.label] = wilson_interval(risk * slots, slots)
+            passed = passed and risk < spec.tau
+        upper = [ci[1] for ci in fig["disclosure_risk_ci"].values() if ci is not None]
+        fig["passed"] = passed
+        fig["upper_bound_exceeds_tau"] = bool(passed and any(u >= spec.tau for u in upper))
+        out.append(fig)
+    return out
+
+
+def _by_variable(
+    useful: np.ndarray,
+    evaluated: np.ndarray,
+    correct: np.ndarray,
+    targets: Sequence[str],
+    spec: EvaluationSpec,
+) -> dict:
+    """Per-variable usefulness shares over all correct links (diagnostic, METHOD.md §9.2)."""
+    out = {}
+    for i, gamma in enumerate(spec.gammas):
+        shares = {}
+        for j, column in enumerate(targets):
+            v = int(evaluated[correct, j].sum())
+            shares[column] = float(useful[i][correct, j].sum() / v) if v else None
+        out[gamma.label] = shares
+    return out
+
+
+def _histogram(distance: np.ndarray, linked: np.ndarray, correct: np.ndarray) -> dict | None:
+    """Counts of assigned-pair distances for correct and false links (aggregates only)."""
+    d = distance[linked]
+    if d.size == 0:
+        return None
+    ok = correct[linked]
+    positive = d[d > 0]
+    high = float(d.max())
+    if positive.size and high / positive.min() > 100:
+        edges = np.concatenate([[0.0], np.geomspace(positive.min(), high, HISTOGRAM_BINS)])
+    else:
+        edges = np.linspace(0.0, high if high > 0 else 1.0, HISTOGRAM_BINS + 1)
+    return {
+        "edges": [float(e) for e in edges],
+        "correct": np.histogram(d[ok], bins=edges)[0].tolist(),
+        "false": np.histogram(d[~ok], bins=edges)[0].tolist(),
+    }

@@ -1,0 +1,415 @@
+"""Single (targeted) attacks and the per-unit risk R(u) (METHOD.md §13–§14).
+
+The handbook ran single attacks by hand: analysts researched chosen large firms and looked them
+up in the protected file (Tables 32.3–32.5, 37.16–37.18). This module automates the bookkeeping:
+
+* target selection by rule (METHOD.md §13.1): :func:`targets_by_size` (e.g. employees ≥ 1000)
+  and :func:`market_leaders` (top-k by turnover per industry × region);
+* an intruder's approximate knowledge (§13.1 "declared error model"):
+  :func:`knowledge_from_original`, exact categorical keys and metric keys times a seeded uniform
+  factor in [1 − e, 1 + e];
+* the look-up (§13.2, a [Proposal]): :func:`single_attack`;
+* the handbook's outcome counts (§13.3): :class:`SingleAttackResult`;
+* the per-unit risk R(u) = max(R_E, R_M) (§14; the handbook definition, computation a
+  [Proposal]): :func:`target_usefulness`, :func:`unit_risk`, :func:`endangered`.
+
+Procedure per target t (METHOD.md §13.2) [Proposal]::
+
+    C_t := release rows whose categorical keys equal the knowledge (string equality of the
+           harmonised codes) and whose every metric key lies in the relative window
+           |r − k| ≤ ρ·|k| of the knowledge value                 (ρ = window, default 0.10)
+    knowledge missing (NaN metric, missing code)  -> "none (no knowledge)"
+    |C_t| = 0                                      -> "none"
+    |C_t| = 1                                      -> unique: "correct" / "false" by the unit id
+    |C_t| > 1: rank C_t by the §5 distance; unique iff d(second) > 0 and
+               d(best)/d(second) ≤ δ (default 0.5), else "none (ambiguous)"
+
+The window ρ and the ratio threshold δ are [Proposal] configuration values (the handbook gives
+none); they are recorded in the result. Categorical keys are compared for exact equality after
+:func:`attack.readers.code_column`; hierarchical compatibility (d_H = 0 between a code and its
+ancestor) is not implemented here — harmonise the codes to the release coding first (§3.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from attack.errors import InputError
+from attack.io.readers import code_column, id_column, numeric_column
+from attack.linkage.distances import KeySpec, build_distance_model
+
+CORRECT = "correct"
+FALSE = "false"
+NONE = "none"
+NONE_AMBIGUOUS = "none (ambiguous)"
+NONE_NO_KNOWLEDGE = "none (no knowledge)"
+OUTCOMES = (CORRECT, FALSE, NONE, NONE_AMBIGUOUS, NONE_NO_KNOWLEDGE)
+
+#: Relative slack on the window bound so that a value exactly on the boundary (e.g. 110 vs 100
+#: with ρ = 0.10) is not lost to floating-point rounding.
+_WINDOW_RTOL = 1e-12
+
+
+# ---------------------------------------------------------------------------------------------
+# Target selection (METHOD.md §13.1)
+
+
+def targets_by_size(
+    original: pd.DataFrame, id_column_name: str, column: str = "employees", threshold: float = 1000
+) -> np.ndarray:
+    """Ids of the units with ``column ≥ threshold`` (inclusive), in file order (METHOD.md §13.1).
+
+    Handbook size rule: KSE targets are the firms with at least 1000 employees (`:L8028`).
+    Units with a missing value are not selected.
+    """
+    ids = id_column(original, id_column_name)
+    values = numeric_column(original, column)
+    with np.errstate(invalid="ignore"):
+        return ids[values >= threshold]
+
+
+def market_leaders(
+    original: pd.DataFrame,
+    id_column_name: str,
+    value: str = "turnover",
+    by: Sequence[str] = ("nace", "east_west"),
+    top: int = 3,
+    prefix: int | Mapping[str, int] | None = None,
+) -> np.ndarray:
+    """Ids of the ``top`` units by ``value`` in every group of ``by`` (METHOD.md §13.1).
+
+    ``prefix`` truncates grouping codes: an int applies to the first ``by`` column (e.g. 2 for
+    the NACE division of a 4-digit code), a mapping gives a length per column. Ties are broken
+    by value (descending), then id (ascending). Units with a missing value or group code are not
+    selected. The result is sorted by group, then rank.
+    """
+    if top < 1:
+        raise InputError("top must be at least 1")
+    by = list(by)
+    lengths = {by[0]: prefix} if isinstance(prefix, int) and by else dict(prefix or {})
+    frame = pd.DataFrame(
+        {"_id": id_column(original, id_column_name), "_value": numeric_column(original, value)}
+    )
+    groups = []
+    for column in by:
+        codes = pd.Series(code_column(original, column), dtype=object)
+        if column in lengths:
+            codes = codes.map(lambda c, n=lengths[column]: None if c is None else c[:n])
+        name = f"_g{len(groups)}"
+        frame[name] = codes
+        groups.append(name)
+    frame = frame.dropna(subset=["_value", *groups])
+    frame = frame.sort_values(
+        [*groups, "_value", "_id"], ascending=[True] * len(groups) + [False, True], kind="stable"
+    )
+    if groups:
+        frame = frame.groupby(groups, sort=False).head(top)
+    else:
+        frame = frame.head(top)
+    return frame["_id"].to_numpy(dtype=object)
+
+
+def size_groups(
+    original: pd.DataFrame,
+    id_column_name: str,
+    targets: Sequence[str],
+    column: str = "employees",
+    bounds: Sequence[float] = (1000, 5000),
+) -> np.ndarray:
+    """Size-class label of every target, e.g. "1000-4999" and ">=5000" (Table 32.3 groups).
+
+    Labels are "<b0", "b0-(b1-1)", ..., ">=bk" for the integer bounds ``bounds``.
+    """
+    ids = id_column(original, id_column_name)
+    values = numeric_column(original, column)
+    lookup = pd.Series(values, index=ids)
+    bounds = [int(b) for b in bounds]
+    labels = [f"<{bounds[0]}"]
+    labels += [f"{lo}-{hi - 1}" for lo, hi in zip(bounds[:-1], bounds[1:])]
+    labels.append(f">={bounds[-1]}")
+    target_values = lookup.reindex(list(targets)).to_numpy(dtype=float)
+    index = np.searchsorted(np.asarray(bounds, dtype=float), target_values, side="right")
+    return np.array([labels[i] if np.isfinite(v) else "unknown"
+                     for i, v in zip(index, target_values)], dtype=object)
+
+
+# ---------------------------------------------------------------------------------------------
+# Knowledge (METHOD.md §13.1)
+
+
+def knowledge_from_original(
+    original: pd.DataFrame,
+    id_column_name: str,
+    targets: Sequence[str],
+    *,
+    exact: Sequence[str] = ("nace", "east_west"),
+    noisy: Sequence[str] = ("employees", "turnover"),
+    relative_error: float = 0.10,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """The intruder's knowledge of every target, one row per target in ``targets`` order.
+
+    ``exact`` columns are copied as they are; every ``noisy`` value is multiplied by its own
+    factor drawn uniformly from [1 − e, 1 + e] (e = ``relative_error``) with a generator seeded
+    by ``seed`` (METHOD.md §13.1, "original values perturbed by a declared error model").
+    """
+    if not 0 <= relative_error < 1:
+        raise InputError("relative_error must be in [0, 1)")
+    ids = id_column(original, id_column_name)
+    position = pd.Series(np.arange(len(ids)), index=ids)
+    targets = [str(t) for t in targets]
+    unknown = [t for t in targets if t not in position.index]
+    if unknown:
+        raise InputError(f"target {unknown[0]!r} is not in the original", column=id_column_name)
+    rows = position.loc[targets].to_numpy()
+    out = pd.DataFrame({id_column_name: np.asarray(targets, dtype=object)})
+    for column in exact:
+        out[column] = original[column].iloc[rows].to_numpy()
+    rng = np.random.default_rng(seed)
+    factors = rng.uniform(1 - relative_error, 1 + relative_error, size=(len(rows), len(noisy)))
+    for j, column in enumerate(noisy):
+        out[column] = numeric_column(original, column)[rows] * factors[:, j]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The attack (METHOD.md §13.2) and its outcomes (§13.3)
+
+
+def _counts(outcomes: np.ndarray) -> dict:
+    sought = int(outcomes.size)
+    correct = int(np.sum(outcomes == CORRECT))
+    false = int(np.sum(outcomes == FALSE))
+    unique = correct + false
+    none = sought - unique
+    return {
+        "sought": sought,
+        "unique": unique,
+        "correct": correct,
+        "false": false,
+        "none": none,
+        "none_ambiguous": int(np.sum(outcomes == NONE_AMBIGUOUS)),
+        "none_no_knowledge": int(np.sum(outcomes == NONE_NO_KNOWLEDGE)),
+        "not_reidentified": false + none,
+        "identification_probability": correct / sought if sought else None,
+        "false_match_rate": false / unique if unique else None,
+    }
+
+
+@dataclass
+class SingleAttackResult:
+    """Per-target outcomes of a single attack and the handbook's counts (METHOD.md §13.3).
+
+    ``outcome`` holds one of :data:`OUTCOMES` per target; ``linked`` the release id of a unique
+    link (None otherwise); ``candidates`` the size of C_t; ``ratio`` d(best)/d(second) where it
+    was computed (NaN otherwise). ``window`` (ρ) and ``delta`` (δ) are the [Proposal] settings.
+    """
+
+    targets: np.ndarray
+    outcome: np.ndarray
+    linked: np.ndarray
+    candidates: np.ndarray
+    ratio: np.ndarray
+    window: float
+    delta: float
+    notes: tuple[str, ...] = field(default=())
+
+    def summary(self) -> dict:
+        """Counts of §13.3: sought = unique + none, unique = correct + false,
+        not re-identified = false + none; identification probability = correct / sought,
+        false-match rate = false / unique (None without unique links)."""
+        return _counts(self.outcome)
+
+    def by_group(self, labels: Sequence | Mapping) -> dict:
+        """:meth:`summary` per group; ``labels`` aligned with :attr:`targets` or a mapping
+        target id → label. Groups in order of first appearance."""
+        if isinstance(labels, Mapping):
+            labels = [labels.get(t) for t in self.targets]
+        labels = np.asarray(list(labels), dtype=object)
+        if labels.size != self.outcome.size:
+            raise InputError(f"{labels.size} group labels for {self.outcome.size} targets")
+        return {g: _counts(self.outcome[labels == g]) for g in pd.unique(labels)}
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({
+            "target": self.targets, "outcome": self.outcome, "linked": self.linked,
+            "candidates": self.candidates, "ratio": self.ratio,
+        })
+
+    def describe(self) -> dict:
+        """JSON-ready settings and counts."""
+        return {
+            "window": self.window, "window_rule": "[Proposal] |r - k| <= window * |k|",
+            "delta": self.delta, "delta_rule": "[Proposal] d(best)/d(second) <= delta",
+            "summary": self.summary(), "notes": list(self.notes),
+        }
+
+
+def single_attack(
+    knowledge: pd.DataFrame,
+    knowledge_id: str,
+    release: pd.DataFrame,
+    release_id: str,
+    *,
+    categorical: Sequence[str],
+    metric: Sequence[str],
+    window: float = 0.10,
+    delta: float = 0.5,
+    keys: Sequence[KeySpec] | None = None,
+) -> SingleAttackResult:
+    """Look every target up in the release (METHOD.md §13.2 [Proposal]; outcomes §13.3).
+
+    ``knowledge`` has one row per target (id in ``knowledge_id``) and the columns
+    ``categorical`` and ``metric`` under the release's names. A target with any of these values
+    missing gets "none (no knowledge)". Candidates are the release rows with equal categorical
+    codes and every metric value within ``|r − k| ≤ window·|k|``; several candidates are ranked
+    by the §5 distance of ``keys`` (default: squared metric distance of the ``metric`` keys,
+    max–min standardised over knowledge × release, eq. 13.4) and the best is taken when
+    ``d(second) > 0`` and ``d(best)/d(second) ≤ delta``. A unique link is "correct" when the
+    release row's id equals the target id.
+    """
+    if window < 0 or not np.isfinite(window):
+        raise InputError("window must be a non-negative number")
+    if delta < 0 or not np.isfinite(delta):
+        raise InputError("delta must be a non-negative number")
+    categorical, metric = list(categorical), list(metric)
+    targets = id_column(knowledge, knowledge_id)
+    release_ids = id_column(release, release_id, allow_missing=True)
+    n = len(targets)
+
+    k_codes = [code_column(knowledge, c) for c in categorical]
+    r_codes = [code_column(release, c) for c in categorical]
+    k_values = np.column_stack([numeric_column(knowledge, c) for c in metric]) if metric else (
+        np.empty((n, 0)))
+    r_values = np.column_stack([numeric_column(release, c) for c in metric]) if metric else (
+        np.empty((len(release), 0)))
+
+    # release rows by their categorical key (rows with a missing code are never candidates)
+    blocks: dict[tuple, list[int]] = {}
+    for row, codes in enumerate(zip(*r_codes) if categorical else ((),) * len(release)):
+        if None not in codes:
+            blocks.setdefault(codes, []).append(row)
+    blocks = {k: np.asarray(v, dtype=np.int64) for k, v in blocks.items()}
+
+    keys = list(keys) if keys is not None else [KeySpec(m, "metric") for m in metric]
+    model = build_distance_model(knowledge, release, keys) if keys else None
+
+    outcome = np.empty(n, dtype=object)
+    linked = np.full(n, None, dtype=object)
+    n_candidates = np.zeros(n, dtype=np.int64)
+    ratio = np.full(n, np.nan)
+    for t in range(n):
+        codes = tuple(c[t] for c in k_codes)
+        if any(c is None for c in codes) or np.isnan(k_values[t]).any():
+            outcome[t] = NONE_NO_KNOWLEDGE
+            continue
+        rows = blocks.get(codes, np.empty(0, dtype=np.int64))
+        if metric and rows.size:
+            k = k_values[t]
+            bound = window * np.abs(k) * (1 + _WINDOW_RTOL)
+            with np.errstate(invalid="ignore"):
+                inside = np.all(np.abs(r_values[rows] - k) <= bound, axis=1)
+            rows = rows[inside]
+        n_candidates[t] = rows.size
+        if rows.size == 0:
+            outcome[t] = NONE
+            continue
+        if rows.size == 1:
+            best = rows[0]
+        else:
+            if model is None:
+                outcome[t] = NONE_AMBIGUOUS
+                continue
+            d = model.pair_cost(np.full(rows.size, t), rows)
+            order = np.lexsort((rows, d))
+            d_best, d_second = d[order[0]], d[order[1]]
+            if d_second > 0:
+                ratio[t] = d_best / d_second
+            if not (d_second > 0 and d_best / d_second <= delta):
+                outcome[t] = NONE_AMBIGUOUS
+                continue
+            best = rows[order[0]]
+        linked[t] = release_ids[best]
+        outcome[t] = CORRECT if release_ids[best] == targets[t] else FALSE
+    return SingleAttackResult(
+        targets=targets, outcome=outcome, linked=linked, candidates=n_candidates, ratio=ratio,
+        window=float(window), delta=float(delta),
+        notes=model.notes if model is not None else (),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-unit risk R(u) = max(R_E, R_M) (METHOD.md §14)
+
+
+def target_usefulness(
+    result: SingleAttackResult,
+    original: pd.DataFrame,
+    original_id: str,
+    release: pd.DataFrame,
+    release_id: str,
+    columns: Sequence[str],
+    gamma: float = 0.10,
+) -> dict:
+    """u(u) for every correctly linked target: the share of its evaluated values in ``columns``
+    with ``|w' − w| / |w| < γ`` (METHOD.md §9.2: strict, divided by the true value; a true 0 is
+    useful iff the release shows exactly 0; a missing true value is not evaluated; a missing
+    released value is evaluated and not useful; nothing evaluable gives 1, conservative).
+    """
+    o_pos = pd.Series(np.arange(len(original)), index=id_column(original, original_id))
+    r_pos = pd.Series(np.arange(len(release)), index=id_column(release, release_id, allow_missing=True))
+    o_vals = np.column_stack([numeric_column(original, c) for c in columns])
+    r_vals = np.column_stack([numeric_column(release, c) for c in columns])
+    out = {}
+    for target, outcome, link in zip(result.targets, result.outcome, result.linked):
+        if outcome != CORRECT:
+            continue
+        w = o_vals[o_pos[target]]
+        w_rel = r_vals[r_pos[link]]
+        evaluated = ~np.isnan(w)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            useful = np.where(w == 0, w_rel == 0, np.abs(w_rel - w) / np.abs(w) < gamma)
+        useful &= ~np.isnan(w_rel)
+        out[target] = float(useful[evaluated].mean()) if evaluated.any() else 1.0
+    return out
+
+
+def unit_risk(
+    targets_outcome: SingleAttackResult | Mapping[str, str],
+    usefulness_by_unit: Mapping[str, float],
+    mass_risk_by_unit: Mapping[str, float] | pd.Series,
+) -> pd.DataFrame:
+    """R(u) = max(R_E(u), R_M(u)) per unit (METHOD.md §14; handbook `:L2072`, computation a
+    [Proposal]).
+
+    ``targets_outcome``: a :class:`SingleAttackResult` or a mapping target id → outcome.
+    R_E(u) = 1[outcome "correct"] × u(u) for attacked units (a correct target without a
+    usefulness entry counts u(u) = 1, conservative as in §9.2), 0 for units not attacked.
+    R_M(u) = the unit's mass-attack disclosure risk (0 when absent). Returns one row per unit of
+    either input with columns ``unit, R_E, R_M, R``.
+    """
+    if isinstance(targets_outcome, SingleAttackResult):
+        targets_outcome = dict(zip(targets_outcome.targets, targets_outcome.outcome))
+    mass = dict(mass_risk_by_unit.items())
+    units = list(dict.fromkeys([*mass, *targets_outcome]))
+    r_e = np.array([
+        float(usefulness_by_unit.get(u, 1.0)) if targets_outcome.get(u) == CORRECT else 0.0
+        for u in units
+    ])
+    r_m = np.array([float(mass.get(u, 0.0)) for u in units])
+    return pd.DataFrame({"unit": units, "R_E": r_e, "R_M": r_m, "R": np.maximum(r_e, r_m)})
+
+
+def endangered(risk: pd.DataFrame, tau: float = 0.5) -> pd.DataFrame:
+    """Units with R(u) ≥ τ (METHOD.md §14), with the reason ("single attack", "mass attack" or
+    both) for choosing a targeted protection measure."""
+    out = risk[risk["R"] >= tau].copy()
+    single = out["R_E"] >= tau
+    mass = out["R_M"] >= tau
+    out["reason"] = np.where(single & mass, "single and mass attack",
+                             np.where(single, "single attack", "mass attack"))
+    return out.reset_index(drop=True)

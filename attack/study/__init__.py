@@ -1,0 +1,1 @@
+"""Studies built from the stages: scenarios, the demo, tuning, certificates and their verification."""

@@ -1,0 +1,232 @@
+"""Tuning a protection method until every cell is below τ (UTILITY.md §6).
+
+A scenario's ``[tune]`` table names one protection method, the parameter to vary and its values
+ordered from weak to strong. Every value (and every seed of the sweep) gives a candidate release
+built from the scenario's base file; each candidate is attacked by the scenario's intruders and
+checked for analysis potential. Risk is a hard constraint and utility is only reported
+(UTILITY.md §1): the chosen setting is the weakest one whose candidates pass τ in every cell for
+every seed. Risk is not monotone in the knob (§6.1), so by default the whole grid is evaluated and
+the choice rests on each candidate's own attack.
+
+``[tune]`` entries::
+
+    method = "separate-ma"           # a name from ``attack protect --help``
+    parameter = "k"                  # the knob
+    values = [3, 4, 5, 7]            # weak -> strong
+    columns = ["turnover", ...]      # variables the method changes
+    params = { min_gap = 0.0 }       # fixed parameters (optional)
+    by = ["east_west"]               # run within groups (optional)
+    seeds = [1]                      # seed sweep (optional, default [0])
+    base = "release"                 # the data entry to protect (default: release)
+    stop_at_first = false            # stop at the first passing value instead of the whole grid
+    release = "tuned.csv"            # where the chosen release goes (optional)
+    [tune.utility]                   # analysis-potential checks (optional)
+    by = ["east_west"]
+    models = ["turnover ~ employees"]
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from attack.errors import InputError
+from attack.protect.catalogue import METHODS, parse_params, protect
+from attack.study.scenario import Scenario
+
+__all__ = ["Candidate", "TuneOutcome", "TuneSpec", "tune", "tune_spec"]
+
+
+@dataclass(frozen=True)
+class TuneSpec:
+    """The validated ``[tune]`` table."""
+
+    method: str
+    parameter: str
+    values: tuple
+    columns: tuple[str, ...]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    by: tuple[str, ...] = ()
+    seeds: tuple[int, ...] = (0,)
+    base: str = "release"
+    stop_at_first: bool = False
+    release: Path | None = None
+    utility: Mapping[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> dict:
+        return {
+            "method": self.method, "parameter": self.parameter, "values": list(self.values),
+            "columns": list(self.columns), "params": dict(self.params), "by": list(self.by),
+            "seeds": list(self.seeds), "base": self.base, "stop_at_first": self.stop_at_first,
+            "utility": dict(self.utility),
+        }
+
+
+_TUNE_KEYS = {"method", "parameter", "values", "columns", "params", "by", "seeds", "base",
+              "stop_at_first", "release", "utility"}
+_UTILITY_KEYS = {"variables", "by", "crosses", "weights", "models"}
+
+
+def tune_spec(table: Mapping, base_dir: Path = Path(".")) -> TuneSpec:
+    """Validate a ``[tune]`` table; every parameter value is type-checked up front."""
+    unknown = sorted(set(table) - _TUNE_KEYS)
+    if unknown:
+        raise InputError(f"[tune]: unknown entry {unknown[0]!r}; allowed: {', '.join(sorted(_TUNE_KEYS))}")
+    for needed in ("method", "parameter", "values"):
+        if needed not in table:
+            raise InputError(f"[tune] needs an entry {needed!r}")
+    method = str(table["method"])
+    if method not in METHODS:
+        raise InputError(f"[tune] method: unknown {method!r}; expected one of {', '.join(METHODS)}")
+    parameter = str(table["parameter"])
+    if parameter not in METHODS[method].params:
+        raise InputError(f"[tune] parameter: method {method} has no parameter {parameter!r}; "
+                         f"it has {', '.join(METHODS[method].params) or 'none'}")
+    values = table["values"]
+    if not isinstance(values, list) or not values:
+        raise InputError("[tune] values must be a non-empty list, weak to strong")
+    params = dict(table.get("params", {}))
+    if parameter in params:
+        raise InputError(f"[tune] params must not fix the tuned parameter {parameter!r}")
+    for value in values:  # fail before the first attack, not after an hour
+        parse_params(METHODS[method], {**params, parameter: value})
+    seeds = table.get("seeds", [0])
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) for s in seeds):
+        raise InputError("[tune] seeds must be a non-empty list of integers")
+    utility = dict(table.get("utility", {}))
+    unknown = sorted(set(utility) - _UTILITY_KEYS)
+    if unknown:
+        raise InputError(f"[tune.utility]: unknown entry {unknown[0]!r}; allowed: {', '.join(sorted(_UTILITY_KEYS))}")
+    release = table.get("release")
+    return TuneSpec(
+        method=method, parameter=parameter, values=tuple(values),
+        columns=tuple(table.get("columns", ())), params=params, by=tuple(table.get("by", ())),
+        seeds=tuple(seeds), base=str(table.get("base", "release")),
+        stop_at_first=bool(table.get("stop_at_first", False)),
+        release=None if release is None else base_dir / release, utility=utility,
+    )
+
+
+@dataclass
+class Candidate:
+    """One tried setting with one seed: its release, risk summary and utility profile."""
+
+    value: Any
+    seed: int
+    release: pd.DataFrame
+    log: dict
+    risk: dict
+    utility: dict
+    outcome: Any
+    seconds: float
+
+    def as_dict(self) -> dict:
+        return {"value": self.value, "seed": self.seed, **self.risk,
+                "utility": self.utility, "protection": self.log,
+                "seconds": round(self.seconds, 2)}
+
+
+@dataclass
+class TuneOutcome:
+    """Every candidate and the chosen setting (None when no value of the grid passes)."""
+
+    spec: TuneSpec
+    tau: float
+    candidates: list[Candidate]
+    chosen_value: Any
+
+    @property
+    def chosen(self) -> Candidate | None:
+        """The chosen setting's candidate for the first seed (the release that is written)."""
+        for c in self.candidates:
+            if c.value == self.chosen_value and c.seed == self.spec.seeds[0]:
+                return c
+        return None
+
+    def as_dict(self) -> dict:
+        rows = [c.as_dict() for c in self.candidates]
+        return {
+            "tune": self.spec.describe(),
+            "tau": self.tau,
+            "decision": "the weakest value whose candidates pass tau in every cell for every "
+                        "seed; utility is reported, never traded against risk (UTILITY.md §1)",
+            "chosen": None if self.chosen_value is None else {
+                "value": self.chosen_value, "seed": self.spec.seeds[0]},
+            "verdict": "feasible" if self.chosen_value is not None
+            else "no feasible candidate within the configured grid",
+            "candidates": rows,
+        }
+
+
+def tune(scenario: Scenario, say=None, **solve) -> TuneOutcome:
+    """Run the ``[tune]`` grid of ``scenario`` (UTILITY.md §6.2 steps 3-6); ``say`` receives
+    one progress line per candidate, ``solve`` goes to the attacks (engine settings)."""
+    if scenario.tune is None:
+        raise InputError("the scenario has no [tune] table")
+    spec = tune_spec(scenario.tune, scenario.base)
+    base, base_id = scenario.load_source(spec.base)
+    truth, truth_id = (scenario.load_source("original") if "original" in scenario.sources
+                       else (base, base_id))
+    candidates: list[Candidate] = []
+    chosen = None
+    for value in spec.values:
+        passed_all = True
+        for seed in spec.seeds:
+            start = time.perf_counter()
+            protected = protect(base, spec.method, {**spec.params, spec.parameter: value},
+                                columns=spec.columns, by=spec.by, seed=seed)
+            outcome = scenario.with_release(protected.release, base_id).run(**solve)
+            risk = _risk_summary(outcome, scenario.evaluation.tau)
+            utility = _utility(truth, truth_id, protected.release, base_id, spec)
+            candidates.append(Candidate(value, seed, protected.release, protected.log, risk,
+                                        utility, outcome, time.perf_counter() - start))
+            passed_all = passed_all and risk["passed"]
+            if say:
+                say(f"{spec.parameter} = {value}, seed {seed}: "
+                         f"{'passes' if risk['passed'] else 'fails'} "
+                         f"({risk['n_failing_cells']} failing cells, max risk {risk['max_cell_risk']:.4f})")
+        if passed_all and chosen is None:
+            chosen = value
+            if spec.stop_at_first:
+                break
+    return TuneOutcome(spec, scenario.evaluation.tau, candidates, chosen)
+
+
+def _risk_summary(outcome, tau: float) -> dict:
+    """Passed, failing cells and the largest cell risk over every γ, on the measure the scenario
+    decides on (combined when it combines intruders)."""
+    if outcome.combined is not None:
+        cells = outcome.combined["cells"]
+    else:
+        cells = [c for _, o in outcome.attacks for c in o.result["cells"]]
+    risks = [r for c in cells for r in c["disclosure_risk"].values() if r is not None]
+    uncovered = sum(1 for c in cells for r in c["disclosure_risk"].values() if r is None)
+    return {
+        "passed": bool(outcome.passed),
+        "n_cells": len(cells),
+        "n_failing_cells": sum(1 for c in cells if not c["passed"]),
+        "max_cell_risk": max(risks) if risks else 0.0,
+        "n_cells_without_estimate": uncovered,
+        "overall_reidentification_rate": {
+            i.name: o.result["reidentification_rate"] for i, o in outcome.attacks},
+    }
+
+
+def _utility(truth: pd.DataFrame, truth_id: str, release: pd.DataFrame, release_id: str,
+             spec: TuneSpec) -> dict:
+    """A candidate's utility against the truth file: per check family the cases, exceedances
+    and share (UTILITY.md §2), and IL1s when units can be aligned by id (§4.1)."""
+    from attack.utility.profile import utility_profile
+
+    options = dict(spec.utility)
+    variables = options.pop("variables", None) or list(spec.columns)
+    options["crosses"] = [tuple(c) for c in options.get("crosses", [])]
+    profile = utility_profile(
+        truth, release, variables=variables, per_record=(truth_id, release_id), **options)
+    per_record = profile.as_dict()["per_record"] or {}
+    return {"families": profile.summary(), "il1s": (per_record.get("il1s") or {}).get("sample_sd")}

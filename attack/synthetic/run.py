@@ -1,0 +1,227 @@
+"""All attacks on a synthetic release in one run, with the τ verdict (SYNTHETIC.md).
+
+:func:`attack_synthetic` runs, on the columns the original and the synthetic file share:
+
+* the distance attacks (§3–5: DCR, NNDR, exact and near copies, SDMetrics' baselines and the
+  holdout comparison) — diagnostics, reported without a τ decision;
+* singling out (§8.1) on all those columns;
+* with two or more keys, linkability between two halves of the keys;
+* with keys and targets, per target: the synthpop table measures and SDMetrics' CAP trio (§7.1,
+  §7.2), seed 003's inverse-distance kNN attribution (§7.3) and, per γ, the inference attack
+  (§8.1).
+
+Decisions (§8.3 [Proposal]): singling out, linkability and every inference are judged on the
+upper bound of their risk interval (the residual risk over the holdout when one is given, else
+the attack's own success rate); DiSCO and repU on the upper Wilson bound of their share of
+original records. Every check must stay below τ. The DCR statistics carry no τ because the
+sources define none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from attack._version import __version__
+from attack.errors import InputError
+from attack.risk.evaluation import wilson_interval
+from attack.synthetic.anonymeter import inference, linkability, singling_out
+from attack.synthetic.cap import Binning, cap_scores, knn_attribution, table_measures
+from attack.synthetic.distance import distance_attack
+from attack.synthetic.space import prepare
+
+__all__ = ["DEFAULT_SYNTH_TAU", "SynthSpec", "attack_synthetic", "parse_binning"]
+
+DEFAULT_SYNTH_TAU = 0.10  # [Proposal] the sources set no τ for synthetic data (SYNTHETIC.md §8.3)
+
+
+@dataclass(frozen=True)
+class SynthSpec:
+    """What to attack and how.
+
+    ``columns`` (default: every column both files share, minus ``exclude``) feed the distance
+    attacks and singling out; ``keys`` are what the intruder knows, ``targets`` what he wants.
+    ``categorical`` overrides the automatic choice (non-numeric columns). Numeric keys and
+    targets are grouped for the table measures by ``bins`` (default: quintiles of the original,
+    §7.4). The preparation (``metric``, ``scaling``, ``categorical_mode``) is fitted on the
+    original only (§2)."""
+
+    keys: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
+    columns: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] = ()
+    categorical: tuple[str, ...] | None = None
+    gammas: tuple[float, ...] = (0.10,)
+    tau: float = DEFAULT_SYNTH_TAU
+    metric: str = "gower_mean"
+    scaling: str = "minmax_range"
+    categorical_mode: str = "mismatch"
+    n_attacks: int = 500
+    seed: int = 0
+    bins: Mapping[str, Binning] = field(default_factory=dict)
+
+    def describe(self) -> dict:
+        return {
+            "keys": list(self.keys), "targets": list(self.targets), "exclude": list(self.exclude),
+            "gammas": list(self.gammas), "tau": self.tau, "metric": self.metric,
+            "scaling": self.scaling, "categorical_mode": self.categorical_mode,
+            "n_attacks": self.n_attacks, "seed": self.seed,
+            "decision": "every check's upper 95% bound < tau (SYNTHETIC.md §8.3)",
+        }
+
+
+def parse_binning(text: str) -> tuple[str, Binning]:
+    """``VAR=quantile:K``, ``VAR=equal_width:K`` or ``VAR=breaks:B1,B2,...`` (§7.4)."""
+    name, sep, rule = text.partition("=")
+    kind, _, arg = rule.partition(":")
+    try:
+        if not sep or not name or not arg:
+            raise ValueError
+        if kind == "quantile":
+            return name, Binning.quantile(int(arg))
+        if kind == "equal_width":
+            return name, Binning.equal_width(int(arg))
+        if kind == "breaks":
+            return name, Binning.breaks([float(b) for b in arg.split(",")])
+    except ValueError:
+        pass
+    raise InputError(f"--bins {text!r}: expected VAR=quantile:K, VAR=equal_width:K or "
+                     "VAR=breaks:B1,B2,...")
+
+
+def _columns(original: pd.DataFrame, synthetic: pd.DataFrame, spec: SynthSpec) -> list[str]:
+    if spec.columns is not None:
+        return list(spec.columns)
+    return [c for c in original.columns if c in synthetic.columns and c not in spec.exclude]
+
+
+def _check(family: str, measure: str, value: float | None, upper: float | None, tau: float,
+           **where) -> dict:
+    passed = upper is not None and upper < tau
+    return {"family": family, "measure": measure, **where, "value": value, "upper": upper,
+            "tau": tau, "passed": passed}
+
+
+def _attack_check(family: str, result: dict, tau: float, **where) -> dict:
+    risk = result["risk"]
+    measure = "residual risk" if result["risk_basis"] == "residual" else "success rate"
+    return _check(family, measure, None if risk is None else risk["value"],
+                  None if risk is None else risk["high"], tau, **where)
+
+
+def _share_check(measure: str, pct: float | None, n: int, tau: float, **where) -> dict:
+    """A table measure given in % of the n original records, judged on its Wilson bound."""
+    if pct is None:
+        return _check("attribute", measure, None, None, tau, **where)
+    interval = wilson_interval(round(pct / 100 * n), n)
+    return _check("attribute", measure, pct / 100, interval[1] if interval else None, tau, **where)
+
+
+def attack_synthetic(
+    original: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    holdout: pd.DataFrame | None = None,
+    spec: SynthSpec = SynthSpec(),
+) -> dict:
+    """Run every attack of SYNTHETIC.md the inputs allow and decide against τ.
+
+    Returns a JSON-ready document: ``preparation``, ``distance``, ``singling_out``,
+    ``linkability``, ``attribute`` (per target), ``checks`` (one row per decision) and
+    ``passed``."""
+    columns = _columns(original, synthetic, spec)
+    if not columns:
+        raise InputError("the original and the synthetic file share no column")
+    for role, frame in (("synthetic", synthetic), ("holdout", holdout)):
+        if frame is None:
+            continue
+        missing = [c for c in [*columns, *spec.keys, *spec.targets] if c not in frame.columns]
+        if missing:
+            raise InputError(f"column not found in the {role} file", file=frame.attrs.get("source"),
+                             column=missing[0])
+    overlap = set(spec.keys) & set(spec.targets)
+    if overlap:
+        raise InputError(f"{sorted(overlap)[0]!r} cannot be both a key and a target")
+    if spec.targets and not spec.keys:
+        raise InputError("attribute attacks need --key as well as --target")
+    prep = prepare(original, columns, categorical=spec.categorical, scaling=spec.scaling,
+                   categorical_mode=spec.categorical_mode, metric=spec.metric)
+    categorical = list(prep.categorical)
+    tau, seed = spec.tau, spec.seed
+    document: dict = {
+        "kind": "synthetic",
+        "tool": f"attack {__version__}",
+        "settings": spec.describe(),
+        "n_original": len(original), "n_synthetic": len(synthetic),
+        "n_holdout": None if holdout is None else len(holdout),
+        "preparation": prep.as_dict(),
+        "distance": distance_attack(original, synthetic, prep, control=holdout,
+                                    seed=seed).as_dict(),
+    }
+    checks = []
+    single = singling_out(original, synthetic, holdout, columns=columns, categorical=categorical,
+                          n_attacks=spec.n_attacks, tau=tau, seed=seed).as_dict()
+    document["singling_out"] = single
+    checks.append(_attack_check("singling_out", single, tau))
+    if len(spec.keys) >= 2:
+        halves = (list(spec.keys[::2]), list(spec.keys[1::2]))
+        link = linkability(original, synthetic, holdout, aux_columns=halves,
+                           n_attacks=spec.n_attacks, space=prep.subset(list(spec.keys)),
+                           categorical=[c for c in categorical if c in spec.keys],
+                           tau=tau, seed=seed).as_dict()
+        document["linkability"] = link
+        checks.append(_attack_check("linkability", link, tau))
+    document["attribute"] = {}
+    for target in spec.targets:
+        entry, new_checks = _attribute(original, synthetic, holdout, target, prep, spec)
+        document["attribute"][target] = entry
+        checks += new_checks
+    document["checks"] = checks
+    document["tau"] = tau
+    document["passed"] = all(c["passed"] for c in checks)
+    return document
+
+
+def _attribute(original, synthetic, holdout, target: str, prep, spec: SynthSpec) -> tuple[dict, list]:
+    """Table measures, CAP trio, kNN attribution and inference for one target."""
+    keys = list(spec.keys)
+    if not set([*keys, target]) <= set(prep.columns):  # keys or target left out of --columns
+        prep = prepare(original, [*keys, target], categorical=spec.categorical)
+    numeric = set(prep.numeric)
+    bins = {c: spec.bins.get(c, Binning.quantile(5)) for c in [*keys, target] if c in numeric}
+    target_numeric = target in numeric
+    tables = table_measures(original, synthetic, keys, target, binning=bins)
+    caps = cap_scores(original, synthetic, keys, target, binning=bins)
+    knn = knn_attribution(
+        original, synthetic, keys, target,
+        target_type="numeric" if target_numeric else "categorical",
+        categorical=[c for c in keys if c not in numeric],
+        k=min(10, len(synthetic)), n_attacks=spec.n_attacks, seed=spec.seed,
+        gamma=spec.gammas[0],
+    )
+    n = len(original)
+    checks = [
+        _share_check("DiSCO", tables.disco_pct, n, spec.tau, target=target),
+        _share_check("repU", tables.repu_pct, n, spec.tau, target=target),
+    ]
+    inferences = {}
+    for gamma in spec.gammas:
+        result = inference(
+            original, synthetic, holdout, aux_columns=keys, secret=target,
+            n_attacks=spec.n_attacks, gamma=gamma, space=prep.subset(keys),
+            categorical=[c for c in [*keys, target] if c not in numeric],
+            tau=spec.tau, seed=spec.seed,
+        ).as_dict()
+        inferences[f"{gamma:g}"] = result
+        checks.append(_attack_check("inference", result, spec.tau, target=target,
+                                    gamma=gamma if target_numeric else None))
+        if not target_numeric:
+            break  # γ does not apply to a categorical secret
+    return {
+        "type": "numeric" if target_numeric else "categorical",
+        "table_measures": tables.as_dict(),
+        "cap": caps.as_dict(),
+        "knn_attribution": knn.as_dict(),
+        "inference": inferences,
+    }, checks

@@ -1,0 +1,1 @@
+"""Analysis potential of a release: deviation checks, regression comparison, information loss."""

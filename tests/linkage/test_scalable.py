@@ -1,0 +1,147 @@
+"""The paths for large blocks agree with the dense reference (issue: national-register scale)."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attack.linkage import solvers
+from attack.linkage.assignment import hungarian
+from attack.linkage.blocking import Classifier
+from attack.linkage.candidates import embedding
+from attack.linkage.distances import KeySpec, build_distance_model
+from attack.linkage.link import LinkageSpec, link
+
+BUDGET = 2**30
+
+
+@contextmanager
+def candidates_everywhere():
+    """Send every block with more than one pair to the large-block solvers."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solvers, "DENSE_PAIRS", 1)
+        patch.setattr(solvers, "DENSE_BYTES_PER_PAIR", 2**62)
+        yield
+
+
+def _frames(draw, n, with_missing):
+    values = st.integers(0, 4)
+    def column(size, missing):
+        raw = draw(st.lists(values, min_size=size, max_size=size))
+        out = np.array(raw, dtype=float)
+        if missing and size:
+            out[draw(st.integers(0, size - 1))] = np.nan
+        return out
+    return pd.DataFrame(
+        {
+            "g": draw(st.lists(st.sampled_from("abc"), min_size=n, max_size=n)),
+            "x": column(n, with_missing),
+            "y": column(n, False),
+            "f": draw(st.lists(st.sampled_from(["p", "q"]), min_size=n, max_size=n)),
+            "o": draw(st.lists(st.sampled_from(["1", "2", "3"]), min_size=n, max_size=n)),
+        }
+    )
+
+
+@st.composite
+def blocked_data(draw):
+    with_missing = draw(st.booleans())
+    ext = _frames(draw, draw(st.integers(1, 30)), with_missing)
+    rel = _frames(draw, draw(st.integers(1, 30)), False)
+    keys = [KeySpec("x", "metric"), KeySpec("y", "metric", weight=0.5)]
+    extra = draw(st.sampled_from(["nominal", "ordinal", "none"]))
+    if extra == "nominal":
+        keys.append(KeySpec("f", "nominal", weight=0.3))
+    elif extra == "ordinal":
+        keys.append(KeySpec("o", "ordinal", weight=0.3))
+    return ext, rel, tuple(keys)
+
+
+def _links(ext, rel, keys, method, budget):
+    spec = LinkageSpec(keys=keys, blocks=(Classifier("g"),), method=method)
+    return link(ext, rel, spec, memory_budget=budget)
+
+
+@settings(max_examples=120, deadline=None)
+@given(blocked_data(), st.sampled_from(["greedy", "sequential", "nearest"]))
+def test_large_block_paths_equal_dense_pair_for_pair(data, method):
+    ext, rel, keys = data
+    if not set(ext.g) & set(rel.g):
+        return
+    dense = _links(ext, rel, keys, method, BUDGET)
+    with candidates_everywhere():
+        large = _links(ext, rel, keys, method, BUDGET)
+    assert {s.solver for s in dense.solutions} == {"dense"}
+    np.testing.assert_array_equal(large.release_row, dense.release_row)
+    np.testing.assert_array_equal(large.distance, dense.distance)  # bit for bit
+    np.testing.assert_array_equal(large.n_best, dense.n_best)
+    assert {s.solver for s in large.solutions} <= {"kd-tree", "chunked", "dense"}
+
+
+@settings(max_examples=80, deadline=None)
+@given(blocked_data())
+def test_sparse_hungarian_is_proven_optimal(data):
+    ext, rel, keys = data
+    if not set(ext.g) & set(rel.g):
+        return
+    dense = _links(ext, rel, keys, "hungarian", BUDGET)
+    with candidates_everywhere():
+        sparse = _links(ext, rel, keys, "hungarian", BUDGET)
+    for d, s in zip(dense.solutions, sparse.solutions):
+        assert s.solver == "sparse"
+        assert s.optimal is True
+        assert s.rows.size == d.rows.size
+        assert s.total == pytest.approx(d.total, abs=1e-9)
+        assert s.greedy_total is None or s.greedy_total >= s.total - 1e-9
+
+
+def test_kd_tree_path_used_for_embeddable_keys():
+    rng = np.random.default_rng(1)
+    ext = pd.DataFrame({"g": ["a"] * 200, "x": rng.normal(size=200), "f": rng.choice(list("pq"), 200)})
+    rel = pd.DataFrame({"g": ["a"] * 250, "x": rng.normal(size=250), "f": rng.choice(list("pq"), 250)})
+    keys = (KeySpec("x", "metric"), KeySpec("f", "nominal"))
+    with candidates_everywhere():
+        large = _links(ext, rel, keys, "greedy", BUDGET)
+    assert [s.solver for s in large.solutions] == ["kd-tree"]
+    dense = _links(ext, rel, keys, "greedy", BUDGET)
+    np.testing.assert_array_equal(large.release_row, dense.release_row)
+
+
+def test_embedding_reproduces_the_distance_up_to_a_constant():
+    rng = np.random.default_rng(2)
+    ext = pd.DataFrame({"x": rng.normal(size=7), "y": rng.lognormal(size=7), "f": rng.choice(list("pqr"), 7)})
+    rel = pd.DataFrame({"x": rng.normal(size=9), "y": rng.lognormal(size=9), "f": rng.choice(list("pqr"), 9)})
+    keys = [KeySpec("x", "metric", weight=2.0), KeySpec("y", "metric", log=True), KeySpec("f", "nominal")]
+    model = build_distance_model(ext, rel, keys)
+    x_ext, x_rel, constant = embedding(model)
+    squared = ((x_ext[:, None, :] - x_rel[None, :, :]) ** 2).sum(axis=2)
+    np.testing.assert_allclose(squared - constant, model.cost(np.arange(7), np.arange(9)), atol=1e-12)
+
+
+def test_no_embedding_for_absolute_ordinal_or_missing():
+    frame = pd.DataFrame({"x": [1.0, np.nan], "o": ["1", "2"]})
+    assert embedding(build_distance_model(frame, frame, [KeySpec("x", "metric")])) is None
+    full = pd.DataFrame({"x": [1.0, 2.0], "o": ["1", "2"]})
+    assert embedding(build_distance_model(full, full, [KeySpec("x", "metric")], metric_distance="absolute")) is None
+    assert embedding(build_distance_model(full, full, [KeySpec("o", "ordinal")])) is None
+
+
+def test_sparse_hungarian_on_a_larger_block_matches_dense_optimum():
+    rng = np.random.default_rng(3)
+    base = rng.lognormal(5, 1.5, 600)
+    ext = pd.DataFrame({"x": base[:500] * rng.lognormal(0, 0.05, 500), "y": rng.normal(size=500)})
+    rel = pd.DataFrame({"x": base, "y": rng.normal(size=600)})
+    keys = (KeySpec("x", "metric", log=True), KeySpec("y", "metric"))
+    model = build_distance_model(ext, rel, keys)
+    cost = model.cost(np.arange(500), np.arange(600))
+    optimum = cost[hungarian(cost)].sum()
+    with candidates_everywhere():
+        sparse = link(ext, rel, LinkageSpec(keys=keys, method="hungarian"), memory_budget=BUDGET)
+    (solution,) = sparse.solutions
+    assert solution.optimal is True
+    assert solution.total == pytest.approx(optimum, abs=1e-9)

@@ -1,0 +1,226 @@
+"""The overall measure λ·P_worst + (1 − λ)·mean(P_realistic) per cell (FIXTURES.md §1.7)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fixtures import EXTERNAL, ORIGINAL, RELEASE
+
+from attack.cli import main
+from attack.errors import InputError
+from attack.linkage.blocking import Classifier
+from attack.linkage.distances import KeySpec
+from attack.linkage.link import LinkageSpec
+from attack.risk.combine import combine, resolve_lambda
+from attack.risk.evaluation import EvaluationSpec, gammas_from
+from attack.risk.mass import AttackInput, run_mass_attack
+
+EVALUATION = EvaluationSpec(
+    gammas=gammas_from([0.1]), tau=0.5, targets=("turnover", "employees", "costs"),
+    cells=(Classifier("wz"),),
+)
+WORST = ORIGINAL[["unit_id", "wz", "region", "turnover", "employees"]]
+
+
+def _result(external, method="greedy"):
+    spec = LinkageSpec(
+        keys=(KeySpec("turnover", "metric"), KeySpec("employees", "metric")),
+        blocks=(Classifier("wz"), Classifier("region")),
+        method=method,
+    )
+    data = AttackInput(external, "unit_id", RELEASE, "unit_id", ORIGINAL, "unit_id")
+    return run_mass_attack(data, spec, EVALUATION, jobs=1).result
+
+
+def _write_inputs(folder: Path) -> None:
+    """The FIXTURES.md §1 files as CSV: external, worst case, release, original."""
+    for name, frame in (("external", EXTERNAL), ("worst", WORST), ("release", RELEASE), ("original", ORIGINAL)):
+        frame.to_csv(folder / f"{name}.csv", index=False)
+
+
+_DATA = """
+[data]
+external = { path = "external.csv", id = "unit_id" }
+release = { path = "release.csv", id = "unit_id" }
+original = { path = "original.csv", id = "unit_id" }
+"""
+
+
+def _run(folder: Path, body: str):
+    """Write the fixture files and a scenario (the three files, then ``body``) and run it."""
+    _write_inputs(folder)
+    scenario = folder / "scenario.toml"
+    scenario.write_text(_DATA + body, encoding="utf-8")
+    return CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1"])
+
+
+def _cells(combined):
+    return {c["cell"]["wz"]: c for c in combined["cells"]}
+
+
+@pytest.mark.parametrize(
+    "method, cell_15, passes",
+    [("greedy", 47 / 180, True), ("hungarian", 95 / 180, False)],
+)
+def test_fixture_overall_measure(method, cell_15, passes):
+    combined = combine([("worst", _result(WORST)), ("realistic", _result(EXTERNAL, method))], 0.2, 0.5)
+    cells = _cells(combined)
+    assert cells["15"]["disclosure_risk"]["0.1"] == pytest.approx(cell_15, abs=1e-12)
+    assert cells["15"]["passed"] is passes
+    assert cells["22"]["disclosure_risk"]["0.1"] == pytest.approx(5 / 6, abs=1e-12)
+    assert cells["22"]["passed"] is False
+    assert combined["passed"] is False  # "not certified": cell 22 fails under both matchers
+    assert cells["15"]["rule"] == "combined" and cells["15"]["n_realistic"] == 1
+
+
+def _fake(cells):
+    return {"cells": [{"cell": {"c": k}, "n_verifiable": 10, "disclosure_risk": {"0.1": v}} for k, v in cells],
+            "disclosure_risk": {"0.1": 0.0}}
+
+
+def test_uncovered_cells_take_the_worst_case_and_realistic_sources_are_averaged():
+    worst = _fake([("a", 0.9), ("b", 0.6)])
+    r1, r2 = _fake([("a", 0.2)]), _fake([("a", 0.4)])
+    cells = _cells_by(combine([("worst", worst), ("realistic", r1), ("realistic", r2)], 0.2, 0.5))
+    assert cells["a"]["disclosure_risk"]["0.1"] == pytest.approx(0.2 * 0.9 + 0.8 * 0.3)
+    assert cells["a"]["n_realistic"] == 2
+    assert cells["b"]["disclosure_risk"]["0.1"] == 0.6 and cells["b"]["rule"].startswith("worst case")
+    assert cells["b"]["passed"] is False
+
+
+def test_without_worst_case_an_uncovered_cell_has_no_estimate_and_fails():
+    cells = _cells_by(combine([("realistic", _fake([("a", 0.1)])), ("realistic", _fake([("b", 0.1)]))], 0.0, 0.5))
+    assert cells["a"]["disclosure_risk"]["0.1"] == 0.1 and cells["a"]["passed"] is True
+    only_worst = _cells_by(combine([("worst", _fake([("a", 0.3)]))], 0.2, 0.5))
+    assert only_worst["a"]["disclosure_risk"]["0.1"] == 0.3
+
+
+def _cells_by(combined):
+    return {c["cell"]["c"]: c for c in combined["cells"]}
+
+
+def test_lambda_presets_and_range():
+    assert [resolve_lambda(p) for p in ("kse_ch35", "ehs_suf", "kse_suf")] == [0.2, 0.05, 0.0]
+    with pytest.raises(InputError, match="unknown λ preset"):
+        resolve_lambda("x")
+    with pytest.raises(InputError, match=r"\[0, 1\]"):
+        resolve_lambda(1.5)
+    with pytest.raises(InputError, match="at most one"):
+        combine([("worst", _fake([("a", 0.1)])), ("worst", _fake([("a", 0.1)]))], 0.2, 0.5)
+
+
+def test_scenario_set_from_the_command_line(tmp_path: Path):
+    _write_inputs(tmp_path)
+    scenario = tmp_path / "set.toml"
+    scenario.write_text(
+        """
+title = "set"
+[data]
+release = { path = "release.csv", id = "unit_id" }
+original = { path = "original.csv", id = "unit_id" }
+[linkage]
+keys = ["turnover:metric", "employees:metric"]
+block = ["wz", "region"]
+[[intruder]]
+name = "worst case"
+role = "worst"
+external = { path = "worst.csv", id = "unit_id" }
+[[intruder]]
+name = "commercial"
+role = "realistic"
+external = { path = "external.csv", id = "unit_id" }
+[combine]
+lam = "kse_ch35"
+[evaluation]
+gamma = [0.1]
+targets = ["turnover", "employees", "costs"]
+cells = ["wz"]
+[output]
+json = "out/set.json"
+""",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert "NOT PASSED (combined measure, λ = 0.2): 1 of 2 cells" in result.output
+    document = json.loads((tmp_path / "out" / "set.json").read_text())
+    assert [i["name"] for i in document["intruders"]] == ["worst case", "commercial"]
+    cells = _cells(document["combined"])
+    assert cells["15"]["disclosure_risk"]["0.1"] == pytest.approx(47 / 180, abs=1e-12)
+    cert = json.loads((tmp_path / "out" / "set.certificate.json").read_text())
+    assert cert["verdict"]["failing_cells"] == [{"run": "combined", "cell": {"wz": "22"}}]
+    assert sorted(i["role"] for i in cert["inputs"]) == ["external", "external", "original", "release", "scenario"]
+    verified = CliRunner().invoke(main, ["verify", str(tmp_path / "out" / "set.certificate.json"), "--rerun"])
+    assert verified.exit_code == 0, verified.output
+    bad = scenario.read_text().replace('lam = "kse_ch35"', "")
+    scenario.write_text(bad.replace("[combine]\n", ""))
+    refused = CliRunner().invoke(main, ["run", str(scenario)])
+    assert refused.exit_code == 2 and "need a [combine] table" in refused.output
+
+
+def test_shipped_scenarios_are_valid():
+    from attack.study.scenario import load_scenario
+
+    folder = Path(__file__).resolve().parents[2] / "scenarios"
+    loaded = {p.name: load_scenario(p) for p in sorted(folder.glob("*.toml"))}
+    assert len(loaded) >= 3
+    kse = loaded["demo_kse_set.toml"]
+    assert [i.role for i in kse.intruders] == ["worst", "realistic", "realistic"]
+    assert kse.lam == 0.2
+    assert [k.name for k in kse.intruders[2].linkage.keys] == ["turnover"]
+    assert kse.intruders[2].linkage.blocks == kse.linkage.blocks
+
+
+def test_natural_protection_beside_the_release(tmp_path: Path):
+    result = _run(tmp_path, """
+[linkage]
+keys = ["turnover:metric", "employees:metric"]
+block = ["wz", "region"]
+[natural_protection]
+formal = { path = "release.csv", id = "unit_id" }
+[evaluation]
+gamma = [0.1]
+targets = ["turnover", "employees", "costs"]
+cells = ["wz"]
+[output]
+json = "np.json"
+""")
+    assert result.exit_code == 0, result.output
+    assert "## Natural protection" in result.output and "identical code at" not in result.output
+    (entry,) = json.loads((tmp_path / "np.json").read_text())["natural_protection"]
+    assert entry["formal"]["reidentification_rate"] == pytest.approx(3 / 5)  # same file, same links
+    agreement = entry["agreement"]
+    assert agreement["n_pairs"] == 5
+    assert agreement["categorical"]["wz"]["share_same"] == 1.0
+    # turnover e1 101 vs u1 100 (1%), e2 119 vs 120, e3 310 vs 300, e4 498 vs 500, e5 530 vs 520
+    assert agreement["metric"]["turnover"]["below"]["5%"]["count"] == 5
+
+
+def test_single_attacks_in_a_scenario(tmp_path: Path):
+    result = _run(tmp_path, """
+[linkage]
+keys = ["turnover:metric", "employees:metric"]
+[single_attack]
+size = { column = "employees", threshold = 25 }
+exact = ["wz", "region"]
+noisy = ["turnover", "employees"]
+relative_error = 0.0
+[evaluation]
+targets = ["turnover"]
+[output]
+json = "single.json"
+""")
+    assert result.exit_code == 0, result.output
+    single = json.loads((tmp_path / "single.json").read_text())["single_attack"]
+    summary = single["summary"]
+    risk = single["unit_risk"]
+    assert risk["n_targets"] == 3 and risk["n_endangered"] == sum(risk["by_reason"].values())
+    assert 0 <= risk["n_single_only"] <= summary["correct"]
+    # targets u3 (25 employees), u5, u6; u3's only candidate in (15, W) within 10% is r1 = u3
+    assert summary["sought"] == 3
+    assert summary["correct"] >= 1
+    assert summary["unique"] == summary["correct"] + summary["false"]
+    assert "## Single attacks" in result.output

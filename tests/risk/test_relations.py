@@ -1,0 +1,80 @@
+"""Handbook relations 1-3 on the demo population (RESULTS.md §6.1), run through the library.
+
+The worst-case intruder (the original's own key values, METHOD.md §12.2) attacks three releases
+of the 17,000-unit demo population: FORMAL, separate microaggregation in triples (MA33G-like,
+PROTECTION.md §3.2) and joint MDAV microaggregation with k = 3 over all metric variables
+(MA1G-like, §3.6). Keys: turnover and employees, blocked by NACE division × BBR9
+(:func:`attack.demo.demo_linkage`).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from attack.datasets.demo import demo_linkage, demo_source, metric_columns
+from attack.protect.microaggregation import mdav
+from attack.risk.evaluation import EvaluationSpec
+from attack.risk.mass import AttackInput, run_mass_attack
+
+N_UNITS = 17000  # the demo default, the size of the handbook's KSE
+SEED = 1
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, dict]:
+    original, _ = demo_source("original", N_UNITS, SEED)
+    formal, _ = demo_source("formal", N_UNITS, SEED)
+    worst, _ = demo_source("worst_case", N_UNITS, SEED)
+    releases: dict[str, pd.DataFrame] = {
+        "formal": formal,
+        "separate_ma": demo_source("microaggregated", N_UNITS, SEED)[0],
+        "mdav": mdav(formal, metric_columns(formal), k=3, seed=SEED),
+    }
+    return {
+        name: run_mass_attack(
+            AttackInput(worst, "unit_id", release, "unit_id", original, "unit_id"),
+            demo_linkage("greedy"), EvaluationSpec(), jobs=1,
+        ).result
+        for name, release in releases.items()
+    }
+
+
+def rate(result: dict) -> float:
+    return result["reidentification_rate"]
+
+
+def test_mdav_release_is_a_joint_k3_aggregation() -> None:
+    formal, _ = demo_source("formal", N_UNITS, SEED)
+    release = mdav(formal, metric_columns(formal), k=3, seed=SEED)
+    sizes = release.groupby(metric_columns(formal)).size()
+    assert sizes.min() >= 3 and sizes.max() <= 5
+    assert release["unit_id"].equals(formal["unit_id"])
+
+
+def test_relation_1_worst_case_vs_formal(results: dict[str, dict]) -> None:
+    result = results["formal"]
+    assert result["n_verifiable"] == N_UNITS
+    assert rate(result) == 1.0
+    assert result["usefulness"]["0.05"] == 1.0
+    assert result["disclosure_risk"]["0.05"] == 1.0
+
+
+def test_relation_2_worst_case_vs_separate_ma(results: dict[str, dict]) -> None:
+    result = results["separate_ma"]
+    assert rate(result) >= 0.98
+    assert result["usefulness"]["0.05"] >= 0.95
+
+
+def test_relation_3_joint_mdav_is_weaker_and_devalues_values(results: dict[str, dict]) -> None:
+    mdav_rate, ma_rate, formal_rate = (rate(results[name])
+                                       for name in ("mdav", "separate_ma", "formal"))
+    assert mdav_rate < ma_rate <= formal_rate
+    # "u clearly below 1 (0.55-0.86)" in the handbook tables
+    assert results["mdav"]["usefulness"]["0.05"] <= 0.86
+
+
+def test_relation_3_joint_mdav_falls_to_about_a_third_or_less(results: dict[str, dict]) -> None:
+    # issue 6: "joint MDAV falls to about a third or less" of separate MA; measured 0.336 here
+    # (at 4,000 units it is 0.56: the relation needs the handbook's population size)
+    assert rate(results["mdav"]) <= 0.35 * rate(results["separate_ma"])

@@ -1,0 +1,223 @@
+"""Tests for attack.truth: ground truth by name and address linkage (METHOD.md §2.1).
+
+Expected scores are computed here directly with rapidfuzz on hand-normalised strings, not by
+the functions under test.
+"""
+
+from __future__ import annotations
+
+import csv
+import stat
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from rapidfuzz import fuzz
+
+from attack.cli import main
+from attack.errors import InputError
+from attack.linkage.blocking import Classifier
+from attack.risk.truth import link_names, normalise_address, normalise_name
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("Müller GmbH & Co. KG", "mueller"),
+        ("Meier-Bau AG", "meier bau"),
+        ("MÜLLER gmbh & co kg", "mueller"),
+        ("Schulze e. K.", "schulze"),
+        ("Schulze e.K.", "schulze"),
+        ("Krause UG (haftungsbeschränkt)", "krause"),
+        ("Großhandel Weiß OHG", "grosshandel weiss"),
+        ("Café Élan  Ltd.", "cafe elan"),
+        ("Bau KGaA", "bau"),
+        ("AG", "ag"),  # nothing but a legal form: kept rather than emptied
+        (None, ""),
+    ],
+)
+def test_normalise_name(raw, expected) -> None:
+    assert normalise_name(raw) == expected
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("Hauptstraße 5", "hauptstr 5"),
+        ("Hauptstrasse 5", "hauptstr 5"),
+        ("Hauptstr. 5", "hauptstr 5"),
+        ("  Große   Straße 12a ", "grosse str 12a"),
+        ("Königsallee 1", "koenigsallee 1"),
+    ],
+)
+def test_normalise_address(raw, expected) -> None:
+    assert normalise_address(raw) == expected
+
+
+ORIGINAL = pd.DataFrame(
+    {
+        "uid": ["o1", "o2", "o3", "o4", "o5", "o6"],
+        "firm": [
+            "Müller GmbH & Co. KG",   # exact target of e1
+            "Schreinerei Hoffmann",   # fuzzy-but-accepted target of e2
+            "Bäckerei Schmitt",       # review-band target of e3
+            "Meier-Bau AG",           # in Köln; a same-named firm e5 sits in Bonn
+            "Weber Logistik GmbH",    # two external records e6, e7 for this firm
+            "Zimmermann Elektro",     # nobody links here
+        ],
+        "city": ["Köln", "Köln", "Köln", "Köln", "Bonn", "Bonn"],
+    }
+)
+EXTERNAL = pd.DataFrame(
+    {
+        "eid": ["e1", "e2", "e3", "e4", "e5", "e6", "e7"],
+        "firm": [
+            "MUELLER GmbH & Co KG",
+            "Schreinerei Hofmann",
+            "Baeckerei Schmitt & Söhne",
+            "Fischer Versicherungen",
+            "Meier-Bau AG",
+            "Weber Logistik GmbH",
+            "Weber Logistic",  # would be accepted, but o5 is taken by the exact e6
+        ],
+        "city": ["Köln", "Köln", "Köln", "Köln", "Bonn", "Bonn", "Bonn"],
+    }
+)
+
+
+def ratio(a: str, b: str) -> float:
+    return fuzz.token_sort_ratio(a, b) / 100
+
+
+def test_hand_scores_fall_in_the_intended_bands() -> None:
+    """Guard for the fixture: the pairs really are exact, accepted, review and unrelated."""
+    assert ratio("mueller", "mueller") == 1.0
+    assert 0.92 <= ratio("schreinerei hofmann", "schreinerei hoffmann") < 1.0
+    assert 0.80 <= ratio("baeckerei schmitt soehne", "baeckerei schmitt") < 0.92
+    assert ratio("fischer versicherungen", "mueller") < 0.80
+    assert 0.92 <= ratio("weber logistic", "weber logistik") < 1.0
+
+
+def test_link_names_statuses_blocking_and_one_to_one() -> None:
+    result = link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm", block=[Classifier("city")])
+    t = result.table.set_index("external_id")
+    assert t["status"].to_dict() == {
+        "e1": "accepted",
+        "e2": "accepted",
+        "e3": "review",
+        "e4": "no match",
+        "e5": "no match",  # Meier-Bau AG in Köln is not compared with the one in Bonn
+        "e6": "accepted",
+        "e7": "no match",  # o5 went to the better e6
+    }
+    assert t["unit_id"].to_dict() == {
+        "e1": "o1", "e2": "o2", "e3": None, "e4": None, "e5": None, "e6": "o5", "e7": None,
+    }
+    assert t.loc["e3", "candidate_id"] == "o3"
+    assert t.loc["e3", "score"] == pytest.approx(ratio("baeckerei schmitt soehne", "baeckerei schmitt"))
+    assert t.loc["e2", "score"] == pytest.approx(ratio("schreinerei hofmann", "schreinerei hoffmann"))
+    assert t.loc["e7", "score"] == pytest.approx(ratio("weber logistic", "weber logistik"))  # best reached
+    assert result.summary() == {"n_external": 7, "accepted": 3, "review": 1, "no_match": 3}
+    key = result.key()
+    assert list(key.columns) == ["eid", "firm", "city", "unit_id"]
+    assert key["unit_id"].tolist() == ["o1", "o2", None, None, None, "o5", None]
+    band = result.review_band()
+    assert band.to_dict("records") == [
+        {"external_id": "e3", "candidate_id": "o3", "score": pytest.approx(t.loc["e3", "score"])}
+    ]
+
+
+def test_without_blocking_the_same_named_firm_elsewhere_matches() -> None:
+    result = link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm")
+    assert result.table.set_index("external_id").loc["e5", "unit_id"] == "o4"
+
+
+def test_postcode_prefix_blocking() -> None:
+    ext = pd.DataFrame({"id": ["a", "b"], "n": ["Meier AG", "Meier AG"], "plz": ["50667", "53111"]})
+    orig = pd.DataFrame({"id": ["x"], "n": ["Meier GmbH"], "plz": ["50999"]})
+    result = link_names(ext, "id", orig, "id", name="n", block=[Classifier("plz", prefix=2)])
+    assert result.table["unit_id"].tolist() == ["x", None]
+    assert pd.isna(result.table["score"].iloc[1])  # its block holds no original record
+
+
+def test_ties_go_to_the_earlier_external_record() -> None:
+    ext = pd.DataFrame({"id": ["a", "b"], "n": ["Weber", "Weber"]})
+    orig = pd.DataFrame({"id": ["x"], "n": ["Weber KG"]})
+    result = link_names(ext, "id", orig, "id", name="n")
+    assert result.table["status"].tolist() == ["accepted", "no match"]
+
+
+def test_address_changes_the_score() -> None:
+    ext = pd.DataFrame({"id": ["a"], "n": ["Schmitt"], "str": ["Hauptstraße 5"]})
+    orig = pd.DataFrame({"id": ["x"], "n": ["Schmidt"], "str": ["Hauptstr. 5"]})
+    name_only = ratio("schmitt", "schmidt")
+    plain = link_names(ext, "id", orig, "id", name="n")
+    both = link_names(ext, "id", orig, "id", name="n", address="str", address_weight=0.5)
+    assert plain.table["score"].iloc[0] == pytest.approx(name_only)
+    assert both.table["score"].iloc[0] == pytest.approx(0.5 * name_only + 0.5)
+
+
+@pytest.mark.parametrize("accept, review", [(0.8, 0.9), (0.9, 0.9), (1.2, 0.8), (0.9, 0.0), (0.9, -0.1)])
+def test_thresholds_validated(accept, review) -> None:
+    with pytest.raises(InputError, match="review < accept"):
+        link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm", accept=accept, review=review)
+
+
+def test_missing_column_is_input_error() -> None:
+    with pytest.raises(InputError, match="postcode"):
+        link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm", block=[Classifier("postcode")])
+
+
+# --------------------------------------------------------------------------------------------
+# CLI
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    paths = {"external": tmp_path / "ext.csv", "original": tmp_path / "orig.csv"}
+    EXTERNAL.to_csv(paths["external"], index=False)
+    ORIGINAL.to_csv(paths["original"], index=False)
+    return paths
+
+
+def cli_args(files: dict[str, Path], *extra) -> list[str]:
+    return [
+        "truth", "--external", files["external"], "--external-id", "eid",
+        "--original", files["original"], "--original-id", "uid", "--name", "firm", *extra,
+    ]
+
+
+def invoke(args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_cli_writes_key_and_owner_only_review(tmp_path, files) -> None:
+    out, rev = tmp_path / "o" / "key.csv", tmp_path / "o" / "review.csv"
+    result = invoke(cli_args(files, "--block", "city", "--out", out, "--review-out", rev))
+    assert result.exit_code == 0, result.output
+    assert "accepted: 3" in result.stdout and "review: 1" in result.stdout
+    assert "owner-only" in result.stderr
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["unit_id"] for r in rows] == ["o1", "o2", "", "", "", "o5", ""]
+    assert rows[0]["firm"] == "MUELLER GmbH & Co KG"
+    with open(rev, newline="", encoding="utf-8") as handle:
+        band = list(csv.DictReader(handle))
+    assert [(r["external_id"], r["candidate_id"]) for r in band] == [("e3", "o3")]
+    assert stat.S_IMODE(rev.stat().st_mode) == 0o600
+
+
+def test_cli_missing_column_one_line_exit_2(tmp_path, files) -> None:
+    out = tmp_path / "key.csv"
+    result = invoke(cli_args(files, "--block", "plz:prefix=2", "--out", out))
+    assert result.exit_code == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "plz" in result.stderr and "Traceback" not in result.output
+    assert not out.exists()
+
+
+def test_cli_bad_thresholds_exit_2(tmp_path, files) -> None:
+    result = invoke(cli_args(files, "--accept", "0.7", "--review", "0.8", "--out", tmp_path / "k.csv"))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("attack: error:")

@@ -1,0 +1,108 @@
+"""``attack tune``: the weakest setting that puts every cell below τ (UTILITY.md §6)."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from attack.cli import main
+from attack.errors import InputError
+from attack.study.scenario import load_scenario
+from attack.study.tuning import tune, tune_spec
+
+SCENARIO = """
+title = "tune test"
+[data]
+release = {{ demo = "formal" }}
+original = {{ demo = "original" }}
+external = {{ demo = "worst_case" }}
+demo = {{ n_units = 600, seed = 3 }}
+[linkage]
+method = "greedy"
+block = ["nace:prefix=2"]
+keys = ["turnover:metric", "employees:metric"]
+[evaluation]
+gamma = [0.10]
+tau = 0.5
+targets = ["turnover", "employees"]
+cells = ["east_west"]
+[tune]
+method = "mult-noise"
+parameter = "f"
+values = {values}
+params = {{ s = 0.001 }}
+columns = ["turnover", "employees"]
+seeds = [1, 2]
+release = "tuned.csv"
+[tune.utility]
+by = ["east_west"]
+"""
+
+
+def _write(tmp_path, values="[0.001, 0.5]"):
+    path = tmp_path / "tune.toml"
+    path.write_text(SCENARIO.format(values=values))
+    return path
+
+
+def test_weakest_passing_value_is_chosen_and_every_candidate_reported(tmp_path):
+    """Barely perturbed values are re-identified and useful (the worst-case intruder holds the
+    true keys), so f = 0.001 fails; ±50% factors make no released value useful at γ = 0.1."""
+    outcome = tune(load_scenario(_write(tmp_path)))
+    doc = outcome.as_dict()
+    assert [(c["value"], c["seed"]) for c in doc["candidates"]] == [
+        (0.001, 1), (0.001, 2), (0.5, 1), (0.5, 2)]
+    weak, strong = doc["candidates"][0], doc["candidates"][2]
+    assert not weak["passed"] and weak["max_cell_risk"] >= 0.5 and weak["n_failing_cells"] >= 1
+    assert strong["passed"] and strong["max_cell_risk"] < 0.5
+    assert doc["chosen"] == {"value": 0.5, "seed": 1}
+    assert outcome.chosen.release.equals(outcome.candidates[2].release)
+    # utility is reported per family and never merged with risk into one score
+    assert {"means", "sds", "pearson"} <= set(strong["utility"]["families"])
+    assert strong["utility"]["il1s"] > weak["utility"]["il1s"] > 0
+    json.dumps(doc)
+
+
+def test_no_feasible_value_says_so(tmp_path):
+    doc = tune(load_scenario(_write(tmp_path, "[0.001]"))).as_dict()
+    assert doc["chosen"] is None
+    assert doc["verdict"] == "no feasible candidate within the configured grid"
+
+
+def test_stop_at_first(tmp_path):
+    path = _write(tmp_path, "[0.5, 0.6]")
+    path.write_text(path.read_text().replace('release = "tuned.csv"', "stop_at_first = true"))
+    doc = tune(load_scenario(path)).as_dict()
+    assert [c["value"] for c in doc["candidates"]] == [0.5, 0.5] and doc["chosen"]["value"] == 0.5
+
+
+@pytest.mark.parametrize("table, message", [
+    ({"method": "blur", "parameter": "k", "values": [3]}, "unknown 'blur'"),
+    ({"method": "separate-ma", "parameter": "f", "values": [3]}, "has no parameter 'f'"),
+    ({"method": "separate-ma", "parameter": "k", "values": []}, "non-empty list"),
+    ({"method": "separate-ma", "parameter": "k", "values": [3, "five"]}, "expected int"),
+    ({"method": "separate-ma", "parameter": "k", "values": [3], "params": {"k": 4}}, "must not fix"),
+    ({"method": "separate-ma", "parameter": "k", "values": [3], "seeds": [1.5]}, "seeds"),
+    ({"method": "separate-ma", "parameter": "k", "values": [3], "grid": 1}, "unknown entry 'grid'"),
+])
+def test_bad_tune_tables_fail_before_any_attack(table, message):
+    with pytest.raises(InputError, match=message):
+        tune_spec(table)
+
+
+def test_cli_tune_writes_json_html_and_owner_only_release(tmp_path):
+    path = _write(tmp_path)
+    result = CliRunner().invoke(main, ["tune", str(path), "--json", str(tmp_path / "t.json"),
+                                       "--html", str(tmp_path / "t.html")])
+    assert result.exit_code == 0, result.output
+    assert "Weakest feasible setting: mult-noise with f = 0.5" in result.output
+    release = tmp_path / "tuned.csv"
+    assert stat.S_IMODE(release.stat().st_mode) == 0o600
+    assert len(pd.read_csv(release)) == 600
+    page = (tmp_path / "t.html").read_text()
+    assert "<svg" in page and "(chosen)" in page
+    assert json.loads((tmp_path / "t.json").read_text())["chosen"]["value"] == 0.5
