@@ -1,7 +1,77 @@
-"""attack: simulate an intruder against a candidate microdata release.
+"""attack: play the intruder against a candidate microdata release.
 
-The package follows the specification in ``shared/docs/METHOD.md`` (the Destatis handbook on the
-anonymisation of business microdata, 2005).
+The public Python API. The command line (``attack link``, ``attack run``, ``attack demo`` …) is
+a thin layer over these functions, so a notebook gets the same figures and the same JSON::
+
+    import attack
+
+    result = attack.mass_attack(
+        "external.csv", "release.csv", original="original.csv",
+        keys=[attack.Metric("turnover"), attack.Metric("employees")],
+        blocks=[attack.Block("nace", prefix=2)], cells=[attack.Block("nace", prefix=2)],
+        external_id="unit_id", release_id="unit_id", tau=0.5,
+    )
+    result.passed, result.cells
+
+The method is explained in the project's documentation (``docs/method/overview.md``); the
+results' JSON layout in ``docs/reference/json-results.md``.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from attack._version import __version__
+from attack.errors import InputError
+from attack.linkage.engines import Engine
+from attack.linkage.keys import (
+    Block,
+    Hierarchical,
+    Key,
+    Metric,
+    Nominal,
+    Ordinal,
+    String,
+)
+from attack.protect.catalogue import Protected
+from attack.protect.catalogue import protect as _protect
+from attack.risk.mass import mass_attack
+from attack.risk.results import AttackResult
+from attack.study.demo import demo_scenario
+from attack.study.results import ScenarioResult
+from attack.study.scenario import Scenario
+from attack.study.tuning import tune
+from attack.study.verify import verify
+from attack.synthetic.results import SyntheticResult
+from attack.synthetic.run import attack_synthetic
+from attack.utility.profile import utility_profile
+
+__all__ = [
+    "__version__", "InputError",
+    "Key", "Metric", "Nominal", "Ordinal", "Hierarchical", "String", "Block", "Engine",
+    "mass_attack", "AttackResult", "Scenario", "ScenarioResult", "demo_scenario",
+    "protect", "Protected", "utility_profile", "attack_synthetic", "SyntheticResult",
+    "verify", "tune",
+]
+
+
+def protect(
+    frame: pd.DataFrame,
+    method: str,
+    *,
+    columns: Sequence[str] = (),
+    by: Sequence[str] = (),
+    seed: int = 0,
+    **params: Any,
+) -> Protected:
+    """Make a candidate release of ``frame`` with one protection method.
+
+    ``method`` is a name from the catalogue (``attack protect --list-methods``; explained in
+    ``docs/method/protection.md``), ``params`` its parameters (``k=3``), ``columns`` the
+    variables it changes, ``by`` categorical variables within whose groups it runs separately.
+    Returns the release and a log of what was done (:class:`attack.Protected`).
+    """
+    return _protect(frame, method, params, columns=columns, by=by, seed=seed)

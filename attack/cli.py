@@ -5,6 +5,7 @@ Bad input ends with one line on stderr and exit status 2, never a traceback.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,37 +14,22 @@ import click
 from attack._version import __version__
 from attack.errors import InputError
 from attack.io.jsonio import to_json
-from attack.io.readers import read_table
-from attack.io.writers import OWNER_ONLY, write_files_atomic
+from attack.io.readers import ReadOptions, read_table
+from attack.io.writers import OWNER_ONLY, check_outputs, write_files_atomic
 from attack.linkage.assignment import METHODS
 from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
-from attack.linkage.engines import ENGINES
-from attack.linkage.link import LinkageSpec
+from attack.linkage.engines import ENGINES, parse_size
+from attack.linkage.keys import parse_block, parse_key
 from attack.linkage.solvers import DEFAULT_MEMORY_BUDGET
-from attack.report.attack import render_html, render_markdown
-from attack.report.certificate import render_html as render_certificate
 from attack.risk.evaluation import (
     DEFAULT_GAMMAS,
     DEFAULT_TAU,
-    EvaluationSpec,
-    gammas_from,
 )
-from attack.risk.mass import (
-    AttackInput,
-    AttackOutcome,
-    matches_csv,
-    needed_columns,
-    run_mass_attack,
-)
-from attack.study import certificate
+from attack.risk.mass import mass_attack
+from attack.risk.results import AttackResult
 from attack.study.demo import run_demo
-from attack.study.scenario import (
-    EngineSettings,
-    load_scenario,
-    parse_classifier,
-    parse_key,
-    parse_size,
-)
+from attack.study.results import ScenarioResult, write_outputs
+from attack.study.scenario import Scenario, load_scenario
 from attack.study.verify import verify as verify_certificate
 
 MATCHES_WARNING = (
@@ -72,6 +58,20 @@ class _Attack(click.Group):
 @click.version_option(__version__, prog_name="attack")
 def main() -> None:
     """Play the intruder against a candidate microdata release and measure the disclosure risk."""
+    _show_warnings()
+
+
+class _EchoWarnings(logging.Handler):
+    """Warnings of the readers (logger ``attack.io``) on stderr as ``attack: warning: ...``."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(f"attack: warning: {record.getMessage()}", err=True)
+
+
+def _show_warnings() -> None:
+    logger = logging.getLogger("attack.io")
+    if not any(isinstance(h, _EchoWarnings) for h in logger.handlers):
+        logger.addHandler(_EchoWarnings(logging.WARNING))
 
 
 def _keys(_ctx, _param, values):
@@ -83,7 +83,7 @@ def _keys(_ctx, _param, values):
 
 def _classifiers(_ctx, _param, values):
     try:
-        return tuple(parse_classifier(v) for v in values)
+        return tuple(parse_block(v) for v in values)
     except InputError as exc:
         raise click.BadParameter(str(exc)) from exc
 
@@ -139,22 +139,36 @@ def _output_options(command):
     return command
 
 
-def _solve_options(engine, jobs, scheduler, memory_budget, settings: EngineSettings | None = None) -> dict:
-    """Keyword arguments for :func:`run_mass_attack`: the command-line flags, else the
-    scenario's ``[engine]`` table, else the defaults."""
-    settings = settings or EngineSettings()
-    engine = engine or settings.name or "local"
-    if scheduler is not None and engine != "dask":
-        raise click.UsageError("--scheduler needs --engine dask")
-    if scheduler is None and engine == "dask":
-        scheduler = settings.scheduler
-    return {
-        "engine": engine,
-        "jobs": jobs if jobs is not None else settings.jobs,
-        "scheduler": scheduler,
-        "memory_budget": memory_budget or settings.memory_budget or DEFAULT_MEMORY_BUDGET,
-        "progress": True,  # shown only when stderr is a terminal
-    }
+def _read_options(command):
+    """--sep, --decimal, --encoding, --sheet, --na and --code: how the input files are read
+    (default: detected; see docs/howto/reading-files.md). They apply to every input file."""
+    options = [
+        click.option("--sep", metavar="CHAR", help="CSV separator: , ; | or tab (default: detected)."),
+        click.option("--decimal", type=click.Choice([".", ","]), help="Decimal separator of CSV numbers (default: detected)."),
+        click.option("--encoding", metavar="NAME", help="Text encoding of CSV files, e.g. utf-8, cp1252, latin-1 (default: detected)."),
+        click.option("--sheet", metavar="NAME|INDEX", help="Sheet of an Excel or OpenDocument file (default: the first)."),
+        click.option("--na", "na", multiple=True, metavar="[COLUMN=]CODE", help="Missing-value code, e.g. --na -9 --na k.A. or --na turnover=-8 (repeatable)."),
+        click.option("--code", "codes", multiple=True, metavar="COLUMN", help="Column holding codes even if they look like numbers, e.g. NACE (repeatable)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _reading(sep, decimal, encoding, sheet, na, codes) -> ReadOptions:
+    """The :class:`ReadOptions` of the reading options given on the command line."""
+    by_column: dict[str, list[str]] = {}
+    for item in na:
+        column, eq, code = item.partition("=")
+        by_column.setdefault(column if eq and column else "*", []).append(code if eq and column else item)
+    return ReadOptions.build(sep=sep, decimal=decimal, encoding=encoding, sheet=sheet,
+                             na=by_column, codes=codes)
+
+
+def _engine_flags(engine, jobs, scheduler, memory_budget) -> dict:
+    """The engine options given on the command line (None where not given: the scenario's
+    [engine] table or the defaults decide)."""
+    return {"name": engine, "jobs": jobs, "scheduler": scheduler, "memory_budget": memory_budget}
 
 
 @main.command("link")
@@ -181,34 +195,32 @@ def _solve_options(engine, jobs, scheduler, memory_budget, settings: EngineSetti
 @click.option("--matches", "matches_path", type=click.Path(dir_okay=False, path_type=Path), help="Write record-level links (confidential).")
 @_engine_options
 @_output_options
+@_read_options
 def link_command(external_path, release_path, external_id, release_id, original_path, original_id,
                  keys, blocks, method, standardise, metric_distance, seed, gammas, gamma_vars, tau,
                  targets, cells, zero_tolerance, json_path, html_path, matches_path,
-                 jobs, engine, scheduler, memory_budget, quiet, verbose, timings) -> None:
-    """Link an external file to a release and score the attack."""
-    solve = _solve_options(engine, jobs, scheduler, memory_budget)
-    linkage = LinkageSpec(keys=keys, blocks=blocks, method=method, standardise=standardise,
-                          metric_distance=metric_distance, seed=seed)
-    evaluation = EvaluationSpec(
-        gammas=gammas_from(gammas or DEFAULT_GAMMAS, gamma_vars),
-        tau=tau,
-        targets=tuple(targets) or None,
-        cells=cells,
-        zero_tolerance=zero_tolerance,
+                 jobs, engine, scheduler, memory_budget, quiet, verbose, timings,
+                 sep, decimal, encoding, sheet, na, codes) -> None:
+    """Link an external file to a release and score the attack.
+
+    Exit status: 0 when every cell's disclosure risk is below τ, 1 when the verdict is NOT
+    PASSED, 2 for a usage or input error."""
+    reading = _reading(sep, decimal, encoding, sheet, na, codes)
+    check_outputs([json_path, html_path, matches_path], [external_path, release_path, original_path])
+    if reading != ReadOptions():  # declared reading options: read whole files here
+        external_path, release_path, original_path = (
+            p if p is None else read_table(p, options=reading)
+            for p in (external_path, release_path, original_path))
+    result = mass_attack(
+        external_path, release_path, original=original_path, external_id=external_id,
+        release_id=release_id, original_id=original_id, keys=keys, blocks=blocks, cells=cells,
+        targets=targets or None, method=method, gammas=gammas or DEFAULT_GAMMAS,
+        gamma_by_variable=gamma_vars or None, tau=tau, zero_tolerance=zero_tolerance,
+        standardise=standardise, metric_distance=metric_distance, seed=seed,
+        engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=not quiet,
+        name=f"{_name(external_path)} against {_name(release_path)}",
     )
-    original_id = original_id or release_id
-    has_original = original_path is not None
-
-    def read(path: Path, role: str, id_column: str):
-        return read_table(path, needed_columns(role, id_column, linkage, evaluation, has_original))
-
-    external = read(external_path, "external", external_id)
-    release = read(release_path, "release", release_id)
-    original = read(original_path, "original", original_id) if has_original else None
-    data = AttackInput(external, external_id, release, release_id, original, original_id)
-    outcome = run_mass_attack(data, linkage, evaluation, **solve)
-    title = f"{external_path.name} against {release_path.name}"
-    _emit([(title, outcome)], title, json_path, html_path, matches_path, say=_Say(quiet, verbose, timings))
+    _emit(result, json_path, html_path, matches_path, say=_Say(quiet, verbose, timings))
 
 
 @main.command("run")
@@ -221,9 +233,12 @@ def link_command(external_path, release_path, external_id, release_id, original_
 @_output_options
 def run_command(scenario_path, json_path, html_path, matches_path, certificate_path, jobs, engine, scheduler, memory_budget, quiet, verbose, timings) -> None:
     """Run the attack described by a scenario file (TOML) and certify the result; the options
-    override the file's [engine] table."""
-    scenario = load_scenario(scenario_path)
-    outcome = scenario.run(**_solve_options(engine, jobs, scheduler, memory_budget, scenario.engine))
+    override the file's [engine] table.
+
+    Exit status: 0 when the verdict is passed, 1 when it is NOT PASSED, 2 for a usage or input
+    error (the scenario is checked before any data file is read)."""
+    scenario = Scenario.from_toml(scenario_path)
+    result = scenario.run(engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=not quiet)
     json_path = json_path or scenario.outputs.get("json")
     certificate_path = (
         certificate_path
@@ -231,36 +246,14 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
         or (Path(json_path).with_suffix(".certificate.json") if json_path else None)
         or Path("reports") / f"{scenario_path.stem}.certificate.json"
     )
-    first = outcome.attacks[0][1].result
-    sealed = certificate.build(
-        kind="run",
-        runs=outcome.runs,
-        inputs=scenario.fingerprints(certificate_path.parent),
-        scenario={
-            "title": scenario.title,
-            "intruders": [
-                {"name": i.name, "role": i.role, "linkage": o.result["linkage"]}
-                for i, o in outcome.attacks
-            ],
-            "evaluation": first["evaluation"],
-            "lam": scenario.lam,
-        },
-        rerun={"scenario": "the input with role 'scenario'"},
-        combined=outcome.combined,
-        natural_protection=outcome.natural_protection,
-        single_attack=outcome.single_attack,
-    )
+    sealed = result.certificate(Path(certificate_path).parent)
     _emit(
-        [(run["name"], attack) for run, (_, attack) in zip(outcome.runs, outcome.attacks)],
-        scenario.title,
+        result,
         json_path,
         html_path or scenario.outputs.get("html"),
         matches_path or scenario.outputs.get("matches"),
         certificate=(certificate_path, sealed),
         say=_Say(quiet, verbose, timings),
-        combined=outcome.combined,
-        natural_protection=outcome.natural_protection,
-        single_attack=outcome.single_attack,
     )
 
 
@@ -285,11 +278,14 @@ def verify_command(certificate_path, rerun) -> None:
 @click.option("--units", type=click.IntRange(min=100), default=17000, show_default=True, help="Size of the synthetic population.")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--method", type=click.Choice(METHODS), default="greedy", show_default=True)
-@_JOBS
-def demo_command(out_dir, units, seed, method, jobs) -> None:
-    """Generate a synthetic enterprise population and attack two candidate releases."""
-    demo = run_demo(out_dir, n_units=units, seed=seed, method=method, jobs=jobs, progress=True)
-    click.echo(demo.markdown)
+@_engine_options
+def demo_command(out_dir, units, seed, method, jobs, engine, scheduler, memory_budget) -> None:
+    """Generate a synthetic enterprise population and attack two candidate releases.
+
+    Exit status 0 when it ran (whatever the verdict), 2 for a usage error."""
+    demo = run_demo(out_dir, n_units=units, seed=seed, method=method,
+                    engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=True)
+    click.echo(demo.result.to_markdown())
     folder = demo.json_path.parent
     click.echo(f"wrote demo.json, report.html, certificate.json and certificate.html in {folder}", err=True)
 
@@ -313,26 +309,35 @@ REVIEW_WARNING = (
 @click.option("--review", type=float, default=0.80, show_default=True, help="Score from which a pair goes to clerical review.")
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV: the external file plus the ground-truth column unit_id.")
 @click.option("--review-out", "review_path", type=click.Path(dir_okay=False, path_type=Path), help="CSV of the review band (confidential, owner-only).")
+@_read_options
 def truth_command(external_path, external_id, original_path, original_id, name_column, address_column,
-                  address_weight, blocks, accept, review, out_path, review_path) -> None:
+                  address_weight, blocks, accept, review, out_path, review_path,
+                  sep, decimal, encoding, sheet, na, codes) -> None:
     """Build the ground-truth key by linking names (and addresses) to the original (handbook Ch. 17)."""
     from attack.risk.truth import link_names
 
     text = [name_column] + ([address_column] if address_column else [])
-    external = read_table(external_path)
-    original = read_table(original_path, [original_id, *text, *(b.name for b in blocks)])
+    reading = _reading(sep, decimal, encoding, sheet, na, codes)
+    check_outputs([out_path, review_path], [external_path, original_path])
+    external = read_table(external_path, options=reading)
+    original = read_table(original_path, [original_id, *text, *(b.name for b in blocks)], reading)
     result = link_names(external, external_id, original, original_id, name=name_column,
-                        address=address_column, block=blocks, accept=accept, review=review,
+                        address=address_column, block=[b.classifier() for b in blocks], accept=accept, review=review,
                         address_weight=address_weight)
     files = {Path(out_path): (result.key().to_csv(index=False), None)}
     if review_path:
         band = result.review_band().to_csv(index=False, float_format="%.6f")
         files[Path(review_path)] = (band, OWNER_ONLY)
-    write_files_atomic(files)
+    write_files_atomic(files, inputs=[external_path, original_path])
     if review_path:
         click.echo(REVIEW_WARNING.format(path=review_path), err=True)
     for label, count in result.summary().items():
         click.echo(f"{label}: {count}")
+
+
+def _name(data) -> str:
+    """The file name of an input given as a path or already read."""
+    return Path(data).name if isinstance(data, (str, Path)) else Path(data.attrs.get("source", "<data>")).name
 
 
 @dataclass(frozen=True)
@@ -344,74 +349,25 @@ class _Say:
     timings: bool = False
 
 
-def _emit(
-    attacks: list[tuple[str, AttackOutcome]],
-    title: str,
-    json_path,
-    html_path,
-    matches_path,
-    certificate=None,
-    say: _Say = _Say(),
-    combined: dict | None = None,
-    natural_protection: list[dict] | None = None,
-    single_attack: dict | None = None,
-) -> None:
-    """Print the Markdown summary and write the requested files, all or none of them.
-
-    ``attacks`` are ``(name, outcome)`` per intruder; one attack's JSON is its result, a
-    scenario set's JSON lists every intruder's result and the ``combined`` measure.
-    ``certificate`` is ``(path, sealed certificate)`` (written with a printable HTML twin)."""
-    for name, outcome in attacks:
-        if say.timings:
-            outcome.result["timings"] = outcome.timings
-        if say.verbose:
-            stages = ", ".join(f"{stage} {sec:.2f} s" for stage, sec in outcome.timings.items())
-            click.echo(f"timings ({name}): {stages}", err=True)
-    runs = [outcome.as_run(name) for name, outcome in attacks]
-    if len(attacks) == 1 and combined is None:
-        document = attacks[0][1].result
-        if natural_protection:
-            document["natural_protection"] = natural_protection
-        if single_attack:
-            document["single_attack"] = single_attack
-    else:
-        document = {
-            "title": title,
-            "intruders": [{"name": r["name"], "result": r["result"]} for r in runs],
-            "combined": combined,
-            "natural_protection": natural_protection,
-            "single_attack": single_attack,
-            "passed": combined["passed"] if combined else all(r["result"]["passed"] for r in runs),
-        }
-    if matches_path and len(attacks) != 1:
-        raise InputError("--matches writes the links of one intruder; this scenario has several")
-    files = {}
-    if certificate:
-        path, sealed = certificate
-        files[Path(path)] = (to_json(sealed), None)
-        files[Path(path).with_suffix(".html")] = (render_certificate(sealed), None)
-    if json_path:
-        files[Path(json_path)] = (to_json(document), None)
-    if html_path:
-        files[Path(html_path)] = (
-            render_html(runs, title=title, combined=combined,
-                        natural_protection=natural_protection or (), single_attack=single_attack),
-            None,
-        )
-    if matches_path:
-        outcome = attacks[0][1]
-        text = matches_csv(outcome.links, outcome.external_ids, outcome.release_ids)
-        files[Path(matches_path)] = (text, OWNER_ONLY)
-    write_files_atomic(files)
+def _emit(result: AttackResult | ScenarioResult, json_path, html_path, matches_path,
+          certificate=None, say: _Say = _Say()) -> None:
+    """Write the requested files (all or none), print the Markdown summary, and end with the
+    exit status of the verdict: 0 passed, 1 NOT PASSED."""
+    runs = [result] if isinstance(result, AttackResult) else list(result.runs)
+    if say.verbose:
+        for run in runs:
+            stages = ", ".join(f"{stage} {sec:.2f} s" for stage, sec in run.timings.items())
+            click.echo(f"timings ({run.name}): {stages}", err=True)
+    write_outputs(result, json=json_path, html=html_path, matches=matches_path,
+                  certificate=certificate, timings=say.timings)
     if matches_path:
         click.echo(MATCHES_WARNING.format(path=matches_path), err=True)
     if certificate and not say.quiet:
         click.echo(f"certificate written to {certificate[0]}", err=True)
     if not say.quiet:
-        click.echo(render_markdown(
-            runs, title=title, combined=combined, natural_protection=natural_protection or (),
-            single_attack=single_attack,
-        ))
+        click.echo(result.to_markdown())
+    if not result.passed:
+        raise SystemExit(1)
 
 
 RELEASE_NOTE = (
@@ -442,20 +398,23 @@ def _list_methods(ctx, _param, value):
 @click.option("--by", "by", multiple=True, metavar="COLUMN", help="Run the method separately within each group of this variable (repeatable).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Master seed of every random step.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the protection log (JSON) goes (default: OUTPUT with .protection.json).")
-def protect_command(method, input_path, output_path, columns, params, by, seed, log_path) -> None:
-    """Make a candidate release with one protection method (PROTECTION.md)."""
+@_read_options
+def protect_command(method, input_path, output_path, columns, params, by, seed, log_path,
+                    sep, decimal, encoding, sheet, na, codes) -> None:
+    """Make a candidate release with one protection method (docs/method/protection.md)."""
     from attack.io.writers import table_content
     from attack.protect.catalogue import protect
 
-    data = read_table(input_path)
+    log_path = log_path or Path(output_path).with_suffix(".protection.json")
+    check_outputs([output_path, log_path], [input_path])
+    data = read_table(input_path, options=_reading(sep, decimal, encoding, sheet, na, codes))
     columns = [c.strip() for c in columns.split(",") if c.strip()]
     result = protect(data, method, params, columns=columns, by=by, seed=seed)
     log = {**result.log, "input": str(input_path), "output": str(output_path)}
-    log_path = log_path or Path(output_path).with_suffix(".protection.json")
     write_files_atomic({
         Path(output_path): (table_content(result.release, output_path), OWNER_ONLY),
         Path(log_path): (to_json(log), None),
-    })
+    }, inputs=[input_path])
     click.echo(RELEASE_NOTE.format(path=output_path), err=True)
     for line in result.log["warnings"]:
         click.echo(f"warning: {line}", err=True)
@@ -473,15 +432,14 @@ def protect_command(method, input_path, output_path, columns, params, by, seed, 
 @click.option("--quiet", is_flag=True, help="Print no summary.")
 def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine, scheduler, memory_budget, quiet) -> None:
     """Find the weakest setting of a protection method that puts every cell below τ
-    (the scenario's [tune] table; UTILITY.md §6)."""
+    (the scenario's [tune] table; docs/method/utility.md)."""
     from attack.io.writers import table_content
     from attack.report.release import render_tune_html, render_tune_markdown
     from attack.study.tuning import tune
 
     scenario = load_scenario(scenario_path)
     say = None if quiet else (lambda line: click.echo(line, err=True))
-    outcome = tune(scenario, say=say,
-                   **_solve_options(engine, jobs, scheduler, memory_budget, scenario.engine))
+    outcome = tune(scenario, say=say, engine=_engine_flags(engine, jobs, scheduler, memory_budget))
     document = outcome.as_dict()
     json_path = json_path or scenario.outputs.get("json") or Path("reports") / f"{scenario_path.stem}.tune.json"
     release_path = release_path or outcome.spec.release
@@ -508,14 +466,18 @@ def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine
 @click.option("--model", "models", multiple=True, metavar="FORMULA", help='Reference OLS model, e.g. "log(turnover) ~ log(employees)" (repeatable).')
 @click.option("--id", "id_columns", metavar="ORIGINAL[,RELEASE]", help="Unit id column(s) aligning records: per-value deviations and IL1s.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the full profile as JSON.")
-def utility_command(original_path, release_path, variables, by, crosses, weight, models, id_columns, json_path) -> None:
-    """Check the analysis potential of a release against the original (UTILITY.md §2):
+@_read_options
+def utility_command(original_path, release_path, variables, by, crosses, weight, models, id_columns, json_path,
+                    sep, decimal, encoding, sheet, na, codes) -> None:
+    """Check the analysis potential of a release against the original (docs/method/utility.md):
     reported beside the risk verdict, never merged with it."""
     from attack.report.release import render_utility_markdown
     from attack.utility.profile import utility_profile
 
-    original = read_table(original_path)
-    release = read_table(release_path)
+    reading = _reading(sep, decimal, encoding, sheet, na, codes)
+    check_outputs([json_path], [original_path, release_path])
+    original = read_table(original_path, options=reading)
+    release = read_table(release_path, options=reading)
     ids = None
     if id_columns:
         parts = [p.strip() for p in id_columns.split(",")]
@@ -528,7 +490,7 @@ def utility_command(original_path, release_path, variables, by, crosses, weight,
     )
     document = profile.as_dict()
     if json_path:
-        write_files_atomic({Path(json_path): (to_json(document), None)})
+        write_files_atomic({Path(json_path): (to_json(document), None)}, inputs=[original_path, release_path])
     click.echo(render_utility_markdown(document, f"Analysis potential of {release_path.name}"))
 
 
@@ -542,18 +504,19 @@ def utility_command(original_path, release_path, variables, by, crosses, weight,
 @click.option("--tau", type=float, default=None, help="Risk limit τ for every check (default 0.1).")
 @click.option("--exclude", multiple=True, metavar="COLUMN", help="Column left out of the distance attacks and singling out, e.g. an id (repeatable).")
 @click.option("--categorical", multiple=True, metavar="COLUMN", help="Treat this column as categorical (repeatable; default: non-numeric columns).")
-@click.option("--metric", type=click.Choice(["gower_mean", "gower_sum", "euclidean", "l1"]), default="gower_mean", show_default=True, help="Distance between records (SYNTHETIC.md §2).")
+@click.option("--metric", type=click.Choice(["gower_mean", "gower_sum", "euclidean", "l1"]), default="gower_mean", show_default=True, help="Distance between records (docs/method/synthetic-attacks.md).")
 @click.option("--scaling", type=click.Choice(["minmax_range", "zscore", "robust", "none"]), default="minmax_range", show_default=True, help="Scaling of numeric columns, fitted on the original (Gower metrics need minmax_range).")
 @click.option("--bins", "bins", multiple=True, metavar="VAR=RULE", help="Grouping of a numeric key or target for the table measures: quantile:K, equal_width:K or breaks:B1,B2,... (default quantile:5).")
 @click.option("--n-attacks", type=click.IntRange(min=1), default=500, show_default=True, help="Targets per attack (singling out, linkability, inference).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the results as JSON.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML report.")
+@_read_options
 def synth_command(original_path, synthetic_path, holdout_path, keys, targets, gammas, tau, exclude, categorical,
-                  metric, scaling, bins, n_attacks, seed, json_path, html_path) -> None:
+                  metric, scaling, bins, n_attacks, seed, json_path, html_path,
+                  sep, decimal, encoding, sheet, na, codes) -> None:
     """Attack a synthetic release: distance to closest record, the CAP family, singling out,
-    linkability and inference against a holdout baseline (SYNTHETIC.md)."""
-    from attack.report.synthetic import render_synth_html, render_synth_markdown
+    linkability and inference against a holdout baseline (docs/method/synthetic-attacks.md)."""
     from attack.synthetic.run import (
         DEFAULT_SYNTH_TAU,
         SynthSpec,
@@ -563,20 +526,38 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
 
     spec = SynthSpec(
         keys=keys, targets=targets, exclude=exclude,
-        categorical=tuple(categorical) or None, gammas=tuple(gammas) or (0.10,),
+        categorical=tuple(dict.fromkeys([*categorical, *codes])) or None, gammas=tuple(gammas) or (0.10,),
         tau=DEFAULT_SYNTH_TAU if tau is None else tau, metric=metric, scaling=scaling,
         categorical_mode="mismatch" if metric.startswith("gower") else "dummy",
         n_attacks=n_attacks, seed=seed, bins=dict(parse_binning(b) for b in bins),
     )
-    original = read_table(original_path)
-    synthetic = read_table(synthetic_path)
-    holdout = read_table(holdout_path) if holdout_path else None
-    document = attack_synthetic(original, synthetic, holdout, spec)
-    title = f"Attacks on the synthetic release {synthetic_path.name}"
+    inputs = [original_path, synthetic_path, holdout_path]
+    check_outputs([json_path, html_path], inputs)
+    reading = _reading(sep, decimal, encoding, sheet, na, (*codes, *categorical))
+    original = read_table(original_path, options=reading)
+    synthetic = read_table(synthetic_path, options=reading)
+    holdout = read_table(holdout_path, options=reading) if holdout_path else None
+    result = attack_synthetic(original, synthetic, holdout, spec,
+                              title=f"Attacks on the synthetic release {synthetic_path.name}")
     files = {}
     if json_path:
-        files[Path(json_path)] = (to_json(document), None)
+        files[Path(json_path)] = (to_json(result.to_dict()), None)
     if html_path:
-        files[Path(html_path)] = (render_synth_html(document, title), None)
-    write_files_atomic(files)
-    click.echo(render_synth_markdown(document, title))
+        files[Path(html_path)] = (result.to_html(), None)
+    write_files_atomic(files, inputs=inputs)
+    click.echo(result.to_markdown())
+    if not result.passed:
+        raise SystemExit(1)
+
+
+@main.command("inspect")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the interpretation as JSON.")
+@_read_options
+def inspect_command(path, as_json, sep, decimal, encoding, sheet, na, codes) -> None:
+    """Show how attack reads FILE: detected format, encoding and dialect, rows, and per column
+    its role (number, code, text, identifier), missing share, distinct values and warnings."""
+    from attack.io.inspect import inspect_file, render_inspection
+
+    report = inspect_file(path, _reading(sep, decimal, encoding, sheet, na, codes))
+    click.echo(to_json(report).rstrip("\n") if as_json else render_inspection(report))

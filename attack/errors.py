@@ -1,21 +1,27 @@
 """Errors raised for bad user input.
 
-An :class:`InputError` names the file, column and row at fault so that the CLI can print one
-clear line and exit with status 2 instead of a traceback.
+An :class:`InputError` names the file, the setting (as a dotted path such as
+``evaluation.tau``), the column and the row at fault, so that the CLI can print one clear line
+and exit with status 2 instead of a traceback.
 """
 
 from __future__ import annotations
 
+import difflib
+import typing
+from typing import Any
+
 
 class InputError(ValueError):
-    """A user mistake in a data file, scenario or option.
+    """A user mistake in a data file, scenario, option or argument.
 
     Parameters
     ----------
     message:
         What was wrong and what was expected.
-    file, column, row:
-        Where the problem is; ``row`` is the 1-based data row (the header is not counted).
+    file, field, column, row:
+        Where the problem is: the file, the setting's dotted path (``evaluation.tau``,
+        ``keys[1]``), the column and the 1-based data row (the header is not counted).
     """
 
     def __init__(
@@ -23,11 +29,13 @@ class InputError(ValueError):
         message: str,
         *,
         file: str | None = None,
+        field: str | None = None,
         column: str | None = None,
         row: int | None = None,
     ) -> None:
         self.message = message
         self.file = file
+        self.field = field
         self.column = column
         self.row = row
         super().__init__(str(self))
@@ -36,8 +44,140 @@ class InputError(ValueError):
         where = []
         if self.file is not None:
             where.append(f"file {self.file}")
+        if self.field is not None:
+            where.append(f"field {self.field}")
         if self.column is not None:
             where.append(f"column {self.column!r}")
         if self.row is not None:
             where.append(f"row {self.row}")
         return f"{', '.join(where)}: {self.message}" if where else self.message
+
+
+def dotted(loc: tuple[Any, ...], prefix: str = "") -> str:
+    """``("evaluation", "cells", 0, "bins")`` → ``evaluation.cells[0].bins``."""
+    out = prefix
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def from_validation(exc: Any, *, model: type | None = None, context: str | None = None,
+                    file: str | None = None, prefix: str = "") -> InputError:
+    """One :class:`InputError` for the first problem of a pydantic ``ValidationError``.
+
+    The field is named by its dotted path; an unknown field gets the closest allowed name as a
+    "did you mean" when ``model`` (the validated class) is given.
+    """
+    error = exc.errors(include_url=False)[0]
+    loc = tuple(p for p in error["loc"] if not _is_tag(p))
+    kind = error["type"]
+    inner = error.get("ctx", {}).get("error")
+    if isinstance(inner, InputError):  # raised by a nested settings object
+        field = ".".join(p for p in (dotted(loc, prefix), inner.field) if p)
+        message = f"{context}: {inner.message}" if context else inner.message
+        return InputError(message, file=file, field=field or None)
+    if kind == "extra_forbidden":
+        allowed = _allowed_fields(model, loc[:-1]) if model is not None else []
+        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        message = f"unknown field {loc[-1]!r}"
+        message += f"; did you mean {close[0]!r}?" if close else (
+            f"; allowed: {', '.join(sorted(allowed))}" if allowed else "")
+    elif kind == "union_tag_invalid":
+        tags = [t.strip(" '") for t in error["ctx"]["expected_tags"].split(",")]
+        close = difflib.get_close_matches(str(error["ctx"]["tag"]), tags, n=1)
+        message = f"unknown type {error['ctx']['tag']!r}; " + (
+            f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(tags)}")
+    elif kind == "union_tag_not_found":
+        message = f"needs a {error['ctx']['discriminator']}"
+        if model is not None and "type" in error["ctx"]["discriminator"]:
+            message += " (metric, nominal, ordinal, hierarchical or string)"
+    elif kind == "missing":
+        message = "this field is required"
+    elif kind in ("value_error", "assertion_error"):
+        message = _expected(error)
+    else:
+        message = f"{_expected(error)}, got {error.get('input')!r}"
+    if context:
+        message = f"{context}: {message}"
+    return InputError(message, file=file, field=dotted(loc, prefix) or None)
+
+
+#: Pydantic's phrases and the plainer ones a statistician reads in their place.
+_PLAIN = {
+    "a valid number, unable to parse string as a number": "a number",
+    "a valid number": "a number",
+    "a valid integer, unable to parse string as an integer": "a whole number",
+    "a valid integer, got a number with a fractional part": "a whole number",
+    "a valid integer": "a whole number",
+    "a valid list": "a list in brackets, e.g. [\"a\", \"b\"]",
+    "a valid dictionary": "a table",
+    "a valid string": "a text in quotes",
+    "a valid boolean": "true or false",
+    "a finite number": "a finite number",
+}
+
+
+def _expected(error: dict) -> str:
+    text = error["msg"]
+    for start in ("Input should be ", "Value error, ", "Assertion failed, "):
+        if text.startswith(start):
+            text = text[len(start):]
+            if start != "Input should be ":
+                return text
+            text = _PLAIN.get(text, text)
+            if text.startswith(("greater", "less")):
+                text = "a value " + text
+            elif text.startswith("a valid dictionary or instance of"):
+                text = "a table or a text spelling"
+            return "expected " + text
+    return text[0].lower() + text[1:]
+
+
+#: Tags pydantic puts into the location of a member of a tagged union (key types, the text or
+#: table form of a key or block, internal member names such as ``constrained-float``).
+_TAGS = {"metric", "nominal", "ordinal", "hierarchical", "string", "str", "text", "table"}
+
+
+def _is_tag(part: Any) -> bool:
+    return isinstance(part, str) and (part in _TAGS or "[" in part or "-" in part)
+
+
+def _allowed_fields(model: Any, loc: tuple[Any, ...]) -> list[str]:
+    """Field names (and aliases) at ``loc`` below ``model``, following lists, dicts and unions."""
+    current = [model]
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        nxt = []
+        for cls in _models(current):
+            field = _field(cls, part)
+            if field is not None:
+                nxt.append(field.annotation)
+        current = nxt or current
+    names: list[str] = []
+    for cls in _models(current):
+        for name, field in cls.model_fields.items():
+            names.append(field.alias or name)
+    return names
+
+
+def _field(cls: Any, name: str) -> Any:
+    for key, field in cls.model_fields.items():
+        if name in (key, field.alias):
+            return field
+    return None
+
+
+def _models(annotations: list[Any]) -> list[Any]:
+    """Pydantic model classes inside the given annotations."""
+    out, todo = [], list(annotations)
+    while todo:
+        annotation = todo.pop()
+        if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
+            out.append(annotation)
+        else:
+            todo.extend(a for a in typing.get_args(annotation) if not isinstance(a, (str, int, float)))
+    return out

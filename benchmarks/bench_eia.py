@@ -12,7 +12,7 @@ Keys: the ten numeric columns RESREVENUE ... TOTSALES. The release is
 shuffled (``formal_release``, seed 2); a row-number id column is the hidden ground truth. The
 intruder's file is the original. Linkage as sdcMicro: exact assignment (``hungarian``), absolute
 differences divided by each key's range on the pooled values (``range``: Gower-like), no
-blocking, one core (``run_mass_attack(..., jobs=1)``).
+blocking, one core (``run_attack(..., engine={'jobs': 1})``).
 
 Printed: seconds for linkage + scoring (inside the child process), wall seconds of the child
 process (interpreter start, imports, reading the CSV, microaggregation included), its peak
@@ -42,7 +42,7 @@ def child() -> None:
     from attack.protect.formal import formal_release
     from attack.protect.microaggregation import separate_microaggregation
     from attack.risk.evaluation import EvaluationSpec
-    from attack.risk.mass import AttackInput, run_mass_attack
+    from attack.risk.mass import AttackInput, run_attack
 
     original = pd.read_csv(DATA)
     original.insert(0, "row_id", range(len(original)))
@@ -54,13 +54,13 @@ def child() -> None:
         metric_distance="absolute",
     )
     start = time.perf_counter()
-    outcome = run_mass_attack(
-        AttackInput(original, "row_id", release, "row_id"), spec, EvaluationSpec(), jobs=1
+    outcome = run_attack(
+        AttackInput(original, "row_id", release, "row_id"), spec, EvaluationSpec(), engine={'jobs': 1}
     )
     seconds = time.perf_counter() - start
-    linkage = outcome.result["linkage"]
+    linkage = outcome.figures["linkage"]
     print(f"{len(original)} x {len(release)} records; {seconds:.2f} s linkage+scoring; "
-          f"re-identification rate {outcome.result['reidentification_rate']:.4f}; "
+          f"re-identification rate {outcome.figures['reidentification_rate']:.4f}; "
           f"solvers {linkage['solvers']}, proven optimal blocks "
           f"{linkage['optimal_blocks']}/{linkage['n_blocks']} "
           f"[{'within' if seconds < BUDGET_SECONDS else 'OVER'} the {BUDGET_SECONDS} s budget]",

@@ -1,4 +1,4 @@
-"""Microaggregation at register scale: time and peak memory (PROTECTION.md §3.2, §3.3, §3.6).
+"""Microaggregation at register scale: time and peak memory (docs/method/protection.md).
 
 Usage: ``python benchmarks/bench_protect.py [CASE ...]`` (default: every case but
 ``mdav-1M``; name it to run it). Exact MDAV is still about quadratic: measured on 2 shared cores,

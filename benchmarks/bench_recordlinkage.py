@@ -52,7 +52,7 @@ def run_attack(n: int, jobs: int | None) -> dict:
     from attack.linkage.distances import KeySpec
     from attack.linkage.link import LinkageSpec
     from attack.risk.evaluation import EvaluationSpec
-    from attack.risk.mass import AttackInput, run_mass_attack
+    from attack.risk.mass import AttackInput, run_attack
 
     external, release = synthetic(n, n, BLOCKS)
     spec = LinkageSpec(
@@ -61,14 +61,11 @@ def run_attack(n: int, jobs: int | None) -> dict:
         method="greedy",
     )
     start = time.perf_counter()
-    out = run_mass_attack(
-        AttackInput(external, "unit_id", release, "unit_id"), spec, EvaluationSpec(), jobs=jobs
+    out = run_attack(
+        AttackInput(external, "unit_id", release, "unit_id"), spec, EvaluationSpec(), engine={'jobs': jobs}
     )
     seconds = time.perf_counter() - start
-    rows = out.links.release_row
-    linked = rows >= 0
-    correct = int((out.release_ids[rows[linked]] == out.external_ids[linked]).sum())
-    return {"seconds": seconds, "links": int(linked.sum()), "correct": correct}
+    return {"seconds": seconds, "links": len(out.links), "correct": int(out.links["correct"].sum())}
 
 
 def run_recordlinkage(n: int) -> dict:

@@ -4,7 +4,7 @@ Usage: ``python benchmarks/bench_scale.py [CASE ...] [--jobs N]`` (default: ever
 
 Each case runs in its own process (peak resident memory from ``wait4`` is that process's
 alone) and links a synthetic intruder file to a synthetic release with the library
-(``attack.mass_attack.run_mass_attack``: distance model, blocking, assignment and scoring; no
+(``attack.risk.mass.run_attack``: distance model, blocking, assignment and scoring; no
 file reading). Data: firms with log-normal turnover and correlated employees, NACE-like blocks
 of the sizes each case names; the intruder's file is a random subset whose turnover and
 employees carry a multiplicative error (log-normal, σ = 0.05), so links are realistic but not
@@ -58,7 +58,7 @@ def run_case(name: str, jobs: int | None) -> None:
     from attack.linkage.distances import KeySpec
     from attack.linkage.link import LinkageSpec
     from attack.risk.evaluation import EvaluationSpec
-    from attack.risk.mass import AttackInput, run_mass_attack
+    from attack.risk.mass import AttackInput, run_attack
 
     n_ext, n_rel, n_blocks, method, _, _ = CASES[name]
     external, release = synthetic(n_ext, n_rel, n_blocks)
@@ -68,16 +68,16 @@ def run_case(name: str, jobs: int | None) -> None:
         method=method,
     )
     start = time.perf_counter()
-    outcome = run_mass_attack(
-        AttackInput(external, "unit_id", release, "unit_id"), spec, EvaluationSpec(), jobs=jobs
+    outcome = run_attack(
+        AttackInput(external, "unit_id", release, "unit_id"), spec, EvaluationSpec(), engine={'jobs': jobs}
     )
     seconds = time.perf_counter() - start
-    linkage = outcome.result["linkage"]
+    linkage = outcome.figures["linkage"]
     extra = ""
     if method == "hungarian":
         extra = f", proven optimal blocks {linkage['optimal_blocks']}/{linkage['n_blocks']}"
     print(
-        f"{seconds:.1f} s linkage+scoring, rate {outcome.result['reidentification_rate']:.4f}, "
+        f"{seconds:.1f} s linkage+scoring, rate {outcome.figures['reidentification_rate']:.4f}, "
         f"solvers {linkage['solvers']}{extra}",
         flush=True,
     )

@@ -1,10 +1,10 @@
-"""Hand-computed inputs from shared/docs/FIXTURES.md, as data frames."""
+"""Hand-computed inputs from docs/reference/worked-examples.md, as data frames."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-# FIXTURES.md §1.1: original, release (in release order, provenance in unit_id), external.
+# worked example 1.1 (docs/reference/worked-examples.md): original, release (in release order, provenance in unit_id), external.
 ORIGINAL = pd.DataFrame(
     {
         "unit_id": ["u1", "u2", "u3", "u4", "u5", "u6"],
@@ -36,7 +36,7 @@ EXTERNAL = pd.DataFrame(
     }
 )
 
-# FIXTURES.md §2.1: handbook Table 13.1.
+# worked example 2.1 (docs/reference/worked-examples.md): handbook Table 13.1.
 TABLE_13_1_A = pd.DataFrame(
     {
         "v1": [14008906, 14309437, 14330083, 14780637],

@@ -1,7 +1,7 @@
 """Tests for the command-line interface (attack.cli) against the hand-computed case of
-FIXTURES.md §1: options, output files, scenario files and bad input.
+worked example 1 (docs/reference/worked-examples.md): options, output files, scenario files and bad input.
 
-Expected values come from FIXTURES.md §1.3-1.5 or from the independent brute force below
+Expected values come from worked example 1.3 (docs/reference/worked-examples.md) or from the independent brute force below
 (explicit loops over all pairs, sorted-pair greedy and enumeration of all assignments), never
 from the library functions under test.
 """
@@ -30,11 +30,11 @@ KEYS = ("turnover", "employees")
 EXT_UNITS = list(EXTERNAL["unit_id"])
 REL_UNITS = list(RELEASE["unit_id"])
 
-# FIXTURES.md §1.3: external unit -> linked release unit.
+# worked example 1.3 (docs/reference/worked-examples.md): external unit -> linked release unit.
 GREEDY = {"u1": "u2", "u2": "u1", "u3": "u3", "u5": "u5", "u6": "u6"}
 EXACT = {"u1": "u1", "u2": "u2", "u3": "u3", "u5": "u5", "u6": "u6"}
 NEAREST = {"u1": "u1", "u2": "u1", "u3": "u3", "u5": "u5", "u6": "u6"}
-# FIXTURES.md §1.2: standardised distances of the pairs (external unit, release unit).
+# worked example 1.2 (docs/reference/worked-examples.md): standardised distances of the pairs (external unit, release unit).
 FIXTURE_DISTANCE = {
     ("u1", "u2"): 0.003265306122,
     ("u2", "u1"): 0.000816326531,
@@ -61,7 +61,7 @@ def data(tmp_path: Path) -> dict[str, Path]:
 
 
 def base_args(paths: dict[str, Path], *, original: bool = True) -> list[str]:
-    """The FIXTURES.md §1.1 configuration (without method, γ and outputs)."""
+    """The worked example 1.1 (docs/reference/worked-examples.md) configuration (without method, γ and outputs)."""
     args = [
         "link",
         "--external", str(paths["external"]),
@@ -72,6 +72,7 @@ def base_args(paths: dict[str, Path], *, original: bool = True) -> list[str]:
         "--key", "employees:metric",
         "--block", "wz",
         "--block", "region",
+        "--code", "wz",
     ]
     if original:
         args += ["--original", str(paths["original"])]
@@ -93,10 +94,12 @@ def run_link(tmp_path: Path, args: list[str], name: str = "out") -> tuple[dict, 
     id and the click result."""
     json_path, matches_path = tmp_path / f"{name}.json", tmp_path / f"{name}.csv"
     result = invoke(args + ["--json", json_path, "--matches", matches_path])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code in (0, 1), result.output
+    figures = json.loads(json_path.read_text())
+    assert result.exit_code == (0 if figures["passed"] else 1)  # exit 1 on NOT PASSED
     with open(matches_path, newline="") as handle:
         rows = {r["external_id"]: r for r in csv.DictReader(handle)}
-    return json.loads(json_path.read_text()), rows, result
+    return figures, rows, result
 
 
 def linked_units(rows: dict[str, dict]) -> dict[str, str]:
@@ -108,7 +111,7 @@ def linked_units(rows: dict[str, dict]) -> dict[str, str]:
 
 def brute_cost(standardise: str = "maxmin", power: int = 2, weights=(1.0, 1.0),
                external: pd.DataFrame = EXTERNAL, release: pd.DataFrame = RELEASE) -> np.ndarray:
-    """Total distance of every (external, release) pair by explicit loops (METHOD.md §5.5)."""
+    """Total distance of every (external, release) pair by explicit loops (docs/method/linkage.md)."""
     total = np.zeros((len(external), len(release)))
     for name, weight in zip(KEYS, weights):
         a = [float(x) for x in external[name]]
@@ -180,7 +183,7 @@ def as_units(links: dict[int, int], external=EXTERNAL, release=RELEASE) -> dict[
 
 def brute_scores(units: dict[str, str], gamma: float = 0.1, truth: pd.DataFrame = ORIGINAL,
                  targets=TARGETS) -> dict:
-    """Overall n_correct, rate, usefulness and disclosure risk (METHOD.md §9, strict < γ)."""
+    """Overall n_correct, rate, usefulness and disclosure risk (docs/method/risk.md, strict < γ)."""
     true = truth.set_index("unit_id")
     released = RELEASE.set_index("unit_id")
     correct = [e for e, r in units.items() if e == r]
@@ -262,7 +265,7 @@ def test_greedy_fixture_json(tmp_path, data) -> None:
 def test_matches_file_content_permissions_and_warning(tmp_path, data) -> None:
     matches = tmp_path / "links" / "matches.csv"
     result = invoke(base_args(data) + FIXTURE_EVAL + ["--matches", matches])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the fixture is NOT PASSED at τ = 0.5
     with open(matches, newline="") as handle:
         reader = csv.reader(handle)
         header = next(reader)
@@ -284,7 +287,7 @@ def test_matches_file_content_permissions_and_warning(tmp_path, data) -> None:
 
 def test_no_matches_file_and_no_warning_by_default(tmp_path, data) -> None:
     result = invoke(base_args(data) + FIXTURE_EVAL + ["--json", tmp_path / "r.json"])
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert result.stderr == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ext.csv", "orig.csv", "r.json", "rel.csv"]
 
@@ -304,7 +307,7 @@ def test_hungarian_fixture(tmp_path, data) -> None:
     assert result["passed"] is False
     assert [c["passed"] for c in result["cells"]] == [False, False]
     assert result["linkage"]["method"] == "hungarian"
-    # block (15, W) totals, FIXTURES.md §1.3
+    # block (15, W) totals, worked example 1.3 (docs/reference/worked-examples.md)
     total = sum(float(r["distance"]) for e, r in rows.items() if e in ("u1", "u2", "u3"))
     assert total == pytest.approx(0.006955199367, abs=1e-9)
 
@@ -469,15 +472,15 @@ def test_no_blocking(tmp_path, data) -> None:
 def test_gamma_labels_as_written(tmp_path, data) -> None:
     args = base_args(data) + FIXTURE_EVAL + ["--gamma", "0.02", "--gamma", "0.10", "--gamma", "0.20"]
     result, _, _ = run_link(tmp_path, args)
-    assert set(result["usefulness"]) == {"0.02", "0.10", "0.20"}
-    assert set(result["disclosure_risk"]) == {"0.02", "0.10", "0.20"}
-    # correct links u3, u5, u6; deviations (FIXTURES.md §1.4) below 0.02: only costs of u6 and
+    assert set(result["usefulness"]) == {"0.02", "0.1", "0.2"}  # one spelling: shortest decimal
+    assert set(result["disclosure_risk"]) == {"0.02", "0.1", "0.2"}
+    # correct links u3, u5, u6; deviations (worked example 1.4 (docs/reference/worked-examples.md)) below 0.02: only costs of u6 and
     # employees of u3 (0) -> 2/9; below 0.10 (strict): 7/9; below 0.20: all 9
     assert result["usefulness"]["0.02"] == pytest.approx(2 / 9, **APPROX)
-    assert result["usefulness"]["0.10"] == pytest.approx(7 / 9, **APPROX)
-    assert result["usefulness"]["0.20"] == pytest.approx(1.0, **APPROX)
-    assert result["disclosure_risk"]["0.20"] == pytest.approx(0.6, **APPROX)
-    assert set(by_cell(result)["15"]["disclosure_risk"]) == {"0.02", "0.10", "0.20"}
+    assert result["usefulness"]["0.1"] == pytest.approx(7 / 9, **APPROX)
+    assert result["usefulness"]["0.2"] == pytest.approx(1.0, **APPROX)
+    assert result["disclosure_risk"]["0.2"] == pytest.approx(0.6, **APPROX)
+    assert set(by_cell(result)["15"]["disclosure_risk"]) == {"0.02", "0.1", "0.2"}
 
 
 def test_default_gammas(tmp_path, data) -> None:
@@ -577,7 +580,7 @@ def test_without_original_release_values_are_the_truth(tmp_path, data) -> None:
 def test_html_report(tmp_path, data) -> None:
     html = tmp_path / "report" / "r.html"
     result = invoke(base_args(data) + FIXTURE_EVAL + ["--html", html])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the fixture is NOT PASSED at τ = 0.5
     text = html.read_text(encoding="utf-8")
     assert "<svg" in text
     assert "<html" in text.lower()
@@ -587,15 +590,15 @@ def test_json_is_deterministic(tmp_path, data) -> None:
     for method in ("greedy", "hungarian", "nearest"):
         args = base_args(data) + FIXTURE_EVAL + ["--method", method]
         first, second = tmp_path / f"{method}1.json", tmp_path / f"{method}2.json"
-        assert invoke(args + ["--json", first]).exit_code == 0
-        assert invoke(args + ["--json", second]).exit_code == 0
+        assert invoke(args + ["--json", first]).exit_code == 1
+        assert invoke(args + ["--json", second]).exit_code == 1
         assert first.read_bytes() == second.read_bytes()
 
 
 def test_json_output_replaces_an_existing_file(tmp_path, data) -> None:
     out = tmp_path / "r.json"
     out.write_text("old")
-    assert invoke(base_args(data) + FIXTURE_EVAL + ["--json", out]).exit_code == 0
+    assert invoke(base_args(data) + FIXTURE_EVAL + ["--json", out]).exit_code == 1
     assert json.loads(out.read_text())["n_correct"] == 3
 
 
@@ -646,16 +649,19 @@ def test_run_scenario_equals_link(tmp_path, data, monkeypatch, method) -> None:
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # paths in the scenario are relative to the scenario file
     result = invoke(["run", scenario])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the fixture is NOT PASSED at τ = 0.5
     out = scenario.parent / "out"
-    from_run = json.loads((out / "result.json").read_text())
-    assert from_run.pop("scenario") == {"title": "fixture scenario", "file": str(scenario)}
+    document = json.loads((out / "result.json").read_text())
+    assert (document["title"], document["scenario_file"]) == ("fixture scenario", "scenario.toml")
+    assert document["passed"] is False and len(document["runs"]) == 1
+    from_run = {k: v for k, v in document["runs"][0].items() if k not in ("name", "intruder", "release")}
     assert stat.S_IMODE((out / "matches.csv").stat().st_mode) == 0o600
     assert "matches.csv" in result.stderr
     assert "fixture scenario" in result.stdout
 
     from_link, rows, _ = run_link(tmp_path, base_args(data) + FIXTURE_EVAL + ["--gamma", "0.1", "--method", method])
-    assert from_run == from_link
+    assert from_link.pop("schema_version") == document["schema_version"]
+    assert from_run == {k: v for k, v in from_link.items() if k not in ("name", "intruder", "release")}
     with open(out / "matches.csv", newline="") as handle:
         assert {r["external_id"]: r for r in csv.DictReader(handle)} == rows
     assert linked_units(rows) == (GREEDY if method == "greedy" else EXACT)
@@ -666,16 +672,16 @@ def test_run_json_option_overrides_scenario_output(tmp_path) -> None:
     scenario = write_scenario(tmp_path, SCENARIO.format(method="greedy").split("[output]")[0])
     target = tmp_path / "override.json"
     result = invoke(["run", scenario, "--json", target])
-    assert result.exit_code == 0, result.output
-    assert json.loads(target.read_text())["n_correct"] == 3
+    assert result.exit_code == 1, result.output  # the fixture is NOT PASSED at τ = 0.5
+    assert json.loads(target.read_text())["runs"][0]["n_correct"] == 3
     assert not (scenario.parent / "out").exists()
 
 
 def test_run_is_deterministic(tmp_path) -> None:
     scenario = write_scenario(tmp_path, SCENARIO.format(method="greedy").split("[output]")[0])
     first, second = tmp_path / "a.json", tmp_path / "b.json"
-    assert invoke(["run", scenario, "--json", first]).exit_code == 0
-    assert invoke(["run", scenario, "--json", second]).exit_code == 0
+    assert invoke(["run", scenario, "--json", first]).exit_code == 1
+    assert invoke(["run", scenario, "--json", second]).exit_code == 1
     assert first.read_bytes() == second.read_bytes()
 
 
@@ -701,15 +707,16 @@ cells = ["wz"]
     scenario = write_scenario(tmp_path, text)
     out = tmp_path / "r.json"
     result = invoke(["run", scenario, "--json", out])
-    assert result.exit_code == 0, result.output
-    doc = json.loads(out.read_text())
+    assert result.exit_code == 1, result.output  # cell 22 fails even at τ = 0.9
+    document = json.loads(out.read_text())
+    doc = document["runs"][0]
     assert doc["n_correct"] == 5  # brute force with weights (1, 10): every link correct
-    assert set(doc["usefulness"]) == {"0.10", "0.20"}
-    assert doc["usefulness"]["0.10"] == pytest.approx(1.0, **APPROX)  # release values are the truth
+    assert set(doc["usefulness"]) == {"0.1", "0.2"}
+    assert doc["usefulness"]["0.1"] == pytest.approx(1.0, **APPROX)  # release values are the truth
     assert doc["tau"] == 0.9
-    assert doc["passed"] is False  # cell 22: h = 1, u = 1 ≥ 0.9
+    assert doc["passed"] is False and document["passed"] is False  # cell 22: h = 1, u = 1 ≥ 0.9
     assert doc["linkage"]["blocking"] == ["wz:prefix=1", "region"]
-    assert doc["scenario"]["title"] == "attack scenario"
+    assert document["title"] == "attack scenario"
 
 
 # --------------------------------------------------------------------------------------------
@@ -723,8 +730,8 @@ def test_demo_writes_reports(tmp_path) -> None:
     assert (out / "report.html").is_file()
     assert "<svg" in (out / "report.html").read_text(encoding="utf-8")
     doc = json.loads((out / "demo.json").read_text())
-    assert doc["demo"]["n_units"] == 1500
-    runs = {(r["intruder"], r["release"]): r["result"] for r in doc["runs"]}
+    assert doc["origin"] == {"bundled": "demo", "n_units": 1500, "seed": 1, "method": "greedy"}
+    runs = {(r["intruder"]["role"], r["release"]["name"]): r for r in doc["runs"]}
     assert len(runs) == 4
     worst = runs[("worst", "FORMAL")]
     assert worst["reidentification_rate"] == 1.0
@@ -804,7 +811,7 @@ BAD_INPUT = [
     ("missing release id", lambda p: _edit_csv(p["release"], 3, "unit_id", ""), [], ["rel.csv", "'unit_id'", "row 3", "missing"]),
     ("block with no partner", lambda p: _set_all(p["external"], "region", "X"), [], ["ext.csv", "no external record shares its block", "wz, region"]),
     ("no external id in the release", lambda p: _set_all(p["external"], "unit_id", "x"), [], ["rel.csv", "no external identifier"]),
-    ("unknown file format", _as_xlsx, [], ["ext.xlsx", "unknown file format"]),
+    ("unknown file format", _as_xlsx, [], ["ext.xlsx", "is not an excel file", "its first bytes show text"]),
     ("unit of release missing in original", lambda p: pd.read_csv(p["original"], dtype=str).iloc[:5].to_csv(p["original"], index=False), [], ["orig.csv", "'u6'", "not in the original"]),
     ("gamma not a number", None, ["--gamma", "abc"], ["'abc'"]),
     ("gamma not positive", None, ["--gamma", "0"], ["γ must be positive"]),
@@ -898,10 +905,29 @@ def test_missing_required_option_exits_2(tmp_path, data) -> None:
         (lambda t: t.replace('cells = ["wz"]', 'cells = ["nace"]'), ["orig.csv", "'nace'", "missing"]),
         (lambda t: t.replace("[evaluation]", "[evaluation]\nalpha = 1"), ["scenario.toml", "'alpha'"]),
         (lambda t: t.replace("[linkage]", "[linkage"), ["scenario.toml", "not valid TOML"]),
-        (lambda t: t.replace('release = { path = "data/rel.csv", id = "unit_id" }\n', ""), ["scenario.toml", "'release'"]),
+        (lambda t: t.replace('release = { path = "data/rel.csv", id = "unit_id" }\n', ""), ["scenario.toml", "field data.release", "required"]),
+        # one case per class of bad setting: the field's dotted path, before any data file is read
+        (lambda t: t.replace("tau = 0.5", 'tau = "abc"').replace("data/rel.csv", "data/nothere.csv"),
+         ["scenario.toml", "field evaluation.tau", "expected a number", "'abc'"]),
+        (lambda t: t.replace("tau = 0.5", "tau = 1.5"), ["field evaluation.tau", "less than or equal to 1", "1.5"]),
+        (lambda t: t.replace('"employees:metric"]', '{ name = "employees", type = "metric", weight = -1 }]'),
+         ["field linkage.keys[1].weight", "greater than or equal to 0", "-1"]),
+        (lambda t: t.replace('"employees:metric"]', '{ name = "employees", type = "metric", weight = "heavy" }]'),
+         ["field linkage.keys[1].weight", "expected a number", "'heavy'"]),
+        (lambda t: t.replace("tau = 0.5", "tua = 0.5"), ["field evaluation.tua", "unknown field 'tua'", "did you mean 'tau'?"]),
+        (lambda t: t.replace('method = "greedy"', 'method = "hungarain"'), ["field linkage.method", "'hungarian'", "got 'hungarain'"]),
+        (lambda t: t.replace('block = ["wz", "region"]', 'block = "region"'), ["field linkage.block", "expected a list", "'region'"]),
+        (lambda t: t.replace("gamma = [0.1]", "gamma = 0.1"), ["field evaluation.gamma", "expected a list"]),
+        (lambda t: t.replace('cells = ["wz"]', "cells = [5]"), ["field evaluation.cells[0]", "got 5"]),
+        (lambda t: t.replace('"employees:metric"]', '{ type = "metric" }]'), ["field linkage.keys[1].name", "required"]),
+        (lambda t: t.replace('"employees:metric"]', '{ name = "employees", type = "metrik" }]'),
+         ["field linkage.keys[1]", "did you mean 'metric'?"]),
     ],
     ids=["unknown method", "unknown key type", "missing data file", "external id missing",
-         "release id missing", "cell missing", "unknown entry", "invalid TOML", "no release"],
+         "release id missing", "cell missing", "unknown entry", "invalid TOML", "no release",
+         "wrong type", "out of range", "negative weight", "weight not a number", "misspelt field",
+         "misspelt method", "string for a list", "scalar for a list", "number for a cell",
+         "key without name", "misspelt key type"],
 )
 def test_bad_scenario_is_one_clear_line(tmp_path, edit, needles) -> None:
     scenario = write_scenario(tmp_path, edit(SCENARIO.format(method="greedy")))

@@ -1,9 +1,9 @@
-"""Seeded synthetic enterprise data for demonstrations and tests (RESULTS.md §6.2).
+"""Seeded synthetic enterprise data for demonstrations and tests (docs/method/validation.md).
 
 :func:`make_population` builds a cost-structure-survey-like population of manufacturing and mining
 firms; :func:`make_external` derives an intruder's database from a sample of it with the source
-disagreements the handbook measured (RESULTS.md §3, METHOD.md §12.1); :func:`worst_case_external`
-hands the intruder the original key values (METHOD.md §12.2).
+disagreements the handbook measured (docs/method/validation.md, docs/method/intruders.md); :func:`worst_case_external`
+hands the intruder the original key values (docs/method/intruders.md).
 
 All random draws come from generators spawned from one ``numpy.random.SeedSequence`` per call, so a
 given seed always yields the same frame.
@@ -38,7 +38,7 @@ __all__ = [
     "worst_case_external",
 ]
 
-# --- size classes and regional structure (RESULTS.md §1) ----------------------------------------
+# --- size classes and regional structure (docs/method/validation.md) ----------------------------------------
 
 SIZE_LABELS: tuple[str, ...] = ("20-49", "50-99", "100-249", "250-499", "500-999", ">=1000")
 _SIZE_LOWER = np.array([20, 50, 100, 250, 500, 1000])
@@ -224,7 +224,7 @@ def _size_index(employees: ArrayLike) -> np.ndarray:
 
 
 def size_class(employees: ArrayLike) -> np.ndarray:
-    """Employee size-class labels of Table 35.2 (RESULTS.md §1); "1-19" below 20."""
+    """Employee size-class labels of Table 35.2 (docs/method/validation.md); "1-19" below 20."""
     labels = np.array(("1-19",) + SIZE_LABELS)
     return labels[_size_index(employees) + 1]
 
@@ -250,7 +250,7 @@ def _money(values: np.ndarray, positive: np.ndarray | bool = True) -> np.ndarray
 
 
 def make_population(n_units: int = 17000, seed: int = 1) -> pd.DataFrame:
-    """KSE-like population of firms with >= 20 employees (RESULTS.md §6.2, Tables 35.1-35.2).
+    """KSE-like population of firms with >= 20 employees (docs/method/validation.md, Tables 35.1-35.2).
 
     Size classes and BBR9 types follow the published shares by quota; industry depends on size via
     a per-division tilt; turnover and the cost block are log-normal around firm size.
@@ -317,12 +317,12 @@ def make_population(n_units: int = 17000, seed: int = 1) -> pd.DataFrame:
     })
 
 
-# --- intruder databases (RESULTS.md §3, §6.2) --------------------------------------------------
+# --- intruder databases (docs/method/validation.md) --------------------------------------------------
 
 
 @dataclass(frozen=True)
 class ExternalProfile:
-    """How an intruder's source disagrees with the survey (RESULTS.md §3, §6.2).
+    """How an intruder's source disagrees with the survey (docs/method/validation.md).
 
     Relative errors ``|e - o| / |o|`` are drawn from a piecewise-linear quantile function through
     the knots ``(error_share, error_bound)``: a share ``p`` of records has an error below the bound.
@@ -408,7 +408,7 @@ def _code_index(values: pd.Series, codes: np.ndarray, column: str) -> np.ndarray
 def make_external(
     population: pd.DataFrame, profile: str = "markus", seed: int = 2
 ) -> pd.DataFrame:
-    """An intruder's database derived from a sample of ``population`` (RESULTS.md §3, §6.2).
+    """An intruder's database derived from a sample of ``population`` (docs/method/validation.md).
 
     Columns ext_id, unit_id (ground truth), nace, bbr9, east_west, legal_form, turnover and, for
     profiles with an employee error model, employees. East/West is a firm property and is kept when
@@ -475,7 +475,7 @@ def make_external(
 
 
 def worst_case_external(population: pd.DataFrame, seed: int = 3) -> pd.DataFrame:
-    """The original's own key values as external file, rows shuffled (METHOD.md §12.2)."""
+    """The original's own key values as external file, rows shuffled (docs/method/intruders.md)."""
     _require(population, _KEY_COLUMNS + ("employees", "turnover"), "population")
     order = np.random.default_rng(np.random.SeedSequence(seed)).permutation(len(population))
     keys = population.iloc[order][list(_KEY_COLUMNS) + ["employees", "turnover"]]
@@ -483,10 +483,10 @@ def worst_case_external(population: pd.DataFrame, seed: int = 3) -> pd.DataFrame
 
 
 def incompatibility_profile(external: pd.DataFrame, population: pd.DataFrame) -> dict[str, float]:
-    """Shares of external records that disagree with their true unit (METHOD.md §12.1), read
+    """Shares of external records that disagree with their true unit (docs/method/intruders.md), read
     off the agreement tables of :func:`attack.natural_protection.agreement_profile`.
 
-    Reference values: RESULTS.md §3. Categorical keys: different WZ division, 4-digit class,
+    Reference values: docs/method/validation.md. Categorical keys: different WZ division, 4-digit class,
     BBR9. Metric keys present in the external file: share off by 10% or more of the true value.
     """
     metrics = [c for c in ("turnover", "employees") if c in external.columns and c in population.columns]

@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 import math
 
+#: Version of the JSON layout of results. Version 1 was the layout before the public API
+#: (three layouts, γ keys as typed); version 2 is one layout for ``link``, ``run`` and ``demo``.
+SCHEMA_VERSION = 2
+
 
 def to_json(obj: object) -> str:
     """Deterministic JSON text (keys in insertion order, two-space indent)."""

@@ -1,89 +1,587 @@
-"""Reading microdata files and validating their columns up front.
+"""Reading microdata files as statistical offices have them, and validating them up front.
 
-Supported formats by file suffix: CSV (``.csv``, ``.txt``), Parquet (``.parquet``, ``.pq``),
-Stata (``.dta``), SAS (``.sas7bdat``) and SPSS (``.sav``, needs the optional ``pyreadstat``).
-CSV columns are read as text so that codes keep their leading zeros ("0111"); numeric columns
-are converted where a key or target needs them, and the first offending row is named.
+Formats by file suffix: CSV (``.csv``, ``.txt``, ``.tsv``), Excel (``.xlsx``, ``.xlsm``),
+OpenDocument (``.ods``), Parquet (``.parquet``, ``.pq``), Stata (``.dta``), SAS (``.sas7bdat``)
+and SPSS (``.sav``, needs the optional ``pyreadstat``).
+
+For CSV the encoding (UTF-8 with or without byte-order mark, else Windows-1252 / Latin-1 and
+the like), the separator (``,`` ``;`` tab ``|``), the quote character, the decimal separator and
+the thousands separator are detected; each can be set (:class:`ReadOptions`). Text columns are
+then typed by the one column rule of :mod:`attack.io.columns` (codes with leading zeros stay
+text). What was detected is logged (logger ``attack.io``) and returned in :class:`ReadInfo`.
+
+Missing values: empty fields and the usual spellings (``NA``, ``n/a``, ``NULL``, ``NaN``, …) and
+the single dot ``.`` with which SAS and Stata write a missing value; Stata, SAS and SPSS
+missing values (including SPSS user-missing values) as their readers define them; and any codes
+declared in ``ReadOptions.na`` (``-8``, ``-9``, ``k.A.``), for every column or per column.
 """
 
 from __future__ import annotations
 
+import codecs
+import csv
+import io
+import logging
+import os
+import re
 import struct
-from collections.abc import Sequence
+import zipfile
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from attack.errors import InputError
+from attack.io.columns import (
+    DEFAULT_NA,
+    code_column,
+    id_column,
+    numeric_column,
+    quote,
+    source_name,
+    type_text,
+)
 
-_CSV = {".csv", ".txt"}
-_PARQUET = {".parquet", ".pq"}
+__all__ = [
+    "ReadInfo", "ReadOptions", "Table", "code_column", "id_column", "numeric_column", "read",
+    "read_table", "require_columns", "source_name",
+]
+
+log = logging.getLogger("attack.io")
+
+_FORMATS = {
+    ".csv": "csv", ".txt": "csv", ".tsv": "csv",
+    ".xlsx": "excel", ".xlsm": "excel", ".ods": "ods",
+    ".parquet": "parquet", ".pq": "parquet",
+    ".dta": "stata", ".sas7bdat": "sas", ".sav": "spss",
+}
+#: Separators considered when detecting a CSV dialect.
+SEPARATORS = (",", ";", "\t", "|")
+_SAMPLE = 1 << 16
+_SIGNATURES = {
+    b"PAR1": "a Parquet file", b"PK\x03\x04": "a zip archive (Excel .xlsx or OpenDocument .ods)",
+    b"\xd0\xcf\x11\xe0": "an old Excel .xls workbook", b"$FL2": "an SPSS .sav file",
+}
 
 
-def read_table(path: str | Path, columns: Sequence[str] | None = None) -> pd.DataFrame:
-    """Read a data file, keeping only ``columns`` (all when None).
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a file, where detection should not decide (None: detect).
 
-    Raises :class:`InputError` for a missing or empty file, an unknown format or a missing column.
+    ``sheet`` is a sheet name or 0-based index (Excel, OpenDocument); ``na`` are missing-value
+    codes for every column, ``na_by_column`` per column; ``codes`` are columns kept as codes
+    whatever they hold.
     """
+
+    sep: str | None = None
+    decimal: str | None = None
+    thousands: str | None = None
+    encoding: str | None = None
+    sheet: str | int | None = None
+    na: tuple[str, ...] = ()
+    na_by_column: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    codes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name, value, allowed in (("sep", self.sep, None), ("decimal", self.decimal, (".", ",")),
+                                     ("thousands", self.thousands, None)):
+            if value is None:
+                continue
+            if not isinstance(value, str) or len(value) != 1:
+                raise InputError(f"{name} must be a single character, got {value!r}")
+            if allowed and value not in allowed:
+                raise InputError(f"{name} must be '.' or ',', got {value!r}")
+        if self.encoding is not None:
+            try:
+                codecs.lookup(self.encoding)
+            except (LookupError, TypeError) as exc:
+                raise InputError(f"unknown encoding {self.encoding!r}; e.g. utf-8, cp1252, latin-1") from exc
+
+    @classmethod
+    def build(cls, *, sep: str | None = None, decimal: str | None = None,
+              thousands: str | None = None, encoding: str | None = None,
+              sheet: str | int | None = None, na: Sequence[str] | Mapping[str, Sequence[str]] = (),
+              codes: Sequence[str] = ()) -> ReadOptions:
+        """Options from plain values: ``sep="tab"`` or ``"\\t"``; ``na`` a list of codes, or a
+        mapping of column to codes with ``"*"`` for every column; a ``sheet`` of digits is an
+        index."""
+        if sep in ("tab", "\\t"):
+            sep = "\t"
+        if isinstance(sheet, str) and sheet.isdigit():
+            sheet = int(sheet)
+        everywhere: list[str] = []
+        by_column: dict[str, list[str]] = {}
+        items = na.items() if isinstance(na, Mapping) else [("*", na)]
+        for column, values in items:
+            values = [values] if isinstance(values, (str, int, float)) else list(values)
+            target = everywhere if column == "*" else by_column.setdefault(str(column), [])
+            target.extend(_na_text(v) for v in values)
+        return cls(sep=sep, decimal=decimal, thousands=thousands, encoding=encoding, sheet=sheet,
+                   na=tuple(everywhere), codes=tuple(codes),
+                   na_by_column=tuple((c, tuple(v)) for c, v in by_column.items()))
+
+    def na_for(self, column: str) -> tuple[str, ...]:
+        """The declared missing-value codes of ``column``."""
+        return self.na + dict(self.na_by_column).get(column, ())
+
+
+def _na_text(value: object) -> str:
+    if isinstance(value, float) and value == int(value):
+        value = int(value)
+    return str(value).strip()
+
+
+@dataclass(frozen=True)
+class ReadInfo:
+    """What was read and how: the format and the detected (or given) dialect."""
+
+    format: str
+    encoding: str | None = None
+    sep: str | None = None
+    decimal: str | None = None
+    thousands: str | None = None
+    quotechar: str | None = None
+    sheet: str | None = None
+    na: tuple[str, ...] = ()
+    rows: int = 0
+    columns: int = 0
+
+    def as_dict(self) -> dict:
+        """JSON-ready record of the reading (for results and certificates)."""
+        out = {"format": self.format}
+        for name in ("encoding", "sep", "decimal", "thousands", "quotechar", "sheet"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        out.update(na=list(self.na), rows=self.rows, columns=self.columns)
+        return out
+
+
+@dataclass(frozen=True)
+class Table:
+    """A data file as read: the frame, the name of its source and how it was read."""
+
+    frame: pd.DataFrame
+    source: str
+    info: ReadInfo = field(default_factory=lambda: ReadInfo("memory"))
+
+
+def read(path: str | Path, columns: Sequence[str] | None = None,
+         options: ReadOptions | None = None) -> Table:
+    """Read a data file, keeping only ``columns`` (all when None), in that order.
+
+    Raises :class:`InputError` naming the file (and column and row where there is one) for a
+    missing file, a folder, an empty file or one without data rows, a file that is not in the
+    format its suffix says, an undecodable or malformed text file, duplicate or missing columns.
+    """
+    options = options or ReadOptions()
     path = Path(path)
     name = str(path)
+    if path.is_dir():
+        raise InputError("is a folder, not a data file", file=name)
     if not path.is_file():
         raise InputError("file not found", file=name)
     if path.stat().st_size == 0:
         raise InputError("file is empty", file=name)
-    suffix = path.suffix.lower()
+    kind = _FORMATS.get(path.suffix.lower())
+    if kind is None:
+        known = ", ".join(sorted(_FORMATS))
+        raise InputError(f"unknown file format {path.suffix or '(no suffix)'!r}; expected one of {known}",
+                         file=name)
+    _check_signature(path, kind)
     wanted = None if columns is None else list(dict.fromkeys(columns))
     try:
-        if suffix in _CSV:
-            header = pd.read_csv(path, nrows=0, dtype=str)
-            _check_columns(header.columns, wanted, name)
-            frame = pd.read_csv(path, usecols=wanted, dtype=str, keep_default_na=True)
-        elif suffix in _PARQUET:
-            import pyarrow.parquet as pq
-
-            _check_columns(pq.read_schema(path).names, wanted, name)
-            frame = pd.read_parquet(path, columns=wanted)
-        elif suffix == ".dta":
-            frame = pd.read_stata(path, columns=None if wanted is None else _present(path, wanted))
-        elif suffix == ".sas7bdat":
-            frame = pd.read_sas(path, format="sas7bdat")
-            frame = _decode_bytes(frame)
-        elif suffix == ".sav":
+        if kind == "csv":
+            frame, info = _read_csv(path, wanted, options)
+        elif kind in ("excel", "ods"):
             try:
-                frame = pd.read_spss(path, usecols=wanted)
-            except ImportError as exc:
-                raise InputError(
-                    "reading SPSS files needs the optional reader: pip install 'attack[spss]'",
-                    file=name,
-                ) from exc
+                frame, info = _read_workbook(path, kind, wanted, options)
+            except (KeyError, zipfile.BadZipFile) as exc:  # e.g. an .xlsx renamed .ods
+                raise InputError(f"is not a readable {kind} workbook: {_short(exc)}", file=name) from exc
         else:
-            raise InputError(
-                f"unknown file format {suffix!r}; expected .csv, .parquet, .dta, .sas7bdat or .sav",
-                file=name,
-            )
+            frame = _read_typed(path, kind, wanted)
+            _check_duplicates(list(frame.columns), name)
+            frame = _typed_missing(frame, options)
+            info = ReadInfo(kind, na=tuple(dict.fromkeys(options.na)))
     except InputError:
         raise
     except pd.errors.EmptyDataError as exc:
         raise InputError("file is empty", file=name) from exc
-    except (ValueError, OSError, UnicodeDecodeError, struct.error) as exc:
-        raise InputError(f"cannot be read: {exc}", file=name) from exc
+    except (ValueError, OSError, UnicodeDecodeError, struct.error, pa.ArrowException) as exc:
+        raise InputError(f"cannot be read as {kind}: {_short(exc)}", file=name) from exc
     _check_columns(frame.columns, wanted, name)
     if wanted is not None:
         frame = frame[wanted]
     if len(frame) == 0:
-        raise InputError("file has no data rows", file=name)
-    frame.attrs["source"] = name
-    frame.attrs["typed"] = suffix not in _CSV  # CSV columns are text until a key or target needs them
-    return frame.reset_index(drop=True)
+        raise InputError("file has a header but no data rows", file=name)
+    frame = frame.reset_index(drop=True)
+    frame.attrs["source"] = name  # the name errors quote (source_name); the lead replaces it
+    info = ReadInfo(**{**info.__dict__, "rows": len(frame), "columns": frame.shape[1]})
+    log.info("read %s: %s", name, info.as_dict())
+    return Table(frame, name, info)
 
 
-def _present(path: Path, wanted: list[str]) -> list[str]:
-    """Check ``wanted`` against a Stata file's variables without reading its data."""
-    with pd.read_stata(path, iterator=True) as reader:
-        names = list(reader.variable_labels())
-    _check_columns(names, wanted, str(path))
-    return wanted
+def read_table(path: str | Path, columns: Sequence[str] | None = None,
+               options: ReadOptions | None = None) -> pd.DataFrame:
+    """The frame of :func:`read` (for callers that need no record of how it was read)."""
+    return read(path, columns, options).frame
+
+
+def _short(exc: BaseException) -> str:
+    return quote(str(exc), 200).strip("'\"")
+
+
+def _check_signature(path: Path, kind: str) -> None:
+    """Refuse a file whose first bytes contradict its suffix (a CSV renamed ``.parquet``, a
+    truncated download)."""
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+    found = next((what for magic, what in _SIGNATURES.items() if head.startswith(magic)), None)
+    expected = {"parquet": b"PAR1", "excel": b"PK\x03\x04", "ods": b"PK\x03\x04"}.get(kind)
+    if expected is not None and not head.startswith(expected):
+        seen = found or ("text" if _looks_like_text(head) else "something else")
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise InputError(f"is not {article} {kind} file (its first bytes show {seen}); is the suffix right?",
+                         file=str(path))
+    if kind == "parquet":
+        with open(path, "rb") as handle:
+            handle.seek(-4, 2)
+            if handle.read(4) != b"PAR1":
+                raise InputError("is a truncated or damaged Parquet file (its end marker is missing)",
+                                 file=str(path))
+    if kind == "csv" and (found is not None or b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff"))):
+        raise InputError(f"is not a text file (it looks like {found or 'binary data'}); is the suffix right?",
+                         file=str(path))
+
+
+def _looks_like_text(head: bytes) -> bool:
+    return b"\x00" not in head and all(b >= 9 for b in head)
+
+
+# ---------------------------------------------------------------------------------------------
+# CSV
+
+
+def _read_csv(path: Path, wanted: list[str] | None, options: ReadOptions) -> tuple[pd.DataFrame, ReadInfo]:
+    import pyarrow.csv as pcsv
+
+    name = str(path)
+    encoding, content = _decode(path, options.encoding)
+    sample = _sample(content)
+    sep, quotechar = _dialect(sample, options.sep, name)
+    if not sample.strip():
+        raise InputError("file is empty", file=name)
+    header = next(csv.reader(io.StringIO(sample), delimiter=sep, quotechar=quotechar), [])
+    header = [h.strip() for h in header]
+    if not header or header == [""]:
+        raise InputError("file has no header line", file=name)
+    _check_duplicates(header, name)
+    for i, column in enumerate(header):
+        if column == "":
+            raise InputError(f"column {i + 1} of the header has no name", file=name)
+    _check_columns(header, wanted, name)
+    include = wanted if wanted is not None else header
+    try:
+        table = pcsv.read_csv(
+            pa.BufferReader(content),
+            read_options=pcsv.ReadOptions(column_names=header, skip_rows=1, block_size=1 << 24),
+            parse_options=pcsv.ParseOptions(  # quoted line breaks need the slower parser
+                delimiter=sep, quote_char=quotechar or False,
+                newlines_in_values=bool(quotechar) and quotechar.encode() in content),
+            convert_options=pcsv.ConvertOptions(
+                column_types={c: pa.string() for c in header}, include_columns=include,
+                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
+        )
+    except pa.ArrowInvalid as exc:
+        raise _malformed(path, encoding, sep, quotechar, len(header), exc) from exc
+    decimal, thousands = _number_format(sample, sep, quotechar, options)
+    frame = _typed_text(table, name, options, decimal, thousands)
+    info = ReadInfo("csv", encoding=encoding, sep=sep, decimal=decimal, thousands=thousands,
+                    quotechar=quotechar, na=tuple(dict.fromkeys(options.na)))
+    return frame, info
+
+
+def _decode(path: Path, given: str | None) -> tuple[str, bytes]:
+    """The encoding, and the content as UTF-8 (Arrow reads UTF-8 only). The given encoding must decode the whole file; else detected: UTF-8 (a
+    byte-order mark gives ``utf-8-sig`` or ``utf-16``), else what charset-normalizer proposes
+    for the bytes around the first non-UTF-8 byte unless that is a single-byte Latin code page,
+    else Windows-1252, else Latin-1 (which decodes any byte)."""
+    raw = path.read_bytes()
+    if given is not None:
+        first = given
+    elif raw.startswith(codecs.BOM_UTF8):
+        first = "utf-8-sig"
+    elif raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        first = "utf-16"
+    else:
+        first = "utf-8"
+    try:
+        text = raw.decode(first)
+    except UnicodeDecodeError as exc:
+        if given is not None:
+            line = raw[: exc.start].count(b"\n") + 1
+            raise InputError(
+                f"line {line} cannot be decoded as {given} (byte 0x{raw[exc.start]:02x}); leave "
+                "the encoding out to detect it, or set another (e.g. --encoding cp1252)",
+                file=str(path)) from exc
+        bad = exc.start
+    else:
+        log.info("%s: encoding %s", path, first)
+        return first, raw if codecs.lookup(first).name in ("utf-8", "utf-8-sig") else text.encode("utf-8")
+    guess = _guess_encoding(raw, bad)
+    candidates = ["cp1252", "latin-1"]
+    if guess and not re.match(r"(cp125|iso8859|latin|mac_)", guess):
+        candidates.insert(0, guess)  # a single-byte Latin guess is taken as Windows-1252
+    for candidate in candidates:
+        try:
+            text = raw.decode(candidate)
+        except UnicodeDecodeError:
+            continue
+        log.info("%s: not UTF-8 (byte %d); encoding %s", path, bad, candidate)
+        return candidate, text.encode("utf-8")
+    raise AssertionError("Latin-1 decodes every byte")
+
+
+def _guess_encoding(raw: bytes, bad: int) -> str | None:
+    from charset_normalizer import from_bytes
+
+    around = raw[max(0, bad - _SAMPLE // 2): bad + _SAMPLE // 2]
+    best = from_bytes(raw[:_SAMPLE] + b"\n" + around).best()
+    return None if best is None else best.encoding
+
+
+def _sample(content: bytes) -> str:
+    """The first 64 KiB of UTF-8 text, cut after the last complete line."""
+    text = content[: _SAMPLE + 1].decode("utf-8", "ignore")
+    if len(content) > _SAMPLE:
+        cut = max(text.rfind("\n"), text.rfind("\r"))
+        text = text[: cut + 1] if cut > 0 else text
+    return text.lstrip("\ufeff")
+
+
+def _dialect(sample: str, given: str | None, name: str) -> tuple[str, str | None]:
+    """Separator and quote character: ``csv.Sniffer`` among :data:`SEPARATORS`, checked (and
+    replaced when it fails) by the separator that splits the most lines into the same number
+    (at least two) of fields."""
+    quotechar = '"'
+    if given is not None:
+        return given, quotechar
+    lines = [line for line in sample.splitlines()[:200] if line.strip()]
+    sniffed = None
+    try:
+        dialect = csv.Sniffer().sniff("\n".join(lines[:50]), delimiters="".join(SEPARATORS))
+        sniffed = dialect.delimiter
+        quotechar = dialect.quotechar or '"'
+    except csv.Error:
+        pass
+    best, best_score = None, (0, 0)
+    for sep in SEPARATORS:
+        counts = [len(row) for row in csv.reader(lines, delimiter=sep, quotechar=quotechar)]
+        if not counts or counts[0] < 2:
+            continue
+        score = (sum(c == counts[0] for c in counts), counts[0])
+        if score > best_score:
+            best, best_score = sep, score
+    if sniffed is not None and (best is None or sniffed == best):
+        chosen = sniffed
+    else:
+        chosen = best or ","
+    log.info("%s: separator %r, quote %r", name, chosen, quotechar)
+    return chosen, quotechar
+
+
+def _number_format(sample: str, sep: str, quotechar: str | None,
+                   options: ReadOptions) -> tuple[str, str | None]:
+    """Decimal and thousands separators: as given, else from the sample's numbers. A comma
+    decimal needs a separator other than ``,`` and values like ``12,5`` (a comma not followed by
+    exactly three digits) or more of them than values with a decimal point."""
+    decimal, thousands = options.decimal, options.thousands
+    if decimal is None:
+        decimal = "."
+        if sep != ",":
+            fields = [f.strip() for row in csv.reader(sample.splitlines()[1:400], delimiter=sep,
+                                                      quotechar=quotechar or '"') for f in row]
+            comma = sum(bool(re.fullmatch(r"[+-]?(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]+),[0-9]+", f)) for f in fields)
+            point = sum(bool(re.fullmatch(r"[+-]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)\.[0-9]+", f)) for f in fields)
+            sure_comma = sum(bool(re.fullmatch(r"[+-]?[0-9.]*,(?:[0-9]{1,2}|[0-9]{4,})", f)) for f in fields)
+            sure_point = sum(bool(re.fullmatch(r"[+-]?[0-9,]*\.(?:[0-9]{1,2}|[0-9]{4,})", f)) for f in fields)
+            if sure_comma > sure_point or (sure_comma == sure_point and comma > point) or \
+                    (comma and comma == point and sep == ";"):
+                decimal = ","
+    if thousands is None and decimal == ",":
+        thousands = "."
+    if thousands == decimal:
+        raise InputError(f"the thousands separator cannot be the decimal separator {decimal!r}")
+    return decimal, thousands
+
+
+def _malformed(path: Path, encoding: str, sep: str, quotechar: str | None, width: int,
+               exc: Exception) -> InputError:
+    """The row of a malformed CSV file (a wrong number of fields), found by rereading it."""
+    with open(path, encoding=encoding, newline="") as handle:
+        reader = csv.reader(handle, delimiter=sep, quotechar=quotechar or '"')
+        next(reader, None)
+        for row_number, row in enumerate(reader, start=1):
+            if len(row) != width and row:
+                return InputError(
+                    f"has {len(row)} fields where the header has {width} (separator {sep!r}); "
+                    "is the separator right (--sep)?", file=str(path), row=row_number)
+    return InputError(f"cannot be read as CSV: {_short(exc)}", file=str(path))
+
+
+def _typed_text(table: pa.Table, name: str, options: ReadOptions, decimal: str,
+                thousands: str | None) -> pd.DataFrame:
+    """Text columns after trimming, missing-value codes and the column rule."""
+    def one(column: str) -> pd.Series:
+        values = pc.utf8_trim_whitespace(table[column])
+        missing = [*DEFAULT_NA, *options.na_for(column)]
+        values = pc.if_else(pc.is_in(values, value_set=pa.array(missing, pa.string())),
+                            pa.scalar(None, pa.string()), values)
+        typed = type_text(values, decimal=decimal, thousands=thousands, code=column in options.codes)
+        if typed.role == "code" and typed.first_text_row is not None and typed.numbers * 2 >= typed.present > 1:
+            log.info("%s: column %r is mostly numbers but row %d holds %s; it is read as codes",
+                     name, column, typed.first_text_row + 1,
+                     quote(table[column][typed.first_text_row].as_py()))
+        return typed.values
+
+    with ThreadPoolExecutor(max_workers=min(len(table.column_names), os.cpu_count() or 1) or 1) as pool:
+        columns = list(pool.map(one, table.column_names))  # Arrow kernels release the GIL
+    return pd.DataFrame(dict(zip(table.column_names, columns, strict=True)), copy=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Excel and OpenDocument
+
+
+def _read_workbook(path: Path, kind: str, wanted: list[str] | None,
+                   options: ReadOptions) -> tuple[pd.DataFrame, ReadInfo]:
+    name = str(path)
+    engine = "openpyxl" if kind == "excel" else "odf"
+    sheets = pd.ExcelFile(path, engine=engine).sheet_names
+    sheet = 0 if options.sheet is None else options.sheet
+    if isinstance(sheet, int):
+        if not 0 <= sheet < len(sheets):
+            raise InputError(f"has no sheet number {sheet} (sheets, from 0: {', '.join(sheets)})", file=name)
+        sheet = sheets[sheet]
+    elif sheet not in sheets:
+        raise InputError(f"has no sheet {sheet!r} (sheets: {', '.join(sheets)})", file=name)
+    raw = pd.read_excel(path, sheet_name=sheet, header=None, dtype=object, engine=engine,
+                        na_filter=False)
+    raw = raw.dropna(how="all")
+    if raw.empty:
+        raise InputError(f"sheet {sheet!r} is empty", file=name)
+    header = [_cell_text(v) or "" for v in raw.iloc[0]]
+    while header and header[-1] == "" and raw.iloc[1:, len(header) - 1].map(_cell_text).isna().all():
+        header.pop()
+    raw = raw.iloc[1:, : len(header)]
+    _check_duplicates(header, name)
+    _check_columns(header, wanted, name)
+    out = {}
+    for j, column in enumerate(header):
+        if wanted is not None and column not in wanted:
+            continue
+        cells = raw.iloc[:, j]
+        _check_mixed_codes(cells, name, column)
+        text = pa.array([_cell_text(v) for v in cells], type=pa.string())
+        missing = [*DEFAULT_NA, *options.na_for(column)]
+        text = pc.if_else(pc.is_in(text, value_set=pa.array(missing, pa.string())),
+                          pa.scalar(None, pa.string()), text)
+        out[column] = type_text(text, code=column in options.codes).values
+    frame = pd.DataFrame(out)
+    return frame, ReadInfo(kind, sheet=str(sheet), na=tuple(dict.fromkeys(options.na)))
+
+
+def _cell_text(value: object) -> str | None:
+    """A workbook cell as the text a CSV file would hold (numbers in plain notation)."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        if np.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return str(int(value)) if value == int(value) and abs(value) < 2**53 else repr(float(value))
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    text = str(value).strip()
+    return text or None
+
+
+def _check_mixed_codes(cells: pd.Series, name: str, column: str) -> None:
+    """A workbook column holding digit codes both as numbers and as text with a leading zero
+    (``5`` and ``"05"``) would give one code two spellings: refuse it, naming both rows."""
+    numbers = [i for i, v in enumerate(cells) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+               and not (isinstance(v, float) and np.isnan(v))]
+    if not numbers:
+        return
+    for i, v in enumerate(cells):
+        if isinstance(v, str) and re.fullmatch(r"0[0-9]+", v.strip()):
+            raise InputError(
+                f"codes mixing numbers and text: row {numbers[0] + 1} holds the number "
+                f"{_cell_text(cells.iloc[numbers[0]])}, row {i + 1} the text {quote(v.strip())}; "
+                "format the whole column as text in the workbook", file=name, column=column,
+                row=i + 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Typed formats
+
+
+def _read_typed(path: Path, kind: str, wanted: list[str] | None) -> pd.DataFrame:
+    name = str(path)
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        names = pq.read_schema(path).names
+        _check_duplicates(names, name)
+        _check_columns(names, wanted, name)
+        return pd.read_parquet(path, columns=wanted)
+    if kind == "stata":
+        with pd.read_stata(path, iterator=True) as reader:
+            names = list(reader.variable_labels())
+        _check_columns(names, wanted, name)
+        return pd.read_stata(path, columns=wanted)
+    if kind == "sas":
+        frame = pd.read_sas(path, format="sas7bdat")
+        for column in frame.columns:
+            if frame[column].dtype == object:
+                frame[column] = frame[column].map(
+                    lambda v: v.decode("utf-8", "replace") if isinstance(v, bytes) else v)
+        return frame
+    try:  # SPSS: user-missing values become missing (pyreadstat's default)
+        return pd.read_spss(path, usecols=wanted)
+    except ImportError as exc:
+        raise InputError("reading SPSS files needs the optional reader: pip install 'attack[spss]'",
+                         file=name) from exc
+
+
+def _typed_missing(frame: pd.DataFrame, options: ReadOptions) -> pd.DataFrame:
+    """Declared missing-value codes in a typed file: numbers compared as numbers, text as
+    trimmed text."""
+    for column in frame.columns:
+        codes = options.na_for(column)
+        if not codes:
+            continue
+        values = frame[column]
+        if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
+            numbers = pd.to_numeric(pd.Series(codes), errors="coerce").dropna().to_numpy()
+            hit = values.isin(numbers)
+        else:
+            hit = values.astype("string").str.strip().isin(codes).fillna(False)
+        if hit.any():
+            frame[column] = values.mask(hit)
+    return frame
+
+
+# ---------------------------------------------------------------------------------------------
+# Columns
 
 
 def require_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
@@ -98,78 +596,16 @@ def _check_columns(available: Sequence[str], wanted: Sequence[str] | None, name:
     for column in wanted:
         if column not in have:
             shown = ", ".join(sorted(have)[:20])
-            raise InputError(f"column is missing (the file has: {shown})", file=name, column=column)
+            hint = ""
+            if len(have) == 1 and any(s in next(iter(have)) for s in SEPARATORS):
+                hint = "; the header was not split: is the separator right (--sep)?"
+            raise InputError(f"column is missing (the file has: {shown}){hint}", file=name, column=column)
 
 
-def _decode_bytes(frame: pd.DataFrame) -> pd.DataFrame:
-    for column in frame.columns:
-        if frame[column].dtype == object:
-            frame[column] = frame[column].map(
-                lambda v: v.decode("utf-8", "replace") if isinstance(v, bytes) else v
-            )
-    return frame
-
-
-def source_name(frame: pd.DataFrame) -> str:
-    """The file a frame was read from, or ``"<data>"`` for frames built in memory."""
-    return str(frame.attrs.get("source", "<data>"))
-
-
-def numeric_column(frame: pd.DataFrame, column: str) -> np.ndarray:
-    """Column as float64, missing values as NaN; names the first row that is not a number."""
-    values = frame[column]
-    if pd.api.types.is_bool_dtype(values.dtype):
-        return values.astype(float).to_numpy()
-    if pd.api.types.is_numeric_dtype(values.dtype):
-        return values.astype("float64").to_numpy(na_value=np.nan)
-    converted = pd.to_numeric(values.astype("string").str.strip(), errors="coerce")
-    bad = converted.isna() & values.notna() & (values.astype("string").str.strip() != "")
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(
-            f"expected a number, found {values.iloc[row]!r}",
-            file=source_name(frame),
-            column=column,
-            row=row + 1,
-        )
-    return converted.astype("float64").to_numpy(na_value=np.nan)
-
-
-def code_column(frame: pd.DataFrame, column: str) -> np.ndarray:
-    """Column as an object array of strings (codes), missing values as None.
-
-    Integer-valued floats (as Stata and Parquet may store codes) are written without ``.0``.
-    """
-    values = frame[column]
-    if pd.api.types.is_float_dtype(values.dtype):
-        finite = values.dropna()
-        if (finite == np.round(finite)).all():
-            values = values.astype("Int64")
-    text = values.astype("string").str.strip()
-    out = text.to_numpy(dtype=object, na_value=None)
-    out[(text == "").fillna(False).to_numpy(dtype=bool)] = None
-    return out
-
-
-def id_column(frame: pd.DataFrame, column: str, *, allow_missing: bool = False) -> np.ndarray:
-    """Unit identifiers as strings, unique among the rows that have one.
-
-    A missing id is an error unless ``allow_missing`` (an external record whose unit is unknown
-    is simply not verifiable).
-    """
-    ids = code_column(frame, column)
-    missing = np.flatnonzero(pd.isna(ids))
-    if missing.size and not allow_missing:
-        raise InputError(
-            "identifier is missing", file=source_name(frame), column=column, row=int(missing[0]) + 1
-        )
-    duplicated = pd.Series(ids).duplicated().to_numpy() & ~pd.isna(ids)
-    if duplicated.any():
-        row = int(np.flatnonzero(duplicated)[0])
-        raise InputError(
-            f"duplicate identifier {ids[row]!r}; identifiers must be unique",
-            file=source_name(frame),
-            column=column,
-            row=row + 1,
-        )
-    return ids
+def _check_duplicates(names: Sequence[object], name: str) -> None:
+    seen: dict[str, int] = {}
+    for i, column in enumerate(map(str, names)):
+        if column in seen and column != "":
+            raise InputError(f"the header names this column twice (columns {seen[column] + 1} and "
+                             f"{i + 1}); names must be unique", file=name, column=column)
+        seen[column] = i

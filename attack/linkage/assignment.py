@@ -5,12 +5,12 @@ release order. Every function returns ``(rows, cols)``: the assigned pairs, sort
 
 * :func:`hungarian` – exact minimum total distance (handbook eq. 13.7). A rectangular problem
   is solved directly, which picks the same real pairs as padding with dummy records at the
-  maximum distance (eq. 13.6, METHOD.md §5.7).
-* :func:`greedy` – Procedure II (handbook §13.3, METHOD.md §7.2): pairs in ascending order of
+  maximum distance (eq. 13.6, docs/method/linkage.md).
+* :func:`greedy` – Procedure II (handbook §13.3, docs/method/linkage.md): pairs in ascending order of
   ``(distance, external row, release row)``, each taken when both records are still free.
-* :func:`sequential` – Procedure I (METHOD.md §7.1): external records in the given order, each
+* :func:`sequential` – Procedure I (docs/method/linkage.md): external records in the given order, each
   to its nearest free release record (ties: first in release order).
-* :func:`nearest` – nearest-neighbour attack, not one-to-one (METHOD.md §8): each external record
+* :func:`nearest` – nearest-neighbour attack, not one-to-one (docs/method/linkage.md): each external record
   to its nearest release record (ties: first in release order).
 """
 
@@ -21,7 +21,7 @@ from scipy.optimize import linear_sum_assignment
 
 METHODS: tuple[str, ...] = ("hungarian", "greedy", "sequential", "nearest")
 
-#: Distances within this absolute tolerance of a link's distance count as ties (METHOD.md §7.3).
+#: Distances within this absolute tolerance of a link's distance count as ties (docs/method/linkage.md).
 TIE_TOLERANCE = 1e-12
 
 

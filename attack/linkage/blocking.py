@@ -1,6 +1,6 @@
 """Blocking: split both files into blocks whose records agree on the blocking keys.
 
-METHOD.md §4 (handbook §13.1.2): pairs that differ in a blocking variable are never compared.
+docs/method/linkage.md (handbook §13.1.2): pairs that differ in a blocking variable are never compared.
 A blocking key is a categorical column compared for equality, optionally on a coarser level
 (a code prefix such as the NACE division ``nace:prefix=2``) or a metric column binned into
 intervals ``[a, b)`` with break points applied identically to both files (``turnover:bins=...``).
@@ -23,7 +23,7 @@ from attack.io.readers import code_column, numeric_column, source_name
 class Classifier:
     """A column turned into class labels: as is, by code prefix, or by interval bins.
 
-    Used for blocking keys (METHOD.md §4.2) and for risk cells (METHOD.md §9.5).
+    Used for blocking keys (docs/method/linkage.md) and for risk cells (docs/method/risk.md).
     ``external_name`` is the column in the external file when it differs.
     """
 
@@ -102,7 +102,7 @@ class Block:
 
 @dataclass(frozen=True)
 class Blocking:
-    """The blocks of a linkage and what fell outside them (METHOD.md §4.2 report)."""
+    """The blocks of a linkage and what fell outside them (docs/method/linkage.md report)."""
 
     blocks: tuple[Block, ...]
     external_without_block: np.ndarray

@@ -1,7 +1,7 @@
 """Exact candidate search for blocks too large for a dense cost matrix.
 
 When every weighted key is a metric key with squared differences or a nominal key, and no
-value is missing, the total distance of METHOD.md §5 is a squared Euclidean distance in a
+value is missing, the total distance of docs/method/linkage.md is a squared Euclidean distance in a
 scaled embedding, up to a constant: a metric value ``a`` maps to ``a·sqrt(λ/s)`` and a nominal
 code to a one-hot vector scaled by ``sqrt(λ/(2s))`` (``s`` the standardisation divisor). A
 KD-tree on the embedded release records then finds each external record's nearest candidates.
@@ -162,7 +162,7 @@ class CandidateLists:
 
     def ties(self, rows: np.ndarray, cost: np.ndarray) -> np.ndarray:
         """Release rows of the block (taken or not) within the tie tolerance of ``cost[k]``
-        for external row ``rows[k]``, as the dense count of METHOD.md §7.3.
+        for external row ``rows[k]``, as the dense count of docs/method/linkage.md.
 
         A row whose list came from the tree of all release rows and certifies the distance
         counts from its list; the others ask the full tree for every row within reach."""

@@ -1,14 +1,14 @@
 """Per-variable distances, standardisation and the weighted total distance.
 
-Implements METHOD.md §5 (handbook §13.1): metric (squared or absolute difference, optional
+Implements docs/method/linkage.md (handbook §13.1): metric (squared or absolute difference, optional
 ``log(1 + x)`` transform), nominal (eq. 13.1), ordinal (eq. 13.2), hierarchical (eq. 13.3 in the
-normative form of METHOD.md §5.4) and string (rapidfuzz normalised edit distance or
+normative form of docs/method/linkage.md) and string (rapidfuzz normalised edit distance or
 Jaro–Winkler) components; standardisation ``maxmin`` (eq. 13.4 over all pairs A × B, computed
 without building A × B), ``range`` (divide by the largest value the component can take on the
 pooled values of both files, as Gower's distance in sdcMicro's ``recordLinkage()``), ``sd``
 (metric values divided by their pooled standard deviation) or ``none``; weights λ_i (eq. 13.5).
 
-Missing values (METHOD.md §5.6): by default a component with a missing value on either side takes
+Missing values (docs/method/linkage.md): by default a component with a missing value on either side takes
 its largest standardised value over A × B; with ``missing="skip"`` the component is dropped for
 that pair and the other weights are scaled up to the full weight.
 
@@ -55,7 +55,7 @@ STRING_EXTREMES_MAX_PAIRS = 20_000_000
 
 @dataclass(frozen=True)
 class KeySpec:
-    """One overlap variable that enters the distance (METHOD.md §3.2).
+    """One overlap variable that enters the distance (docs/method/linkage.md).
 
     ``name`` is the release column, ``external_name`` the external column (default: the same).
     ``metric_distance`` None means the run's default.
@@ -392,7 +392,7 @@ def hierarchy_distance_table(
 ) -> np.ndarray:
     """Distances d_H between every code of ``codes_a`` and every code of ``codes_b``.
 
-    METHOD.md §5.4 (normative form of handbook eq. 13.3); see the module docstring.
+    docs/method/linkage.md (normative form of handbook eq. 13.3); see the module docstring.
     """
     everything = list(codes_a) + list(codes_b)
     if parents:
@@ -477,7 +477,7 @@ class DistanceModel:
         Each component is standardised step by step as eq. 13.4 writes it, so the extremes come
         out as exactly 0 and 1; in-place steps keep memory to two matrices, and steps that do
         nothing (offset 0, weight 1, no missing value) are skipped. Missing values follow
-        METHOD.md §5.6.
+        docs/method/linkage.md.
         """
         shape = (len(ext),) if pairs else (len(ext), len(rel))
         total = None
@@ -535,10 +535,10 @@ def build_distance_model(
     standardise: str = "maxmin",
     metric_distance: str = "squared",
 ) -> DistanceModel:
-    """Prepare the components of every key over the whole files (METHOD.md §5).
+    """Prepare the components of every key over the whole files (docs/method/linkage.md).
 
     Extremes for ``maxmin`` are taken over all pairs A × B of the two files, before blocking,
-    without building the pairs (METHOD.md §5.5).
+    without building the pairs (docs/method/linkage.md).
     """
     if standardise not in STANDARDISATIONS:
         raise InputError(
@@ -590,8 +590,8 @@ def _component(
 ) -> _Component:
     ext_col, rel_col = key.external_column, key.name
     if key.type == "metric":
-        a = numeric_column(external, ext_col)
-        b = numeric_column(release, rel_col)
+        a = numeric_column(external, ext_col, required=True)
+        b = numeric_column(release, rel_col, required=True)
         if key.log:
             for values, frame, column in ((a, external, ext_col), (b, release, rel_col)):
                 negative = np.flatnonzero(values < 0)
@@ -605,8 +605,8 @@ def _component(
             a, b = np.log1p(a), np.log1p(b)
         power = 2 if (key.metric_distance or metric_distance) == "squared" else 1
         return _MetricComponent(a, b, power)
-    a = code_column(external, ext_col)
-    b = code_column(release, rel_col)
+    a = code_column(external, ext_col, required=True)
+    b = code_column(release, rel_col, required=True)
     if key.type == "nominal":
         return _nominal(a, b)
     if key.type == "ordinal":

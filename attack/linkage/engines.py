@@ -1,6 +1,6 @@
 """Engines that solve independent blocks: in this process, on local cores, or on Dask.
 
-Blocks never interact (METHOD.md §7.2: pairs of different blocks never conflict), so they can
+Blocks never interact (docs/method/linkage.md: pairs of different blocks never conflict), so they can
 be solved in any order and on any worker; results are returned in task order, which keeps the
 output identical whatever the engine and the number of jobs.
 
@@ -19,16 +19,19 @@ handed out first so that a long block does not start last; small ones travel in 
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
+import re
 import sys
-import time
 import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import TypeVar
+from typing import Any, Literal, TypeVar
 
-from attack.errors import InputError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from attack.errors import InputError, from_validation
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -48,6 +51,76 @@ CHUNK_CELLS = 250_000
 #: Work units queued per worker process beyond the one it is solving: keeps the workers busy while
 #: bounding the pickled block data held by the pool at once.
 _QUEUED_PER_WORKER = 2
+
+
+_SIZE_UNITS = {
+    "": 1, "b": 1,
+    "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2,
+    "g": 1024**3, "gib": 1024**3, "t": 1024**4, "tib": 1024**4,
+    "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
+}
+_SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][0-9]+)?)\s*([a-zA-Z]*)\s*")
+
+
+def parse_size(value: str | int) -> int:
+    """A memory size in bytes from ``2GiB``, ``512MiB``, ``1.5GB``, ``4096`` or an integer.
+
+    Binary units: ``KiB``, ``MiB``, ``GiB``, ``TiB`` (also ``K``, ``M``, ``G``, ``T``); decimal
+    units: ``kB``, ``MB``, ``GB``, ``TB``; case does not matter. The size must be at least 1 byte.
+    """
+    bad = InputError(f"memory size {value!r}: expected bytes or a size like 2GiB or 512MiB")
+    if isinstance(value, bool):
+        raise bad
+    if isinstance(value, int):
+        size = value
+    else:
+        match = _SIZE.fullmatch(str(value))
+        unit = match.group(2).lower() if match else None
+        if match is None or unit not in _SIZE_UNITS:
+            raise bad
+        number = float(match.group(1)) * _SIZE_UNITS[unit]
+        if not math.isfinite(number):
+            raise bad
+        size = int(number)
+    if size < 1:
+        raise InputError(f"memory size {value!r}: must be at least 1 byte")
+    return size
+
+
+class Engine(BaseModel):
+    """How the blocks of an attack are solved; never changes a figure.
+
+    ``name`` is ``local`` (this process or a pool of ``jobs`` worker processes) or ``dask`` (the
+    cluster at ``scheduler``, or a local one of ``jobs`` workers); ``memory_budget`` caps the
+    memory of the exact solver per block (bytes or a size such as ``"2GiB"``). None leaves the
+    choice to the next level: the command line over the scenario's ``[engine]`` table over the
+    defaults (local engine, all cores, the solvers' default budget).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: Literal["local", "dask"] | None = Field(None, description="Engine: local or dask.")
+    jobs: int | None = Field(None, ge=1, strict=True, description="Worker processes (default: all cores).")
+    scheduler: str | None = Field(None, min_length=1, description="Dask scheduler address, e.g. tcp://host:8786.")
+    memory_budget: int | None = Field(None, description="Bytes, or a size such as 2GiB or 512MiB.")
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise from_validation(exc, model=type(self)) from None
+
+    @field_validator("memory_budget", mode="before")
+    @classmethod
+    def _size(cls, value: Any) -> Any:
+        try:
+            return None if value is None else parse_size(value)
+        except InputError as exc:
+            raise ValueError(exc.message) from None
+
+    def fixed(self) -> dict[str, Any]:
+        """The entries this setting fixes (None entries are left to the next level)."""
+        return {k: v for k, v in self.model_dump().items() if v is not None}
 
 
 def default_jobs() -> int:
@@ -88,7 +161,7 @@ def map_blocks(
     if scheduler is not None and engine != "dask":
         raise InputError("a scheduler address needs the dask engine")
     tasks = list(tasks)
-    bar = _Progress(len(tasks)) if progress and _is_terminal() else None
+    bar = progress_bar(len(tasks), progress)
     try:
         if engine == "dask":
             return _map_dask(func, tasks, jobs, scheduler, bar)
@@ -154,18 +227,18 @@ def solve_chunk(func: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
     return [func(task) for task in tasks]
 
 
-def _place(results: list, unit: list[int], solved: list, bar: _Progress | None) -> None:
+def _place(results: list, unit: list[int], solved: list, bar: Any) -> None:
     for index, result in zip(unit, solved):
         results[index] = result
     if bar is not None:
-        bar.step(len(unit))
+        bar.update(len(unit))
 
 
 # --------------------------------------------------------------------------------------------
 # local
 
 
-def _map_local(func, tasks: list, jobs: int | None, bar: _Progress | None) -> list:
+def _map_local(func, tasks: list, jobs: int | None, bar: Any) -> list:
     units = _chunks(tasks)
     workers = min(jobs or default_jobs(), len(units))
     if workers < 2 or _small(tasks):
@@ -173,7 +246,7 @@ def _map_local(func, tasks: list, jobs: int | None, bar: _Progress | None) -> li
         for task in tasks:
             results.append(func(task))
             if bar is not None:
-                bar.step()
+                bar.update()
         return results
 
     results: list = [None] * len(tasks)
@@ -309,36 +382,13 @@ def _is_terminal() -> bool:
         return False
 
 
-class _Progress:
-    """One line on stderr, rewritten as blocks finish: ``blocks 12/340 (4%), 0:05 elapsed``."""
+def progress_bar(total: int, enabled: bool, what: str = "blocks") -> Any:
+    """A tqdm bar over ``total`` steps on a terminal or in a notebook; None when ``enabled`` is
+    false or nobody would see it (stderr redirected to a file or a pipe)."""
+    from tqdm.auto import tqdm
 
-    #: Seconds between redraws (the last block always redraws).
-    INTERVAL = 0.1
-
-    def __init__(self, total: int, stream=None) -> None:
-        self.total = total
-        self.done = 0
-        self.stream = stream if stream is not None else sys.stderr
-        self.start = time.monotonic()
-        self.drawn = 0.0
-        self.shown = False
-
-    def step(self, count: int = 1) -> None:
-        self.done += count
-        now = time.monotonic()
-        if self.done == self.total or now - self.drawn >= self.INTERVAL:
-            self.drawn = now
-            self._draw(now)
-
-    def _draw(self, now: float) -> None:
-        share = self.done / self.total if self.total else 1.0
-        minutes, seconds = divmod(int(now - self.start), 60)
-        elapsed = f"{minutes}:{seconds:02d}"
-        self.stream.write(f"\rblocks {self.done}/{self.total} ({share:.0%}), {elapsed} elapsed")
-        self.stream.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\n")
-            self.stream.flush()
+    in_notebook = any(c.__module__ == "tqdm.notebook" for c in tqdm.__mro__)
+    if not enabled or not (_is_terminal() or in_notebook):
+        return None
+    return tqdm(total=total, desc=what, unit=what.rstrip("s"), file=sys.stderr, mininterval=0.1,
+                leave=True)

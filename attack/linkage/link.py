@@ -1,8 +1,8 @@
-"""The intruder's mass linkage (handbook §13.4, METHOD.md §7.4).
+"""The intruder's mass linkage (handbook §13.4, docs/method/linkage.md).
 
 Block both files, compute standardised weighted distances inside each block and assign
 external to release records. The matcher sees only the key and blocking columns: identifiers
-and every other column are dropped before linkage starts (METHOD.md §2).
+and every other column are dropped before linkage starts (docs/method/risk.md).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class Links:
     """Result of a linkage: one entry per external record (row position in the external file).
 
     ``release_row`` is −1 where the record got no link; ``n_best`` counts the release records of
-    its block at the chosen distance (ties, METHOD.md §7.3).
+    its block at the chosen distance (ties, docs/method/linkage.md).
     """
 
     release_row: np.ndarray
@@ -113,7 +113,7 @@ class Links:
 
 
     def _matcher_audit(self) -> dict:
-        """Exact vs Procedure II per block (METHOD.md §7.2, §15 item 7): how many blocks are
+        """Exact vs Procedure II per block (docs/method/linkage.md item 7): how many blocks are
         proven optimal, which are not, and how much longer the greedy links are in total."""
         audited = [s for s in self.solutions if s.greedy_total is not None]
         greedy_total = sum(s.greedy_total for s in audited)
@@ -141,7 +141,7 @@ def link(
     progress: bool = False,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
 ) -> Links:
-    """Run the mass linkage of ``external`` against ``release`` (METHOD.md §7.4).
+    """Run the mass linkage of ``external`` against ``release`` (docs/method/linkage.md).
 
     Blocks are solved independently by ``engine`` with ``jobs`` workers (all cores when None),
     on the Dask cluster at ``scheduler`` if given (:func:`attack.engines.map_blocks`); the links

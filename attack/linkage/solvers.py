@@ -4,7 +4,7 @@ A block is small enough for the dense cost matrix when ``n_E · n_R · 16`` byte
 one working copy) fit the memory budget; then the dense methods of :mod:`attack.assignment` run on it. Larger blocks go to the
 candidate-based solvers (:mod:`attack.tree_greedy`, :mod:`attack.sparse_hungarian`), which
 give the same links as the dense methods. Every solution records its solver and, for the
-exact method, whether optimality is proven (METHOD.md §6: never degrade silently).
+exact method, whether optimality is proven (docs/method/linkage.md: never degrade silently).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def _dense(task: BlockTask) -> BlockSolution:
 
 def _greedy_total(model: DistanceModel, cost: np.ndarray | None = None) -> float | None:
     """Total distance of Procedure II on the block, for the gap to the exact optimum
-    (METHOD.md §7.2: the tool measures it); None when it would need a dense matrix that is
+    (docs/method/linkage.md: the tool measures it); None when it would need a dense matrix that is
     not at hand."""
     n_ext, n_rel = model.sizes
     embedded = embedding(model) if n_ext * n_rel > DENSE_PAIRS or cost is None else None

@@ -7,7 +7,7 @@ exists. ``scipy.sparse.csgraph.min_weight_full_bipartite_matching`` solves the c
 every edge gets +1 because that solver reads an explicit zero as a missing edge (every full
 matching has the same number of edges, so the optimum does not move).
 
-Proof of optimality (METHOD.md §6): shortest-path potentials from a source joined to every
+Proof of optimality (docs/method/linkage.md): shortest-path potentials from a source joined to every
 external record, on the residual graph of the matching, are feasible duals of the candidate
 problem. The matching is optimal for the whole block when the duals stay feasible for every
 pair that is not a candidate; since such a pair costs at least its row's certified bound b_i,

@@ -1,9 +1,9 @@
 """One named protection step applied to a file: the method catalogue behind ``attack protect``.
 
-Every method of PROTECTION.md is registered here under its command-line name with its typed
+Every method of docs/method/protection.md is registered here under its command-line name with its typed
 parameters. :func:`protect` validates the parameters, converts the columns a method needs to
 numbers (CSV files are read as text), runs the method on the whole file or separately within
-each group of ``by`` (PROTECTION.md §0, within-cell application) and returns the release with a
+each group of ``by`` (docs/method/protection.md, within-cell application) and returns the release with a
 log: method, parameters, seed, the child seed of each group, counts of changed values and the
 warnings the method raised.
 """
@@ -83,7 +83,7 @@ _S = Param("float", REQUIRED, help="standard deviation s of each component, e.g.
 
 METHODS: dict[str, Method] = {m.name: m for m in [
     Method("formal", "attack.protect.formal:formal_release", "reduction",
-           "drop direct identifiers and shuffle the rows (FORMAL, PROTECTION.md §0)",
+           "drop direct identifiers and shuffle the rows (FORMAL, docs/method/protection.md)",
            {"identifiers": Param("list", [], help="direct identifier columns to drop")},
            column_mode="none", numeric=False),
     Method("coarsen", "attack.protect.recoding:coarsen", "reduction",
@@ -119,7 +119,7 @@ METHODS: dict[str, Method] = {m.name: m for m in [
         "each variable separately, groups of k, last group k..2k-1 (§3.2-3.3)",
         {"k": _K, "min_gap": Param("float", 0.0, help="minimum relative gap between group means")}),
     _ma("hoehne-ma", "attack.protect.microaggregation:hoehne_microaggregation",
-        "Höhne's variance-preserving one-dimensional MA (seed 001, §3.4)",
+        "Höhne's variance-preserving one-dimensional MA (Höhne (2008), §3.4)",
         {"m": Param("int", 3, help="(initial) group size"),
          "variable_size": Param("bool", False, help="search the size in [m, 2m-1]"),
          "variant": Param("str", "hoehne", ("hoehne", "documented")),
@@ -231,7 +231,7 @@ def _typed(method: Method, name: str, param: Param, value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Protected:
-    """A candidate release and what was done to it (PROTECTION.md §0 ``log``)."""
+    """A candidate release and what was done to it (docs/method/protection.md ``log``)."""
 
     release: pd.DataFrame
     log: dict
@@ -245,7 +245,7 @@ def protect(
     by: Sequence[str] = (),
     seed: int = 0,
 ) -> Protected:
-    """Apply one protection method to ``data`` (PROTECTION.md §0).
+    """Apply one protection method to ``data`` (docs/method/protection.md).
 
     ``columns`` are the variables the method changes; ``by`` runs it separately within each
     group of those categorical variables, each group with its own child seed of
@@ -328,7 +328,7 @@ def _call(spec: Method, data: pd.DataFrame, columns: list[str], params: dict, se
 
 
 def drop_units_where(data: pd.DataFrame, which: str) -> pd.DataFrame:
-    """Delete the units matching a pandas filter such as ``employees >= 250`` (PROTECTION.md
+    """Delete the units matching a pandas filter such as ``employees >= 250`` (docs/method/protection.md
     §2.5). Columns whose values are all numbers are compared as numbers, also when the file
     was read as text (CSV); the kept rows are returned unchanged."""
     from attack.protect.recoding import drop_units

@@ -1,7 +1,7 @@
-"""Protection methods that turn an original file into a candidate release (PROTECTION.md).
+"""Protection methods that turn an original file into a candidate release (docs/method/protection.md).
 
 One public function per method. Each returns a new frame and leaves its input untouched. The
-``unit_id`` column is kept as hidden provenance (METHOD.md §2); separating it from what the
+``unit_id`` column is kept as hidden provenance (docs/method/risk.md); separating it from what the
 intruder sees is the caller's job. Microaggregation lives in :mod:`attack.microaggregation`.
 """
 
@@ -20,7 +20,7 @@ __all__ = ["formal_release"]
 def formal_release(
     original: pd.DataFrame, seed: int, identifiers: Sequence[str] = ()
 ) -> pd.DataFrame:
-    """FORMAL release: direct identifiers dropped, rows seeded-shuffled (PROTECTION.md §0).
+    """FORMAL release: direct identifiers dropped, rows seeded-shuffled (docs/method/protection.md).
 
     Every other column, including ``unit_id``, is kept unchanged; the index is reset.
     """

@@ -1,4 +1,4 @@
-"""Microaggregation: units grouped, values replaced by group statistics (PROTECTION.md §3).
+"""Microaggregation: units grouped, values replaced by group statistics (docs/method/protection.md).
 
 One public function per method; each returns a new frame with the listed columns as float and
 leaves its input, all other columns and the row order untouched (values are written back to
@@ -6,7 +6,7 @@ their original rows). Diagnostics a caller may want to log come from companion f
 recompute them from the same input: :func:`separate_group_sizes`, :func:`hoehne_size_search`,
 :func:`correlation_groups` and :func:`punctual_unprotectable_cells`.
 
-Sorting and ties follow PROTECTION.md §3.1: a seeded random key per unit (never the row
+Sorting and ties follow docs/method/protection.md: a seeded random key per unit (never the row
 position) breaks ties, so with the same seed the result does not depend on the row order
 wherever the values themselves do not tie.
 """
@@ -90,7 +90,7 @@ def _complete_matrix(data: pd.DataFrame, columns: list[str], method: str) -> np.
 
 
 def _tiebreak(seed: int, n: int) -> np.ndarray:
-    """The seeded random tiebreak key of every row (PROTECTION.md §3.1)."""
+    """The seeded random tiebreak key of every row (docs/method/protection.md)."""
     return np.random.default_rng(np.random.SeedSequence(seed)).random(n)
 
 
@@ -110,7 +110,7 @@ def _with_group_means(data: pd.DataFrame, columns: list[str], x: np.ndarray,
 
 def _consecutive_groups(n: int, k: int) -> np.ndarray:
     """Group label of each of ``n`` ordered positions: groups of ``k``, the ``n mod k``
-    remainder joining the last group (PROTECTION.md §3.2)."""
+    remainder joining the last group (docs/method/protection.md)."""
     return np.minimum(np.arange(n) // k, max(n // k - 1, 0))
 
 
@@ -139,7 +139,7 @@ def _size_counts(sizes: np.ndarray) -> dict[int, int]:
 
 
 def _gap_group_sizes(values: list[float], k: int, min_gap: float, k_max: int) -> list[int]:
-    """Group sizes along descending ``values`` under the minimum-gap rule (PROTECTION.md §3.3).
+    """Group sizes along descending ``values`` under the minimum-gap rule (docs/method/protection.md).
 
     A group grows while the relative distance between its mean and the mean of the next ``k``
     values is below ``min_gap`` (undefined, hence too small, for a zero mean) and it has fewer
@@ -202,7 +202,7 @@ def separate_microaggregation(
     data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
     min_gap: float | None = None, k_max: int | None = None,
 ) -> pd.DataFrame:
-    """Separate (univariate) microaggregation, handbook production rule (PROTECTION.md §3.1-3.3).
+    """Separate (univariate) microaggregation, handbook production rule (docs/method/protection.md).
 
     For each column on its own: sort the non-missing values descending (ties broken by a seeded
     random key per unit), cut into consecutive groups of ``k`` with the ``n mod k`` remainder
@@ -230,7 +230,7 @@ def separate_group_sizes(
     min_gap: float | None = None, k_max: int | None = None,
 ) -> list[GroupSizes]:
     """Group-size distribution, per column, of :func:`separate_microaggregation` with the same
-    arguments (PROTECTION.md §3.3: "report the resulting group-size distribution")."""
+    arguments (docs/method/protection.md: "report the resulting group-size distribution")."""
     return [GroupSizes((column,), _size_counts(np.bincount(group)))
             for column, _, _, group in _separate_plan(data, columns, k, seed, min_gap, k_max)]
 
@@ -242,7 +242,7 @@ _REMAINDERS = ("merge_last", "own_group")
 
 def _partition(n: int, m: int, remainder: str) -> np.ndarray:
     """Group sizes of ``n`` sorted values cut into groups of ``m``; the ``n mod m`` remainder
-    joins the last group or forms its own (seed 001, step 2)."""
+    joins the last group or forms its own (Höhne (2008), step 2)."""
     full, rest = divmod(n, m)
     if full == 0:
         return np.array([n])
@@ -285,7 +285,7 @@ def _preserving_factors(sizes: np.ndarray, bigger: np.ndarray) -> tuple[np.ndarr
 
 @dataclass(frozen=True)
 class SizeSearch:
-    """Höhne's group-size search for one column (seed 001, PROTECTION.md §3.4)."""
+    """Höhne's group-size search for one column (Höhne (2008), docs/method/protection.md)."""
 
     column: str
     sizes: tuple[int, ...]
@@ -337,7 +337,7 @@ def hoehne_size_search(
 ) -> list[SizeSearch]:
     """Höhne's variable group size, per column: for every size in [m, 2m − 1] the unweighted sum
     of the groups' population variances (and, for information, the sum weighted by group size);
-    the chosen size is the first strict minimum (PROTECTION.md §3.4; FIXTURES.md F-MA-001d).
+    the chosen size is the first strict minimum (docs/method/protection.md; docs/reference/worked-examples.md F-MA-001d).
     The partition uses the given remainder policy, as the microaggregation itself does.
     """
     m, values = _hoehne_checks(data, columns, m, remainder)
@@ -350,8 +350,8 @@ def hoehne_microaggregation(
     variant: str = "hoehne", remainder: str | None = None, legacy_shuffle: bool = False,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Höhne's variance-preserving one-dimensional microaggregation (seed 001; Höhne 2008;
-    PROTECTION.md §3.4; FIXTURES.md §5.1).
+    """Höhne's variance-preserving one-dimensional microaggregation (Höhne (2008); Höhne 2008;
+    docs/method/protection.md; worked example 5.1 (docs/reference/worked-examples.md)).
 
     Per column: sort the non-missing values descending (seeded tiebreak), cut into groups of
     ``m`` (with ``variable_size``, the size in [m, 2m − 1] chosen by :func:`hoehne_size_search`),
@@ -359,7 +359,7 @@ def hoehne_microaggregation(
     largest values (half to even; b = 1 for a single value), which become μ + √((n_g − b)/b)·σ,
     and the rest, which become μ − √(b/(n_g − b))·σ. This keeps every group's mean and population
     variance. ``remainder``: ``"merge_last"`` (default) adds the ``n mod m`` remainder to the
-    last group; ``"own_group"`` keeps it as a smaller group of its own (as seed 001).
+    last group; ``"own_group"`` keeps it as a smaller group of its own (as Höhne (2008)).
 
     ``variant="documented"`` reproduces the documented Java output (F-MA-001a): integer division
     with the nominal ``m`` inside the roots, √((m − b) div b) and √(b div (m − b)); it preserves
@@ -411,7 +411,7 @@ def mdav(
     standardise: bool = True,
 ) -> pd.DataFrame:
     """Joint microaggregation by MDAV, as sdcMicro's ``microaggregation(method="mdav")``
-    (PROTECTION.md §3.6; FIXTURES.md §5.3).
+    (docs/method/protection.md; worked example 5.3 (docs/reference/worked-examples.md)).
 
     All listed columns are grouped together: while at least ``3k`` records remain, take the
     centroid ``c`` of the remaining records, the record ``r`` farthest from ``c``; ``r`` and its
@@ -427,7 +427,7 @@ def mdav(
     weights squared differences by 1 / population variance; constant columns are centred only.
     The centroid is the correctly rounded column sum divided by the count, so it does not depend
     on the order of the records. Ties in "farthest" and "nearest" are broken by a seeded random
-    key per record (PROTECTION.md §3.1), never by row position; with no ties the groups do not
+    key per record (docs/method/protection.md), never by row position; with no ties the groups do not
     depend on the row order or seed.
 
     Agreement with sdcMicro (``src/Mdav.h``, function ``Mdav``, called by ``R/mdav.R`` from
@@ -648,7 +648,7 @@ def _mdav_groups(z: np.ndarray, k: int, tiebreak: np.ndarray) -> np.ndarray:
 def hoehne_joint_microaggregation(
     data: pd.DataFrame, columns: Sequence[str], k: int = 4, seed: int = 0,
 ) -> pd.DataFrame:
-    """Höhne's variance-preserving joint microaggregation, MA1G_var (PROTECTION.md §3.5).
+    """Höhne's variance-preserving joint microaggregation, MA1G_var (docs/method/protection.md).
 
     Units are grouped jointly by MDAV (:func:`mdav`'s groups, ``k`` to ``2k − 1`` units, default
     4). Within each group the units are ranked by their score on the first principal component
@@ -689,7 +689,7 @@ def hoehne_joint_microaggregation(
 
 
 def correlation_groups(data: pd.DataFrame, columns: Sequence[str]) -> list[list[str]]:
-    """Variable groups of MA11G (PROTECTION.md §3.7, [Proposal] rule).
+    """Variable groups of MA11G (docs/method/protection.md, [Proposal] rule).
 
     While at least six variables are left: take the pair with the largest Pearson correlation,
     add the variable with the largest sum of correlations with both, and remove the triple. The
@@ -722,7 +722,7 @@ def grouped_microaggregation(
     data: pd.DataFrame, groups: list[list[str]] | None = None, k: int = 3, seed: int = 0,
     columns: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Grouped (partially joint) microaggregation (PROTECTION.md §3.7): each variable group is
+    """Grouped (partially joint) microaggregation (docs/method/protection.md): each variable group is
     microaggregated jointly by :func:`mdav` (z-scores of its own variables, groups of k to
     2k − 1 units), so different variable groups get different unit groupings.
 
@@ -750,7 +750,7 @@ def grouped_microaggregation(
 def random_microaggregation(
     data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
 ) -> pd.DataFrame:
-    """Random joint microaggregation, MA1G_stoch (Lechner & Pohlmeier 2003; PROTECTION.md §3.8):
+    """Random joint microaggregation, MA1G_stoch (Lechner & Pohlmeier 2003; docs/method/protection.md):
     complete records in a seeded random order, consecutive groups of ``k`` with the remainder in
     the last group, every listed column replaced by its group means. Overall means are kept."""
     k = _check_size(k, "k", 3)
@@ -768,7 +768,7 @@ def random_microaggregation(
 def bootstrap_microaggregation(
     data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
 ) -> pd.DataFrame:
-    """Bootstrap microaggregation, MA1G_BS (PROTECTION.md §3.8): each record becomes the mean of
+    """Bootstrap microaggregation, MA1G_BS (docs/method/protection.md): each record becomes the mean of
     itself and ``k − 1`` records drawn with replacement from all records (itself included), the
     same draws for every listed column. Overall means are not kept in general."""
     k = _check_size(k, "k", 2)
@@ -819,7 +819,7 @@ def punctual_microaggregation(
     data: pd.DataFrame, columns: Sequence[str], by: Sequence[str], rank_by: str, k: int = 3,
     flag: str = "punctual_ma", seed: int = 0,
 ) -> pd.DataFrame:
-    """Punctual microaggregation of market leaders (USt/EHS; PROTECTION.md §3.10).
+    """Punctual microaggregation of market leaders (USt/EHS; docs/method/protection.md).
 
     In every cell of ``by`` (e.g. industry × region) the ``k`` units with the largest
     ``rank_by`` values (ties: seeded key; missing values never lead) form one group; each listed
@@ -854,7 +854,7 @@ def punctual_unprotectable_cells(
     data: pd.DataFrame, by: Sequence[str], rank_by: str, k: int = 3,
 ) -> list[dict]:
     """Cells that :func:`punctual_microaggregation` leaves unchanged because they hold fewer than
-    ``k`` units with a ranking value (PROTECTION.md §3.10 [Proposal]): one JSON-ready entry per
+    ``k`` units with a ranking value (docs/method/protection.md [Proposal]): one JSON-ready entry per
     cell, ``{"cell": {column: value}, "units": count}``, in sorted cell order."""
     k = _check_size(k, "k", 3)
     cell, size, _ = _leaders(data, by, rank_by, k, 0)

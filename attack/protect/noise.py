@@ -1,9 +1,9 @@
-"""Noise ("stochastische Überlagerung") for metric variables (PROTECTION.md §4; handbook §6.2.3).
+"""Noise ("stochastische Überlagerung") for metric variables (docs/method/protection.md; handbook §6.2.3).
 
 Every method takes a frame, the metric columns, its parameters and a ``seed`` and returns a new
 frame: the input is untouched, rows keep their order, other columns are unchanged and the listed
 columns become float. Missing values stay missing. Random numbers come from child streams of
-``SeedSequence(seed)`` spawned in a fixed order (PROTECTION.md §8): one stream per listed column,
+``SeedSequence(seed)`` spawned in a fixed order (docs/method/protection.md): one stream per listed column,
 in the order given, preceded by one record-level stream for the methods that draw per record.
 
 The small helpers :func:`seeded_streams`, :func:`column_list` and :func:`checked_numeric` are
@@ -43,7 +43,7 @@ CONTROLLED_ATTEMPTS = 100
 
 
 def seeded_streams(seed: int, count: int) -> list[np.random.Generator]:
-    """``count`` independent generators spawned from ``SeedSequence(seed)`` (PROTECTION.md §8)."""
+    """``count`` independent generators spawned from ``SeedSequence(seed)`` (docs/method/protection.md)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(f"seed must be a non-negative integer, got {seed!r}")
     children = np.random.SeedSequence(int(seed)).spawn(count)
@@ -137,7 +137,7 @@ def _correlated_normal(n: int, root: np.ndarray, d: float,
 
 
 def kim_transform(x_noisy: np.ndarray, d: float, mu: np.ndarray | float) -> np.ndarray:
-    """Kim's correction after proportional additive noise (handbook eq. 6.20; FIXTURES.md F-N-14):
+    """Kim's correction after proportional additive noise (handbook eq. 6.20; docs/reference/worked-examples.md F-N-14):
     ``x / sqrt(1 + d) + (1 − 1/sqrt(1 + d)) · μ`` with ``μ`` the original means."""
     scale = 1.0 / math.sqrt(1.0 + d)
     return np.asarray(x_noisy, dtype="float64") * scale + (1.0 - scale) * np.asarray(mu)
@@ -148,7 +148,7 @@ def additive_noise(
     seed: int = 0,
 ) -> pd.DataFrame:
     """Proportional additive noise ``X + W``, ``W ~ N(0, d·Σ_xx)``, optionally Kim-corrected
-    (PROTECTION.md §4.1; handbook eq. 6.13–6.20).
+    (docs/method/protection.md; handbook eq. 6.13–6.20).
 
     ``Σ_xx`` is the sample covariance (n − 1) of the records complete in all listed columns; the
     noise is ``V · sqrt(d) · C`` with ``C`` its upper Cholesky factor, so correlations are kept and
@@ -169,7 +169,7 @@ def lognormal_noise(
     data: pd.DataFrame, columns: Sequence[str], d: float, shift: float = 0.0, seed: int = 0
 ) -> pd.DataFrame:
     """Kim–Winkler log-normal noise, ``X^a = (X + c)·exp(W) − c`` with ``W ~ N(0, d·Σ_vv)``
-    (PROTECTION.md §4.4; handbook eq. 6.60–6.68; "Mult_Wink", EHS used d = 0.0005).
+    (docs/method/protection.md; handbook eq. 6.60–6.68; "Mult_Wink", EHS used d = 0.0005).
 
     ``Σ_vv`` is the sample covariance of ``V = ln(X + c)`` over complete records, ``0 < d < 1``.
     Every present value must satisfy ``X + c > 0``. With a shift ``c ≠ 0`` zeros are no longer
@@ -203,7 +203,7 @@ def _check_f_s(f: float, s: float) -> tuple[float, float]:
 
 
 def _positive_factors(base: np.ndarray, s: float, rng: np.random.Generator) -> np.ndarray:
-    """``base + s·Z`` per entry, redrawing ``Z`` where the factor is ≤ 0 (PROTECTION.md §4.2–4.3).
+    """``base + s·Z`` per entry, redrawing ``Z`` where the factor is ≤ 0 (docs/method/protection.md).
 
     ``base`` must be positive, so each draw succeeds with probability at least 1/2.
     """
@@ -223,7 +223,7 @@ def _record_bases(n: int, f: float, rng: np.random.Generator) -> np.ndarray:
 def mixture_noise(
     data: pd.DataFrame, columns: Sequence[str], f: float, s: float, seed: int = 0
 ) -> pd.DataFrame:
-    """Multiplicative mixture noise with one factor per record, Mult_f_s (PROTECTION.md §4.2).
+    """Multiplicative mixture noise with one factor per record, Mult_f_s (docs/method/protection.md).
 
     Each record gets ``W = 1 ± f + s·Z`` (sign with probability 1/2, redrawn while ``W ≤ 0``)
     and all its listed values are multiplied by it: ratios within a record, signs and zeros are
@@ -239,7 +239,7 @@ def mixture_noise(
 def hoehne_noise(
     data: pd.DataFrame, columns: Sequence[str], f: float, s: float, seed: int = 0
 ) -> pd.DataFrame:
-    """Höhne's multiplicative noise, Hoe_f_s (PROTECTION.md §4.3; handbook :L1359).
+    """Höhne's multiplicative noise, Hoe_f_s (docs/method/protection.md; handbook :L1359).
 
     Each record gets a base ``1 − f`` or ``1 + f`` (record-level stream); each of its values gets
     its own factor ``base + s·Z`` (one stream per column, redrawn while ≤ 0). Warns when
@@ -261,7 +261,7 @@ def uniform_noise(
     seed: int = 0,
 ) -> pd.DataFrame:
     """Multiplicative noise with independent ``U(low, high)`` factors per value, for comparison
-    only (PROTECTION.md §4.7, rejected by the handbook); ``0 <= low < high``."""
+    only (docs/method/protection.md, rejected by the handbook); ``0 <= low < high``."""
     low = _check_range("low", low, 0.0, math.inf, low_open=False)
     high = _check_range("high", high, low, math.inf)
     names, x = checked_numeric(data, columns, "uniform noise")
@@ -275,7 +275,7 @@ def uniform_noise(
 
 def controlled_values(x_sorted: Sequence[float], w: Sequence[float]) -> np.ndarray:
     """Released values of controlled multiplicative noise for values sorted descending
-    (handbook eq. 6.71–6.74; FIXTURES.md F-N-11).
+    (handbook eq. 6.71–6.74; docs/reference/worked-examples.md F-N-11).
 
     The largest is shrunk by ``W_1``; each following one (but the last) is shrunk when the
     released running sum exceeds the original one and enlarged otherwise; the last absorbs the
@@ -303,7 +303,7 @@ def controlled_values(x_sorted: Sequence[float], w: Sequence[float]) -> np.ndarr
 
 
 def _truncated_normal(size: int, f: float, s: float, rng: np.random.Generator) -> np.ndarray:
-    """``N(f, s²)`` draws redrawn until they lie in (0, 1) (PROTECTION.md §4.6 [Proposal])."""
+    """``N(f, s²)`` draws redrawn until they lie in (0, 1) (docs/method/protection.md [Proposal])."""
     w = f + s * rng.standard_normal(size)
     bad = np.flatnonzero((w <= 0) | (w >= 1))
     while bad.size:
@@ -316,7 +316,7 @@ def controlled_noise(
     data: pd.DataFrame, columns: Sequence[str], f: float, s: float,
     hoehne_start: bool = False, seed: int = 0,
 ) -> pd.DataFrame:
-    """Controlled (sum-preserving) multiplicative noise, Höhne 2004a (PROTECTION.md §4.6).
+    """Controlled (sum-preserving) multiplicative noise, Höhne 2004a (docs/method/protection.md).
 
     Per column (own stream): sort the present values descending (ties by a seeded random key),
     draw ``W_i ~ N(f, s²)`` truncated to (0, 1) and apply :func:`controlled_values`; the column
@@ -354,7 +354,7 @@ def controlled_noise(
 def moment_correction(
     original: pd.DataFrame, noisy: pd.DataFrame, columns: Sequence[str], block: int | None = None
 ) -> pd.DataFrame:
-    """Restore mean and SD after multiplicative noise (PROTECTION.md §4.5; handbook eq. 6.70).
+    """Restore mean and SD after multiplicative noise (docs/method/protection.md; handbook eq. 6.70).
 
     ``x^aR = (σ_x/σ_xa)·(x^a − μ_xa) + μ_x`` per column: over the whole file (``_trans``,
     ``block=None``) or inside blocks of ``block`` units taken from the units sorted by their

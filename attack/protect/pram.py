@@ -1,4 +1,4 @@
-"""PRAM — post-randomisation of categorical variables (PROTECTION.md §5; handbook §6.1.2, Ch. 20).
+"""PRAM — post-randomisation of categorical variables (docs/method/protection.md; handbook §6.1.2, Ch. 20).
 
 Convention: a transition matrix is a square DataFrame labelled by category on both axes and is
 **row-stochastic**, ``P[i, j] = P(released j | original i)``; the expected released counts are
@@ -80,7 +80,7 @@ def _checked_matrix(matrix: pd.DataFrame) -> pd.DataFrame:
 
 
 def invariant_matrix(frequencies: Mapping | pd.Series, lam: float) -> pd.DataFrame:
-    """Invariant PRAM matrix ``P = λI + (1 − λ)·1θᵀ`` (PROTECTION.md §5; handbook eq. 6.10).
+    """Invariant PRAM matrix ``P = λI + (1 − λ)·1θᵀ`` (docs/method/protection.md; handbook eq. 6.10).
 
     ``frequencies`` are counts or shares per category (normalised to ``θ``); ``λ`` in (0, 1) is
     the probability that a unit is not redrawn. Then ``Pᵀθ = θ`` (eq. 6.11) and category i
@@ -150,7 +150,7 @@ def pram(
     data: pd.DataFrame, columns: str | Sequence[str], matrix: pd.DataFrame | None = None,
     lam: float | None = None, seed: int = 0,
 ) -> pd.DataFrame:
-    """Post-randomise one categorical column, or several jointly (PROTECTION.md §5).
+    """Post-randomise one categorical column, or several jointly (docs/method/protection.md).
 
     Each unit's released category is drawn from its row of ``matrix``
     (``P(released j | original i)``); or, given ``lam`` instead, from the invariant matrix built
@@ -212,7 +212,7 @@ def _aligned(counts: Mapping | pd.Series, matrix: pd.DataFrame) -> tuple[pd.Data
 
 
 def expected_counts(counts: Mapping | pd.Series, matrix: pd.DataFrame) -> pd.Series:
-    """Expected released counts ``E[T^a] = Pᵀ T`` (PROTECTION.md §5; FIXTURES.md F-P-4, F-P-5)."""
+    """Expected released counts ``E[T^a] = Pᵀ T`` (docs/method/protection.md; docs/reference/worked-examples.md F-P-4, F-P-5)."""
     p, t = _aligned(counts, matrix)
     return pd.Series(p.to_numpy().T @ t, index=p.index)
 
@@ -248,7 +248,7 @@ def _probability(name: str, value: float) -> float:
 
 def binary_estimator(released_share: float, pi: float, pi0: float | None = None) -> BinaryEstimate:
     """Estimate the original share θ of category 1 from the released share (handbook eq. 20.3,
-    20.6–20.8; FIXTURES.md F-P-6).
+    20.6–20.8; docs/reference/worked-examples.md F-P-6).
 
     ``pi = P(1 → 1)``, ``pi0 = P(0 → 0)`` (default ``pi``: symmetric):
     ``θ̂ = (T^a − (1 − π_0)) / (π_1 + π_0 − 1)``, per-observation variance
@@ -269,7 +269,7 @@ def binary_estimator(released_share: float, pi: float, pi0: float | None = None)
 
 def regressor_bias(theta: float | np.ndarray, pi: float | np.ndarray) -> float | np.ndarray:
     """Relative bias (share of the coefficient lost) of a binary regressor after simple PRAM
-    with switching ``1 − π`` and share θ (FIXTURES.md F-P-1, reproduces handbook Table 28.3):
+    with switching ``1 − π`` and share θ (docs/reference/worked-examples.md F-P-1, reproduces handbook Table 28.3):
     ``(1 − π)[2θ(1 − θ) + (2θ − 1)²π] / (π(1 − π) + (2π − 1)²θ(1 − θ))``, 0 < θ < 1, π in [0, 1].
     """
     t = np.asarray(theta, dtype="float64")

@@ -1,4 +1,4 @@
-"""Information reduction: recoding, coarsening, top/bottom coding, deleting (PROTECTION.md §2).
+"""Information reduction: recoding, coarsening, top/bottom coding, deleting (docs/method/protection.md).
 
 Codes are handled as text throughout (``"0111"`` stays ``"0111"``; numbers stored as floats lose
 their ``.0``, see :func:`attack.readers.code_column`); hierarchical codes (WZ93 / NACE) are digit
@@ -52,7 +52,7 @@ KSE_SUF: dict[str, str] = {
     "28": "28", "29": "DK", "30": "DL", "31": "DL", "32": "32", "33": "33", "34": "DM",
     "35": "DM", "36": "36", "19": OTHER, "23": OTHER, "37": REMOVE,
 }
-"""KSE SUF industry merges by WZ93 division (handbook Table 35.23; PROTECTION.md §2.1)."""
+"""KSE SUF industry merges by WZ93 division (handbook Table 35.23; docs/method/protection.md)."""
 
 EHS_SUF: dict[str, str] = {
     code: code for code in ("521", "522", "523", "5241", "5242", "5243", "5244", "5245",
@@ -130,7 +130,7 @@ def coarsen(
     data: pd.DataFrame, column: str, level: int | None = None,
     merges: Mapping[str, str] | None = None, preset: str | None = None,
 ) -> Recoding:
-    """Coarsen a hierarchical code (PROTECTION.md §2.1).
+    """Coarsen a hierarchical code (docs/method/protection.md).
 
     ``merges`` maps fine codes or prefixes to released codes; each code takes the target of its
     longest matching prefix. The target :data:`OTHER` is an ordinary released code (suppressed
@@ -171,7 +171,7 @@ def coarsen_by_count(
     levels: Sequence[int] = (5, 4, 3, 2),
 ) -> Recoding:
     """Variable-depth coarsening until every cell has at least ``n_min`` units
-    (PROTECTION.md §2.1 [Proposal]).
+    (docs/method/protection.md [Proposal]).
 
     Codes start truncated to ``levels[0]`` characters (the finest level allowed). A cell is a
     released code × the ``by`` values. While some cell has fewer than ``n_min`` units, the
@@ -229,7 +229,7 @@ def coarsen_by_count(
 def recode(
     data: pd.DataFrame, column: str, mapping: Mapping[str, str], default: str | None = None
 ) -> pd.DataFrame:
-    """Replace each code by ``mapping[code]`` (codes compared as text; PROTECTION.md §2.2–2.3).
+    """Replace each code by ``mapping[code]`` (codes compared as text; docs/method/protection.md).
 
     Codes not in the map become ``default``; without a default they are an error naming the row.
     The column becomes text.
@@ -247,7 +247,7 @@ def east_west(
     data: pd.DataFrame, column: str, east_codes: Sequence[str], east: str = "East",
     west: str = "West",
 ) -> pd.DataFrame:
-    """Region → East/West (PROTECTION.md §2.2): a code starting with one of ``east_codes`` (e.g.
+    """Region → East/West (docs/method/protection.md): a code starting with one of ``east_codes`` (e.g.
     Land keys 11–16, Berlin counted East) is ``east``, any other code ``west``."""
     prefixes = {str(code).strip(): east for code in east_codes}
     if not prefixes:
@@ -294,7 +294,7 @@ def size_classes(
     data: pd.DataFrame, column: str, bounds: Sequence[float], labels: Sequence[int] | None = None
 ) -> pd.DataFrame:
     """Metric values into classes: class k holds ``bounds[k] <= x < bounds[k+1]``, the last is
-    open upwards (PROTECTION.md §2.4). Labels default to 1, 2, …; values below ``bounds[0]`` are
+    open upwards (docs/method/protection.md). Labels default to 1, 2, …; values below ``bounds[0]`` are
     an error. The column becomes a nullable integer."""
     names, x = checked_numeric(data, [column], "size classes")
     edges = np.asarray(bounds, dtype="float64")
@@ -318,12 +318,12 @@ def size_classes(
 
 def branch_categories(data: pd.DataFrame, column: str) -> pd.DataFrame:
     """Number of branches → categories 1–9: 1…5 as is, 6–10 → 6, 11–50 → 7, 51–100 → 8,
-    more than 100 → 9 (handbook Table 37.4; FIXTURES.md §12). Counts below 1 are an error."""
+    more than 100 → 9 (handbook Table 37.4; worked example 12 (docs/reference/worked-examples.md)). Counts below 1 are an error."""
     return size_classes(data, column, BRANCH_BOUNDS)
 
 
 def round_values(data: pd.DataFrame, columns: Sequence[str], base: float) -> pd.DataFrame:
-    """Round to multiples of ``base`` (e.g. 1000), halves away from zero (PROTECTION.md §2.4)."""
+    """Round to multiples of ``base`` (e.g. 1000), halves away from zero (docs/method/protection.md)."""
     if isinstance(base, bool) or not isinstance(base, (int, float, np.number)) \
             or not (math.isfinite(base) and base > 0):
         raise InputError(f"rounding base must be a positive number, got {base!r}")
@@ -375,7 +375,7 @@ def top_code(
     data: pd.DataFrame, column: str, cut: float | None = None, quantile: float | None = None,
     largest: int | None = None, replace: str = "censor",
 ) -> pd.DataFrame:
-    """Top coding (PROTECTION.md §2.6): values above the cut-off ``c`` become ``c`` (``censor``)
+    """Top coding (docs/method/protection.md): values above the cut-off ``c`` become ``c`` (``censor``)
     or the mean of all values above ``c`` (``mean``, keeps the column mean).
 
     The cut-off is ``cut``, the ``quantile`` of the present values (numpy's linear rule), or —
@@ -394,12 +394,12 @@ def bottom_code(
 
 
 def drop_columns(data: pd.DataFrame, columns: str | Sequence[str]) -> pd.DataFrame:
-    """Delete variables (PROTECTION.md §2.5); an unknown column is an error."""
+    """Delete variables (docs/method/protection.md); an unknown column is an error."""
     return data.drop(columns=column_list(data, columns))
 
 
 def drop_units(data: pd.DataFrame, which: str | Sequence[bool] | pd.Series) -> pd.DataFrame:
-    """Delete units (PROTECTION.md §2.5): rows where the boolean mask is true, or rows matching a
+    """Delete units (docs/method/protection.md): rows where the boolean mask is true, or rows matching a
     ``DataFrame.query`` expression (e.g. ``"employees >= 250"``). Index and order are kept."""
     if isinstance(which, str):
         try:

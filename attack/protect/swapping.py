@@ -1,8 +1,8 @@
 """Swapping: rank swapping of metric variables and random swapping within groups
-(PROTECTION.md §6).
+(docs/method/protection.md).
 
 Both return a new frame (input untouched, row order and other columns unchanged) and use one
-random stream per listed column, spawned from ``seed`` in the order given (PROTECTION.md §8).
+random stream per listed column, spawned from ``seed`` in the order given (docs/method/protection.md).
 Missing values stay where they are and take no part in a swap.
 """
 
@@ -28,7 +28,7 @@ def swap_window(p: float, n: int) -> int:
 
 
 def swap_partners(n: int, w: int, u: np.ndarray) -> np.ndarray:
-    """Partner rank of every rank 0…n−1 (−1 when unswapped), PROTECTION.md §6.1 [Proposal].
+    """Partner rank of every rank 0…n−1 (−1 when unswapped), docs/method/protection.md [Proposal].
 
     Ranks are visited in ascending order; a still unswapped rank ``r`` is paired with the
     unswapped rank among ``r+1 … r+w`` at position ``floor(u[r]·|C|)`` of that candidate list
@@ -55,7 +55,7 @@ def swap_partners(n: int, w: int, u: np.ndarray) -> np.ndarray:
 def rank_swap(
     data: pd.DataFrame, columns: Sequence[str], p: float, seed: int = 0
 ) -> pd.DataFrame:
-    """Rank swapping with window ``p`` percent of the present values (PROTECTION.md §6.1).
+    """Rank swapping with window ``p`` percent of the present values (docs/method/protection.md).
 
     Per column: rank the present values ascending (ties by a seeded random key), pair ranks by
     :func:`swap_partners` and exchange the paired values. Each column keeps exactly its values
@@ -81,7 +81,7 @@ def rank_swap(
 def group_swap(
     data: pd.DataFrame, columns: Sequence[str], by: str | Sequence[str], seed: int = 0
 ) -> pd.DataFrame:
-    """Permute each listed column's values at random within groups of ``by`` (PROTECTION.md §6.2).
+    """Permute each listed column's values at random within groups of ``by`` (docs/method/protection.md).
 
     Each column is permuted separately (own stream), among the units of a group whose value is
     present; a missing ``by`` value forms a group of its own. Any column type; dtypes are kept.

@@ -1,7 +1,7 @@
 """Render attack results as Markdown (terminal) and as one self-contained HTML file.
 
 The functions here only format result dictionaries that other modules computed
-(METHOD.md §9–§11): counts, rates, Wilson intervals, usefulness and disclosure risk per γ, per
+(docs/method/risk.md): counts, rates, Wilson intervals, usefulness and disclosure risk per γ, per
 cell and overall, and the settings the scenario ran with. Nothing else is added, so a report
 carries aggregates only, and cells with fewer than ``min_cell_count`` verifiable units are
 shown as suppressed (their pass/FAIL status stays visible, their counts and rates do not).
@@ -126,7 +126,7 @@ def _failing(result: Mapping[str, Any]) -> int:
 
 
 def _upper_at_or_above_tau(cell: Mapping[str, Any], tau: float) -> bool:
-    """Point estimate passes but some upper 95% bound reaches τ (METHOD §9.4)."""
+    """Point estimate passes but some upper 95% bound reaches τ (docs/method/risk.md)."""
     cis = cell.get("disclosure_risk_ci") or {}
     return bool(cell["passed"]) and any(
         ci and ci[1] is not None and ci[1] >= tau for ci in cis.values()
@@ -329,7 +329,7 @@ def _verdict(
     runs: Sequence[Mapping[str, Any]], combined: Mapping[str, Any] | None = None
 ) -> tuple[bool, str, list[str]]:
     """(passed, headline, one line per run). With ``combined`` the decision is the combined
-    measure's (METHOD.md §10) and the per-run lines are for information."""
+    measure's (docs/method/intruders.md) and the per-run lines are for information."""
     taus = _taus(runs)
     tau_text = f"τ = {_short(taus[0])}" if len(taus) == 1 else (
         "each run's τ (" + ", ".join(_short(t) for t in taus) + ")"
@@ -384,7 +384,7 @@ def _combined_table(combined: Mapping[str, Any], min_count: int) -> Table:
 
 
 def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[str, Table]]:
-    """Natural protection of one intruder (METHOD.md §12.1): hit rate and disclosure risk
+    """Natural protection of one intruder (docs/method/intruders.md): hit rate and disclosure risk
     against FORMAL beside the release, per cell, then its agreement tables."""
     formal, release = entry["formal"], entry["release"]
     gammas = list(formal["disclosure_risk"])
@@ -416,7 +416,7 @@ def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[s
 
 
 def _single_table(single: Mapping[str, Any]) -> Table:
-    """Single (targeted) attack counts overall and per target group (METHOD.md §13.3)."""
+    """Single (targeted) attack counts overall and per target group (docs/method/single-attacks.md)."""
     header = ["targets", "sought", "unique", "correct", "false", "none", "identification",
               "false-match rate"]
     table = Table(header, [False] + [True] * 7)
@@ -429,7 +429,7 @@ def _single_table(single: Mapping[str, Any]) -> Table:
 
 
 def _unit_risk_line(risk: Mapping[str, Any]) -> str:
-    """One sentence on R(u) = max(R_E, R_M) over the targets (METHOD.md §14)."""
+    """One sentence on R(u) = max(R_E, R_M) over the targets (docs/method/single-attacks.md)."""
     reasons = ", ".join(f"{n} by {reason}" for reason, n in risk["by_reason"].items())
     return (
         f"R(u) = max(R_E, R_M) at γ = {risk['gamma']}: {risk['n_endangered']} of "
@@ -802,7 +802,7 @@ def _run_html(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_cou
         out.append(f'<p class="facts">{html.escape(_suppression_rule(min_count))}</p>')
     if any(_upper_at_or_above_tau(c, tau) for c in cells):
         out.append('<p class="facts">pass* = point estimate below τ, '
-                   "upper 95% bound at or above τ (METHOD §9.4).</p>")
+                   "upper 95% bound at or above τ (docs/method/risk.md).</p>")
     out.append("<h3>Scenario as run</h3>")
     out.append(_settings_html(r))
     out.append("</section>")

@@ -2,7 +2,7 @@
 the tuning grid (``attack tune``) with its risk-against-utility plot.
 
 Both only format dictionaries computed elsewhere (:mod:`attack.utility`, :mod:`attack.tuning`).
-Risk and utility stay separate columns: no combined score is ever formed (UTILITY.md §1).
+Risk and utility stay separate columns: no combined score is ever formed (docs/method/utility.md).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from attack.report.attack import (
 
 __all__ = ["render_tune_html", "render_tune_markdown", "render_utility_markdown", "utility_table"]
 
-# Families shown in the tuning table and plot, in the order of UTILITY.md §2.1.
+# Families shown in the tuning table and plot, in the order of docs/method/utility.md.
 TUNE_FAMILIES = ("means", "medians", "sds", "pearson", "spearman", "coefficients", "structural_zeros")
 
 
@@ -53,7 +53,7 @@ def render_utility_markdown(profile: Mapping[str, Any], title: str) -> str:
     out = [f"# {title}", "",
            f"Original {profile['n_original']} units, release {profile['n_release']} units. "
            "Analysis potential is reported next to the risk verdict, never merged with it "
-           "(UTILITY.md §1).", "",
+           "(docs/method/utility.md).", "",
            ("All check families within their 10% tolerance." if not failing else
             f"Beyond the 10% tolerance: {', '.join(failing)}."), "",
            md_table(utility_table(families))]
@@ -101,7 +101,7 @@ def render_tune_markdown(document: Mapping[str, Any], title: str) -> str:
     families = _families(document)
     return "\n".join([
         f"# {title}", "", _headline(document), "",
-        "Share of cases beyond each utility threshold (tolerance 10%, UTILITY.md §2):", "",
+        "Share of cases beyond each utility threshold (tolerance 10%, docs/method/utility.md):", "",
         md_table(_tune_table(document, families)),
     ]) + "\n"
 
@@ -153,5 +153,5 @@ def render_tune_html(document: Mapping[str, Any], title: str) -> str:
             "threshold, one line per check family through the tried settings (first seed); "
             "dotted line τ, dashed line the 10% tolerance."))
     body.append("<footer>Aggregates only. Risk is a hard constraint; utility is reported beside "
-                "it, never merged into one score (UTILITY.md §1).</footer>")
+                "it, never merged into one score (docs/method/utility.md).</footer>")
     return html_page(title, body)

@@ -2,7 +2,7 @@
 
 They format the document :func:`attack.synthetic.attack_synthetic` returns: the verdict with one
 row per τ check, the attacks with main, control and baseline rates, the attribute measures per
-target, the distance statistics and the preparation every distance rests on (SYNTHETIC.md §9
+target, the distance statistics and the preparation every distance rests on (docs/method/synthetic-attacks.md
 pitfall 9: no distance without its preprocessing). Aggregates only: the example queries of
 singling out (which quote values of synthetic records) are left out.
 """
@@ -121,7 +121,7 @@ def _preparation_line(document: Mapping[str, Any]) -> str:
             f"original, categorical coding {p.get('categorical_mode')}; numeric "
             f"{', '.join(c['name'] for c in p['numeric']) or 'none'}; categorical "
             f"{', '.join(c['name'] for c in p['categorical']) or 'none'}. The JSON holds the "
-            "fitted scaling parameters (SYNTHETIC.md §2).")
+            "fitted scaling parameters (docs/method/synthetic-attacks.md).")
 
 
 def render_synth_markdown(document: Mapping[str, Any], title: str) -> str:
@@ -133,7 +133,7 @@ def render_synth_markdown(document: Mapping[str, Any], title: str) -> str:
            "## Attacks (success rate, 95% interval, successes/attempts)", "",
            md_table(_attack_table(document))]
     if document.get("attribute"):
-        out += ["", "## Attribute disclosure (SYNTHETIC.md §7)", "", md_table(_attribute_table(document))]
+        out += ["", "## Attribute disclosure (docs/method/synthetic-attacks.md)", "", md_table(_attribute_table(document))]
     warnings = [w for _, r in _attacks(document) for w in r["warnings"]]
     if warnings:
         out += ["", "Warnings:", *[f"- {w}" for w in dict.fromkeys(warnings)]]
@@ -177,7 +177,7 @@ def render_synth_html(document: Mapping[str, Any], title: str) -> str:
             f'<div class="verdict {"pass" if document["passed"] else "fail"}" role="status">'
             f"<strong>{esc(_headline(document))}</strong></div>",
             f"<p>{esc(_preparation_line(document))}</p>",
-            html_table(_checks_table(document), caption="τ checks (SYNTHETIC.md §8.3)"),
+            html_table(_checks_table(document), caption="τ checks (docs/method/anonymeter-attacks.md)"),
             "<h2>Attacks</h2>",
             html_table(_attack_table(document), caption="Success rates with 95% intervals"),
             figure_html(_rates_plot(document), "Success rate of each attack on the training "
@@ -185,7 +185,7 @@ def render_synth_html(document: Mapping[str, Any], title: str) -> str:
     if document.get("attribute"):
         body += ["<h2>Attribute disclosure</h2>",
                  html_table(_attribute_table(document), caption="synthpop and SDMetrics measures, "
-                            "seed 003's kNN attribution")]
+                            "Papavasiliou (2020) kNN attribution")]
     body += ["<h2>Distance to closest record</h2>",
              html_table(_distance_table(document), caption="Diagnostics without a τ decision"),
              "<footer>Aggregates only. Confidential until cleared for release.</footer>"]

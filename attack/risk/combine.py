@@ -1,7 +1,7 @@
 """The overall risk measure: several intruders combined per cell (handbook §35.4.3, eq. 35.1).
 
 ``P(c) = λ · P_worst(c) + (1 − λ) · mean(P_realistic(c))`` per cell and γ, where the mean runs
-over the realistic intruders whose verifiable records reach the cell (METHOD.md §10). A cell no
+over the realistic intruders whose verifiable records reach the cell (docs/method/intruders.md). A cell no
 realistic intruder covers takes the worst case at 100% (coverage rule, handbook EHS `:L10358`).
 Without a worst-case intruder the realistic mean alone is used, and a cell it does not cover has
 no estimate and cannot pass. The τ decision is strict and made per cell.
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from attack.errors import InputError
 from attack.io.jsonio import cell_key
 
-#: Handbook presets for λ (METHOD.md §10).
+#: Handbook presets for λ (docs/method/intruders.md).
 LAMBDA_PRESETS = {"kse_ch35": 0.2, "ehs_ch37": 0.2, "ehs_suf": 0.05, "kse_suf": 0.0}
 ROLES = ("worst", "realistic")
 

@@ -1,21 +1,21 @@
-"""Scoring a linkage against the ground truth (METHOD.md §9, handbook §12 and Ch. 35).
+"""Scoring a linkage against the ground truth (docs/method/risk.md, handbook §12 and Ch. 35).
 
 An external record is *verifiable* when its unit id occurs in the release's id column; only
 verifiable records enter the rates. Per cell (a cross-classification of the true unit's values):
 
-* hit (re-identification) rate ``h = correct / n_verifiable`` (METHOD.md §9.1);
+* hit (re-identification) rate ``h = correct / n_verifiable`` (docs/method/risk.md);
 * false-match rate ``false / matched`` among the verifiable records that got a link;
 * usefulness share ``u`` per γ: among the target values of correctly linked records, the share
   whose released value deviates from the TRUE value by less than γ, ``|w' − w| / |w| < γ``
   (strict; per-variable γ_i allowed). A true zero is useful only when the released value is
   within the zero tolerance of zero (default: exactly zero). A missing true value is not
-  evaluated; a missing released value is evaluated and not useful (METHOD.md §9.2);
+  evaluated; a missing released value is evaluated and not useful (docs/method/risk.md);
 * disclosure risk ``P = h · u`` (§9.3; ``u`` is undefined and ``P = 0`` without correct links,
   ``u = 1`` when correct links have nothing to evaluate);
 * the cell passes when ``P < τ`` for every γ (§9.4, strict).
 
 Every rate carries a Wilson 95% interval; for ``P`` the successes are taken as ``P · n · |W|``
-out of ``n · |W|`` value slots, an approximation (METHOD.md §9.4).
+out of ``n · |W|`` value slots, an approximation (docs/method/risk.md).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
+from attack.io.columns import number_columns, require_number_columns
 from attack.io.readers import numeric_column, source_name
 from attack.linkage.blocking import Classifier
 
@@ -61,11 +62,11 @@ def gammas_from(
     by_variable = by_variable or {}
     out = []
     for i, raw in enumerate(values):
-        label = raw.strip() if isinstance(raw, str) else f"{raw:g}"
         try:
             value = float(raw)
-        except ValueError as exc:
+        except (TypeError, ValueError) as exc:
             raise InputError(f"γ must be a number, got {raw!r}") from exc
+        label = repr(value)  # one spelling, the shortest exact one: "0.10" and 0.1 are both "0.1"
         overrides = {}
         for name, settings in by_variable.items():
             if len(settings) != len(values):
@@ -125,22 +126,14 @@ def wilson_interval(successes: float, n: float, z: float = Z_95) -> list[float] 
 
 
 def default_targets(release: pd.DataFrame, truth: pd.DataFrame, exclude: Sequence[str]) -> list[str]:
-    """Numeric columns present in both the release and the truth file (METHOD.md §9.2: W = all
-    metric variables of the release), without ``exclude`` (identifiers and the columns declared
-    as codes). In typed files (Parquet, Stata, …) the column type decides; in a CSV file, where
-    every column is text, a column counts when all its values are numbers."""
-    out = []
-    typed = release.attrs.get("typed", True)
-    for column in release.columns:
-        if column in exclude or column not in truth.columns:
-            continue
-        if pd.api.types.is_numeric_dtype(release[column].dtype):
-            out.append(column)
-        elif not typed:
-            converted = pd.to_numeric(release[column], errors="coerce")
-            if converted.notna().sum() == release[column].notna().sum() > 0:
-                out.append(column)
-    return out
+    """Number columns present in both the release and the truth file (W = all metric variables
+    of the release; Destatis handbook, Ronning et al. 2005, §13.4), without ``exclude``
+    (identifiers and the columns declared as codes). Numbers and codes are told apart by the
+    column model of :mod:`attack.io.columns`; a column that is mostly numbers but holds text is
+    an error rather than silently left out."""
+    candidates = [c for c in release.columns if c not in exclude and c in truth.columns]
+    require_number_columns(release, candidates)
+    return number_columns(release, exclude, candidates)
 
 
 def evaluate(
@@ -154,11 +147,13 @@ def evaluate(
     original_ids: np.ndarray | None = None,
     distance: np.ndarray | None = None,
     categorical: Sequence[str] = (),
+    id_columns: Sequence[str] = (),
 ) -> dict:
     """Score links (``release_row[i]`` for external record ``i``, −1 = none) against the truth.
 
     Without ``original`` the release values count as the truth. ``categorical`` names columns
-    known to hold codes; they are never default targets. Returns a JSON-ready dict.
+    known to hold codes and ``id_columns`` the identifiers; neither is ever a default target.
+    Returns a JSON-ready dict.
     """
     true_row = pd.Index(release_ids).get_indexer(external_ids)
     verifiable = np.flatnonzero(true_row >= 0)
@@ -169,7 +164,7 @@ def evaluate(
             file=source_name(release),
         )
     truth, truth_rows = _truth(release, release_ids, true_row[verifiable], original, original_ids)
-    exclude = {c for c in (release.attrs.get("id_column"), truth.attrs.get("id_column")) if c}
+    exclude = set(id_columns)
     exclude.update(categorical)
     exclude.update(c.name for c in spec.cells if c.bins is None)
     if spec.targets is not None:
@@ -239,7 +234,7 @@ def _usefulness(
     spec: EvaluationSpec,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Boolean arrays (γ, record, variable) of useful values and (record, variable) of evaluated
-    values, for correctly linked records only (METHOD.md §9.2)."""
+    values, for correctly linked records only (docs/method/risk.md)."""
     n, k = correct.size, len(targets)
     useful = np.zeros((len(spec.gammas), n, k), dtype=bool)
     evaluated = np.zeros((n, k), dtype=bool)
@@ -347,7 +342,7 @@ def _by_variable(
     targets: Sequence[str],
     spec: EvaluationSpec,
 ) -> dict:
-    """Per-variable usefulness shares over all correct links (diagnostic, METHOD.md §9.2)."""
+    """Per-variable usefulness shares over all correct links (diagnostic, docs/method/risk.md)."""
     out = {}
     for i, gamma in enumerate(spec.gammas):
         shares = {}

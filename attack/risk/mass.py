@@ -1,22 +1,30 @@
 """One mass attack end to end: link the external file to the release, then score the links.
 
 The matcher receives only the key and blocking columns; identifiers, the original and the
-ground truth are used afterwards, for scoring only (METHOD.md §2).
+ground truth are used afterwards, for scoring only.
 """
 
 from __future__ import annotations
 
+import os
 import time
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from attack._version import __version__
-from attack.io.readers import id_column, require_columns, source_name
+from attack.errors import InputError
+from attack.io.columns import quote
+from attack.io.readers import id_column, read_table, require_columns, source_name
+from attack.linkage.engines import Engine
 from attack.linkage.link import LinkageSpec, Links, link
 from attack.linkage.solvers import DEFAULT_MEMORY_BUDGET
-from attack.risk.evaluation import EvaluationSpec, evaluate
+from attack.risk.evaluation import DEFAULT_GAMMAS, EvaluationSpec, evaluate, gammas_from
+from attack.risk.results import LINK_COLUMNS, AttackResult
 
 
 @dataclass
@@ -36,62 +44,35 @@ class AttackInput:
     original_id: str | None = None
 
 
-@dataclass
-class AttackOutcome:
-    """The JSON-ready result, the links, the ids needed to write a match file, and the names
-    of the intruder's file and the release."""
-
-    result: dict
-    links: Links
-    external_ids: np.ndarray
-    release_ids: np.ndarray
-    intruder: str
-    release: str
-    timings: dict[str, float] = field(default_factory=dict)
-
-    def as_run(self, name: str) -> dict:
-        """The run record reports and certificates take: name, intruder, release, result."""
-        return {"name": name, "intruder": self.intruder, "release": self.release, "result": self.result}
-
-
-def run_mass_attack(
+def run_attack(
     data: AttackInput,
     linkage: LinkageSpec,
     evaluation: EvaluationSpec,
     *,
-    engine: str = "local",
-    jobs: int | None = None,
-    scheduler: str | None = None,
-    progress: bool = False,
-    memory_budget: int = DEFAULT_MEMORY_BUDGET,
-) -> AttackOutcome:
-    """Simulate the mass attack (handbook §13.4) and score it (METHOD.md §9).
+    name: str | None = None,
+    intruder_name: str | None = None,
+    role: str = "",
+    release_name: str | None = None,
+    engine: Mapping[str, Any] | None = None,
+) -> AttackResult:
+    """Simulate the mass attack (Destatis handbook, §13.4) and score it against the ground truth.
 
-    ``engine``, ``jobs``, ``scheduler``, ``progress`` and ``memory_budget`` say how the blocks
-    are solved (:func:`attack.linkage.link`); the result does not depend on them.
+    ``engine`` says how the blocks are solved (``name``, ``jobs``, ``scheduler``,
+    ``memory_budget``, ``progress``; see :func:`attack.linkage.link.link`); the result does not
+    depend on it. This is the one place every entry point (the API, ``attack link``, scenario
+    runs, the demo, tuning, certificate reruns) links and scores.
     """
     clock = _Stopwatch()
     check_columns(data, linkage, evaluation)
     external_ids = id_column(data.external, data.external_id, allow_missing=True)
     release_ids = id_column(data.release, data.release_id)
     original_ids = None
-    data.release.attrs["id_column"] = data.release_id
     if data.original is not None:
         original_ids = id_column(data.original, data.original_id or data.release_id)
-        data.original.attrs["id_column"] = data.original_id or data.release_id
     clock.lap("checks")
-    links = link(
-        data.external,
-        data.release,
-        linkage,
-        engine=engine,
-        jobs=jobs,
-        scheduler=scheduler,
-        progress=progress,
-        memory_budget=memory_budget,
-    )
+    links = link(data.external, data.release, linkage, **solve_options(engine))
     clock.lap("linkage")
-    result = evaluate(
+    figures = evaluate(
         links.release_row,
         external_ids,
         data.release,
@@ -101,19 +82,49 @@ def run_mass_attack(
         original_ids=original_ids,
         distance=links.distance,
         categorical=code_columns(linkage),
+        id_columns=(data.release_id, data.original_id or data.release_id),
     )
-    result["linkage"] = links.describe()
-    result["truth"] = "original" if data.original is not None else "release values"
-    result["attack_version"] = __version__
+    figures["linkage"] = links.describe()
+    figures["truth"] = "original" if data.original is not None else "release values"
+    figures["attack_version"] = __version__
     clock.lap("evaluation")
-    return AttackOutcome(
-        result,
-        links,
-        external_ids,
-        release_ids,
-        intruder=source_name(data.external),
-        release=source_name(data.release),
+    intruder_file, release_file = source_name(data.external), source_name(data.release)
+    return AttackResult(
+        name=name or f"{intruder_file} against {release_file}",
+        intruder={"name": intruder_name or name or intruder_file, "role": role, "file": intruder_file},
+        release={"name": release_name or release_file, "file": release_file},
+        figures=figures,
+        links=links_table(links, external_ids, release_ids),
         timings=clock.laps,
+    )
+
+
+def solve_options(engine: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Keyword arguments of :func:`attack.linkage.link.link` from engine settings, with the
+    defaults for what they leave open (local engine, all cores, the default memory budget)."""
+    engine = dict(engine or {})
+    return {
+        "engine": engine.get("name") or "local",
+        "jobs": engine.get("jobs"),
+        "scheduler": engine.get("scheduler"),
+        "progress": bool(engine.get("progress", False)),
+        "memory_budget": engine.get("memory_budget") or DEFAULT_MEMORY_BUDGET,
+    }
+
+
+def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray) -> pd.DataFrame:
+    """The record-level links, one row per linked external record (:data:`LINK_COLUMNS`)."""
+    rows = np.flatnonzero(links.linked)
+    linked_ids = release_ids[links.release_row[rows]]
+    return pd.DataFrame(
+        {
+            "external_id": external_ids[rows],
+            "release_id": linked_ids,
+            "distance": links.distance[rows],
+            "n_best": links.n_best[rows],
+            "correct": linked_ids == external_ids[rows],
+        },
+        columns=list(LINK_COLUMNS),
     )
 
 
@@ -165,20 +176,136 @@ def needed_columns(
     return [id_column, *targets, *cells]
 
 
-def matches_csv(links: Links, external_ids: np.ndarray, release_ids: np.ndarray) -> str:
+def matches_csv(links: pd.DataFrame) -> str:
     """Record-level links as CSV ``external_id,release_id,distance,correct``, one row per pair.
 
-    The text links identities to confidential records: write it only on request, owner-only
-    (:data:`OWNER_ONLY`; METHOD.md §15, confidential by default).
+    The text links identities to confidential records: write it only on request, owner-only.
     """
-    rows = np.flatnonzero(links.linked)
-    linked_ids = release_ids[links.release_row[rows]]
-    table = pd.DataFrame(
-        {
-            "external_id": external_ids[rows],
-            "release_id": linked_ids,
-            "distance": links.distance[rows],
-            "correct": linked_ids == external_ids[rows],
-        }
+    return links[["external_id", "release_id", "distance", "correct"]].to_csv(
+        index=False, float_format="%.12g"
     )
-    return table.to_csv(index=False, float_format="%.12g")
+
+
+def mass_attack(
+    external: pd.DataFrame | str | os.PathLike,
+    release: pd.DataFrame | str | os.PathLike,
+    *,
+    keys: Sequence[Any],
+    external_id: str,
+    release_id: str,
+    tau: float,
+    original: pd.DataFrame | str | os.PathLike | None = None,
+    original_id: str | None = None,
+    blocks: Sequence[Any] = (),
+    cells: Sequence[Any] = (),
+    targets: Sequence[str] | None = None,
+    method: str = "greedy",
+    gammas: Sequence[float] = DEFAULT_GAMMAS,
+    gamma_by_variable: Mapping[str, Sequence[float]] | None = None,
+    zero_tolerance: float = 0.0,
+    standardise: str = "maxmin",
+    metric_distance: str = "squared",
+    seed: int | None = None,
+    engine: Engine | Mapping[str, Any] | None = None,
+    progress: bool = False,
+    name: str | None = None,
+) -> AttackResult:
+    """Link ``external`` to ``release`` as a rational intruder would and score the attack.
+
+    ``external``, ``release`` and ``original`` are DataFrames or paths of any supported format
+    (paths are read restricted to the columns the attack needs). ``keys`` are typed keys
+    (:class:`attack.Metric`, :class:`attack.Nominal`, …) or their text spellings
+    (``"turnover:metric:0.5"``); ``blocks`` and ``cells`` are :class:`attack.Block` objects or
+    ``"nace:prefix=2"``, ``"employees:bins=20,50"``. ``external_id`` holds the ground truth
+    (missing where unknown), ``release_id`` the provenance of each release row (hidden from the
+    matcher). Without ``original`` the release values count as the truth. Every cell passes when
+    its disclosure risk is below ``tau`` for every γ in ``gammas``. ``seed`` shuffles the
+    external order of the sequential method only. ``engine`` (an :class:`attack.Engine` or a
+    mapping of its fields) and ``progress`` (a progress bar over the blocks) never change a
+    figure.
+
+    Settings are checked before any file is read; bad ones raise :class:`attack.InputError`
+    naming the argument.
+    """
+    solve = {**engine_settings(engine), "progress": progress}
+    linkage, evaluation = attack_specs(
+        keys=keys, blocks=blocks, cells=cells, targets=targets, method=method, gammas=gammas,
+        gamma_by_variable=gamma_by_variable, tau=tau, zero_tolerance=zero_tolerance,
+        standardise=standardise, metric_distance=metric_distance, seed=seed,
+    )
+    has_original = original is not None
+    original_id = original_id or release_id
+
+    def frame(data: Any, role: str, id_name: str) -> pd.DataFrame:
+        if isinstance(data, pd.DataFrame):
+            return data
+        return read_table(Path(data), needed_columns(role, id_name, linkage, evaluation, has_original))
+
+    data = AttackInput(
+        external=frame(external, "external", external_id),
+        external_id=external_id,
+        release=frame(release, "release", release_id),
+        release_id=release_id,
+        original=frame(original, "original", original_id) if has_original else None,
+        original_id=original_id if has_original else None,
+    )
+    return run_attack(data, linkage, evaluation, name=name, engine=solve)
+
+
+def attack_specs(
+    *, keys, blocks, cells, targets, method, gammas, gamma_by_variable, tau, zero_tolerance,
+    standardise, metric_distance, seed,
+) -> tuple[LinkageSpec, EvaluationSpec]:
+    """Validated linkage and evaluation settings from the arguments of :func:`mass_attack`."""
+    from attack.linkage.keys import as_block, as_key
+
+    def listed(value: Any, field: str) -> list:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            got = type(value).__name__ if not isinstance(value, (str, bytes, int, float)) else quote(value)
+            raise InputError(f"expected a list, got {got}", field=field)
+        return list(value)
+
+    def each(values: Any, convert, field: str) -> tuple:
+        out = []
+        for i, value in enumerate(listed(values, field)):
+            try:
+                out.append(convert(value))
+            except InputError as exc:
+                inner = f".{exc.field}" if exc.field else ""
+                raise InputError(exc.message, field=f"{field}[{i}]{inner}") from None
+        return tuple(out)
+
+    linkage = LinkageSpec(
+        keys=tuple(k.spec() for k in each(keys, as_key, "keys")),
+        blocks=tuple(b.classifier() for b in each(blocks, as_block, "blocks")),
+        method=method, standardise=standardise, metric_distance=metric_distance, seed=seed,
+    )
+    evaluation = EvaluationSpec(
+        gammas=gammas_from(listed(gammas, "gammas"), gamma_by_variable),
+        tau=_number(tau, "tau"),
+        targets=None if targets is None else tuple(listed(targets, "targets")),
+        cells=tuple(b.classifier() for b in each(cells, as_block, "cells")),
+        zero_tolerance=_number(zero_tolerance, "zero_tolerance"),
+    )
+    return linkage, evaluation
+
+
+def _number(value: Any, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        raise InputError(f"expected a number, got {quote(value)}", field=field)
+    return float(value)
+
+
+def engine_settings(engine: Engine | Mapping[str, Any] | None) -> dict[str, Any]:
+    """The entries an engine setting fixes, validated (None entries are left to the defaults
+    or to the next level of settings)."""
+    if engine is None:
+        return {}
+    if isinstance(engine, Mapping):
+        try:
+            engine = Engine(**engine)
+        except InputError as exc:
+            raise InputError(exc.message, field=f"engine.{exc.field}" if exc.field else "engine") from None
+    if not isinstance(engine, Engine):
+        raise InputError(f"expected an attack.Engine or a mapping, got {engine!r}", field="engine")
+    return engine.fixed()

@@ -1,8 +1,8 @@
 """Natural protection: agreement tables on the verifiable pairs.
 
-METHOD.md §12.1 requires, for FORMAL and every realistic scenario, *agreement tables* that compare
+docs/method/intruders.md requires, for FORMAL and every realistic scenario, *agreement tables* that compare
 each verifiable external record with its true original unit, as in handbook Table 36.4 (USt vs KSE)
-and Tables 37.1–37.2 (EHS vs MARKUS); reference values are in RESULTS.md §3:
+and Tables 37.1–37.2 (EHS vs MARKUS); reference values are in docs/method/validation.md:
 
 * hierarchical codes (WZ/NACE): share identical at each prefix depth (4-, 3-, 2-, 1-digit);
 * plain categorical codes (BBR9, legal form): share identical;
@@ -108,7 +108,7 @@ def agreement_profile(
     metric: Sequence[str] = (),
     levels: Sequence[int] | None = None,
 ) -> dict:
-    """Agreement tables between external records and their true original units (METHOD.md §12.1).
+    """Agreement tables between external records and their true original units (docs/method/intruders.md).
 
     Reproduces the layout of handbook Table 36.4 and Tables 37.1–37.2. Returns a JSON-ready dict::
 

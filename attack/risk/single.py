@@ -1,9 +1,9 @@
-"""Single (targeted) attacks and the per-unit risk R(u) (METHOD.md §13–§14).
+"""Single (targeted) attacks and the per-unit risk R(u) (docs/method/single-attacks.md).
 
 The handbook ran single attacks by hand: analysts researched chosen large firms and looked them
 up in the protected file (Tables 32.3–32.5, 37.16–37.18). This module automates the bookkeeping:
 
-* target selection by rule (METHOD.md §13.1): :func:`targets_by_size` (e.g. employees ≥ 1000)
+* target selection by rule (docs/method/single-attacks.md): :func:`targets_by_size` (e.g. employees ≥ 1000)
   and :func:`market_leaders` (top-k by turnover per industry × region);
 * an intruder's approximate knowledge (§13.1 "declared error model"):
   :func:`knowledge_from_original`, exact categorical keys and metric keys times a seeded uniform
@@ -13,7 +13,7 @@ up in the protected file (Tables 32.3–32.5, 37.16–37.18). This module automa
 * the per-unit risk R(u) = max(R_E, R_M) (§14; the handbook definition, computation a
   [Proposal]): :func:`target_usefulness`, :func:`unit_risk`, :func:`endangered`.
 
-Procedure per target t (METHOD.md §13.2) [Proposal]::
+Procedure per target t (docs/method/single-attacks.md) [Proposal]::
 
     C_t := release rows whose categorical keys equal the knowledge (string equality of the
            harmonised codes) and whose every metric key lies in the relative window
@@ -55,13 +55,13 @@ _WINDOW_RTOL = 1e-12
 
 
 # ---------------------------------------------------------------------------------------------
-# Target selection (METHOD.md §13.1)
+# Target selection (docs/method/single-attacks.md)
 
 
 def targets_by_size(
     original: pd.DataFrame, id_column_name: str, column: str = "employees", threshold: float = 1000
 ) -> np.ndarray:
-    """Ids of the units with ``column ≥ threshold`` (inclusive), in file order (METHOD.md §13.1).
+    """Ids of the units with ``column ≥ threshold`` (inclusive), in file order (docs/method/single-attacks.md).
 
     Handbook size rule: KSE targets are the firms with at least 1000 employees (`:L8028`).
     Units with a missing value are not selected.
@@ -80,7 +80,7 @@ def market_leaders(
     top: int = 3,
     prefix: int | Mapping[str, int] | None = None,
 ) -> np.ndarray:
-    """Ids of the ``top`` units by ``value`` in every group of ``by`` (METHOD.md §13.1).
+    """Ids of the ``top`` units by ``value`` in every group of ``by`` (docs/method/single-attacks.md).
 
     ``prefix`` truncates grouping codes: an int applies to the first ``by`` column (e.g. 2 for
     the NACE division of a 4-digit code), a mapping gives a length per column. Ties are broken
@@ -138,7 +138,7 @@ def size_groups(
 
 
 # ---------------------------------------------------------------------------------------------
-# Knowledge (METHOD.md §13.1)
+# Knowledge (docs/method/single-attacks.md)
 
 
 def knowledge_from_original(
@@ -155,7 +155,7 @@ def knowledge_from_original(
 
     ``exact`` columns are copied as they are; every ``noisy`` value is multiplied by its own
     factor drawn uniformly from [1 − e, 1 + e] (e = ``relative_error``) with a generator seeded
-    by ``seed`` (METHOD.md §13.1, "original values perturbed by a declared error model").
+    by ``seed`` (docs/method/single-attacks.md, "original values perturbed by a declared error model").
     """
     if not 0 <= relative_error < 1:
         raise InputError("relative_error must be in [0, 1)")
@@ -177,7 +177,7 @@ def knowledge_from_original(
 
 
 # ---------------------------------------------------------------------------------------------
-# The attack (METHOD.md §13.2) and its outcomes (§13.3)
+# The attack (docs/method/single-attacks.md) and its outcomes (§13.3)
 
 
 def _counts(outcomes: np.ndarray) -> dict:
@@ -202,7 +202,7 @@ def _counts(outcomes: np.ndarray) -> dict:
 
 @dataclass
 class SingleAttackResult:
-    """Per-target outcomes of a single attack and the handbook's counts (METHOD.md §13.3).
+    """Per-target outcomes of a single attack and the handbook's counts (docs/method/single-attacks.md).
 
     ``outcome`` holds one of :data:`OUTCOMES` per target; ``linked`` the release id of a unique
     link (None otherwise); ``candidates`` the size of C_t; ``ratio`` d(best)/d(second) where it
@@ -261,7 +261,7 @@ def single_attack(
     delta: float = 0.5,
     keys: Sequence[KeySpec] | None = None,
 ) -> SingleAttackResult:
-    """Look every target up in the release (METHOD.md §13.2 [Proposal]; outcomes §13.3).
+    """Look every target up in the release (docs/method/single-attacks.md [Proposal]; outcomes §13.3).
 
     ``knowledge`` has one row per target (id in ``knowledge_id``) and the columns
     ``categorical`` and ``metric`` under the release's names. A target with any of these values
@@ -343,7 +343,7 @@ def single_attack(
 
 
 # ---------------------------------------------------------------------------------------------
-# Per-unit risk R(u) = max(R_E, R_M) (METHOD.md §14)
+# Per-unit risk R(u) = max(R_E, R_M) (docs/method/single-attacks.md)
 
 
 def target_usefulness(
@@ -356,7 +356,7 @@ def target_usefulness(
     gamma: float = 0.10,
 ) -> dict:
     """u(u) for every correctly linked target: the share of its evaluated values in ``columns``
-    with ``|w' − w| / |w| < γ`` (METHOD.md §9.2: strict, divided by the true value; a true 0 is
+    with ``|w' − w| / |w| < γ`` (docs/method/risk.md: strict, divided by the true value; a true 0 is
     useful iff the release shows exactly 0; a missing true value is not evaluated; a missing
     released value is evaluated and not useful; nothing evaluable gives 1, conservative).
     """
@@ -383,7 +383,7 @@ def unit_risk(
     usefulness_by_unit: Mapping[str, float],
     mass_risk_by_unit: Mapping[str, float] | pd.Series,
 ) -> pd.DataFrame:
-    """R(u) = max(R_E(u), R_M(u)) per unit (METHOD.md §14; handbook `:L2072`, computation a
+    """R(u) = max(R_E(u), R_M(u)) per unit (docs/method/single-attacks.md; handbook `:L2072`, computation a
     [Proposal]).
 
     ``targets_outcome``: a :class:`SingleAttackResult` or a mapping target id → outcome.
@@ -405,7 +405,7 @@ def unit_risk(
 
 
 def endangered(risk: pd.DataFrame, tau: float = 0.5) -> pd.DataFrame:
-    """Units with R(u) ≥ τ (METHOD.md §14), with the reason ("single attack", "mass attack" or
+    """Units with R(u) ≥ τ (docs/method/single-attacks.md), with the reason ("single attack", "mass attack" or
     both) for choosing a targeted protection measure."""
     out = risk[risk["R"] >= tau].copy()
     single = out["R_E"] >= tau

@@ -1,6 +1,6 @@
 """Ground truth from names and addresses: which original unit is each external record?
 
-METHOD.md §2 and §2.1 (handbook Ch. 17, ``seeds/002_17cfde6cf5ee24c1.txt:L2547``): the rates of
+docs/method/risk.md and §2.1 (handbook Ch. 17, ``seeds/002_17cfde6cf5ee24c1.txt:L2547``): the rates of
 a simulated attack count only *verifiable* external records, those whose true original unit is
 known. The provider finds them by linking the external database (which carries names and
 addresses) to the original file. This module does that linkage with ``rapidfuzz``:

@@ -1,6 +1,6 @@
 """Factual-anonymity certificates that bind an attack's results to the exact data it ran on.
 
-A certificate (METHOD.md §15) holds the tool version and date, the scenario as run (keys,
+A certificate (docs/reference/certificate.md) holds the tool version and date, the scenario as run (keys,
 distances, blocking, matcher, γ, τ, seeds), the SHA-256 of every input with its role and
 path, the per-cell results and the verdict, and a SHA-256 digest over all of it. A third party
 recomputes the file hashes with :func:`verify` (and, on request, reruns the attack and compares
@@ -48,7 +48,7 @@ def _digest(body: dict) -> str:
 
 
 def certified_results(runs: Sequence[dict]) -> list[dict]:
-    """The figures a certificate carries per run: overall and per cell (METHOD.md §15 item 4)."""
+    """The figures a certificate carries per run: overall and per cell (docs/reference/certificate.md item 4)."""
     out = []
     for run in runs:
         result = run["result"]
@@ -87,7 +87,7 @@ def build(
     (the scenario input's role, or the demo's parameters).
     """
     results = certified_results(runs)
-    if combined is not None:  # a scenario set is judged on the combined measure (METHOD.md §10)
+    if combined is not None:  # a scenario set is judged on the combined measure (docs/method/intruders.md)
         failing = [{"run": "combined", "cell": c["cell"]} for c in combined["cells"] if not c["passed"]]
     else:
         failing = [

@@ -15,175 +15,39 @@ or a size like ``"2GiB"``); it never changes the result.
 
 from __future__ import annotations
 
-import math
-import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+import tomli_w
 
 from attack.datasets.demo import DEMO_ID, demo_source
 from attack.errors import InputError
 from attack.io.fingerprint import file_input, frame_input
 from attack.io.readers import id_column, read_table
-from attack.linkage.blocking import Classifier
-from attack.linkage.distances import KEY_TYPES, KeySpec
-from attack.linkage.engines import ENGINES
+from attack.linkage.engines import Engine
+from attack.linkage.keys import as_block, as_key
 from attack.linkage.link import LinkageSpec
 from attack.risk import single as single_attack
-from attack.risk.combine import ROLES, cell_key, combine, resolve_lambda
+from attack.risk.combine import cell_key, combine, resolve_lambda
 from attack.risk.evaluation import (
-    DEFAULT_GAMMAS,
-    DEFAULT_TAU,
     EvaluationSpec,
     gammas_from,
 )
-from attack.risk.mass import AttackInput, AttackOutcome, needed_columns, run_mass_attack
+from attack.risk.mass import AttackInput, engine_settings, needed_columns, run_attack
 from attack.risk.natural_protection import agreement_profile
-
-_FLAGS = {
-    "log": ("log", True),
-    "squared": ("metric_distance", "squared"),
-    "absolute": ("metric_distance", "absolute"),
-    "levenshtein": ("string_method", "levenshtein"),
-    "jaro_winkler": ("string_method", "jaro_winkler"),
-    "lca": ("hierarchy_mode", "lca"),
-    "skip": ("missing", "skip"),
-}
-
-
-def parse_key(text: str) -> KeySpec:
-    """Parse ``NAME:TYPE[:WEIGHT][:OPTION...]`` (see the module docstring)."""
-    parts = text.split(":")
-    if len(parts) < 2 or not parts[0]:
-        raise InputError(f"key {text!r}: expected NAME:TYPE[:WEIGHT], TYPE one of {', '.join(KEY_TYPES)}")
-    name, kind, rest = parts[0], parts[1], parts[2:]
-    if kind not in KEY_TYPES:
-        raise InputError(f"key {text!r}: unknown key type {kind!r}; expected one of {', '.join(KEY_TYPES)}")
-    options: dict = {}
-    if rest:
-        try:
-            options["weight"] = float(rest[0])
-            rest = rest[1:]
-        except ValueError:
-            pass
-    for option in rest:
-        if option in _FLAGS:
-            field_name, value = _FLAGS[option]
-            options[field_name] = value
-        elif option.startswith("order="):
-            options["order"] = tuple(option[len("order=") :].split("|"))
-        elif option.startswith("levels="):
-            options["levels"] = tuple(_ints(option[len("levels=") :].split("|"), text))
-        else:
-            raise InputError(f"key {text!r}: unknown option {option!r}")
-    return KeySpec(name=name, type=kind, **options)
-
-
-_SIZE_UNITS = {
-    "": 1, "b": 1,
-    "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2,
-    "g": 1024**3, "gib": 1024**3, "t": 1024**4, "tib": 1024**4,
-    "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
-}
-_SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][0-9]+)?)\s*([a-zA-Z]*)\s*")
-
-
-def parse_size(value: str | int) -> int:
-    """A memory size in bytes from ``2GiB``, ``512MiB``, ``1.5GB``, ``4096`` or an integer.
-
-    Binary units: ``KiB``, ``MiB``, ``GiB``, ``TiB`` (also ``K``, ``M``, ``G``, ``T``); decimal
-    units: ``kB``, ``MB``, ``GB``, ``TB``; case does not matter. The size must be at least 1 byte.
-    """
-    bad = InputError(f"memory size {value!r}: expected bytes or a size like 2GiB or 512MiB")
-    if isinstance(value, bool):
-        raise bad
-    if isinstance(value, int):
-        size = value
-    else:
-        match = _SIZE.fullmatch(str(value))
-        unit = match.group(2).lower() if match else None
-        if match is None or unit not in _SIZE_UNITS:
-            raise bad
-        number = float(match.group(1)) * _SIZE_UNITS[unit]
-        if not math.isfinite(number):
-            raise bad
-        size = int(number)
-    if size < 1:
-        raise InputError(f"memory size {value!r}: must be at least 1 byte")
-    return size
-
-
-def parse_classifier(text: str) -> Classifier:
-    """Parse ``NAME``, ``NAME:prefix=N`` or ``NAME:bins=B1,B2,...`` (blocking keys and cells)."""
-    name, _, option = text.partition(":")
-    if not name:
-        raise InputError(f"{text!r}: a column name is needed")
-    if not option:
-        return Classifier(name)
-    if option.startswith("prefix="):
-        return Classifier(name, prefix=_ints([option[len("prefix=") :]], text)[0])
-    if option.startswith("bins="):
-        try:
-            bins = tuple(float(b) for b in option[len("bins=") :].split(","))
-        except ValueError as exc:
-            raise InputError(f"{text!r}: bins must be numbers separated by commas") from exc
-        return Classifier(name, bins=bins)
-    raise InputError(f"{text!r}: expected NAME, NAME:prefix=N or NAME:bins=B1,B2,...")
-
-
-def _ints(values: list[str], context: str) -> list[int]:
-    try:
-        return [int(v) for v in values]
-    except ValueError as exc:
-        raise InputError(f"{context!r}: expected whole numbers") from exc
-
-
-#: Table entries of a scenario file spelled differently from the dataclass fields.
-_ALIASES = {"external": "external_name", "column": "name"}
-
-
-def _from_table(entry: Mapping, build, what: str, tuples: dict):
-    """Build a spec from a TOML table: aliases renamed, lists converted by ``tuples``."""
-    fields = {_ALIASES.get(k, k): v for k, v in entry.items()}
-    for name, convert in tuples.items():
-        if name in fields:
-            fields[name] = convert(fields[name])
-    try:
-        return build(**fields)
-    except TypeError as exc:
-        raise InputError(f"{what} {fields.get('name')!r}: {exc}") from exc
-
-
-def _key_from(entry: str | Mapping) -> KeySpec:
-    if isinstance(entry, str):
-        return parse_key(entry)
-    return _from_table(entry, KeySpec, "key", {
-        "order": tuple,
-        "levels": tuple,
-        "parents": lambda p: {str(k): str(v) for k, v in p.items()},
-    })
-
-
-def _classifier_from(entry: str | Mapping) -> Classifier:
-    if isinstance(entry, str):
-        return parse_classifier(entry)
-    return _from_table(entry, Classifier, "blocking key or cell", {
-        "bins": lambda b: tuple(float(x) for x in b),
-    })
-
-
-@dataclass(frozen=True)
-class EngineSettings:
-    """The scenario's ``[engine]`` table; None where the file leaves the choice to the defaults
-    (local engine, all cores, the solvers' default memory budget)."""
-
-    name: str | None = None
-    jobs: int | None = None
-    scheduler: str | None = None
-    memory_budget: int | None = None
+from attack.risk.results import AttackResult
+from attack.study.results import ScenarioResult
+from attack.study.settings import (
+    DataEntry,
+    IntruderLinkage,
+    Linkage,
+    ScenarioSettings,
+    validate,
+)
 
 
 @dataclass(frozen=True)
@@ -197,36 +61,12 @@ class Intruder:
 
 
 @dataclass
-class ScenarioOutcome:
-    """Every intruder's attack on the release and, for a scenario set, the combined measure;
-    with a FORMAL file, each realistic intruder's natural protection."""
-
-    title: str
-    attacks: list[tuple[Intruder, AttackOutcome]]
-    combined: dict | None = None
-    natural_protection: list[dict] | None = None
-    single_attack: dict | None = None
-
-    @property
-    def runs(self) -> list[dict]:
-        """Run records for reports and certificates, one per intruder."""
-        return [
-            {**outcome.as_run(intruder.name), "intruder": intruder.role or outcome.intruder}
-            for intruder, outcome in self.attacks
-        ]
-
-    @property
-    def passed(self) -> bool:
-        if self.combined is not None:
-            return self.combined["passed"]
-        return all(outcome.result["passed"] for _, outcome in self.attacks)
-
-
-@dataclass
 class Scenario:
     """A loaded scenario: where the data come from, the intruders, the evaluation, the outputs
     and how the blocks are solved. With several ``[[intruder]]`` tables and a ``[combine]``
-    table it is a scenario set whose cells are judged on the combined measure (METHOD.md §10)."""
+    table it is a scenario set whose cells are judged on the combined measure (Destatis
+    handbook, §35.4.3, eq. 35.1). ``releases`` names several candidate releases (in file order)
+    when the scenario compares them; each is attacked by every intruder."""
 
     title: str
     sources: dict[str, Mapping]
@@ -234,44 +74,81 @@ class Scenario:
     evaluation: EvaluationSpec
     outputs: dict[str, Path] = field(default_factory=dict)
     base: Path = Path(".")
-    engine: EngineSettings = field(default_factory=EngineSettings)
+    engine: Engine = field(default_factory=lambda: Engine())
     intruders: list[Intruder] = field(default_factory=list)
     lam: float | None = None
     path: Path | None = None
     formal: Mapping | None = None
     single: Mapping | None = None
     tune: Mapping | None = None
+    releases: dict[str, Mapping] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    agreement: Mapping | None = None
+    #: How to build the scenario again when it has no file (the bundled demo's parameters).
+    origin: Mapping | None = None
+    #: The validated settings it was built from (None for a scenario built in code).
+    settings: ScenarioSettings | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.intruders:
             self.intruders = [Intruder(self.title, "", self.sources["external"], self.linkage)]
+        if not self.releases:  # one release, named after its file
+            self.releases = {"": self.sources["release"]}
 
-    def run(self, **solve) -> ScenarioOutcome:
-        """Run every intruder; ``solve`` overrides the ``[engine]`` settings."""
-        attacks = []
-        for intruder in self.intruders:
-            outcome = run_mass_attack(
-                self.load_data(intruder), intruder.linkage, self.evaluation, **solve
-            )
-            outcome.result["scenario"] = {"title": self.title, "file": str(self.path or "")}
-            attacks.append((intruder, outcome))
+    @classmethod
+    def from_toml(cls, path: str | Path) -> Scenario:
+        """Read and validate a scenario file (no data file is read yet)."""
+        return load_scenario(path)
+
+    def to_toml(self) -> str:
+        """The scenario file's text: the settings it was loaded with, defaults left out."""
+        if self.settings is None:
+            raise InputError("only a scenario loaded from a file or a mapping has a TOML form")
+        return tomli_w.dumps(self.settings.model_dump(mode="json", by_alias=True, exclude_defaults=True))
+
+    def run(self, *, engine: Mapping[str, Any] | Any | None = None, progress: bool = False) -> ScenarioResult:
+        """Attack every release with every intruder and judge the cells.
+
+        ``engine`` (an :class:`attack.Engine` or a mapping with ``name``, ``jobs``,
+        ``scheduler``, ``memory_budget``) overrides the scenario's ``[engine]`` table entry by
+        entry; neither changes the figures.
+        """
+        base, override = self.engine.fixed(), engine_settings(engine)
+        if override.get("name", "dask") != "dask":  # the file's scheduler goes with its dask engine
+            base.pop("scheduler", None)
+        solve = {**base, **override, "progress": progress}
+        attacks: list[tuple[str, Intruder, AttackResult]] = []
+        for release_name, source in self.releases.items():
+            for intruder in self.intruders:
+                name = intruder.name if len(self.releases) == 1 else f"{intruder.name} vs {release_name}"
+                attacks.append((release_name, intruder, run_attack(
+                    self.load_data(intruder, source), intruder.linkage, self.evaluation, name=name,
+                    intruder_name=intruder.name, role=intruder.role, release_name=release_name or None,
+                    engine=solve,
+                )))
+        runs = [result for _, _, result in attacks]
         combined = None
         if self.lam is not None:
-            combined = combine(
-                [(i.role, o.result) for i, o in attacks], self.lam, self.evaluation.tau
-            )
-        protection = None
-        if self.formal is not None:
-            protection = [
-                self._natural_protection(i, o, solve) for i, o in attacks if i.role != "worst"
-            ]
-        single = self._single_attack(attacks, combined) if self.single is not None else None
-        return ScenarioOutcome(self.title, attacks, combined, protection, single)
+            combined = combine([(r.intruder["role"], r.figures) for r in runs], self.lam, self.evaluation.tau)
+        protection = self._natural_protection(attacks, solve) if self.formal is not None else ()
+        first = [result for release, _, result in attacks if release == next(iter(self.releases))]
+        single = self._single_attack(first, combined) if self.single is not None else None
+        return ScenarioResult(
+            title=self.title,
+            scenario_file=self.path.name if self.path else None,
+            runs=tuple(runs),
+            combined=combined,
+            natural_protection=tuple(protection),
+            single_attack=single,
+            notes=self.notes,
+            scenario=self,
+        )
 
-    def _single_attack(self, attacks: list, combined: dict | None) -> dict:
-        """Targeted attacks on the release (METHOD.md §13): chosen targets, the intruder's
-        approximate knowledge of them, candidates within a window, unique links; then the
-        per-unit risk R(u) = max(R_E, R_M) of the targets (§14), in aggregate."""
+    def _single_attack(self, runs: list[AttackResult], combined: dict | None) -> dict:
+        """Targeted attacks on the release (Destatis handbook, ch. 13 and 36): chosen targets,
+        the intruder's approximate knowledge of them, candidates within a window, unique links;
+        then the per-unit risk R(u) = max(R_E, R_M) of the targets, in aggregate. ``runs`` are
+        the mass attacks on the first release, the one attacked here."""
         table = dict(self.single)
         if "original" not in self.sources:
             raise InputError("[single_attack] needs [data] original (targets and knowledge come from it)")
@@ -299,16 +176,16 @@ class Scenario:
         out["knowledge"] = {"exact": list(exact), "noisy": list(noisy),
                             "relative_error": table.get("relative_error", 0.10)}
         out["unit_risk"] = self._unit_risk(result, original, original_id, release, release_id,
-                                           attacks, combined)
+                                           runs, combined)
         return out
 
-    def _unit_risk(self, result, original, original_id, release, release_id, attacks, combined) -> dict:
+    def _unit_risk(self, result, original, original_id, release, release_id, runs, combined) -> dict:
         """Aggregates of R(u) over the targets: how many are endangered (R ≥ τ) and why, and how
         many a single attack re-identifies although no realistic mass attack links them correctly
         (the worst case counts only when there is no realistic intruder). R_M is the unit's cell
         risk at the largest γ; u(u) uses that γ for every variable."""
         gamma = self.evaluation.gammas[-1]
-        cells = combined["cells"] if combined else attacks[0][1].result["cells"]
+        cells = combined["cells"] if combined else runs[0].figures["cells"]
         risk_of_cell = {cell_key(c["cell"]): c["disclosure_risk"][gamma.label] or 0.0 for c in cells}
         rows = pd.Index(id_column(original, original_id)).get_indexer(result.targets)
         labels = [c.classes(original, c.name)[rows] for c in self.evaluation.cells]
@@ -320,17 +197,15 @@ class Scenario:
         }
         usefulness = single_attack.target_usefulness(
             result, original, original_id, release, release_id,
-            [c for c in release.columns if c in (attacks[0][1].result["evaluation"]["targets"])],
+            [c for c in release.columns if c in runs[0].figures["evaluation"]["targets"]],
             gamma=gamma.value,
         )
         risk = single_attack.unit_risk(result, usefulness, mass_risk)
         flagged = single_attack.endangered(risk, self.evaluation.tau)
+        realistic = [r for r in runs if r.intruder["role"] != "worst"] or runs
         mass_correct = set()
-        realistic = [(i, o) for i, o in attacks if i.role != "worst"] or attacks
-        for _, outcome in realistic:
-            linked = outcome.links.release_row >= 0
-            ids = outcome.external_ids[linked]
-            mass_correct.update(ids[outcome.release_ids[outcome.links.release_row[linked]] == ids])
+        for run in realistic:
+            mass_correct.update(run.links.loc[run.links["correct"], "external_id"])
         single_correct = {t for t, o in zip(result.targets, result.outcome) if o == "correct"}
         return {
             "gamma": gamma.label,
@@ -342,27 +217,39 @@ class Scenario:
             "n_single_only": len(single_correct - mass_correct),
         }
 
-    def _natural_protection(self, intruder: Intruder, outcome: AttackOutcome, solve: dict) -> dict:
-        """The intruder against FORMAL beside the release, with its agreement tables
-        (METHOD.md §12.1; handbook Tables 36.4, 37.1–37.2)."""
-        data = self.load_data(intruder)
+    def _natural_protection(self, attacks: list[tuple[str, Intruder, AttackResult]], solve: dict) -> list[dict]:
+        """Each realistic intruder against FORMAL beside each release, with the agreement
+        tables of the overlap variables (Destatis handbook, §12.1; Tables 36.4, 37.1–37.2).
+        A release that is the FORMAL file itself is not compared with itself."""
         formal, formal_id = _load_source("formal", self.formal, self.base, None)
-        formal_data = replace(data, release=formal, release_id=formal_id)
-        on_formal = run_mass_attack(formal_data, intruder.linkage, self.evaluation, **solve).result
-        truth = data.original if data.original is not None else formal
-        truth_id = data.original_id if data.original is not None else formal_id
-        kinds = _agreement_columns(intruder.linkage, data.external, truth)
-        agreement = agreement_profile(data.external, data.external_id, truth, truth_id, **kinds)
-        return {
-            "intruder": intruder.name,
-            "formal": _summary(on_formal),
-            "release": _summary(outcome.result),
-            "agreement": agreement,
-        }
+        out, on_formal = [], {}
+        for release_name, intruder, run in attacks:
+            if intruder.role == "worst" or _same_source(self.releases[release_name], self.formal):
+                continue
+            data = self.load_data(intruder, self.releases[release_name])
+            if intruder.name not in on_formal:
+                formal_data = replace(data, release=formal, release_id=formal_id)
+                attacked = run_attack(formal_data, intruder.linkage, self.evaluation, engine=solve)
+                truth = data.original if data.original is not None else formal
+                truth_id = data.original_id if data.original is not None else formal_id
+                kinds = dict(self.agreement) if self.agreement else _agreement_columns(
+                    intruder.linkage, data.external, truth)
+                agreement = agreement_profile(data.external, data.external_id, truth, truth_id, **kinds)
+                on_formal[intruder.name] = (attacked.figures, agreement)
+            figures, agreement = on_formal[intruder.name]
+            out.append({
+                "intruder": intruder.name,
+                "release_name": run.release["name"],
+                "formal": _summary(figures),
+                "release": _summary(run.figures),
+                "agreement": agreement,
+            })
+        return out
 
     def with_release(self, frame: pd.DataFrame, id_column: str) -> Scenario:
         """The same scenario attacking a release held in memory (a tuning candidate)."""
-        return replace(self, sources={**self.sources, "release": {"frame": frame, "id": id_column}})
+        source = {"frame": frame, "id": id_column}
+        return replace(self, sources={**self.sources, "release": source}, releases={"": source})
 
     def load_source(self, role: str) -> tuple[pd.DataFrame, str]:
         """All columns of the data source ``role`` (release, original, ...) and its id column."""
@@ -373,10 +260,12 @@ class Scenario:
     def fingerprints(self, certificate_dir: Path) -> list[dict]:
         """SHA-256 of the scenario file and of every data source, for a certificate."""
         out = [file_input("scenario", self.path, certificate_dir)] if self.path else []
-        roles = [("release", self.sources["release"])]
+        roles = [("release", source) for source in self.releases.values()]
         if "original" in self.sources:
             roles.append(("original", self.sources["original"]))
         roles += [("external", intruder.source) for intruder in self.intruders]
+        if self.formal is not None and not any(_same_source(self.formal, s) for s in self.releases.values()):
+            roles.append(("formal", self.formal))
         for role, source in roles:
             if "demo" in source:
                 options = source.get("demo_options", {})
@@ -387,11 +276,14 @@ class Scenario:
                 out.append(file_input(role, file if file.is_absolute() else self.base / file, certificate_dir))
         return out
 
-    def load_data(self, intruder: Intruder) -> AttackInput:
-        """Read (or generate) the files one intruder's attack needs."""
+    def load_data(self, intruder: Intruder, release: Mapping | None = None) -> AttackInput:
+        """Read (or generate) the files one intruder's attack on ``release`` (default: the
+        first release) needs."""
         frames, ids = {}, {}
         has_original = "original" in self.sources
         sources = {**self.sources, "external": intruder.source}
+        if release is not None:
+            sources["release"] = release
         for role in ("external", "release", "original"):
             source = sources.get(role)
             if source is None:
@@ -409,8 +301,15 @@ class Scenario:
         )
 
 
+def _same_source(a: Mapping, b: Mapping) -> bool:
+    """Whether two data entries name the same data (one generated set, one file, one frame)."""
+    if "frame" in a or "frame" in b:
+        return a.get("frame") is b.get("frame")
+    return any(k in a and a.get(k) == b.get(k) for k in ("demo", "path"))
+
+
 def load_scenario(path: str | Path) -> Scenario:
-    """Read and validate a scenario file."""
+    """Read and validate a scenario file (no data file is read)."""
     path = Path(path)
     if not path.is_file():
         raise InputError("scenario file not found", file=str(path))
@@ -420,62 +319,66 @@ def load_scenario(path: str | Path) -> Scenario:
         raise InputError(f"not valid TOML: {exc}", file=str(path)) from exc
     try:
         scenario = scenario_from_dict(raw, base=path.parent)
-        scenario.path = path
-        return scenario
     except InputError as exc:
         if exc.file is None:
             exc.file = str(path)
         raise
+    scenario.path = path
+    return scenario
 
 
 def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
-    """Build a :class:`Scenario` from the parsed TOML structure."""
-    _known(
-        raw,
-        {"title", "data", "linkage", "evaluation", "output", "engine", "intruder", "combine",
-         "natural_protection", "single_attack", "tune"},
-        "top level",
-    )
-    data = raw.get("data", {})
-    _known(data, {"external", "release", "original", "demo"}, "[data]")
-    demo = data.get("demo", {})
-    needed = ("release",) if "intruder" in raw else ("external", "release")
-    for role in needed:
-        if role not in data:
-            raise InputError(f"[data] needs an entry {role!r}")
-    sources = {r: _with_demo(data[r], demo) for r in ("external", "release", "original") if r in data}
-    linkage = _linkage_from(raw.get("linkage", {}), "[linkage]")
-    intruders = [_intruder_from(entry, i, linkage, demo) for i, entry in enumerate(raw.get("intruder", []))]
-    single = raw.get("single_attack")
-    if single is not None:
-        _known(single, {"size", "leaders", "exact", "noisy", "relative_error", "seed", "window",
-                        "delta", "groups"}, "[single_attack]")
-    natural = raw.get("natural_protection", {})
-    _known(natural, {"formal"}, "[natural_protection]")
-    formal = _with_demo(natural["formal"], demo) if "formal" in natural else None
-    combine_table = raw.get("combine", {})
-    _known(combine_table, {"lam"}, "[combine]")
-    lam = resolve_lambda(combine_table["lam"]) if "lam" in combine_table else None
-    if lam is None and len(intruders) > 1:
-        raise InputError("several [[intruder]] tables need a [combine] table with lam (e.g. 0.2)")
+    """Build a :class:`Scenario` from the parsed TOML structure, validated first against
+    :class:`~attack.study.settings.ScenarioSettings`."""
+    return scenario_from_settings(validate(raw), base)
 
-    ev = raw.get("evaluation", {})
-    _known(ev, {"gamma", "gamma_by_variable", "tau", "targets", "cells", "zero_tolerance"}, "[evaluation]")
+
+def scenario_from_settings(settings: ScenarioSettings, base: Path = Path(".")) -> Scenario:
+    """Build a :class:`Scenario` from validated settings."""
+    data = settings.data
+    demo = data.demo.model_dump() if data.demo is not None else {}
+    entries = data.release if isinstance(data.release, list) else [data.release]
+    releases = {str(e.name): _source(e, demo) for e in entries} if isinstance(data.release, list) else {}
+    sources = {"release": _source(entries[0], demo)}
+    for role in ("external", "original"):
+        if getattr(data, role) is not None:
+            sources[role] = _source(getattr(data, role), demo)
+    linkage = _linkage_from(settings.linkage)
+    intruders = [
+        Intruder(
+            name=entry.name or f"intruder {i + 1}",
+            role=entry.role,
+            source=_source(entry.external, demo),
+            linkage=_linkage_from(entry.linkage, linkage),
+        )
+        for i, entry in enumerate(settings.intruder)
+    ]
+    natural = settings.natural_protection
+    ev = settings.evaluation
     evaluation = EvaluationSpec(
-        gammas=gammas_from(ev.get("gamma", list(DEFAULT_GAMMAS)), ev.get("gamma_by_variable")),
-        tau=float(ev.get("tau", DEFAULT_TAU)),
-        targets=tuple(ev["targets"]) if "targets" in ev else None,
-        cells=tuple(_classifier_from(c) for c in ev.get("cells", [])),
-        zero_tolerance=float(ev.get("zero_tolerance", 0.0)),
+        gammas=gammas_from(ev.gamma, ev.gamma_by_variable),
+        tau=ev.tau,
+        targets=None if ev.targets is None else tuple(ev.targets),
+        cells=tuple(as_block(c).classifier() for c in ev.cells),
+        zero_tolerance=ev.zero_tolerance,
     )
-    out = raw.get("output", {})
-    _known(out, {"json", "html", "matches", "certificate"}, "[output]")
-    outputs = {k: base / v for k, v in out.items()}
-    engine = _engine_from(raw.get("engine", {}))
+    outputs = settings.output.model_dump(by_alias=True, exclude_none=True)
     return Scenario(
-        raw.get("title", "attack scenario"), sources, linkage, evaluation, outputs, base, engine,
-        intruders, lam, formal=formal, single=single, tune=raw.get("tune"),
+        settings.title, sources, linkage, evaluation, {k: base / v for k, v in outputs.items()},
+        base, settings.engine, intruders,
+        None if settings.combine is None else resolve_lambda(settings.combine.lam),
+        formal=None if natural is None or natural.formal is None else _source(natural.formal, demo),
+        single=None if settings.single_attack is None else settings.single_attack.model_dump(exclude_none=True),
+        tune=settings.tune, releases=releases, notes=tuple(settings.notes),
+        agreement=None if natural is None else natural.agreement, settings=settings,
     )
+
+
+def _source(entry: DataEntry, demo: Mapping) -> dict:
+    """A data entry as the loaders take it: path or demo name, id column, reading options."""
+    if entry.demo is not None:
+        return {"demo": entry.demo, "id": entry.id or DEMO_ID, "demo_options": dict(demo)}
+    return {"path": entry.path, "id": entry.id, "read": entry.read_options()}
 
 
 def _summary(result: dict) -> dict:
@@ -506,81 +409,16 @@ def _agreement_columns(linkage: LinkageSpec, external: pd.DataFrame, truth: pd.D
     return out
 
 
-_LINKAGE_FIELDS = {"keys", "block", "method", "standardise", "metric_distance", "seed"}
-
-
-def _linkage_from(table: Mapping, where: str, default: LinkageSpec | None = None) -> LinkageSpec:
-    """A ``[linkage]`` table; inside ``[[intruder]]`` unset entries fall back to ``default``."""
-    _known(table, _LINKAGE_FIELDS, where)
+def _linkage_from(table: Linkage | IntruderLinkage, default: LinkageSpec | None = None) -> LinkageSpec:
+    """The ``[linkage]`` table, or an intruder's, whose unset entries fall back to ``default``."""
+    fixed = table.model_dump(exclude_none=True, exclude={"keys", "block"})
+    if table.keys is not None:
+        fixed["keys"] = tuple(as_key(k).spec() for k in table.keys)
+    if table.block is not None:
+        fixed["blocks"] = tuple(as_block(b).classifier() for b in table.block)
     if default is not None:
-        return replace(
-            default,
-            **({"keys": tuple(_key_from(k) for k in table["keys"])} if "keys" in table else {}),
-            **({"blocks": tuple(_classifier_from(b) for b in table["block"])} if "block" in table else {}),
-            **{k: table[k] for k in ("method", "standardise", "metric_distance", "seed") if k in table},
-        )
-    if not table.get("keys"):
-        raise InputError(f"{where} needs a list 'keys'")
-    return LinkageSpec(
-        keys=tuple(_key_from(k) for k in table["keys"]),
-        blocks=tuple(_classifier_from(b) for b in table.get("block", [])),
-        method=table.get("method", "greedy"),
-        standardise=table.get("standardise", "maxmin"),
-        metric_distance=table.get("metric_distance", "squared"),
-        seed=table.get("seed"),
-    )
-
-
-def _intruder_from(entry: Mapping, index: int, default: LinkageSpec, demo: Mapping) -> Intruder:
-    where = f"[[intruder]] number {index + 1}"
-    _known(entry, {"name", "role", "external", "linkage"}, where)
-    role = entry.get("role", "realistic")
-    if role not in ROLES:
-        raise InputError(f"{where}: role must be one of {', '.join(ROLES)}, got {role!r}")
-    if "external" not in entry:
-        raise InputError(f"{where} needs an 'external' data entry")
-    return Intruder(
-        name=str(entry.get("name", f"intruder {index + 1}")),
-        role=role,
-        source=_with_demo(entry["external"], demo),
-        linkage=_linkage_from(entry.get("linkage", {}), f"{where} linkage", default),
-    )
-
-
-def _engine_from(table: Mapping) -> EngineSettings:
-    _known(table, {"name", "jobs", "scheduler", "memory_budget"}, "[engine]")
-    name = table.get("name")
-    if name is not None and name not in ENGINES:
-        raise InputError(f"[engine]: unknown name {name!r}; expected one of {', '.join(ENGINES)}")
-    jobs = table.get("jobs")
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise InputError(f"[engine]: jobs must be a whole number of at least 1, got {jobs!r}")
-    scheduler = table.get("scheduler")
-    if scheduler is not None:
-        if not isinstance(scheduler, str) or not scheduler:
-            raise InputError("[engine]: scheduler must be an address like 'tcp://host:8786'")
-        if name != "dask":
-            raise InputError("[engine]: a scheduler needs name = 'dask'")
-    budget = table.get("memory_budget")
-    try:
-        budget = None if budget is None else parse_size(budget)
-    except InputError as exc:
-        raise InputError(f"[engine]: {exc}") from exc
-    return EngineSettings(name, jobs, scheduler, budget)
-
-
-def _with_demo(source: Mapping, demo: Mapping) -> Mapping:
-    if not isinstance(source, Mapping):
-        raise InputError("each data entry must be a table like { path = ..., id = ... }")
-    return {**source, "demo_options": dict(demo)} if "demo" in source else source
-
-
-def _known(table: Mapping, allowed: set[str], where: str) -> None:
-    if not isinstance(table, Mapping):
-        raise InputError(f"{where} must be a table")
-    unknown = sorted(set(table) - allowed)
-    if unknown:
-        raise InputError(f"{where}: unknown entry {unknown[0]!r}; allowed: {', '.join(sorted(allowed))}")
+        return replace(default, **fixed)
+    return LinkageSpec(**fixed)
 
 
 def _load_source(
@@ -591,8 +429,6 @@ def _load_source(
     if "frame" in source:  # a candidate built in memory, e.g. by ``attack tune``
         frame = source["frame"]
         return (frame if columns is None else frame[list(dict.fromkeys(columns))]), str(source["id"])
-    if "path" not in source or "id" not in source:
-        raise InputError(f"[data] {role}: needs 'path' and 'id' (or 'demo')")
     path = Path(source["path"])
-    frame = read_table(path if path.is_absolute() else base / path, columns)
+    frame = read_table(path if path.is_absolute() else base / path, columns, source.get("read"))
     return frame, str(source["id"])

@@ -1,10 +1,10 @@
-"""Tuning a protection method until every cell is below τ (UTILITY.md §6).
+"""Tuning a protection method until every cell is below τ (docs/method/utility.md).
 
 A scenario's ``[tune]`` table names one protection method, the parameter to vary and its values
 ordered from weak to strong. Every value (and every seed of the sweep) gives a candidate release
 built from the scenario's base file; each candidate is attacked by the scenario's intruders and
 checked for analysis potential. Risk is a hard constraint and utility is only reported
-(UTILITY.md §1): the chosen setting is the weakest one whose candidates pass τ in every cell for
+(docs/method/utility.md): the chosen setting is the weakest one whose candidates pass τ in every cell for
 every seed. Risk is not monotone in the knob (§6.1), so by default the whole grid is evaluated and
 the choice rests on each candidate's own attack.
 
@@ -154,7 +154,7 @@ class TuneOutcome:
             "tune": self.spec.describe(),
             "tau": self.tau,
             "decision": "the weakest value whose candidates pass tau in every cell for every "
-                        "seed; utility is reported, never traded against risk (UTILITY.md §1)",
+                        "seed; utility is reported, never traded against risk (docs/method/utility.md)",
             "chosen": None if self.chosen_value is None else {
                 "value": self.chosen_value, "seed": self.spec.seeds[0]},
             "verdict": "feasible" if self.chosen_value is not None
@@ -163,9 +163,9 @@ class TuneOutcome:
         }
 
 
-def tune(scenario: Scenario, say=None, **solve) -> TuneOutcome:
-    """Run the ``[tune]`` grid of ``scenario`` (UTILITY.md §6.2 steps 3-6); ``say`` receives
-    one progress line per candidate, ``solve`` goes to the attacks (engine settings)."""
+def tune(scenario: Scenario, say=None, engine: Mapping | None = None) -> TuneOutcome:
+    """Run the ``[tune]`` grid of ``scenario`` (docs/method/utility.md steps 3-6); ``say`` receives
+    one progress line per candidate, ``engine`` goes to the attacks (it never changes a figure)."""
     if scenario.tune is None:
         raise InputError("the scenario has no [tune] table")
     spec = tune_spec(scenario.tune, scenario.base)
@@ -180,7 +180,7 @@ def tune(scenario: Scenario, say=None, **solve) -> TuneOutcome:
             start = time.perf_counter()
             protected = protect(base, spec.method, {**spec.params, spec.parameter: value},
                                 columns=spec.columns, by=spec.by, seed=seed)
-            outcome = scenario.with_release(protected.release, base_id).run(**solve)
+            outcome = scenario.with_release(protected.release, base_id).run(engine=engine)
             risk = _risk_summary(outcome, scenario.evaluation.tau)
             utility = _utility(truth, truth_id, protected.release, base_id, spec)
             candidates.append(Candidate(value, seed, protected.release, protected.log, risk,
@@ -203,7 +203,7 @@ def _risk_summary(outcome, tau: float) -> dict:
     if outcome.combined is not None:
         cells = outcome.combined["cells"]
     else:
-        cells = [c for _, o in outcome.attacks for c in o.result["cells"]]
+        cells = [c for run in outcome.runs for c in run.figures["cells"]]
     risks = [r for c in cells for r in c["disclosure_risk"].values() if r is not None]
     uncovered = sum(1 for c in cells for r in c["disclosure_risk"].values() if r is None)
     return {
@@ -213,14 +213,14 @@ def _risk_summary(outcome, tau: float) -> dict:
         "max_cell_risk": max(risks) if risks else 0.0,
         "n_cells_without_estimate": uncovered,
         "overall_reidentification_rate": {
-            i.name: o.result["reidentification_rate"] for i, o in outcome.attacks},
+            run.name: run.figures["reidentification_rate"] for run in outcome.runs},
     }
 
 
 def _utility(truth: pd.DataFrame, truth_id: str, release: pd.DataFrame, release_id: str,
              spec: TuneSpec) -> dict:
     """A candidate's utility against the truth file: per check family the cases, exceedances
-    and share (UTILITY.md §2), and IL1s when units can be aligned by id (§4.1)."""
+    and share (docs/method/utility.md), and IL1s when units can be aligned by id (§4.1)."""
     from attack.utility.profile import utility_profile
 
     options = dict(spec.utility)

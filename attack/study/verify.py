@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -67,16 +66,15 @@ def _demo_frame(item: dict) -> pd.DataFrame:
 
 
 def _rerun(certificate: dict, folder: Path) -> tuple[list[dict], dict | None]:
-    """Certified results and combined measure of a fresh run."""
-    settings = certificate["rerun"]
-    if certificate["kind"] == "demo":
-        from attack.study.demo import run_demo
-
-        with tempfile.TemporaryDirectory() as tmp:
-            demo = run_demo(tmp, n_units=settings["n_units"], seed=settings["seed"], method=settings["method"])
-        return certified_results(demo.document["runs"]), None
+    """Certified results and combined measure of a fresh run (in this process)."""
+    from attack.study.demo import demo_scenario
     from attack.study.scenario import load_scenario
 
-    entry = next(i for i in certificate["inputs"] if i["role"] == "scenario")
-    outcome = load_scenario(folder / entry["path"]).run(jobs=1)
-    return certified_results(outcome.runs), outcome.combined
+    if certificate["kind"] == "demo":
+        settings = certificate["rerun"]
+        scenario = demo_scenario(settings["n_units"], settings["seed"], settings["method"])
+    else:
+        entry = next(i for i in certificate["inputs"] if i["role"] == "scenario")
+        scenario = load_scenario(folder / entry["path"])
+    outcome = scenario.run(engine={"jobs": 1})
+    return certified_results([r.as_run() for r in outcome.runs]), outcome.combined

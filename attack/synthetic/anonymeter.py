@@ -1,11 +1,11 @@
 """Anonymeter-style attacks on a synthetic release: singling out, linkability and inference
-(SYNTHETIC.md §8, after Giomi et al. 2022).
+(docs/method/anonymeter-attacks.md, after Giomi et al. 2022).
 
 Every attack runs three times: against training records (*main*), against holdout records the
 generator never saw (*control*) and as a naive random intruder (*baseline*). Success counts become
 Wilson rates (§8.2); the residual risk of main over control, clipped to [0, 1] with its error band,
 is the risk; without a control set the main rate is. The τ verdict uses the **upper** bound of the
-risk interval (§8.3). The pitfalls of SYNTHETIC.md §9 are avoided: the numeric inference tolerance
+risk interval (§8.3). The pitfalls of docs/method/synthetic-attacks.md are avoided: the numeric inference tolerance
 divides by the true value (strict ``<`` with a zero rule), and singling-out rates divide by the
 number of queries actually generated.
 
@@ -26,6 +26,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from attack.errors import InputError
+from attack.io.columns import is_number
 from attack.io.readers import code_column, numeric_column
 from attack.synthetic.space import Preparation, nearest_neighbours, prepare
 
@@ -48,7 +49,7 @@ EXAMPLES = 10  # successful queries quoted in the parameters
 
 
 # --------------------------------------------------------------------------------------------
-# Statistics (SYNTHETIC.md §8.2–8.3)
+# Statistics (docs/method/anonymeter-attacks.md)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def _z(confidence: float) -> float:
 
 
 def success_rate(k: float, n: int, confidence: float = 0.95) -> Rate:
-    """Centred Wilson score estimate (Wilson 1927; SYNTHETIC.md §8.2, FIXTURES.md §9.3):
+    """Centred Wilson score estimate (Wilson 1927; docs/method/anonymeter-attacks.md, worked example 9.3 (docs/reference/worked-examples.md)):
     ``rate = (k + z²/2)/(n + z²)``, ``error = z/(n + z²)·sqrt(k(n − k)/n + z²/4)``; the interval
     ``rate ± error`` clipped to [0, 1] (it touches 0 at k = 0 and 1 at k = n)."""
     if n < 1:
@@ -111,7 +112,7 @@ def success_rate(k: float, n: int, confidence: float = 0.95) -> Rate:
 
 def residual_risk(main: Rate, control: Rate) -> Risk | None:
     """Residual risk ``R = (r_a − r_c)/(1 − r_c)`` with the propagated error σ_R, point and
-    interval clipped to [0, 1] (SYNTHETIC.md §8.2). Undefined when ``r_c = 1``: returns None and
+    interval clipped to [0, 1] (docs/method/anonymeter-attacks.md). Undefined when ``r_c = 1``: returns None and
     issues a warning."""
     if control.rate >= 1:
         warnings.warn(UNDEFINED_RESIDUAL, RuntimeWarning, stacklevel=2)
@@ -127,7 +128,7 @@ class AttackResult:
     """One attack's rates (main, control, baseline), its risk and the τ verdict.
 
     ``risk_basis`` is ``"residual"`` (main over control) or ``"main"`` (no control set: the main
-    rate is the risk). ``passed`` is None without τ, else ``risk.high < tau`` (SYNTHETIC.md §8.3);
+    rate is the risk). ``passed`` is None without τ, else ``risk.high < tau`` (docs/method/anonymeter-attacks.md);
     an undefined residual risk never passes."""
 
     attack: str
@@ -169,7 +170,7 @@ def _assess(
     parameters: Mapping[str, object],
     notes: Sequence[str] = (),
 ) -> AttackResult:
-    """Risk, warnings and verdict of one attack (SYNTHETIC.md §8.2–8.3)."""
+    """Risk, warnings and verdict of one attack (docs/method/anonymeter-attacks.md)."""
     notes = list(notes)
     if control is None:
         risk: Risk | None = Risk(main.rate, main.error, main.low, main.high)
@@ -220,27 +221,13 @@ def _require_columns(frames: Mapping[str, pd.DataFrame], columns: Sequence[str])
                 raise InputError(f"column not found in the {role} data set", column=column)
 
 
-def _is_number_column(frame: pd.DataFrame, column: str) -> bool:
-    """A numeric, non-boolean dtype; in a text (CSV-read) file, a column whose present values
-    all parse as numbers (as attack.evaluation.default_targets decides)."""
-    values = frame[column]
-    if pd.api.types.is_bool_dtype(values.dtype):
-        return False
-    if pd.api.types.is_numeric_dtype(values.dtype):
-        return True
-    if frame.attrs.get("typed", True):
-        return False
-    converted = pd.to_numeric(values.astype("string").str.strip(), errors="coerce")
-    return bool(converted.notna().sum() == values.notna().sum() > 0)
-
-
 def _numeric_columns(frames: Mapping[str, pd.DataFrame], columns: Sequence[str],
                      categorical: Sequence[str]) -> np.ndarray:
     """True for columns compared as numbers: numeric in every data set and not declared
     categorical. A column numeric in some data sets only is an input error."""
     out = []
     for column in columns:
-        kinds = {role: _is_number_column(f, column) for role, f in frames.items()}
+        kinds = {role: is_number(f, column) for role, f in frames.items()}
         if column in categorical:
             out.append(False)
         elif len(set(kinds.values())) > 1:
@@ -428,7 +415,7 @@ def _singles_out(table: _Table, queries: _Queries) -> np.ndarray:
 
 def _univariate_queries(table: _Table, numeric: np.ndarray, n_attacks: int,
                         rng: np.random.Generator) -> _Queries:
-    """Single-predicate queries from rare synthetic values (SYNTHETIC.md §8.1): ``is null`` when
+    """Single-predicate queries from rare synthetic values (docs/method/anonymeter-attacks.md): ``is null`` when
     exactly one value is missing, ``<= min`` and ``>= max`` for numeric columns, ``== v`` for
     every value that occurs once; shuffled, kept if they select one synthetic record."""
     columns, ops, values = [], [], []
@@ -457,7 +444,7 @@ def _univariate_queries(table: _Table, numeric: np.ndarray, n_attacks: int,
 
 def _multivariate_queries(table: _Table, numeric: np.ndarray, n_attacks: int, n_cols: int,
                           max_attempts: int, rng: np.random.Generator) -> tuple[_Queries, int]:
-    """Queries built from random synthetic records on ``n_cols`` random columns (SYNTHETIC.md
+    """Queries built from random synthetic records on ``n_cols`` random columns (docs/method/synthetic-attacks.md
     §8.1): numeric ``>= v`` above the synthetic median, else ``<= v``; categorical ``== v``;
     missing ``is null``. Distinct queries selecting exactly one synthetic record are kept until
     ``n_attacks`` are found or ``max_attempts`` were made. Returns the queries and the attempts."""
@@ -492,7 +479,7 @@ def _multivariate_queries(table: _Table, numeric: np.ndarray, n_attacks: int, n_
 
 def _random_queries(table: _Table, numeric: np.ndarray, n_queries: int, n_predicates: int,
                     rng: np.random.Generator) -> _Queries:
-    """Baseline queries (SYNTHETIC.md §8.1): distinct random columns, a value drawn uniformly from
+    """Baseline queries (docs/method/anonymeter-attacks.md): distinct random columns, a value drawn uniformly from
     the column's distinct synthetic values, a random operator — numeric ``== != < > <= >=``,
     categorical ``== !=``, and ``is null``/``is not null`` when the drawn value is missing."""
     p = table.values.shape[1]
@@ -515,7 +502,7 @@ def _random_queries(table: _Table, numeric: np.ndarray, n_queries: int, n_predic
 def singling_out_probability_integral(n: float | np.ndarray, w_min: float,
                                       w_max: float | np.ndarray) -> float | np.ndarray:
     """∫ P(w, n) dw over [w_min, w_max] with ``P(w, n) = n·w·(1 − w)^(n−1)`` (Cohen & Nissim
-    2020; SYNTHETIC.md §8.1, FIXTURES.md §9.4)."""
+    2020; docs/method/anonymeter-attacks.md, worked example 9.4 (docs/reference/worked-examples.md))."""
     n = np.asarray(n, dtype=float)
 
     def term(w: float | np.ndarray) -> np.ndarray:
@@ -525,13 +512,13 @@ def singling_out_probability_integral(n: float | np.ndarray, w_min: float,
 
 
 def _size_model(n: np.ndarray, w_eff: float, norm: float) -> np.ndarray:
-    """``F(n) = norm · ∫_0^{w_eff} P(w, n) dw`` (SYNTHETIC.md §8.1)."""
+    """``F(n) = norm · ∫_0^{w_eff} P(w, n) dw`` (docs/method/anonymeter-attacks.md)."""
     return norm * singling_out_probability_integral(n, 0.0, w_eff)
 
 
 def _control_size_correction(table: _Table, queries: _Queries, n_original: int,
                              rng: np.random.Generator) -> tuple[float | None, dict]:
-    """Factor ``F(n_original)/F(n_control)`` for the control success count (SYNTHETIC.md §8.1).
+    """Factor ``F(n_original)/F(n_control)`` for the control success count (docs/method/anonymeter-attacks.md).
 
     ``norm`` and ``w_eff`` are fitted by bounded non-linear least squares
     (``scipy.optimize.curve_fit``, 0 ≤ w_eff ≤ 1, norm ≥ 0) to the numbers of queries that single
@@ -595,13 +582,13 @@ def singling_out(
     seed: int = 0,
     quote_examples: bool = False,
 ) -> AttackResult:
-    """Singling-out attack (SYNTHETIC.md §8.1): queries that select exactly one synthetic record
+    """Singling-out attack (docs/method/anonymeter-attacks.md): queries that select exactly one synthetic record
     are checked for selecting exactly one training record (main) and one control record
     (control, size-corrected when the sizes differ); the baseline uses random queries.
 
     Duplicate rows (over ``columns``, default all synthetic columns) are removed from each data
     set first. Rates divide by the number of queries generated, which may fall short of
-    ``n_attacks`` (reported with a warning, SYNTHETIC.md §9 pitfall 7). ``max_attempts`` caps the
+    ``n_attacks`` (reported with a warning, docs/method/synthetic-attacks.md pitfall 7). ``max_attempts`` caps the
     multivariate generation attempts (Anonymeter's default of 10⁷ is impractically slow).
     ``quote_examples`` adds up to ten successful queries as text to the parameters; they single
     out real records, so they are confidential and left out by default.
@@ -680,7 +667,7 @@ def singling_out(
 
 
 # --------------------------------------------------------------------------------------------
-# Linkability and inference (nearest synthetic records, SYNTHETIC.md §2 and §8.1)
+# Linkability and inference (nearest synthetic records, docs/method/synthetic-attacks.md and §8.1)
 
 
 def _aux_space(space: Preparation | None, frames: Mapping[str, pd.DataFrame],
@@ -726,7 +713,7 @@ def linkability(
     tau: float | None = None,
     seed: int = 0,
 ) -> AttackResult:
-    """Linkability attack (SYNTHETIC.md §8.1): the intruder holds the target's columns ``A`` in
+    """Linkability attack (docs/method/anonymeter-attacks.md): the intruder holds the target's columns ``A`` in
     one file and ``B`` in another; the target is linked when its ``n_neighbors`` nearest
     synthetic records on ``A`` and on ``B`` share a record. Targets are drawn from the training
     original (main) and the control set; the baseline draws the neighbours at random (without
@@ -774,11 +761,11 @@ def linkability(
 
 def correct_guesses(guesses: np.ndarray, secrets: np.ndarray, *, numeric: bool,
                     gamma: float) -> np.ndarray:
-    """Whether each guess of a secret is correct (SYNTHETIC.md §8.1, §9 pitfalls 1–2).
+    """Whether each guess of a secret is correct (docs/method/anonymeter-attacks.md pitfalls 1–2).
 
     Categorical: equal values; numeric: ``|ŷ − y| / |y| < γ`` with the TRUE value ``y`` in the
     denominator (never the guess), strict; a true zero is guessed only by an exact zero (the
-    METHOD.md §9.2 zero rule with tolerance 0). Two missing values count as equal; a missing
+    docs/method/risk.md zero rule with tolerance 0). Two missing values count as equal; a missing
     value against a present one is wrong."""
     if numeric:
         guess = np.asarray(guesses, dtype=float)
@@ -807,12 +794,12 @@ def inference(
     tau: float | None = None,
     seed: int = 0,
 ) -> AttackResult:
-    """Inference attack (SYNTHETIC.md §8.1): the intruder knows a target's ``aux_columns`` and
+    """Inference attack (docs/method/anonymeter-attacks.md): the intruder knows a target's ``aux_columns`` and
     guesses ``secret`` as the value of the nearest synthetic record on them; the baseline guesses
     the secret of a random synthetic record (drawn with replacement). Correctness by
     :func:`correct_guesses`; the secret is numeric when it is numeric in every data set (in text
     files: all values numbers) and not declared ``categorical``. γ defaults to the handbook's
-    0.10 (METHOD.md §9.2), not Anonymeter's fixed 5%. Distances: ``space`` as in
+    0.10 (docs/method/risk.md), not Anonymeter's fixed 5%. Distances: ``space`` as in
     :func:`linkability`, by default ``prepare(original, columns=aux_columns)``."""
     _check_common(n_attacks, confidence, tau)
     aux = list(aux_columns)

@@ -1,4 +1,4 @@
-"""The CAP family of attribute-disclosure measures for synthetic data (SYNTHETIC.md §6–7).
+"""The CAP family of attribute-disclosure measures for synthetic data (docs/method/synthetic-attacks.md).
 
 * :func:`table_measures` — the synthpop identity and attribute disclosure measures computed from
   the cross-tabulation of a composite key ``q`` against a target ``t`` (§6, §7.1);
@@ -7,7 +7,7 @@
 * :func:`disclosure_protection` and :func:`disclosure_protection_estimate` — SDMetrics'
   DisclosureProtection(Estimate) with ``None`` where SDMetrics returns 0 or 1 (NaN since
   sdmetrics 0.32) for an undefined value (§7.2, §9.5);
-* :func:`knn_attribution` — seed 003's inverse-distance-weighted attribution over the
+* :func:`knn_attribution` — Papavasiliou (2020) inverse-distance-weighted attribution over the
   synthetic records, with its naive baselines (§7.3);
 * :class:`Binning` — explicit grouping of numeric keys and targets, fitted on the training
   original only and recorded in every result (§7.4).
@@ -42,19 +42,19 @@ CAP_METHODS: tuple[str, ...] = ("cap", "zero_cap", "generalized_cap")
 GROUPBY_COST = 50
 # Elements of one block of a query × reference matrix (Hamming or key distances).
 BLOCK_ELEMENTS = 1 << 22
-# Summed vote weights closer than this to the largest count as tied (SYNTHETIC.md §7.3).
+# Summed vote weights closer than this to the largest count as tied (docs/method/synthetic-attacks.md).
 VOTE_TIE = 1e-12
 # A weighted mean this close to zero, relative to the largest |value| averaged, is zero.
 ROUNDING = 1e-12
 
 
 # ------------------------------------------------------------------------------------------
-# Binning (SYNTHETIC.md §7.4)
+# Binning (docs/method/synthetic-attacks.md)
 
 
 @dataclass(frozen=True)
 class Binning:
-    """How one numeric key or target is grouped before tabulation (SYNTHETIC.md §7.4).
+    """How one numeric key or target is grouped before tabulation (docs/method/synthetic-attacks.md).
 
     ``quantile(k)``: edges at the k-quantiles of the training original (ties merge bins);
     ``equal_width(k)``: k equal-width bins over the original's range, as ``pandas.cut`` places
@@ -188,7 +188,7 @@ def _encode(
     target: tuple[str, ...],
     binning: Mapping[str, Binning] | None,
 ) -> _Encoded:
-    """Codes per column; binned columns via bins fitted on ``original`` (SYNTHETIC.md §7.4)."""
+    """Codes per column; binned columns via bins fitted on ``original`` (docs/method/synthetic-attacks.md)."""
     overlap = set(keys) & set(target)
     if overlap:
         raise InputError("a column cannot be both key and target", column=sorted(overlap)[0])
@@ -244,12 +244,12 @@ def _joint(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ------------------------------------------------------------------------------------------
-# synthpop table measures (SYNTHETIC.md §6, §7.1)
+# synthpop table measures (docs/method/synthetic-attacks.md)
 
 
 @dataclass(frozen=True)
 class TableMeasures:
-    """synthpop's disclosure measures (SYNTHETIC.md §7.1).
+    """synthpop's disclosure measures (docs/method/synthetic-attacks.md).
 
     Fields ending in ``_pct`` are percentages (of ``n_original`` unless stated: ``dsyn_pct`` of
     ``n_synthetic``, ``tcap_b_pct`` of ``n_b``, ``tcap_pct`` of the original records whose key
@@ -304,7 +304,7 @@ def table_measures(
     binning: Mapping[str, Binning] | None = None,
 ) -> TableMeasures:
     """Tabulate ``d_tq`` and ``s_tq`` over the observed cells and derive every synthpop measure
-    (SYNTHETIC.md §6–7.1; FIXTURES.md §9.1). Several target columns act as one joint target."""
+    (docs/method/synthetic-attacks.md; worked example 9.1 (docs/reference/worked-examples.md)). Several target columns act as one joint target."""
     keys, target = _names(keys, "key"), _names(target, "target")
     enc = _encode(original, synthetic, keys, target, binning)
     q_o, q_s = _joint(enc.keys, enc.synthetic_keys)
@@ -365,7 +365,7 @@ def table_measures(
 
 
 # ------------------------------------------------------------------------------------------
-# SDMetrics CategoricalCAP, CategoricalZeroCAP, CategoricalGeneralizedCAP (SYNTHETIC.md §7.2)
+# SDMetrics CategoricalCAP, CategoricalZeroCAP, CategoricalGeneralizedCAP (docs/method/synthetic-attacks.md)
 
 
 @dataclass(frozen=True)
@@ -493,7 +493,7 @@ def _one_minus(value: float | None) -> float | None:
 @dataclass(frozen=True)
 class CapScores:
     """Mean correct attribution probabilities of SDMetrics' three CAP attackers
-    (SYNTHETIC.md §7.2). ``cap`` averages over the ``n_scored`` original records whose key
+    (docs/method/synthetic-attacks.md). ``cap`` averages over the ``n_scored`` original records whose key
     occurs in the synthetic data (``None`` if there is none); ``zero_cap`` and
     ``generalized_cap`` over all ``n_original`` records. SDMetrics reports 1 minus these."""
 
@@ -537,7 +537,7 @@ def cap_scores(
     binning: Mapping[str, Binning] | None = None,
 ) -> CapScores:
     """SDMetrics' CategoricalCAP, ZeroCAP and GeneralizedCAP as attribution probabilities
-    (SYNTHETIC.md §7.2; FIXTURES.md §9.1). Several sensitive columns act as one tuple."""
+    (docs/method/synthetic-attacks.md; worked example 9.1 (docs/reference/worked-examples.md)). Several sensitive columns act as one tuple."""
     keys, sensitive = _names(keys, "key"), _names(sensitive, "sensitive")
     enc = _encode(original, synthetic, keys, sensitive, binning)
     scores, n_scored = _mean_scores(enc, CAP_METHODS)
@@ -546,12 +546,12 @@ def cap_scores(
 
 
 # ------------------------------------------------------------------------------------------
-# SDMetrics DisclosureProtection and DisclosureProtectionEstimate (SYNTHETIC.md §7.2)
+# SDMetrics DisclosureProtection and DisclosureProtectionEstimate (docs/method/synthetic-attacks.md)
 
 
 @dataclass(frozen=True)
 class DisclosureProtection:
-    """SDMetrics' DisclosureProtection (SYNTHETIC.md §7.2): ``score = min(cap_protection /
+    """SDMetrics' DisclosureProtection (docs/method/synthetic-attacks.md): ``score = min(cap_protection /
     baseline_protection, 1)`` with ``cap_protection`` = 1 − mean correct attribution
     probability. ``None`` where undefined (no key found, or a baseline of 0). For the estimate,
     the subsample settings are filled and ``cap_protection`` averages the iterations in which it
@@ -614,7 +614,7 @@ def disclosure_protection(
     continuous: Sequence[str] = (),
     num_discrete_bins: int = 10,
 ) -> DisclosureProtection:
-    """SDMetrics' DisclosureProtection on all records (SYNTHETIC.md §7.2, §9.5)."""
+    """SDMetrics' DisclosureProtection on all records (docs/method/synthetic-attacks.md)."""
     keys, sensitive, enc, baseline = _protection_inputs(
         original, synthetic, keys, sensitive, method, continuous, num_discrete_bins
     )
@@ -639,7 +639,7 @@ def disclosure_protection_estimate(
     num_iterations: int = 10,
     seed: int = 0,
 ) -> DisclosureProtection:
-    """SDMetrics' DisclosureProtectionEstimate (SYNTHETIC.md §7.2): bins and baseline from all
+    """SDMetrics' DisclosureProtectionEstimate (docs/method/synthetic-attacks.md): bins and baseline from all
     records, then ``cap_protection`` averaged over ``num_iterations`` seeded subsamples of
     ``num_rows_subsample`` rows drawn without replacement from both files."""
     for name, value in (("num_rows_subsample", num_rows_subsample),
@@ -668,12 +668,12 @@ def disclosure_protection_estimate(
 
 
 # ------------------------------------------------------------------------------------------
-# Seed 003: inverse-distance-weighted kNN attribution (SYNTHETIC.md §7.3)
+# Seed 003: inverse-distance-weighted kNN attribution (docs/method/synthetic-attacks.md)
 
 
 def inverse_distance_weights(distances: np.ndarray) -> np.ndarray:
     """Per row, weights ``(1/δ_j) / Σ_l (1/δ_l)``; a row with a zero distance puts equal weight
-    on its zero-distance entries only (SYNTHETIC.md §7.3 [Proposal]; FIXTURES.md §9.2)."""
+    on its zero-distance entries only (docs/method/synthetic-attacks.md [Proposal]; worked example 9.2 (docs/reference/worked-examples.md))."""
     distances = np.asarray(distances, dtype=float)
     zero = distances == 0
     exact = zero.any(axis=-1)
@@ -741,7 +741,7 @@ def _idw_predict(
 def _useful(
     prediction: np.ndarray, truth: np.ndarray, gamma: float, zero_tolerance: float
 ) -> np.ndarray:
-    """``|ŷ − y| / |y| < γ``; for ``y = 0`` useful iff ``|ŷ| ≤ zero_tolerance`` (METHOD.md §9.2)."""
+    """``|ŷ − y| / |y| < γ``; for ``y = 0`` useful iff ``|ŷ| ≤ zero_tolerance`` (docs/method/risk.md)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         relative = np.abs(prediction - truth) / np.abs(truth)
     return np.where(truth == 0, np.abs(prediction) <= zero_tolerance, relative < gamma)
@@ -750,18 +750,18 @@ def _useful(
 @dataclass(frozen=True)
 class KnnAttribution:
     """Seed 003's inverse-distance-weighted attribution with its naive baselines
-    (SYNTHETIC.md §7.3, §9 pitfall 10).
+    (docs/method/synthetic-attacks.md pitfall 10).
 
     Categorical target: ``accuracy`` against the majority class of the synthetic target and the
     expected accuracy of a draw from its marginal. Numeric target: ``mse`` against the
-    synthetic mean, and the share of useful predictions (METHOD.md §9.2) for both. Intervals
+    synthetic mean, and the share of useful predictions (docs/method/risk.md) for both. Intervals
     are Wilson 95%. Fields of the other target type are ``None``.
     """
 
     keys: tuple[str, ...]
     target: str
     target_type: str
-    k: int | None  # None: every synthetic record (seed 003)
+    k: int | None  # None: every synthetic record (Papavasiliou (2020))
     n_attacks: int | None  # None: every original record
     seed: int | None
     n_attacked: int
@@ -807,7 +807,7 @@ def knn_attribution(
     zero_tolerance: float = 0.0,
 ) -> KnnAttribution:
     """Predict ``target`` of original records from the synthetic records weighted by inverse
-    key distance (SYNTHETIC.md §7.3, seed 003) and score the predictions.
+    key distance (docs/method/synthetic-attacks.md, Papavasiliou (2020)) and score the predictions.
 
     Keys are prepared by :func:`attack.synth_space.prepare` fitted on ``original`` (recorded).
     ``k`` None weighs all synthetic records (cost: attacked × synthetic distances), otherwise

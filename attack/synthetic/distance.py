@@ -1,12 +1,12 @@
 """Distance attacks on synthetic data: DCR, NNDR, exact and near copies, DCR baselines.
 
-SYNTHETIC.md §3–5. Every distance is the exact nearest-neighbour distance of the recorded
+docs/method/synthetic-attacks.md. Every distance is the exact nearest-neighbour distance of the recorded
 preparation (:mod:`attack.synth_space`); the reference side is never subsampled, only the
 synthetic query side may be (``query_sample``, seeded and reported; §9 pitfall 3). Statistics
 that are undefined (no rows, zero denominators, no control set) are None, never NaN.
 
 Directions are named ``query→reference``: ``synthetic→original`` is each synthetic record's
-distance to its nearest training-original record (seed 003, SDMetrics), ``original→synthetic``
+distance to its nearest training-original record (Papavasiliou (2020), SDMetrics), ``original→synthetic``
 each original record's distance to its nearest synthetic record (the intruder's view).
 """
 
@@ -37,7 +37,7 @@ def _share(flags: np.ndarray) -> float | None:
 
 @dataclass(frozen=True)
 class DcrSummary:
-    """Distances to the closest record in one direction (SYNTHETIC.md §3.2)."""
+    """Distances to the closest record in one direction (docs/method/synthetic-attacks.md)."""
 
     direction: str
     n: int
@@ -82,7 +82,7 @@ class NndrSummary:
 
 
 def nndr(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """``d_1 / d_2`` with the edge rules of SYNTHETIC.md §4: both 0 → 1, ``d_1 = 0 < d_2`` → 0."""
+    """``d_1 / d_2`` with the edge rules of docs/method/synthetic-attacks.md: both 0 → 1, ``d_1 = 0 < d_2`` → 0."""
     out = np.ones_like(first)
     positive = second > 0
     out[positive] = first[positive] / second[positive]
@@ -98,7 +98,7 @@ def summarise_nndr(reference: str, ratios: np.ndarray | None) -> NndrSummary:
 
 @dataclass(frozen=True)
 class CopyCounts:
-    """Exact and near copies against one original file (training or control), SYNTHETIC.md §5.
+    """Exact and near copies against one original file (training or control), docs/method/synthetic-attacks.md.
 
     ``exact_copy_share``: synthetic query rows at distance 0 from some row of the file (identical
     on every prepared column; missing values count as equal only with ``na_equal``).
@@ -188,7 +188,7 @@ def distance_attack(
     query_sample: int | None = None,
     baseline_rows: int | None = 1_000,
 ) -> DistanceAttack:
-    """DCR in both directions, NNDR, copies and the SDMetrics DCR baselines (SYNTHETIC.md §3–5).
+    """DCR in both directions, NNDR, copies and the SDMetrics DCR baselines (docs/method/synthetic-attacks.md).
 
     ``original`` is the training original the preparation was fitted on, ``control`` an optional
     holdout from the same population. ``query_sample`` draws that many synthetic rows (seeded,
@@ -415,7 +415,7 @@ def near_hits(
     near_fraction: float | None = None,
     gamma: float | None = None,
 ) -> np.ndarray:
-    """Which real rows are hit by some synthetic row (SYNTHETIC.md §5): equal categories and,
+    """Which real rows are hit by some synthetic row (docs/method/synthetic-attacks.md): equal categories and,
     per numeric column, ``|s − o| ≤ near_fraction · range`` (SynthEval's hit rate; zero range:
     equal values) or, with ``gamma``, ``|s − o| / |o| < γ`` (``o = 0``: ``s = 0``). A missing
     value matches only a missing value and only with ``na_equal``.

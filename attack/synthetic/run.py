@@ -1,4 +1,4 @@
-"""All attacks on a synthetic release in one run, with the τ verdict (SYNTHETIC.md).
+"""All attacks on a synthetic release in one run, with the τ verdict (docs/method/synthetic-attacks.md).
 
 :func:`attack_synthetic` runs, on the columns the original and the synthetic file share:
 
@@ -7,7 +7,7 @@
 * singling out (§8.1) on all those columns;
 * with two or more keys, linkability between two halves of the keys;
 * with keys and targets, per target: the synthpop table measures and SDMetrics' CAP trio (§7.1,
-  §7.2), seed 003's inverse-distance kNN attribution (§7.3) and, per γ, the inference attack
+  §7.2), Papavasiliou (2020) inverse-distance kNN attribution (§7.3) and, per γ, the inference attack
   (§8.1).
 
 Decisions (§8.3 [Proposal]): singling out, linkability and every inference are judged on the
@@ -19,22 +19,26 @@ sources define none.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 import pandas as pd
 
 from attack._version import __version__
 from attack.errors import InputError
+from attack.io.columns import warn_unshared
 from attack.risk.evaluation import wilson_interval
 from attack.synthetic.anonymeter import inference, linkability, singling_out
 from attack.synthetic.cap import Binning, cap_scores, knn_attribution, table_measures
 from attack.synthetic.distance import distance_attack
+from attack.synthetic.results import SyntheticResult
 from attack.synthetic.space import prepare
 
 __all__ = ["DEFAULT_SYNTH_TAU", "SynthSpec", "attack_synthetic", "parse_binning"]
 
-DEFAULT_SYNTH_TAU = 0.10  # [Proposal] the sources set no τ for synthetic data (SYNTHETIC.md §8.3)
+DEFAULT_SYNTH_TAU = 0.10  # [Proposal] the sources set no τ for synthetic data (docs/method/anonymeter-attacks.md)
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,7 @@ class SynthSpec:
             "gammas": list(self.gammas), "tau": self.tau, "metric": self.metric,
             "scaling": self.scaling, "categorical_mode": self.categorical_mode,
             "n_attacks": self.n_attacks, "seed": self.seed,
-            "decision": "every check's upper 95% bound < tau (SYNTHETIC.md §8.3)",
+            "decision": "every check's upper 95% bound < tau (docs/method/anonymeter-attacks.md)",
         }
 
 
@@ -122,14 +126,27 @@ def _share_check(measure: str, pct: float | None, n: int, tau: float, **where) -
 def attack_synthetic(
     original: pd.DataFrame,
     synthetic: pd.DataFrame,
-    holdout: pd.DataFrame | None = None,
-    spec: SynthSpec = SynthSpec(),
-) -> dict:
-    """Run every attack of SYNTHETIC.md the inputs allow and decide against τ.
+    control: pd.DataFrame | None = None,
+    spec: SynthSpec | None = None,
+    *,
+    title: str = "Attacks on a synthetic release",
+    **settings: Any,
+) -> SyntheticResult:
+    """Run every attack on a synthetic release the inputs allow and decide against τ.
 
-    Returns a JSON-ready document: ``preparation``, ``distance``, ``singling_out``,
-    ``linkability``, ``attribute`` (per target), ``checks`` (one row per decision) and
-    ``passed``."""
+    ``control`` is a holdout of real records not used for synthesis (it gives the baselines of
+    the distance and Anonymeter-style attacks). The settings are a :class:`SynthSpec` or its
+    fields as keywords (``keys``, ``targets``, ``tau``, ``n_attacks``, ``seed`` …). The attacks
+    are explained in ``docs/method/synthetic-attacks.md``.
+    """
+    if spec is None:
+        spec = _spec_from(settings)
+    elif settings:
+        raise InputError(f"give either spec or settings, not both (got {', '.join(settings)})")
+    holdout = control
+    if spec.columns is None:
+        warn_unshared(original, synthetic, "synthetic",
+                      [c for c in original.columns if c not in spec.exclude])
     columns = _columns(original, synthetic, spec)
     if not columns:
         raise InputError("the original and the synthetic file share no column")
@@ -180,7 +197,22 @@ def attack_synthetic(
     document["checks"] = checks
     document["tau"] = tau
     document["passed"] = all(c["passed"] for c in checks)
-    return document
+    return SyntheticResult(document, title)
+
+
+def _spec_from(settings: Mapping[str, Any]) -> SynthSpec:
+    names = {f.name for f in fields(SynthSpec)}
+    unknown = sorted(set(settings) - names)
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(names), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else f"; allowed: {', '.join(sorted(names))}"
+        raise InputError(f"unknown setting {unknown[0]!r}{hint}", field=unknown[0])
+    tuples = {k: tuple(v) for k, v in settings.items()
+              if k in ("keys", "targets", "columns", "exclude", "categorical", "gammas") and v is not None}
+    for key, value in settings.items():
+        if key in tuples and isinstance(value, str):
+            raise InputError(f"expected a list, got {value!r}", field=key)
+    return SynthSpec(**{**settings, **tuples})
 
 
 def _attribute(original, synthetic, holdout, target: str, prep, spec: SynthSpec) -> tuple[dict, list]:

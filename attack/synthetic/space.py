@@ -1,6 +1,6 @@
 """Data preparation and exact nearest-neighbour search for synthetic-data attacks.
 
-SYNTHETIC.md §2: the preparation (column roles, scaling, categorical coding, metric, missing
+docs/method/synthetic-attacks.md: the preparation (column roles, scaling, categorical coding, metric, missing
 rule) is fitted on the **training original** only, applied unchanged to every other file and
 recorded (:meth:`Preparation.as_dict`) so that a third party can recompute every distance.
 
@@ -18,7 +18,7 @@ Per-column terms ``t_c`` for a pair of values ``a`` (query) and ``b`` (reference
 Row distance: ``euclidean`` = ``sqrt(Σ t_c)``, ``l1`` and ``gower_sum`` = ``Σ t_c``,
 ``gower_mean`` = ``Σ t_c / p`` over the ``p`` prepared columns, summed in column order.
 
-Missing values (SYNTHETIC.md §2, §9 pitfall 6): a missing value against a present one costs the
+Missing values (docs/method/synthetic-attacks.md pitfall 6): a missing value against a present one costs the
 column's full mismatch — 1 in the Gower forms and for categorical columns under ``mismatch``
 (2 under ``dummy``); for a numeric column under ``euclidean``/``l1`` the **missing cost** is the
 training range in scaled units, ``range_c / scale_c`` (1 under ``minmax_range``; 1 for a column
@@ -31,7 +31,7 @@ p = 2 for ``euclidean``, p = 1 otherwise) propose candidates, whose exact distan
 computed, and a row's answer is accepted only when a lower bound on the distance of every
 record not proposed exceeds it (see :class:`_TreeSpace`); rows that cannot be certified are
 scanned against the full reference in chunks of about :data:`MEMORY_BUDGET`. The reference is
-never subsampled (SYNTHETIC.md §9 pitfalls 3–4). The handbook distance (METHOD.md §5) is not
+never subsampled (docs/method/synthetic-attacks.md pitfalls 3–4). The handbook distance (docs/method/linkage.md) is not
 offered here: its standardisation is fitted on the pooled files, not on the training original.
 """
 
@@ -47,6 +47,7 @@ import pandas as pd
 from scipy.spatial import cKDTree
 
 from attack.errors import InputError
+from attack.io.columns import is_number
 from attack.io.readers import code_column, numeric_column, source_name
 
 SCALINGS: tuple[str, ...] = ("none", "zscore", "minmax_range", "robust")
@@ -66,7 +67,7 @@ MAX_TREES_PER_STAGE = 6
 
 @dataclass(frozen=True)
 class Preparation:
-    """Column roles, fitted scaling and distance settings (SYNTHETIC.md §2).
+    """Column roles, fitted scaling and distance settings (docs/method/synthetic-attacks.md).
 
     Per numeric column (in the order of ``numeric``): ``centres`` and ``scales`` of the scaling
     ``(x − centre) / scale``, training ``minima`` and ``maxima``. ``unscaled`` lists numeric
@@ -205,22 +206,6 @@ def _choice(value: str, allowed: tuple[str, ...], what: str) -> str:
     return value
 
 
-def _is_numeric(frame: pd.DataFrame, column: str) -> bool:
-    """Column role when not declared: numeric and datetime dtypes are numeric, booleans are
-    categorical; in text (CSV-read) frames a column whose values all parse as numbers is numeric."""
-    dtype = frame[column].dtype
-    if pd.api.types.is_bool_dtype(dtype):
-        return False
-    if pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype):
-        return True
-    if frame.attrs.get("typed", True):
-        return False
-    values = frame[column]
-    converted = pd.to_numeric(values.astype("string").str.strip(), errors="coerce")
-    present = values.notna() & (values.astype("string").str.strip() != "")
-    return bool(present.any()) and bool(converted[present].notna().all())
-
-
 def _numeric_values(frame: pd.DataFrame, column: str) -> np.ndarray:
     """Numeric column as float64 with NaN for missing; datetimes as nanoseconds."""
     values = frame[column]
@@ -248,10 +233,10 @@ def prepare(
     metric: str = "gower_mean",
     na_equal: bool = False,
 ) -> Preparation:
-    """Fit the preparation on the training original (SYNTHETIC.md §2).
+    """Fit the preparation on the training original (docs/method/synthetic-attacks.md).
 
     ``columns`` None uses every column. Categorical columns are ``categorical`` when given,
-    otherwise those of non-numeric dtype (see :func:`_is_numeric`). Scalings: ``zscore``
+    otherwise those of non-numeric dtype (see :func:`attack.io.columns.is_number`). Scalings: ``zscore``
     ``(x − mean) / sd`` (sd with n − 1), ``minmax_range`` ``x / (max − min)``, ``robust``
     ``(x − median) / IQR`` (linear-interpolation quartiles), ``none``. The Gower metrics imply
     ``minmax_range`` and ``mismatch`` coding; other combinations raise :class:`InputError`.
@@ -270,7 +255,7 @@ def prepare(
     columns = _unique_columns(training.columns if columns is None else columns)
     _require(training, columns)
     if categorical is None:
-        cat_set = {c for c in columns if not _is_numeric(training, c)}
+        cat_set = {c for c in columns if not is_number(training, c)}
     else:
         cat_set = set(map(str, categorical))
         for c in cat_set:
@@ -482,7 +467,7 @@ class Neighbours:
 def nearest_neighbours(
     prep: Preparation, query: pd.DataFrame, reference: pd.DataFrame, k: int = 1
 ) -> Neighbours:
-    """Exact ``k`` nearest reference rows of every query row (SYNTHETIC.md §3.1)."""
+    """Exact ``k`` nearest reference rows of every query row (docs/method/synthetic-attacks.md)."""
     if query is reference:
         (enc,) = encode(prep, query)
         return search(prep, enc, enc, k)

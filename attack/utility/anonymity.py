@@ -1,5 +1,5 @@
-"""Secondary disclosure indicators of a release (UTILITY.md §5): k-anonymity and l-diversity on
-exact key combinations (FIXTURES.md §11) and sdcMicro-style interval disclosure on aligned
+"""Secondary disclosure indicators of a release (docs/method/utility.md): k-anonymity and l-diversity on
+exact key combinations (worked example 11 (docs/reference/worked-examples.md)) and sdcMicro-style interval disclosure on aligned
 records. They are reported beside the utility profile and are not part of the certificate.
 """
 
@@ -26,12 +26,12 @@ def category_codes(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.nda
     return lookup[raw_codes], np.asarray(names, dtype=object)
 
 
-# --- interval disclosure on aligned records (UTILITY.md §5) -----------------------------------
+# --- interval disclosure on aligned records (docs/method/utility.md) -----------------------------------
 
 
 @dataclass(frozen=True)
 class IntervalDisclosure:
-    """Records whose original values lie within ``x^a ± k·sd(x^a)`` (UTILITY.md §5)."""
+    """Records whose original values lie within ``x^a ± k·sd(x^a)`` (docs/method/utility.md)."""
 
     k: float
     max_outside: int
@@ -69,7 +69,7 @@ def interval_disclosure(
     return IntervalDisclosure(k, max_outside, n, at_risk, shares)
 
 
-# --- secondary indicators on exact key combinations (UTILITY.md §5) ---------------------------
+# --- secondary indicators on exact key combinations (docs/method/utility.md) ---------------------------
 
 
 def _key_groups(data: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
@@ -106,7 +106,7 @@ class KAnonymity:
 
 
 def k_anonymity(data: pd.DataFrame, keys: Sequence[str], k: int = 2) -> KAnonymity:
-    """k-anonymity on exact key combinations (FIXTURES.md §11, Table 1)."""
+    """k-anonymity on exact key combinations (worked example 11 (docs/reference/worked-examples.md), Table 1)."""
     if k < 1:
         raise InputError("k must be at least 1")
     group = _key_groups(data, keys)
@@ -134,7 +134,7 @@ class LDiversity:
 
 def l_diversity(data: pd.DataFrame, keys: Sequence[str], sensitive: str) -> LDiversity:
     """l-diversity on exact key combinations; missing sensitive values are not counted as a
-    value (FIXTURES.md §11, Table 2)."""
+    value (worked example 11 (docs/reference/worked-examples.md), Table 2)."""
     group = _key_groups(data, keys)
     require_columns(data, [sensitive])
     codes = pd.Series(category_codes(data, sensitive)[0])

@@ -1,5 +1,5 @@
-"""Information-loss measures of a release (UTILITY.md §4): reported beside the checks, never merged
-with risk into one figure (UTILITY.md §1).
+"""Information-loss measures of a release (docs/method/utility.md): reported beside the checks, never merged
+with risk into one figure (docs/method/utility.md).
 
 * §4.1 IL1s on per-record pairs (:func:`il1s`);
 * §4.2 the handbook's Score I / Score II (:func:`information_loss_scores`);
@@ -8,7 +8,7 @@ with risk into one figure (UTILITY.md §1).
   categorical variable (:func:`shannon_entropy`, :func:`conditional_entropy`,
   :func:`categorical_loss`).
 
-The threshold checks of UTILITY.md §2 live in :mod:`attack.utility`.
+The threshold checks of docs/method/utility.md live in :mod:`attack.utility`.
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ DEFAULT_CR = (3, 5)
 
 
 
-# --- per-record measures: IL1s and Score I/II (UTILITY.md §4.1–4.2) ---------------------------
+# --- per-record measures: IL1s and Score I/II (docs/method/utility.md) ---------------------------
 
 
 def il1s(
     original: np.ndarray, release: np.ndarray, ddof: int = 1
 ) -> tuple[float | None, list[int]]:
-    """IL1s ``1/(n·p) Σ_j Σ_i |x_ij − x*_ij| / (√2 σ_j)`` over complete rows (UTILITY.md §4.1;
-    FIXTURES.md F-U-IL1s); σ_j with ``ddof`` (1 sample, 0 population). Columns with σ_j = 0 are
+    """IL1s ``1/(n·p) Σ_j Σ_i |x_ij − x*_ij| / (√2 σ_j)`` over complete rows (docs/method/utility.md;
+    docs/reference/worked-examples.md F-U-IL1s); σ_j with ``ddof`` (1 sample, 0 population). Columns with σ_j = 0 are
     left out and returned as the second value."""
     x = np.asarray(original, dtype=float)
     xa = np.asarray(release, dtype=float)
@@ -52,7 +52,7 @@ def il1s(
 
 @dataclass(frozen=True)
 class Scores:
-    """Handbook Score I / Score II and their five terms (UTILITY.md §4.2)."""
+    """Handbook Score I / Score II and their five terms (docs/method/utility.md)."""
 
     cov_range: str
     t_val: float
@@ -127,7 +127,7 @@ def information_loss_scores(
     )
 
 
-# --- descriptive extras without thresholds (UTILITY.md §4.3) ----------------------------------
+# --- descriptive extras without thresholds (docs/method/utility.md) ----------------------------------
 
 
 def _sorted_values(x: np.ndarray) -> np.ndarray:
@@ -157,7 +157,7 @@ def _herfindahl_sorted(s: np.ndarray) -> float | None:
 
 def gini(x: np.ndarray) -> float | None:
     """Gini ``(2 Σ i x_(i) − (n+1) Σ x) / (n Σ x)``, ascending order, missing values left out;
-    None for negative values or a zero total (UTILITY.md §4.3; FIXTURES.md F-MA-10)."""
+    None for negative values or a zero total (docs/method/utility.md; docs/reference/worked-examples.md F-MA-10)."""
     return _gini_sorted(_sorted_values(x))
 
 
@@ -193,7 +193,7 @@ class Description:
 
 def describe(x: np.ndarray, ks: Sequence[int] = DEFAULT_CR) -> Description:
     """CV = sd/mean, robust CV = IQR/median, Gini, CR_k and Herfindahl of the non-missing
-    values (UTILITY.md §4.3); a ratio with a zero denominator is None."""
+    values (docs/method/utility.md); a ratio with a zero denominator is None."""
     x = _sorted_values(x)
     n = x.size
     if n == 0:
@@ -245,7 +245,7 @@ def conditional_entropy(original: np.ndarray, release: np.ndarray) -> float | No
 @dataclass(frozen=True)
 class CategoricalLoss:
     """A categorical variable: entropies in both files and, with unit identity, the share of
-    changed values and ``H(original | release)`` (UTILITY.md §4.3)."""
+    changed values and ``H(original | release)`` (docs/method/utility.md)."""
 
     variable: str
     entropy_original: float | None
@@ -270,7 +270,7 @@ def categorical_loss(
 ) -> CategoricalLoss:
     """Entropy loss of one categorical variable from each file's category codes (−1 missing);
     ``rows`` = aligned row positions (original, release) adds the changed values and
-    ``H(original | release)`` over units with both codes present (UTILITY.md §4.3)."""
+    ``H(original | release)`` over units with both codes present (docs/method/utility.md)."""
     identity = {}
     if rows is not None:
         a, b = original[rows[0]], release[rows[1]]

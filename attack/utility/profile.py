@@ -1,10 +1,10 @@
-"""Analysis potential of a release: the deviation checks of UTILITY.md §2 and the utility profile.
+"""Analysis potential of a release: the deviation checks of docs/method/utility.md and the utility profile.
 
-The handbook's deviation thresholds (UTILITY.md §2) are evaluated per *case* — a variable for a
+The handbook's deviation thresholds (docs/method/utility.md) are evaluated per *case* — a variable for a
 whole-file statistic, a variable × subpopulation for subpopulation statistics, a variable pair for
 correlations, a coefficient for regressions — and summarised per *family* as the share of cases
 over the threshold; a family passes when that share is at most the tolerance (10%). Rules
-(UTILITY.md §2.2):
+(docs/method/utility.md):
 
 * relative deviation ``|m^a − m| / |m|`` exceeds iff ``> 0.10`` (exactly 10% is within;
   deviations within 1e-12 of a threshold count as equal to it, to absorb binary rounding);
@@ -19,9 +19,9 @@ over the threshold; a family passes when that share is at most the tolerance (10
   ``n/(n−1) · Σ w²(x − x̄_w)² / (Σw)²`` [Proposal];
 * structural zeros and signs are "preserved", so that family's tolerance is 0.
 
-The profile also carries the information-loss measures of UTILITY.md §4
-(:mod:`attack.information_loss`) and, with unit identity, interval disclosure (UTILITY.md §5,
-:mod:`attack.anonymity`). Risk and utility are never merged into one number (UTILITY.md §1): the
+The profile also carries the information-loss measures of docs/method/utility.md
+(:mod:`attack.information_loss`) and, with unit identity, interval disclosure (docs/method/utility.md,
+:mod:`attack.anonymity`). Risk and utility are never merged into one number (docs/method/utility.md): the
 profile only reports.
 """
 
@@ -36,6 +36,7 @@ import pandas as pd
 from scipy import stats
 
 from attack.errors import InputError
+from attack.io.columns import number_columns, warn_unshared
 from attack.io.readers import id_column, numeric_column, require_columns, source_name
 from attack.risk.evaluation import default_targets
 from attack.utility.anonymity import (
@@ -63,7 +64,7 @@ WHOLE_FILE = "all"
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Deviation thresholds and the per-family tolerance (UTILITY.md §2.1)."""
+    """Deviation thresholds and the per-family tolerance (docs/method/utility.md)."""
 
     relative: float = 0.10
     pearson: float = 0.10
@@ -158,7 +159,7 @@ class Family:
         }
 
 
-# --- classification of cases (UTILITY.md §2.2) -----------------------------------------------
+# --- classification of cases (docs/method/utility.md) -----------------------------------------------
 
 
 def _classify(
@@ -179,7 +180,7 @@ def _classify(
 def relative_status(
     original: np.ndarray, release: np.ndarray, threshold: float, epsilon: float = 0.0
 ) -> tuple[np.ndarray, list[str], list[str | None]]:
-    """Relative deviations with the zero-original rule (UTILITY.md §2.2; FIXTURES.md §7)."""
+    """Relative deviations with the zero-original rule (docs/method/utility.md; worked example 7 (docs/reference/worked-examples.md))."""
     o = np.asarray(original, dtype=float)
     r = np.asarray(release, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -194,7 +195,7 @@ def relative_status(
 def absolute_status(
     original: np.ndarray, release: np.ndarray, threshold: float
 ) -> tuple[np.ndarray, list[str], list[str | None]]:
-    """Absolute deviations ``|r^a − r|`` (correlations, UTILITY.md §2.2)."""
+    """Absolute deviations ``|r^a − r|`` (correlations, docs/method/utility.md)."""
     o = np.asarray(original, dtype=float)
     r = np.asarray(release, dtype=float)
     deviation = np.abs(r - o)
@@ -394,7 +395,7 @@ def _subpopulation_cases(
     th: Thresholds,
 ) -> dict[str, list[Case]]:
     """Means, medians, SDs, variances, t-tests (and weighted means / t-tests) per variable and
-    cell of every scope (UTILITY.md §2.1–2.2)."""
+    cell of every scope (docs/method/utility.md)."""
     out: dict[str, list[Case]] = {}
 
     def add(name: str, cases: list[Case]) -> None:
@@ -580,7 +581,7 @@ def _correlation_families(
 
 
 def _frequency_cases(scopes: Sequence[_Scope], th: Thresholds) -> list[Case]:
-    """Row counts per cell of every scope, relative deviation (UTILITY.md §2.2)."""
+    """Row counts per cell of every scope, relative deviation (docs/method/utility.md)."""
     out = []
     for scope in scopes:
         g = len(scope.labels)
@@ -594,7 +595,7 @@ def _frequency_cases(scopes: Sequence[_Scope], th: Thresholds) -> list[Case]:
 
 @dataclass(frozen=True)
 class ValueChange:
-    """Per-value comparison of one variable over aligned units (UTILITY.md §2.2, footnote 63)."""
+    """Per-value comparison of one variable over aligned units (docs/method/utility.md, footnote 63)."""
 
     variable: str
     n: int
@@ -674,7 +675,7 @@ def _structural_cases(
 
 
 def _regression_families(comparisons: Sequence[ModelComparison], th: Thresholds) -> list[Family]:
-    """Coefficients (relative deviation), their signs and significance bands (UTILITY.md §2.3)."""
+    """Coefficients (relative deviation), their signs and significance bands (docs/method/utility.md)."""
     rows = [(m.model.label, c) for m in comparisons for c in m.coefficients]
     if not rows:
         return []
@@ -731,7 +732,7 @@ def _regression_families(comparisons: Sequence[ModelComparison], th: Thresholds)
 
 @dataclass(frozen=True)
 class PerRecord:
-    """Measures that need unit identity (UTILITY.md §2.2 per-value share, §4.1, §4.2, §5)."""
+    """Measures that need unit identity (docs/method/utility.md per-value share, §4.1, §4.2, §5)."""
 
     id_columns: tuple[str, str]
     matched: int
@@ -895,7 +896,7 @@ def utility_profile(
     interval_k: float = 0.05,
     concentration: Sequence[int] = DEFAULT_CR,
 ) -> UtilityProfile:
-    """Compare a release with its original on the handbook's deviation checks (UTILITY.md §2).
+    """Compare a release with its original on the handbook's deviation checks (docs/method/utility.md).
 
     ``by`` names categorical variables whose categories are subpopulations; ``crosses`` lists
     cross-classifications of categorical variables (e.g. ``[("nace", "region")]``) whose cells
@@ -919,6 +920,7 @@ def utility_profile(
         raise InputError("concentration ratios need k ≥ 1")
     excluded = [*categorical, *([weights] if weights else []), *(id_columns or ())]
     if variables is None:
+        warn_unshared(original, release, "release", number_columns(original, excluded))
         variables = default_targets(release, original, exclude=excluded)
         if not variables:
             raise InputError("no numeric variable common to both files; name them explicitly")

@@ -1,4 +1,4 @@
-"""Reference regression models fitted on the original and on the release (UTILITY.md §2.3).
+"""Reference regression models fitted on the original and on the release (docs/method/utility.md).
 
 Estimators: OLS (classical or HC1 robust standard errors), logit and probit (maximum likelihood by
 Newton–Raphson with step halving; standard errors from the observed information, or with ``hc1``
@@ -15,7 +15,7 @@ Formula grammar (R-like, deliberately small)::
 
 The intercept is included unless the right-hand side contains ``0`` or ``- 1``. ``log`` is the
 natural logarithm; a row whose logged value is ≤ 0 is dropped from the estimation sample, like a
-row with a missing value (listwise), and both counts are reported (UTILITY.md §3, log-domain
+row with a missing value (listwise), and both counts are reported (docs/method/utility.md, log-domain
 coverage).
 """
 
@@ -161,7 +161,7 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
 @dataclass(frozen=True)
 class Model:
     """A reference model: formula, estimator (ols/logit/probit), standard errors (classical/hc1)
-    and, for a jointly microaggregated release, its group size (t correction, UTILITY.md §2.3)."""
+    and, for a jointly microaggregated release, its group size (t correction, docs/method/utility.md)."""
 
     formula: str
     estimator: str = "ols"
@@ -391,7 +391,7 @@ def fit_model(frame: pd.DataFrame, model: Model) -> tuple[Fit, Design]:
 
 
 def significance_band(p: float | None) -> str | None:
-    """Band of a p-value: <0.01, <0.05, <0.10 or >=0.10 (UTILITY.md §2.3)."""
+    """Band of a p-value: <0.01, <0.05, <0.10 or >=0.10 (docs/method/utility.md)."""
     if p is None or not math.isfinite(p):
         return None
     for limit, label in BANDS:
@@ -402,14 +402,14 @@ def significance_band(p: float | None) -> str | None:
 
 def joint_ma_t_factor(n: int, k: int, groups: int) -> float:
     """Correction factor ``sqrt((M − K)/(n − K))`` for t-values after joint microaggregation
-    (handbook :L5954; FIXTURES.md F-U-6)."""
+    (handbook :L5954; docs/reference/worked-examples.md F-U-6)."""
     if not n > k or not groups > k:
         raise InputError(f"t correction needs n > K and M > K (n={n}, K={k}, M={groups})")
     return math.sqrt((groups - k) / (n - k))
 
 
 def relative_deviations(original: Sequence[float], release: Sequence[float]) -> np.ndarray:
-    """``|b^a − b| / |b|`` per coefficient, NaN where the original is 0 (FIXTURES.md F-U-4)."""
+    """``|b^a − b| / |b|`` per coefficient, NaN where the original is 0 (docs/reference/worked-examples.md F-U-4)."""
     b = np.asarray(original, dtype=float)
     a = np.asarray(release, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -426,7 +426,7 @@ def mean_relative_deviation(original: Sequence[float], release: Sequence[float])
 
 @dataclass(frozen=True)
 class CoefficientComparison:
-    """One coefficient on both files (UTILITY.md §2.3)."""
+    """One coefficient on both files (docs/method/utility.md)."""
 
     term: str
     original: float | None

@@ -1,4 +1,4 @@
-"""Tests for the synthetic population and intruder databases (RESULTS.md §1, §3, §6.2)."""
+"""Tests for the synthetic population and intruder databases (docs/method/validation.md)."""
 
 from __future__ import annotations
 

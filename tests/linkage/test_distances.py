@@ -1,4 +1,4 @@
-"""Component distances, standardisation and weights (FIXTURES.md §2–§3, METHOD.md §5)."""
+"""Component distances, standardisation and weights (worked example 2 (docs/reference/worked-examples.md), docs/method/linkage.md)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_ordinal_unknown_category_names_row():
         _cost({"c": ["a", "z"]}, {"c": ["a", "b"]}, [key])
 
 
-# FIXTURES.md §3, hierarchy with L = 4 levels: section, division, group, class.
+# worked example 3 (docs/reference/worked-examples.md), hierarchy with L = 4 levels: section, division, group, class.
 PARENTS = {
     "1511": "151", "1512": "151", "151": "15", "152": "15", "1520": "152",
     "15": "D", "16": "D", "24": "D", "45": "F",

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 from engine_tasks import fail_on_three, sized_tasks, tag
@@ -24,11 +25,12 @@ from attack.errors import InputError
 from attack.io.jsonio import to_json
 from attack.linkage import engines
 from attack.linkage.blocking import Classifier
-from attack.linkage.engines import ENGINES, map_blocks
+from attack.linkage.engines import ENGINES, Engine, map_blocks, parse_size
+from attack.linkage.link import link
 from attack.linkage.solvers import DEFAULT_MEMORY_BUDGET
 from attack.risk.evaluation import EvaluationSpec
-from attack.risk.mass import AttackInput, run_mass_attack
-from attack.study.scenario import EngineSettings, parse_size, scenario_from_dict
+from attack.risk.mass import AttackInput, run_attack
+from attack.study.scenario import scenario_from_dict
 
 try:
     import dask.distributed  # noqa: F401
@@ -142,7 +144,7 @@ def test_progress_only_on_a_terminal(monkeypatch, capsys) -> None:
     monkeypatch.setattr(engines, "_is_terminal", lambda: True)
     map_blocks(tag, list(range(5)), jobs=1, progress=True)
     err = capsys.readouterr().err
-    assert "\rblocks 5/5 (100%), 0:00 elapsed" in err and err.endswith("\n")
+    assert "blocks: 100%" in err and "5/5" in err and err.endswith("\n")
     map_blocks(tag, list(range(5)), jobs=1, progress=False)
     assert capsys.readouterr().err == ""
 
@@ -216,17 +218,21 @@ def _variants(scheduler_address: str | None) -> dict[str, dict]:
 @pytest.mark.parametrize("method", ["greedy", "hungarian"])
 def test_same_links_and_json_whatever_the_engine(demo_input, method, parallel_small, request) -> None:
     linkage = demo_linkage(method)
-    reference = run_mass_attack(demo_input, linkage, DEMO_EVALUATION, jobs=1)
-    assert len(reference.links.solutions) > 50  # many blocks, so the order matters
-    expected_json = to_json(reference.result)
+    reference_links = link(demo_input.external, demo_input.release, linkage, jobs=1)
+    assert len(reference_links.solutions) > 50  # many blocks, so the order matters
+    reference = run_attack(demo_input, linkage, DEMO_EVALUATION, engine={"jobs": 1})
+    expected_json = to_json(reference.figures)
     address = request.getfixturevalue("scheduler") if HAVE_DASK else None
     for name, options in _variants(address).items():
-        outcome = run_mass_attack(demo_input, linkage, DEMO_EVALUATION, **options)
-        assert np.array_equal(outcome.links.release_row, reference.links.release_row), name
-        assert np.array_equal(outcome.links.distance, reference.links.distance, equal_nan=True), name
-        assert np.array_equal(outcome.links.n_best, reference.links.n_best), name
-        assert [s.index for s in outcome.links.solutions] == list(range(len(reference.links.solutions)))
-        assert to_json(outcome.result) == expected_json, name
+        links = link(demo_input.external, demo_input.release, linkage, **options)
+        assert np.array_equal(links.release_row, reference_links.release_row), name
+        assert np.array_equal(links.distance, reference_links.distance, equal_nan=True), name
+        assert np.array_equal(links.n_best, reference_links.n_best), name
+        assert [s.index for s in links.solutions] == list(range(len(reference_links.solutions)))
+        engine = {("name" if k == "engine" else k): v for k, v in options.items()}
+        outcome = run_attack(demo_input, linkage, DEMO_EVALUATION, engine=engine)
+        pd.testing.assert_frame_equal(outcome.links, reference.links)
+        assert to_json(outcome.figures) == expected_json, name
     assert "jobs" not in expected_json and "engine" not in expected_json
 
 
@@ -346,19 +352,20 @@ def test_scenario_engine_table_and_overrides(tmp_path, recorded) -> None:
 def test_scenario_engine_settings() -> None:
     base = {"data": {"external": {"demo": "worst_case"}, "release": {"demo": "formal"}},
             "linkage": {"keys": ["turnover:metric"]}}
-    assert scenario_from_dict(base).engine == EngineSettings()
-    scenario = scenario_from_dict({**base, "engine": {"name": "local", "jobs": 2, "memory_budget": 1024}})
-    assert scenario.engine == EngineSettings("local", 2, None, 1024)
-    for table, needle in [
-        ({"name": "spark"}, "unknown name 'spark'"),
-        ({"jobs": 0}, "jobs must be"),
-        ({"jobs": True}, "jobs must be"),
-        ({"scheduler": "tcp://127.0.0.1:1"}, "needs name = 'dask'"),
-        ({"memory_budget": "lots"}, "memory size 'lots'"),
-        ({"threads": 2}, "unknown entry 'threads'"),
+    assert scenario_from_dict(base).engine == Engine()
+    scenario = scenario_from_dict({**base, "engine": {"name": "local", "jobs": 2, "memory_budget": "1KiB"}})
+    assert scenario.engine == Engine(name="local", jobs=2, memory_budget=1024)
+    for table, field, needle in [
+        ({"name": "spark"}, "engine.name", "'spark'"),
+        ({"jobs": 0}, "engine.jobs", "greater than or equal to 1"),
+        ({"jobs": True}, "engine.jobs", "whole number"),
+        ({"scheduler": "tcp://127.0.0.1:1"}, "engine.scheduler", "needs name = 'dask'"),
+        ({"memory_budget": "lots"}, "engine.memory_budget", "memory size 'lots'"),
+        ({"threads": 2}, "engine.threads", "unknown field 'threads'"),
     ]:
-        with pytest.raises(InputError, match=needle):
+        with pytest.raises(InputError, match=needle) as info:
             scenario_from_dict({**base, "engine": table})
+        assert info.value.field == field
 
 
 @pytest.mark.parametrize(
@@ -383,7 +390,7 @@ def test_parse_size_rejects(text) -> None:
         (["--memory-budget", "0"], "Invalid value for '--memory-budget'"),
         (["--jobs", "0"], "Invalid value for '--jobs'"),
         (["--engine", "spark"], "Invalid value for '--engine'"),
-        (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --engine dask"),
+        (["--scheduler", "tcp://127.0.0.1:1"], "a scheduler address needs the dask engine"),
     ],
 )
 def test_cli_bad_engine_options_exit_2(tmp_path, demo_files, extra, needle) -> None:
@@ -412,7 +419,7 @@ class Stop(Exception):
 
 
 def test_demo_jobs_option(tmp_path, monkeypatch) -> None:
-    from attack.study import demo
+    from attack.study import scenario
 
     seen = []
 
@@ -420,7 +427,7 @@ def test_demo_jobs_option(tmp_path, monkeypatch) -> None:
         seen.append(options)
         raise Stop
 
-    monkeypatch.setattr(demo, "run_mass_attack", record)
+    monkeypatch.setattr(scenario, "run_attack", record)
     with pytest.raises(Stop):
         invoke(["demo", "--units", "100", "--out", tmp_path, "--jobs", "2"])
-    assert seen == [{"jobs": 2, "progress": True}]
+    assert seen[0]["engine"] == {"jobs": 2, "progress": True}

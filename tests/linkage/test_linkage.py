@@ -1,4 +1,4 @@
-"""End-to-end mass attack on FIXTURES.md §1, blocking, and linkage invariants."""
+"""End-to-end mass attack on worked example 1 (docs/reference/worked-examples.md), blocking, and linkage invariants."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from attack.linkage.blocking import Classifier, interval_labels, make_blocks
 from attack.linkage.distances import KeySpec
 from attack.linkage.link import LinkageSpec, link
 from attack.risk.evaluation import EvaluationSpec, gammas_from
-from attack.risk.mass import AttackInput, run_mass_attack
+from attack.risk.mass import AttackInput, run_attack
 
 KEYS = (KeySpec("turnover", "metric"), KeySpec("employees", "metric"))
 BLOCKS = (Classifier("wz"), Classifier("region"))
@@ -27,12 +27,13 @@ EVALUATION = EvaluationSpec(
 def _attack(method: str, external: pd.DataFrame = EXTERNAL):
     spec = LinkageSpec(keys=KEYS, blocks=BLOCKS, method=method)
     data = AttackInput(external, "unit_id", RELEASE, "unit_id", ORIGINAL, "unit_id")
-    return run_mass_attack(data, spec, EVALUATION)
+    return run_attack(data, spec, EVALUATION)
 
 
-def _linked_units(outcome) -> list[str | None]:
-    rows = outcome.links.release_row
-    return [RELEASE.unit_id[r] if r >= 0 else None for r in rows]
+def _linked_units(outcome, external: pd.DataFrame = EXTERNAL) -> list[str | None]:
+    """The release unit each external record (in file order) is linked to, None for no link."""
+    linked = dict(zip(outcome.links.external_id, outcome.links.release_id))
+    return [linked.get(unit) for unit in external.unit_id]
 
 
 def test_fixture_block_costs():
@@ -70,8 +71,8 @@ def test_fixture_links(method, units):
 
 
 def test_fixture_block_totals():
-    greedy_links = _attack("greedy").links
-    exact_links = _attack("hungarian").links
+    greedy_links = link(EXTERNAL, RELEASE, LinkageSpec(keys=KEYS, blocks=BLOCKS, method="greedy"))
+    exact_links = link(EXTERNAL, RELEASE, LinkageSpec(keys=KEYS, blocks=BLOCKS, method="hungarian"))
     assert greedy_links.block_totals[0] == pytest.approx(0.007076108903, abs=1e-12)
     assert exact_links.block_totals[0] == pytest.approx(0.006955199367, abs=1e-12)
 
@@ -81,7 +82,7 @@ def _cells(result):
 
 
 def test_fixture_scores_procedure_ii():
-    result = _attack("greedy").result
+    result = _attack("greedy").figures
     assert result["n_external"] == 5 and result["n_verifiable"] == 5
     assert result["n_correct"] == 3 and result["n_false"] == 2 and result["n_none"] == 0
     assert result["reidentification_rate"] == pytest.approx(3 / 5, abs=1e-12)
@@ -100,7 +101,7 @@ def test_fixture_scores_procedure_ii():
 
 
 def test_fixture_scores_exact():
-    result = _attack("hungarian").result
+    result = _attack("hungarian").figures
     assert result["reidentification_rate"] == 1.0
     assert result["usefulness"]["0.1"] == pytest.approx(10 / 15)
     cells = _cells(result)
@@ -112,17 +113,18 @@ def test_fixture_worst_case():
     worst = ORIGINAL[["unit_id", "wz", "region", "turnover", "employees"]]
     for method in ("greedy", "hungarian"):
         outcome = _attack(method, worst)
-        assert _linked_units(outcome) == ["u2", "u1", "u3", "u4", "u5", "u6"]  # o1->r4, o2->r2
-        cells = _cells(outcome.result)
+        assert _linked_units(outcome, worst) == ["u2", "u1", "u3", "u4", "u5", "u6"]  # o1->r4, o2->r2
+        cells = _cells(outcome.figures)
         assert (cells["15"]["n_verifiable"], cells["15"]["n_correct"]) == (4, 2)
         assert cells["15"]["usefulness"]["0.1"] == pytest.approx(5 / 6)
         assert cells["15"]["disclosure_risk"]["0.1"] == pytest.approx(5 / 12)
         assert cells["22"]["disclosure_risk"]["0.1"] == pytest.approx(5 / 6)
-    # o5-r5 = o6-r3 exactly (FIXTURES.md §1.6): equal distances of two different records, not
+    # o5-r5 = o6-r3 exactly (worked example 1.6 (docs/reference/worked-examples.md)): equal distances of two different records, not
     # two equally near candidates of one record, so no link counts as tied
     outcome = _attack("greedy", worst)
     assert outcome.links.distance[4] == outcome.links.distance[5]
-    assert outcome.result["linkage"]["n_tied_links"] == 0
+    assert list(outcome.links.n_best) == [1] * 6
+    assert outcome.figures["linkage"]["n_tied_links"] == 0
 
 
 def test_matcher_never_sees_identifiers():
@@ -214,10 +216,10 @@ def test_sequential_seed_shuffles_order_reproducibly():
 
 def test_exact_runs_report_the_gap_to_procedure_ii():
     outcome = _attack("hungarian")
-    audit = outcome.result["linkage"]["greedy_audit"]
-    assert outcome.result["linkage"]["optimal_blocks"] == 2
-    assert outcome.result["linkage"]["approximate_blocks"] == []
-    # FIXTURES.md §1.3: block (15, W) greedy 0.007076108903 vs exact 0.006955199367; block 22 equal
+    audit = outcome.figures["linkage"]["greedy_audit"]
+    assert outcome.figures["linkage"]["optimal_blocks"] == 2
+    assert outcome.figures["linkage"]["approximate_blocks"] == []
+    # worked example 1.3 (docs/reference/worked-examples.md): block (15, W) greedy 0.007076108903 vs exact 0.006955199367; block 22 equal
     assert audit["gap"] == pytest.approx(0.007076108903 - 0.006955199367, abs=1e-12)
 
 

@@ -1,9 +1,9 @@
-"""Microaggregation methods (PROTECTION.md §3; FIXTURES.md §5).
+"""Microaggregation methods (docs/method/protection.md; worked example 5 (docs/reference/worked-examples.md)).
 
 Two reference implementations live here as test oracles: the direct O(n²/k) MDAV scan that
 ``attack.microaggregation.mdav`` replaced (the fast index must give identical groups), and a
 port of sdcMicro's C++ ``Mdav`` (``src/Mdav.h``) with its single-precision distances and
-row-order tie rules, checked against sdcMicro's printed output (FIXTURES.md §5.3).
+row-order tie rules, checked against sdcMicro's printed output (worked example 5.3 (docs/reference/worked-examples.md)).
 """
 
 from __future__ import annotations
@@ -243,7 +243,7 @@ def test_result_does_not_depend_on_row_order(values: list[float], rnd, k: int) -
     np.testing.assert_allclose(shuffled, direct[permutation], rtol=0, atol=0)
 
 
-# --- Höhne one-dimensional microaggregation (§3.4; FIXTURES.md §5.1) ------------------------------
+# --- Höhne one-dimensional microaggregation (§3.4; worked example 5.1 (docs/reference/worked-examples.md)) ------------------------------
 
 F_MA_001A = [800.3333333333, 800.3333333333, 657.5498920276, 517.3333333333, 517.3333333333,
              393.2025779000, 366.6666666667, 366.6666666667, 336.9719233982, 158.7167747731, 67.5]
@@ -504,7 +504,7 @@ SDC_VAR2 = [20, 4, 5, 27, 53, 11]
 
 
 def test_sdcmicro_port_reproduces_the_printed_k2_groups() -> None:
-    """FIXTURES.md §5.3 (sdcMicro's printed output): the port is faithful on it."""
+    """worked example 5.3 (docs/reference/worked-examples.md) (sdcMicro's printed output): the port is faithful on it."""
     labels = _sdcmicro_mdav(np.column_stack([SDC_VAR1, SDC_VAR2]).astype(float), 2)
     assert _partition(labels) == {(0, 5), (1, 2), (3, 4)}
 
@@ -515,7 +515,7 @@ def test_sdcmicro_port_reproduces_the_printed_k2_groups() -> None:
 @pytest.mark.parametrize("standardise", [True, False])
 @pytest.mark.parametrize("seed", [0, 1, 7])
 def test_mdav_sdcmicro_fixture_k2(standardise: bool, seed: int) -> None:
-    """FIXTURES.md §5.3: groups {1,6}, {2,3}, {4,5} on raw and on z-scored data."""
+    """worked example 5.3 (docs/reference/worked-examples.md): groups {1,6}, {2,3}, {4,5} on raw and on z-scored data."""
     data = pd.DataFrame({"Var1": SDC_VAR1, "Var2": SDC_VAR2, "label": list("abcdef")})
     result = mdav(data, ["Var1", "Var2"], k=2, seed=seed, standardise=standardise)
     np.testing.assert_allclose(result["Var1"], [0.30, 1.10, 1.10, 1.65, 1.65, 0.30],

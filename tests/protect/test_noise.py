@@ -1,4 +1,4 @@
-"""Noise methods (PROTECTION.md §4; FIXTURES.md §6: F-N-11, F-N-13, F-N-14 and the statistical
+"""Noise methods (docs/method/protection.md; worked example 6 (docs/reference/worked-examples.md): F-N-11, F-N-13, F-N-14 and the statistical
 property tests with n = 100,000)."""
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def test_f_n_14_kim_correction() -> None:
         out, [1.546537410754, 1.927922446453, 3.358116330321, 3.548808848170], rtol=0, atol=1e-9)
 
 
-# --- statistical properties (FIXTURES.md §6) ------------------------------------------------------
+# --- statistical properties (worked example 6 (docs/reference/worked-examples.md)) ------------------------------------------------------
 
 
 def test_mult_f08_s02_properties(firms: pd.DataFrame) -> None:

@@ -1,4 +1,4 @@
-"""PRAM (PROTECTION.md §5; FIXTURES.md §8: F-P-1 to F-P-7 and rejection of non-stochastic
+"""PRAM (docs/method/protection.md; worked example 8 (docs/reference/worked-examples.md): F-P-1 to F-P-7 and rejection of non-stochastic
 matrices)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from attack.protect.pram import (
     simple_matrix,
 )
 
-# FIXTURES.md F-P-1 (handbook Table 28.3): rows θ (and 1 − θ), columns π.
+# docs/reference/worked-examples.md F-P-1 (handbook Table 28.3): rows θ (and 1 − θ), columns π.
 PIS = [0.99, 0.95, 0.90, 0.85, 0.80, 0.75, 0.70, 0.65, 0.60, 0.55]
 TABLE_28_3 = {
     0.98: [0.331, 0.722, 0.847, 0.900, 0.930, 0.949, 0.963, 0.974, 0.984, 0.992],
@@ -123,7 +123,7 @@ def test_rejects_non_stochastic_matrices(matrix: pd.DataFrame) -> None:
 
 
 def test_column_convention_is_rejected_with_a_hint() -> None:
-    # seed 004's slide notation p_jk = P(Y^a = j | Y = k): columns sum to 1, rows do not
+    # the taxonomy of anonymisation methods's slide notation p_jk = P(Y^a = j | Y = k): columns sum to 1, rows do not
     column_stochastic = pd.DataFrame([[0.9, 0.3], [0.1, 0.7]], index=["a", "b"],
                                      columns=["a", "b"])
     with pytest.raises(InputError, match="row-stochastic"):

@@ -78,7 +78,7 @@ def test_text_columns_are_converted_and_bad_values_named():
 
 
 def test_within_groups_equals_the_method_on_each_group():
-    """--by runs the method separately per group (PROTECTION.md §0): each group's values are
+    """--by runs the method separately per group (docs/method/protection.md): each group's values are
     the method's result on that group alone, and groups never mix."""
     data = _frame(24)
     out = protect(data, "separate-ma", ["k=3"], columns=["turnover"], by=["region"], seed=4).release
@@ -167,7 +167,7 @@ def test_drop_units_compares_text_columns_as_numbers():
 def test_documented_hoehne_variant_keeps_its_own_remainder_by_default():
     data = pd.DataFrame({"x": [356.0, 670, 815, 132, 613, 916, 538, 348, 3, 396, 401]})
     out = protect(data, "hoehne-ma", ["variant=documented"], columns=["x"]).release
-    # FIXTURES.md F-MA-001a: the legacy output multiset
+    # docs/reference/worked-examples.md F-MA-001a: the legacy output multiset
     assert sorted(out["x"].round(4)) == sorted([800.3333, 800.3333, 657.5499, 517.3333, 517.3333,
                                                 393.2026, 366.6667, 366.6667, 336.9719,
                                                 158.7168, 67.5])

@@ -1,4 +1,4 @@
-"""FORMAL release (PROTECTION.md §0); microaggregation is tested in test_microaggregation.py."""
+"""FORMAL release (docs/method/protection.md); microaggregation is tested in test_microaggregation.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Information reduction (PROTECTION.md §2; FIXTURES.md §12: Tables 35.23, 37.4, 37.26)."""
+"""Information reduction (docs/method/protection.md; worked example 12 (docs/reference/worked-examples.md): Tables 35.23, 37.4, 37.26)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rank swapping and swapping within groups (PROTECTION.md §6)."""
+"""Rank swapping and swapping within groups (docs/method/protection.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from attack.protect.swapping import group_swap, rank_swap, swap_partners, swap_w
 
 
 def spec_partners(n: int, w: int, u: np.ndarray) -> dict[int, int]:
-    """PROTECTION.md §6.1 written out literally with sets, for comparison."""
+    """docs/method/protection.md written out literally with sets, for comparison."""
     unswapped = set(range(n))
     pairs: dict[int, int] = {}
     for i in range(n):

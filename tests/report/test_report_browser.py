@@ -35,7 +35,7 @@ pytestmark = pytest.mark.skipif(
     "(.ci/run does) to run it",
 )
 
-WIDTH, HEIGHT = 412, 2000  # a common phone width in CSS pixels
+WIDTH, HEIGHT = 412, 4000  # a common phone width in CSS pixels
 TIMEOUT = 60  # seconds, per Chromium run
 FLAGS = (
     "--headless",

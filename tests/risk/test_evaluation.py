@@ -1,4 +1,4 @@
-"""Scoring rules of METHOD.md §9: rates, usefulness with γ, zero and missing rules, cells."""
+"""Scoring rules of docs/method/risk.md: rates, usefulness with γ, zero and missing rules, cells."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attack.errors import InputError
+from attack.io.columns import type_frame
 from attack.linkage.blocking import Classifier
 from attack.risk.evaluation import (
     EvaluationSpec,
@@ -20,7 +21,7 @@ from attack.risk.evaluation import (
 
 
 def test_wilson_interval_matches_fixture():
-    # FIXTURES.md §9.3: centre ± error for 100 of 500, 50 of 500, 10 of 500
+    # worked example 9.3 (docs/reference/worked-examples.md): centre ± error for 100 of 500, 50 of 500, 10 of 500
     for successes, centre, error in [
         (100, 0.202287302138, 0.035001803167),
         (50, 0.103049736185, 0.026372173447),
@@ -47,14 +48,14 @@ def _score(release, truth, links, spec, external_ids=None):
 
 
 def test_usefulness_is_strict_and_relative_to_the_truth():
-    # FIXTURES.md §1.4: deviations exactly equal to γ are not useful
+    # worked example 1.4 (docs/reference/worked-examples.md): deviations exactly equal to γ are not useful
     truth = _release({"w": [200.0, 10.0, 300.0, 100.0]})
     release = _release({"w": [180.0, 11.0, 330.0, 110.0001]})
     spec = EvaluationSpec(gammas=gammas_from(["0.10"]), targets=("w",))
     result = _score(release, truth, [0, 1, 2, 3], spec)
-    assert result["usefulness"]["0.10"] == 0.0
+    assert result["usefulness"]["0.1"] == 0.0
     loose = EvaluationSpec(gammas=gammas_from([0.1000001]), targets=("w",))
-    assert _score(release, truth, [0, 1, 2, 3], loose)["usefulness"]["0.1"] == 0.75
+    assert _score(release, truth, [0, 1, 2, 3], loose)["usefulness"]["0.1000001"] == 0.75
 
 
 def test_zero_rule_and_missing_values():
@@ -165,13 +166,12 @@ def test_rates_are_proportions(links, noise):
 def test_gamma_given_twice_is_rejected_whatever_its_spelling():
     with pytest.raises(InputError, match="given twice"):
         gammas_from(["0.1", "0.10"])
-    assert [g.label for g in gammas_from(["0.10", 0.05])] == ["0.10", "0.05"]
+    assert [g.label for g in gammas_from(["0.10", 0.05, "1", 0.1000001])] == ["0.1", "0.05", "1.0", "0.1000001"]
 
 
 def test_default_targets_follow_column_types_except_in_text_files():
     release = pd.DataFrame({"id": ["a", "b"], "code": ["1", "2"], "w": [1.0, 2.0], "name": ["x", "y"]})
     assert default_targets(release, release, ["id"]) == ["w"]
-    text = release.astype(str)
-    text.attrs["typed"] = False  # as read from CSV: every column is text
+    text = type_frame(release.astype(str))  # as read from CSV: the column rule types the text
     assert default_targets(text, text, ["id"]) == ["code", "w"]
     assert default_targets(text, text, ["id", "code"]) == ["w"]

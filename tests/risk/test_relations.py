@@ -1,8 +1,8 @@
-"""Handbook relations 1-3 on the demo population (RESULTS.md §6.1), run through the library.
+"""Handbook relations 1-3 on the demo population (docs/method/validation.md), run through the library.
 
-The worst-case intruder (the original's own key values, METHOD.md §12.2) attacks three releases
+The worst-case intruder (the original's own key values, docs/method/intruders.md) attacks three releases
 of the 17,000-unit demo population: FORMAL, separate microaggregation in triples (MA33G-like,
-PROTECTION.md §3.2) and joint MDAV microaggregation with k = 3 over all metric variables
+docs/method/protection.md) and joint MDAV microaggregation with k = 3 over all metric variables
 (MA1G-like, §3.6). Keys: turnover and employees, blocked by NACE division × BBR9
 (:func:`attack.demo.demo_linkage`).
 """
@@ -15,7 +15,7 @@ import pytest
 from attack.datasets.demo import demo_linkage, demo_source, metric_columns
 from attack.protect.microaggregation import mdav
 from attack.risk.evaluation import EvaluationSpec
-from attack.risk.mass import AttackInput, run_mass_attack
+from attack.risk.mass import AttackInput, run_attack
 
 N_UNITS = 17000  # the demo default, the size of the handbook's KSE
 SEED = 1
@@ -32,10 +32,10 @@ def results() -> dict[str, dict]:
         "mdav": mdav(formal, metric_columns(formal), k=3, seed=SEED),
     }
     return {
-        name: run_mass_attack(
+        name: run_attack(
             AttackInput(worst, "unit_id", release, "unit_id", original, "unit_id"),
-            demo_linkage("greedy"), EvaluationSpec(), jobs=1,
-        ).result
+            demo_linkage("greedy"), EvaluationSpec(), engine={"jobs": 1},
+        ).figures
         for name, release in releases.items()
     }
 

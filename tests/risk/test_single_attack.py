@@ -1,4 +1,4 @@
-"""Single attacks and R(u) (METHOD.md §13–§14) on hand-made cases and the demo population."""
+"""Single attacks and R(u) (docs/method/single-attacks.md) on hand-made cases and the demo population."""
 
 from __future__ import annotations
 

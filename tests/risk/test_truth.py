@@ -1,4 +1,4 @@
-"""Tests for attack.truth: ground truth by name and address linkage (METHOD.md §2.1).
+"""Tests for attack.truth: ground truth by name and address linkage (docs/method/risk.md).
 
 Expected scores are computed here directly with rapidfuzz on hand-normalised strings, not by
 the functions under test.

@@ -28,9 +28,9 @@ def scenario(tmp_path: Path) -> Path:
         """
 title = "fixture"
 [data]
-external = { path = "external.csv", id = "unit_id" }
-release = { path = "release.csv", id = "unit_id" }
-original = { path = "original.csv", id = "unit_id" }
+external = { path = "external.csv", id = "unit_id", codes = ["wz"] }
+release = { path = "release.csv", id = "unit_id", codes = ["wz"] }
+original = { path = "original.csv", id = "unit_id", codes = ["wz"] }
 [linkage]
 keys = ["turnover:metric", "employees:metric"]
 block = ["wz", "region"]
@@ -49,7 +49,7 @@ html = "out/report.html"
 
 def _run(scenario: Path) -> Path:
     result = CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the fixture is NOT PASSED at τ = 0.5
     return scenario.parent / "out" / "result.certificate.json"
 
 
@@ -151,10 +151,10 @@ def test_demo_certificate_verifies_and_reruns(tmp_path):
 
 def test_quiet_verbose_and_timings(scenario):
     quiet = CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1", "--quiet"])
-    assert quiet.exit_code == 0 and quiet.output == ""
+    assert quiet.exit_code == 1 and quiet.output == ""
     out = scenario.parent / "out" / "result.json"
-    assert "timings" not in json.loads(out.read_text())
+    assert "timings" not in json.loads(out.read_text())["runs"][0]
     loud = CliRunner().invoke(main, ["run", str(scenario), "--jobs", "1", "--verbose", "--timings"])
-    assert loud.exit_code == 0
+    assert loud.exit_code == 1
     assert "timings (fixture): checks" in loud.output and "linkage" in loud.output
-    assert set(json.loads(out.read_text())["timings"]) == {"checks", "linkage", "evaluation"}
+    assert set(json.loads(out.read_text())["runs"][0]["timings"]) == {"checks", "linkage", "evaluation"}

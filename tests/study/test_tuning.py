@@ -1,4 +1,4 @@
-"""``attack tune``: the weakest setting that puts every cell below τ (UTILITY.md §6)."""
+"""``attack tune``: the weakest setting that puts every cell below τ (docs/method/utility.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""CAP family (SYNTHETIC.md §6–7): synthpop table measures, SDMetrics CAP trio and
-DisclosureProtection, binning, seed 003 kNN attribution; fixtures FIXTURES.md §9.1–9.2."""
+"""CAP family (docs/method/synthetic-attacks.md): synthpop table measures, SDMetrics CAP trio and
+DisclosureProtection, binning, Papavasiliou (2020) kNN attribution; fixtures worked example 9.1 (docs/reference/worked-examples.md)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from attack.synthetic.cap import (
     table_measures,
 )
 
-# FIXTURES.md §9.1
+# worked example 9.1 (docs/reference/worked-examples.md)
 TOY_ORIGINAL = pd.DataFrame({"q": list("AABBCDEF"), "t": list("xxxyyxyx")})
 TOY_SYNTHETIC = pd.DataFrame({"q": list("AAABCCDE"), "t": list("xxyyyxxx")})
 
@@ -55,7 +55,7 @@ def test_sdmetrics_trio_and_protection_toy_fixture():
     assert p.n_scored == 7
 
 
-# -- brute force: SDMetrics' attackers written out record by record (SYNTHETIC.md §7.2) --------
+# -- brute force: SDMetrics' attackers written out record by record (docs/method/synthetic-attacks.md) --------
 
 
 def _sdmetrics_brute(original, synthetic, keys, sensitive):
@@ -127,7 +127,7 @@ def test_trio_matches_brute_force(groupby_cost, seed, n_o, n_s, n_keys, n_sens, 
     levels=st.integers(1, 5),
 )
 def test_sdmetrics_cap_relations_and_ranges(seed, n_o, n_s, n_keys, levels):
-    # SYNTHETIC.md §7.2: CategoricalCAP = 1 − DCAP_b, ZeroCAP = 1 − DCAP_d
+    # docs/method/synthetic-attacks.md: CategoricalCAP = 1 − DCAP_b, ZeroCAP = 1 − DCAP_d
     original, synthetic, keys, sens = _random_pair(seed, n_o, n_s, n_keys, 1, levels)
     m = table_measures(original, synthetic, keys, sens)
     s = cap_scores(original, synthetic, keys, sens)
@@ -150,7 +150,7 @@ def test_sdmetrics_cap_relations_and_ranges(seed, n_o, n_s, n_keys, levels):
     assert m.iso_pct <= m.is_pct and m.disco_pct <= m.iso_pct and m.disdio_pct <= m.disco_pct
     assert m.uiois_pct <= m.uio_pct and m.repu_pct <= m.uiois_pct and m.dis_pct <= m.is_pct
     if n_o == n_s and m.n_b:
-        # SYNTHETIC.md §7.1 with N_s = N_d
+        # docs/method/synthetic-attacks.md with N_s = N_d
         assert m.tcap_b_pct >= m.disco_pct - 1e-9
         assert m.tcap_pct is None or m.tcap_pct + 1e-9 >= m.tcap_b_pct
         assert m.dcap_b + 1e-12 >= m.dcap_s == pytest.approx(m.dcap_d)
@@ -212,7 +212,7 @@ def test_multiple_sensitive_columns_form_one_tuple():
     assert m.dcap_d == pytest.approx(s.zero_cap)
 
 
-# -- binning (SYNTHETIC.md §7.4) ------------------------------------------------------------
+# -- binning (docs/method/synthetic-attacks.md) ------------------------------------------------------------
 
 
 def test_binning_is_fitted_on_the_original_only():
@@ -259,7 +259,7 @@ def test_disclosure_protection_with_continuous_columns_and_undefined_values():
     direct = cap_scores(original, synthetic, "x", "t", binning={"x": Binning.equal_width(10)})
     assert p.cap_protection == pytest.approx(1 - direct.zero_cap)
     assert p.score == pytest.approx(min(p.cap_protection / 0.5, 1.0))
-    # SYNTHETIC.md §9.5: a constant sensitive column (baseline 0) → undefined, not 0 or 1
+    # docs/method/synthetic-attacks.md: a constant sensitive column (baseline 0) → undefined, not 0 or 1
     constant = disclosure_protection(original.assign(t=1), synthetic, "x", "t", continuous=["x"])
     assert constant.baseline_protection == 0.0 and constant.score is None
     # no key found → undefined CAP with n_scored = 0
@@ -324,7 +324,7 @@ def test_toy_relation_counts_are_consistent():
     assert math.isclose(m.dcap_b * m.n_b, m.dcap_d * m.n_original)
 
 
-# -- seed 003 inverse-distance-weighted attribution (SYNTHETIC.md §7.3, FIXTURES.md §9.2) ----
+# -- Papavasiliou (2020) inverse-distance-weighted attribution (docs/method/synthetic-attacks.md, worked example 9.2 (docs/reference/worked-examples.md)) ----
 
 
 def test_inverse_distance_weights_and_vote_fixture():

@@ -1,4 +1,4 @@
-"""Tests for attack.synth_attacks (SYNTHETIC.md §8, FIXTURES.md §9.3–9.5)."""
+"""Tests for attack.synth_attacks (docs/method/anonymeter-attacks.md, worked example 9.3 (docs/reference/worked-examples.md))."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 from attack.errors import InputError
+from attack.io.columns import type_frame
 from attack.synthetic import anonymeter as sa
 from attack.synthetic.anonymeter import (
     UNTRUSTED,
@@ -43,7 +44,7 @@ def population(n: int, seed: int) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------------------
-# Statistics: FIXTURES.md §9.3–9.4
+# Statistics: worked example 9.3 (docs/reference/worked-examples.md)
 
 
 @pytest.mark.parametrize("k, rate, error", [
@@ -335,7 +336,7 @@ def test_as_dict_is_json_ready():
 
 
 # ---------------------------------------------------------------------------------------------
-# Inference correctness rule: FIXTURES.md §9.5, SYNTHETIC.md §9 pitfalls 1–2
+# Inference correctness rule: worked example 9.5 (docs/reference/worked-examples.md), docs/method/synthetic-attacks.md pitfalls 1–2
 
 
 def test_tolerance_pitfall_fixture():
@@ -495,10 +496,8 @@ def test_linkability_and_inference_input_errors():
 
 
 def as_text(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame as a CSV reader delivers it: every column text, marked untyped."""
-    out = frame.astype(str)
-    out.attrs["typed"] = False
-    return out
+    """The frame written as text and typed as the CSV reader types it."""
+    return type_frame(frame.astype(str))
 
 
 def test_text_files_behave_like_typed_ones():

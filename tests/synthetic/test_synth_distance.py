@@ -1,4 +1,4 @@
-"""Distance attacks on synthetic data (attack.synth_distance, SYNTHETIC.md §3–5)."""
+"""Distance attacks on synthetic data (attack.synth_distance, docs/method/synthetic-attacks.md)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def _json(result) -> dict:
 
 
 def test_sdmetrics_dcr_fixture():
-    """FIXTURES.md §9.6: DCR 0.05 and 0.5, median 0.275."""
+    """worked example 9.6 (docs/reference/worked-examples.md): DCR 0.05 and 0.5, median 0.275."""
     real = pd.DataFrame({"x": [0.0, 10.0], "c": ["a", "b"]})
     synthetic = pd.DataFrame({"x": [1.0, 10.0], "c": ["a", "a"]})
     dcr = distance_attack(real, synthetic, prepare(real)).dcr["synthetic→original"]
@@ -45,7 +45,7 @@ def test_sdmetrics_dcr_fixture():
 
 
 def test_nndr_fixture():
-    """FIXTURES.md §9.6: originals [0, 1, 3]; 0.9 → 0.111111, 2.0 → 1."""
+    """worked example 9.6 (docs/reference/worked-examples.md): originals [0, 1, 3]; 0.9 → 0.111111, 2.0 → 1."""
     orig = pd.DataFrame({"x": [0.0, 1.0, 3.0]})
     result = distance_attack(orig, pd.DataFrame({"x": [0.9, 2.0]}), prepare(orig))
     assert result.nndr_training.mean == pytest.approx((1 / 9 + 1) / 2, abs=1e-12)
@@ -165,7 +165,7 @@ def test_uniform_records_stay_in_range_and_are_seeded():
 
 def test_near_hit_rules_by_hand():
     """Range 30 → threshold 30 / 30 = 1 (≤, SynthEval); γ = 0.05 strict, divided by the
-    original value, zero only by zero (FIXTURES.md §9.5: true 100, guess −5 is no hit)."""
+    original value, zero only by zero (worked example 9.5 (docs/reference/worked-examples.md): true 100, guess −5 is no hit)."""
     real = pd.DataFrame({"x": [0.0, 30.0, 100.0, 100.0, 0.0, -100.0, 100.0]})
     synthetic = pd.DataFrame({"x": [1.0, 31.0000001, 105.0, 104.9, 0.0, -96.0, -5.0]})
     prep30 = prepare(pd.DataFrame({"x": [0.0, 30.0]}))

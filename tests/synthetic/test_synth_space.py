@@ -1,4 +1,4 @@
-"""Preparation and exact nearest-neighbour search (attack.synth_space, SYNTHETIC.md §2–3)."""
+"""Preparation and exact nearest-neighbour search (attack.synth_space, docs/method/synthetic-attacks.md)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attack.errors import InputError
+from attack.io.columns import type_frame
 from attack.synthetic.space import (
     Preparation,
     nearest_neighbours,
@@ -31,7 +32,7 @@ SETTINGS = [
 ]
 
 
-# --- naive reference implementation, written from SYNTHETIC.md §2 / §3.3 ----------------------
+# --- naive reference implementation, written from docs/method/synthetic-attacks.md / §3.3 ----------------------
 
 
 def _fit(train: pd.DataFrame, column: str, scaling: str) -> tuple[float, float]:
@@ -197,7 +198,7 @@ def test_brute_force_at_scale_with_ties_and_missing_values():
 
 
 def test_sdmetrics_dcr_fixture():
-    """FIXTURES.md §9.6: DCR(s1) = 0.05, DCR(s2) = 0.5."""
+    """worked example 9.6 (docs/reference/worked-examples.md): DCR(s1) = 0.05, DCR(s2) = 0.5."""
     real = pd.DataFrame({"x": [0.0, 10.0], "c": ["a", "b"]})
     synthetic = pd.DataFrame({"x": [1.0, 10.0], "c": ["a", "a"]})
     got = nearest_neighbours(prepare(real), synthetic, real)
@@ -206,7 +207,7 @@ def test_sdmetrics_dcr_fixture():
 
 
 def test_nndr_fixture_neighbours():
-    """FIXTURES.md §9.6: originals [0, 1, 3]; 0.9 → (0.1, 0.9); 2.0 → (1, 1), scaling none."""
+    """worked example 9.6 (docs/reference/worked-examples.md): originals [0, 1, 3]; 0.9 → (0.1, 0.9); 2.0 → (1, 1), scaling none."""
     orig = pd.DataFrame({"x": [0.0, 1.0, 3.0]})
     prep = prepare(orig, metric="l1", scaling="none")
     got = nearest_neighbours(prep, pd.DataFrame({"x": [0.9, 2.0]}), orig, k=2)
@@ -258,9 +259,9 @@ def test_column_roles_and_text_frames():
         {"n": ["1", "2.5", None], "code": ["A1", "02", "A1"], "z": ["01", "02", "01"],
          "b": [True, False, True]}
     )
-    frame.attrs["typed"] = False  # as read from CSV: every parsable column is numeric
+    frame = type_frame(frame)  # as read from CSV: numbers become numbers, "01" stays a code
     prep = prepare(frame)
-    assert prep.numeric == ("n", "z") and prep.categorical == ("code", "b")
+    assert prep.numeric == ("n",) and prep.categorical == ("code", "z", "b")
     assert prepare(frame, categorical=["code", "z", "b"]).categorical == ("code", "z", "b")
     typed = prepare(pd.DataFrame({"n": ["1", "2"], "m": [1, 2]}))
     assert typed.categorical == ("n",) and typed.numeric == ("m",)

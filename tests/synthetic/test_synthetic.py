@@ -46,7 +46,7 @@ def test_copy_of_the_original_fails_every_attack(original, holdout):
     """A "synthetic" file that is the original shuffled: exact copies everywhere, the attacks
     on training records beat those on the holdout, and the verdict fails."""
     copy = original.sample(frac=1, random_state=4).reset_index(drop=True)
-    doc = attack_synthetic(original, copy, holdout, SPEC)
+    doc = attack_synthetic(original, copy, holdout, SPEC).to_dict()
     assert not doc["passed"]
     checks = {(c["family"], c.get("target")): c for c in doc["checks"]}
     assert not checks[("singling_out", None)]["passed"]
@@ -60,7 +60,7 @@ def test_copy_of_the_original_fails_every_attack(original, holdout):
 def test_independent_release_stays_at_the_baseline(original, holdout):
     """A fresh draw from the same population model: no residual risk beyond the holdout."""
     fresh = population(1500, 3)
-    doc = attack_synthetic(original, fresh, holdout, SPEC)
+    doc = attack_synthetic(original, fresh, holdout, SPEC).to_dict()
     for check in doc["checks"]:
         if check["measure"] == "residual risk":
             assert check["value"] < 0.05, check
@@ -69,7 +69,7 @@ def test_independent_release_stays_at_the_baseline(original, holdout):
 
 def test_without_keys_only_distance_and_singling_out(original):
     doc = attack_synthetic(original, population(800, 5), None,
-                           SynthSpec(exclude=("id",), n_attacks=100))
+                           SynthSpec(exclude=("id",), n_attacks=100)).to_dict()
     assert [c["family"] for c in doc["checks"]] == ["singling_out"]
     assert doc["singling_out"]["risk_basis"] == "main"
     assert doc["attribute"] == {} and "linkability" not in doc
@@ -78,8 +78,8 @@ def test_without_keys_only_distance_and_singling_out(original):
 
 def test_results_are_deterministic_and_quote_no_record(original, holdout):
     synthetic = population(1500, 6)
-    a = attack_synthetic(original, synthetic, holdout, SPEC)
-    b = attack_synthetic(original, synthetic, holdout, SPEC)
+    a = attack_synthetic(original, synthetic, holdout, SPEC).to_dict()
+    b = attack_synthetic(original, synthetic, holdout, SPEC).to_dict()
     assert json.dumps(a) == json.dumps(b)
     text = json.dumps(a)
     assert "examples" not in text
@@ -93,7 +93,7 @@ def test_results_are_deterministic_and_quote_no_record(original, holdout):
 ])
 def test_bad_specs(original, spec, message):
     with pytest.raises(InputError, match=message):
-        attack_synthetic(original, original, None, spec)
+        attack_synthetic(original, original, None, spec).to_dict()
 
 
 def test_binning_syntax():

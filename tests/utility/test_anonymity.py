@@ -1,4 +1,4 @@
-"""Secondary disclosure indicators (UTILITY.md §5; FIXTURES.md §11)."""
+"""Secondary disclosure indicators (docs/method/utility.md; worked example 11 (docs/reference/worked-examples.md))."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 
 from attack.utility.anonymity import interval_disclosure, k_anonymity, l_diversity
 
-# --- interval disclosure (UTILITY.md §5) ---------------------------------------------------------
+# --- interval disclosure (docs/method/utility.md) ---------------------------------------------------------
 
 
 def test_interval_disclosure_counts_records_inside():
@@ -20,7 +20,7 @@ def test_interval_disclosure_counts_records_inside():
     assert interval_disclosure(original, release, ["a", "b"], max_outside=1).at_risk == 4
 
 
-# --- secondary indicators (FIXTURES.md §11) -----------------------------------------------------
+# --- secondary indicators (worked example 11 (docs/reference/worked-examples.md)) -----------------------------------------------------
 
 
 def test_k_anonymity_table_1():

@@ -1,4 +1,4 @@
-"""Information-loss measures (UTILITY.md §4; FIXTURES.md §5.2 F-MA-10, F-U-IL1s)."""
+"""Information-loss measures (docs/method/utility.md; worked example 5.2 (docs/reference/worked-examples.md) F-MA-10, F-U-IL1s)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from attack.utility.information_loss import (
 )
 from attack.utility.profile import utility_profile
 
-# --- descriptive extras (UTILITY.md §4.3; FIXTURES.md §5.2 F-MA-10) -----------------------------
+# --- descriptive extras (docs/method/utility.md; worked example 5.2 (docs/reference/worked-examples.md) F-MA-10) -----------------------------
 
 
 def test_f_ma_10_gini():
@@ -72,7 +72,7 @@ def test_categorical_loss_with_and_without_identity():
     assert loss.as_dict()["changed_share"] == 0.25
 
 
-# --- per-record measures (UTILITY.md §4.1–4.2) --------------------------------------------------
+# --- per-record measures (docs/method/utility.md) --------------------------------------------------
 
 X = np.array([[1.0, 10], [2, 20], [3, 30], [4, 40]])
 XA = np.array([[1.5, 10], [2, 22], [2.5, 30], [4, 38]])

@@ -1,4 +1,4 @@
-"""Reference regressions on original and release (UTILITY.md §2.3; FIXTURES.md §7)."""
+"""Reference regressions on original and release (docs/method/utility.md; worked example 7 (docs/reference/worked-examples.md))."""
 
 from __future__ import annotations
 
@@ -213,7 +213,7 @@ def test_binary_model_needs_01_response_and_convergence():
         fit_model(separated, Model("b ~ x", estimator="logit"))
 
 
-# --- comparison (FIXTURES.md §7) ----------------------------------------------------------------
+# --- comparison (worked example 7 (docs/reference/worked-examples.md)) ----------------------------------------------------------------
 
 F_U_4_ORIGINAL = (0.415, 0.339, 0.058, 0.113, 0.055, 1.804)
 F_U_4 = [

@@ -1,4 +1,4 @@
-"""Analysis-potential checks and the utility profile (UTILITY.md §2; FIXTURES.md §7)."""
+"""Analysis-potential checks and the utility profile (docs/method/utility.md; worked example 7 (docs/reference/worked-examples.md))."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from attack.utility.profile import (
 )
 from attack.utility.regression import Model
 
-# --- threshold boundaries (FIXTURES.md §7, UTILITY.md §2.2) -------------------------------------
+# --- threshold boundaries (worked example 7 (docs/reference/worked-examples.md), docs/method/utility.md) -------------------------------------
 
 
 def _status(fn, o, r, *args):

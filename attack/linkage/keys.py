@@ -1,0 +1,265 @@
+"""Typed linkage keys and blocking keys, and their short text spellings.
+
+A key is an overlap variable that enters the distance; a block (also used for risk cells) is a
+column whose classes the intruder links within. Typed objects and the CLI's text spellings give
+the same :class:`~attack.linkage.distances.KeySpec` and
+:class:`~attack.linkage.blocking.Classifier`::
+
+    Metric("turnover", weight=0.5)          "turnover:metric:0.5"
+    Ordinal("size", order=["s", "m", "l"])  "size:ordinal:order=s|m|l"
+    Hierarchical("nace", levels=[2, 3, 4])  "nace:hierarchical:levels=2|3|4"
+    Block("nace", prefix=2)                 "nace:prefix=2"
+    Block("employees", bins=[20, 50])       "employees:bins=20,50"
+
+Text keys read ``NAME:TYPE[:WEIGHT][:OPTION...]`` with the options ``log``, ``squared``,
+``absolute``, ``levenshtein``, ``jaro_winkler``, ``lca``, ``skip``, ``order=a|b|c`` and
+``levels=2|3|4``. The distances themselves are explained in ``docs/method/linkage.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
+
+from attack.errors import InputError, from_validation
+from attack.linkage.blocking import Classifier
+from attack.linkage.distances import KEY_TYPES, KeySpec
+
+__all__ = [
+    "Key", "Metric", "Nominal", "Ordinal", "Hierarchical", "String", "Block",
+    "KeyTable", "as_key", "as_block", "parse_key", "parse_block",
+]
+
+
+class _Setting(BaseModel):
+    """A frozen settings object whose column name may also be given positionally."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    name: str = Field(min_length=1, validation_alias=AliasChoices("name", "column"),
+                      description="Column in the release (and, by default, in the external file).")
+    external_name: str | None = Field(
+        None, validation_alias=AliasChoices("external_name", "external"),
+        description="Column in the external file when it is named differently.")
+
+    def __init__(self, name: str | None = None, /, **data: Any) -> None:
+        if name is not None:
+            data["name"] = name
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise from_validation(exc, model=type(self)) from None
+
+
+class Key(_Setting):
+    """Common fields of every key type."""
+
+    weight: float = Field(1.0, ge=0, allow_inf_nan=False, description="Weight λ_i of the component.")
+    missing: Literal["max", "skip"] = Field(
+        "max", description="A missing value takes the largest distance ('max') or drops the "
+        "component for that pair ('skip').")
+
+    def spec(self) -> KeySpec:
+        """The key as the distance code takes it."""
+        fields = self.model_dump(exclude={"type"})
+        return KeySpec(type=self.type, **fields)  # type: ignore[attr-defined]
+
+    def to_text(self) -> str:
+        """The CLI spelling of the key (``external_name`` and parent maps have none)."""
+        if self.external_name is not None:
+            raise InputError(f"key {self.name!r}: a renamed external column has no text spelling")
+        parts = [self.name, self.type, f"{self.weight:g}"]  # type: ignore[attr-defined]
+        parts += self._options()
+        if self.missing == "skip":
+            parts.append("skip")
+        return ":".join(parts)
+
+    def _options(self) -> list[str]:
+        return []
+
+
+class Metric(Key):
+    """A numeric key: squared or absolute difference, optionally of ``log(1 + x)``."""
+
+    type: Literal["metric"] = "metric"
+    log: bool = False
+    metric_distance: Literal["squared", "absolute"] | None = Field(
+        None, description="Squared or absolute difference; None takes the run's default.")
+
+    def _options(self) -> list[str]:
+        return (["log"] if self.log else []) + ([self.metric_distance] if self.metric_distance else [])
+
+
+class Nominal(Key):
+    """A categorical key: 0 when equal, 1 otherwise (handbook eq. 13.1)."""
+
+    type: Literal["nominal"] = "nominal"
+
+
+class Ordinal(Key):
+    """An ordered categorical key: rank difference over the number of categories (eq. 13.2)."""
+
+    type: Literal["ordinal"] = "ordinal"
+    order: tuple[str, ...] | None = Field(None, description="The categories from lowest to highest.")
+
+    def _options(self) -> list[str]:
+        return [f"order={'|'.join(self.order)}"] if self.order else []
+
+
+class Hierarchical(Key):
+    """A hierarchical code such as NACE: distance from the deepest shared level (eq. 13.3)."""
+
+    type: Literal["hierarchical"] = "hierarchical"
+    levels: tuple[int, ...] | None = Field(None, description="Prefix lengths of the levels, e.g. [2, 3, 4].")
+    parents: dict[str, str] | None = Field(None, description="An explicit map code → parent code.")
+    hierarchy_mode: Literal["compatible_zero", "lca"] = "compatible_zero"
+
+    def _options(self) -> list[str]:
+        if self.parents is not None:
+            raise InputError(f"key {self.name!r}: a parent map has no text spelling")
+        levels = [f"levels={'|'.join(map(str, self.levels))}"] if self.levels else []
+        return levels + (["lca"] if self.hierarchy_mode == "lca" else [])
+
+
+class String(Key):
+    """A text key such as a firm name: normalised edit distance."""
+
+    type: Literal["string"] = "string"
+    string_method: Literal["levenshtein", "jaro_winkler"] = "levenshtein"
+
+    def _options(self) -> list[str]:
+        return [self.string_method] if self.string_method != "levenshtein" else []
+
+
+#: A key table of a scenario file, told apart by its ``type``.
+KeyTable = Annotated[Union[Metric, Nominal, Ordinal, Hierarchical, String], Field(discriminator="type")]
+_KEY_CLASSES = {cls.model_fields["type"].default: cls for cls in (Metric, Nominal, Ordinal, Hierarchical, String)}
+
+
+class Block(_Setting):
+    """A blocking key or a risk cell: the column as is, by code prefix, or by interval bins."""
+
+    prefix: int | None = Field(None, ge=1, description="Classes are the first N characters of the code.")
+    bins: tuple[float, ...] | None = Field(None, min_length=1, description="Break points of the classes.")
+
+    @model_validator(mode="after")
+    def _one_rule(self) -> Block:
+        if self.prefix is not None and self.bins is not None:
+            raise ValueError("use either a prefix or bins, not both")
+        if self.bins is not None and any(b <= a for a, b in zip(self.bins, self.bins[1:])):
+            raise ValueError("bins must be strictly increasing break points")
+        return self
+
+    def classifier(self) -> Classifier:
+        """The block as the blocking and cell code takes it."""
+        return Classifier(self.name, prefix=self.prefix, bins=self.bins, external_name=self.external_name)
+
+    def to_text(self) -> str:
+        return self.classifier().label()
+
+
+_FLAGS = {
+    "log": ("log", True),
+    "squared": ("metric_distance", "squared"),
+    "absolute": ("metric_distance", "absolute"),
+    "levenshtein": ("string_method", "levenshtein"),
+    "jaro_winkler": ("string_method", "jaro_winkler"),
+    "lca": ("hierarchy_mode", "lca"),
+    "skip": ("missing", "skip"),
+}
+
+
+def parse_key(text: str) -> Key:
+    """A typed key from ``NAME:TYPE[:WEIGHT][:OPTION...]`` (see the module docstring)."""
+    parts = text.split(":")
+    if len(parts) < 2 or not parts[0]:
+        raise InputError(f"key {text!r}: expected NAME:TYPE[:WEIGHT], TYPE one of {', '.join(KEY_TYPES)}")
+    name, kind, rest = parts[0], parts[1], parts[2:]
+    if kind not in KEY_TYPES:
+        raise InputError(f"key {text!r}: unknown key type {kind!r}; expected one of {', '.join(KEY_TYPES)}")
+    options: dict[str, Any] = {}
+    if rest:
+        try:
+            options["weight"] = float(rest[0])
+            rest = rest[1:]
+        except ValueError:
+            pass
+    for option in rest:
+        if option in _FLAGS:
+            field_name, value = _FLAGS[option]
+            options[field_name] = value
+        elif option.startswith("order="):
+            options["order"] = tuple(option[len("order="):].split("|"))
+        elif option.startswith("levels="):
+            options["levels"] = tuple(_ints(option[len("levels="):].split("|"), text))
+        else:
+            raise InputError(f"key {text!r}: unknown option {option!r}")
+    return _build(_KEY_CLASSES[kind], {"name": name, **options}, f"key {text!r}")
+
+
+def parse_block(text: str) -> Block:
+    """A block from ``NAME``, ``NAME:prefix=N`` or ``NAME:bins=B1,B2,...``."""
+    name, _, option = text.partition(":")
+    if not name:
+        raise InputError(f"{text!r}: a column name is needed")
+    if not option:
+        return Block(name)
+    if option.startswith("prefix="):
+        return _build(Block, {"name": name, "prefix": _ints([option[len("prefix="):]], text)[0]}, repr(text))
+    if option.startswith("bins="):
+        try:
+            bins = tuple(float(b) for b in option[len("bins="):].split(","))
+        except ValueError as exc:
+            raise InputError(f"{text!r}: bins must be numbers separated by commas") from exc
+        return _build(Block, {"name": name, "bins": bins}, repr(text))
+    raise InputError(f"{text!r}: expected NAME, NAME:prefix=N or NAME:bins=B1,B2,...")
+
+
+def as_key(value: Key | str | Mapping) -> Key:
+    """A typed key from a key, its text spelling or a scenario-file table with ``type``."""
+    if isinstance(value, Key):
+        return value
+    if isinstance(value, str):
+        return parse_key(value)
+    if isinstance(value, Mapping):
+        kind = value.get("type")
+        if kind not in _KEY_CLASSES:
+            raise InputError(f"'type' must be one of {', '.join(KEY_TYPES)}, got {kind!r}")
+        return _build(_KEY_CLASSES[kind], value, "key")
+    raise InputError(f"expected a key (attack.Metric, ... or text like 'turnover:metric'), got {value!r}")
+
+
+def as_block(value: Block | Classifier | str | Mapping) -> Block:
+    """A block from a block, its text spelling or a scenario-file table."""
+    if isinstance(value, Block):
+        return value
+    if isinstance(value, Classifier):
+        return Block(value.name, prefix=value.prefix, bins=value.bins, external_name=value.external_name)
+    if isinstance(value, str):
+        return parse_block(value)
+    if isinstance(value, Mapping):
+        return _build(Block, value, "block")
+    raise InputError(f"expected a block (attack.Block or text like 'nace:prefix=2'), got {value!r}")
+
+
+def _build(cls: type[BaseModel], fields: Mapping, what: str) -> Any:
+    try:
+        return cls(**fields)
+    except InputError as exc:
+        raise InputError(f"{what}: {exc.message}", field=exc.field) from None
+
+
+def _ints(values: list[str], context: str) -> list[int]:
+    try:
+        return [int(v) for v in values]
+    except ValueError as exc:
+        raise InputError(f"{context!r}: expected whole numbers") from exc

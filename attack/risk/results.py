@@ -1,0 +1,151 @@
+"""The result of one mass attack: figures per cell and γ, the verdict, and the record-level links.
+
+:class:`AttackResult` is what :func:`attack.mass_attack` returns and what a scenario run holds per
+release and intruder. Its :meth:`~AttackResult.to_dict` is the only producer of the attack's JSON
+(layout ``schema_version`` 2, see ``docs/reference/json-results.md``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from attack.io.jsonio import SCHEMA_VERSION
+from attack.io.writers import write_text_atomic
+from attack.report.attack import render_html, render_markdown
+
+#: Columns of :attr:`AttackResult.links`, one row per linked external record.
+LINK_COLUMNS = ("external_id", "release_id", "distance", "n_best", "correct")
+
+
+@dataclass(frozen=True, eq=False)
+class AttackResult:
+    """One intruder's mass attack on one release, scored against the ground truth.
+
+    Attributes
+    ----------
+    name:
+        The run's name (the intruder's name in a scenario, the file names for ``attack link``).
+    intruder:
+        ``{"name", "role", "file"}``: who attacked; role ``worst``, ``realistic`` or empty.
+    release:
+        ``{"name", "file"}``: the candidate release attacked.
+    figures:
+        The scored attack as JSON-ready data: counts, rates with Wilson intervals, usefulness
+        and disclosure risk per γ, overall and per cell, the linkage and evaluation settings.
+    links:
+        Record-level links (:data:`LINK_COLUMNS`), kept in memory and written only on request:
+        they pair confidential release records with external identities.
+    timings:
+        Wall seconds per stage; not part of :meth:`to_dict` unless asked for.
+    """
+
+    name: str
+    intruder: Mapping[str, str]
+    release: Mapping[str, str]
+    figures: Mapping[str, Any]
+    links: pd.DataFrame = field(repr=False)
+    timings: Mapping[str, float] = field(default_factory=dict, repr=False)
+
+    @property
+    def passed(self) -> bool:
+        """True when every cell's disclosure risk is below τ for every γ."""
+        return bool(self.figures["passed"])
+
+    @property
+    def tau(self) -> float:
+        return float(self.figures["tau"])
+
+    @property
+    def gammas(self) -> list[str]:
+        """The γ settings as labels (``format(γ, "g")``), the keys of every per-γ figure."""
+        return list(self.figures["disclosure_risk"])
+
+    @property
+    def cells(self) -> pd.DataFrame:
+        """One row per cell and γ: the cell's values, counts, hit rate with its interval,
+        usefulness share, disclosure risk P_γ with its interval and the cell's verdict."""
+        return cell_table(self.figures["cells"], self.gammas, self.tau)
+
+    def to_dict(self, *, timings: bool = False) -> dict:
+        """The JSON document ``attack link`` writes (a deep copy)."""
+        out = {
+            "schema_version": SCHEMA_VERSION,
+            "name": self.name,
+            "intruder": dict(self.intruder),
+            "release": dict(self.release),
+            **copy.deepcopy(dict(self.figures)),
+        }
+        if timings:
+            out["timings"] = dict(self.timings)
+        return out
+
+    def as_run(self) -> dict:
+        """The run record the report renderers and certificates take."""
+        return {
+            "name": self.name,
+            "intruder": self.intruder["role"] or self.intruder["file"],
+            "release": self.release["name"],
+            "result": dict(self.figures),
+        }
+
+    def to_markdown(self, title: str | None = None) -> str:
+        """The Markdown summary, verdict first."""
+        return render_markdown([self.as_run()], title=title or self.name)
+
+    def to_html(self, path: str | Path | None = None, title: str | None = None) -> str:
+        """The self-contained HTML report; written atomically to ``path`` when given."""
+        text = render_html([self.as_run()], title=title or self.name)
+        if path is not None:
+            write_text_atomic(Path(path), text)
+        return text
+
+    def _repr_html_(self) -> str:
+        verdict = "passed" if self.passed else "NOT PASSED"
+        table = self.cells.to_html(index=False, float_format=lambda v: f"{v:.4f}", na_rep="–")
+        return f"<p><strong>{self.name}</strong>: {verdict} (τ = {self.tau:g})</p>{table}"
+
+    def __repr__(self) -> str:
+        n_cells = len(self.figures["cells"])
+        failing = self.figures["n_failing_cells"]
+        return (
+            f"AttackResult(name={self.name!r}, passed={self.passed}, tau={self.tau:g}, "
+            f"gammas={self.gammas}, cells={n_cells}, failing_cells={failing}, "
+            f"reidentification_rate={self.figures['reidentification_rate']:.4f})"
+        )
+
+
+def cell_table(cells: list[Mapping[str, Any]], gammas: list[str], tau: float) -> pd.DataFrame:
+    """Per-cell figures as a long table, one row per cell and γ; ``below_tau`` judges that γ
+    alone, ``passed`` the cell over every γ. A cell variable's column is named after the
+    variable (``employees`` for ``employees:bins=50,250``) unless two cell variables share it."""
+    labels = list(cells[0]["cell"]) if cells else []
+    names = [label.split(":", 1)[0] for label in labels]
+    header = dict(zip(labels, names)) if len(set(names)) == len(names) else {}
+    rows = []
+    for cell in cells:
+        rate_ci = cell.get("reidentification_rate_ci") or [None, None]
+        for g in gammas:
+            risk = cell["disclosure_risk"][g]
+            risk_ci = (cell.get("disclosure_risk_ci") or {}).get(g) or [None, None]
+            rows.append({
+                **{header.get(k, k): v for k, v in cell["cell"].items()},
+                "gamma": float(g),
+                "n_verifiable": cell["n_verifiable"],
+                "n_correct": cell.get("n_correct"),
+                "reidentification_rate": cell.get("reidentification_rate"),
+                "reidentification_rate_low": rate_ci[0],
+                "reidentification_rate_high": rate_ci[1],
+                "usefulness": (cell.get("usefulness") or {}).get(g),
+                "disclosure_risk": risk,
+                "disclosure_risk_low": risk_ci[0],
+                "disclosure_risk_high": risk_ci[1],
+                "below_tau": risk is not None and risk < tau,
+                "passed": cell["passed"],
+            })
+    return pd.DataFrame(rows)

@@ -1,0 +1,198 @@
+"""The result of a scenario run: every release attacked by every intruder, the combined measure,
+natural protection and single attacks, with the one JSON layout and the certificate."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import pandas as pd
+
+from attack._version import __version__
+from attack.errors import InputError
+from attack.io.jsonio import SCHEMA_VERSION, to_json
+from attack.io.writers import OWNER_ONLY, write_files_atomic
+from attack.report.attack import render_html, render_markdown
+from attack.report.certificate import render_html as render_certificate
+from attack.risk.mass import matches_csv
+from attack.risk.results import AttackResult, cell_table
+from attack.study import certificate
+
+class RunSource(Protocol):
+    """What a result needs of the scenario that produced it (an :class:`attack.Scenario`)."""
+
+    origin: Mapping | None
+
+    def fingerprints(self, certificate_dir: Path) -> list[dict]: ...
+
+
+@dataclass(frozen=True, eq=False)
+class ScenarioResult:
+    """What :meth:`attack.Scenario.run` returns.
+
+    Attributes
+    ----------
+    title, scenario_file, notes:
+        From the scenario (``scenario_file`` is None for a scenario built in memory).
+    runs:
+        One :class:`~attack.AttackResult` per release and intruder, releases in file order.
+    combined:
+        The combined measure λ·P_worst + (1 − λ)·mean(P_realistic) per cell when the scenario
+        has a ``[combine]`` table (one release), else None.
+    natural_protection:
+        Per realistic intruder and release: its attack on the FORMAL file beside the release,
+        and the agreement tables of the overlap variables.
+    single_attack:
+        Targeted attacks and the per-unit risk R(u), when the scenario asks for them.
+    """
+
+    title: str
+    scenario_file: str | None
+    runs: tuple[AttackResult, ...]
+    combined: Mapping[str, Any] | None = None
+    natural_protection: tuple[Mapping[str, Any], ...] = ()
+    single_attack: Mapping[str, Any] | None = None
+    notes: tuple[str, ...] = ()
+    scenario: RunSource | None = field(default=None, repr=False)
+
+    @property
+    def passed(self) -> bool:
+        """The verdict: every cell below τ — on the combined measure when there is one, else in
+        every run — and, with single attacks, no target endangered (R(u) ≥ τ)."""
+        cells = self.combined["passed"] if self.combined is not None else all(r.passed for r in self.runs)
+        endangered = (self.single_attack or {}).get("unit_risk", {}).get("n_endangered", 0)
+        return bool(cells) and not endangered
+
+    @property
+    def cells(self) -> pd.DataFrame:
+        """The cells the verdict rests on (combined, or every run's with its name), per γ."""
+        if self.combined is not None:
+            gammas = list(self.combined["cells"][0]["disclosure_risk"]) if self.combined["cells"] else []
+            rows = [{**c, "n_correct": None} for c in self.combined["cells"]]
+            return cell_table(rows, gammas, self.combined["tau"])
+        frames = [run.cells.assign(run=run.name, release=run.release["name"]) for run in self.runs]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def to_dict(self, *, timings: bool = False) -> dict:
+        """The JSON document ``attack run`` and ``attack demo`` write."""
+        runs = []
+        for run in self.runs:
+            entry = run.to_dict(timings=timings)
+            del entry["schema_version"]
+            runs.append(entry)
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "title": self.title,
+            "scenario_file": self.scenario_file,
+            "origin": None if self.scenario is None or self.scenario.origin is None else dict(self.scenario.origin),
+            "notes": list(self.notes),
+            "passed": self.passed,
+            "runs": runs,
+            "combined": _plain(self.combined),
+            "natural_protection": [_plain(n) for n in self.natural_protection],
+            "single_attack": _plain(self.single_attack),
+            "attack_version": __version__,
+        }
+
+    def _report_args(self) -> dict:
+        return {
+            "combined": self.combined,
+            "natural_protection": list(self.natural_protection),
+            "single_attack": self.single_attack,
+        }
+
+    def to_markdown(self) -> str:
+        """The Markdown summary, verdict first."""
+        return render_markdown([r.as_run() for r in self.runs], title=self.title, **self._report_args())
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        """The self-contained HTML report; written atomically to ``path`` when given."""
+        text = render_html(
+            [r.as_run() for r in self.runs], title=self.title, notes=self.notes, **self._report_args()
+        )
+        if path is not None:
+            write_files_atomic({Path(path): (text, None)})
+        return text
+
+    def _repr_html_(self) -> str:
+        verdict = "passed" if self.passed else "NOT PASSED"
+        table = self.cells.to_html(index=False, float_format=lambda v: f"{v:.4f}", na_rep="–")
+        return f"<p><strong>{self.title}</strong>: {verdict}</p>{table}"
+
+    def certificate(self, directory: str | Path) -> dict:
+        """The sealed certificate of this result, for a certificate file in ``directory``:
+        the SHA-256 of every input (paths relative to ``directory``), the scenario as run, the
+        figures per cell, the verdict and a digest over all of it."""
+        if self.scenario is None:
+            raise InputError("only the result of Scenario.run() can be certified")
+        first = self.runs[0].figures
+        origin = self.scenario.origin
+        return certificate.build(
+            kind="run" if origin is None else "demo",
+            runs=[r.as_run() for r in self.runs],
+            inputs=self.scenario.fingerprints(Path(directory)),
+            scenario={
+                "title": self.title,
+                "intruders": [
+                    {"name": r.intruder["name"], "role": r.intruder["role"], "release": r.release["name"],
+                     "linkage": r.figures["linkage"]}
+                    for r in self.runs
+                ],
+                "evaluation": first["evaluation"],
+                "lam": None if self.combined is None else self.combined["lam"],
+            },
+            rerun={"scenario": "the input with role 'scenario'"} if origin is None
+            else {k: v for k, v in origin.items() if k != "bundled"},
+            combined=_plain(self.combined),
+            natural_protection=[_plain(n) for n in self.natural_protection] or None,
+            single_attack=_plain(self.single_attack),
+        )
+
+    def certify(self, path: str | Path) -> dict:
+        """Build the certificate and write it to ``path`` (JSON) with its printable HTML twin
+        (same name, ``.html``); returns the sealed certificate."""
+        sealed = self.certificate(Path(path).parent)
+        write_outputs(self, certificate=(path, sealed))
+        return sealed
+
+
+def write_outputs(
+    result: AttackResult | ScenarioResult,
+    *,
+    json: str | Path | None = None,
+    html: str | Path | None = None,
+    matches: str | Path | None = None,
+    certificate: tuple[str | Path, Mapping[str, Any]] | None = None,
+    timings: bool = False,
+) -> list[Path]:
+    """Write the requested files, all or none of them (atomically).
+
+    ``matches`` (record-level links, one intruder only) is written owner-only; ``certificate``
+    is ``(path, sealed certificate)`` and gets a printable HTML twin beside it.
+    """
+    files: dict[Path, tuple[str, int | None]] = {}
+    if certificate is not None:
+        path, sealed = certificate
+        files[Path(path)] = (to_json(sealed), None)
+        files[Path(path).with_suffix(".html")] = (render_certificate(sealed), None)
+    if json is not None:
+        files[Path(json)] = (to_json(result.to_dict(timings=timings)), None)
+    if html is not None:
+        files[Path(html)] = (result.to_html(), None)
+    if matches is not None:
+        runs = [result] if isinstance(result, AttackResult) else list(result.runs)
+        if len(runs) != 1:
+            raise InputError("--matches writes the links of one intruder; this scenario has several")
+        files[Path(matches)] = (matches_csv(runs[0].links), OWNER_ONLY)
+    return write_files_atomic(files)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready copy of nested mappings and sequences (tuples become lists)."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value

@@ -1,0 +1,279 @@
+"""The schema of scenario files: every table and field, checked before any data file is read.
+
+:class:`ScenarioSettings` is the one description of a scenario file. Loading a file validates it
+here first; a bad value raises :class:`~attack.errors.InputError` naming the file and the
+field's dotted path (``evaluation.tau``, ``linkage.keys[1].weight``) with what was expected, and
+an unknown field gets a "did you mean". ``attack schema`` prints :func:`json_schema` so that an
+editor can check a TOML file as it is typed. The file format is described in
+``docs/reference/scenario-file.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    model_validator,
+)
+
+from attack.datasets.demo import DEMO_SOURCES
+from attack.errors import InputError, from_validation
+from attack.io.readers import ReadOptions
+from attack.linkage.assignment import METHODS
+from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
+from attack.linkage.engines import Engine
+from attack.linkage.keys import Block, KeyTable, parse_block, parse_key
+from attack.risk.combine import LAMBDA_PRESETS, ROLES, resolve_lambda
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _text_key(text: str) -> str:
+    try:
+        parse_key(text)
+    except InputError as exc:
+        raise ValueError(exc.message) from None
+    return text
+
+
+def _text_block(text: str) -> str:
+    try:
+        parse_block(text)
+    except InputError as exc:
+        raise ValueError(exc.message) from None
+    return text
+
+
+def _by_form(value: Any) -> str:
+    return "text" if isinstance(value, str) else "table"
+
+
+#: A key: its text spelling (``"turnover:metric:0.5"``) or a table with a ``type``.
+KeyEntry = Annotated[
+    Union[Annotated[str, AfterValidator(_text_key), Tag("text")], Annotated[KeyTable, Tag("table")]],
+    Discriminator(_by_form),
+]
+#: A blocking key or cell: ``"nace"``, ``"nace:prefix=2"``, ``"employees:bins=20,50"`` or a table.
+BlockEntry = Annotated[
+    Union[Annotated[str, AfterValidator(_text_block), Tag("text")], Annotated[Block, Tag("table")]],
+    Discriminator(_by_form),
+]
+Methods = Literal[METHODS]  # type: ignore[valid-type]
+Standardisations = Literal[STANDARDISATIONS]  # type: ignore[valid-type]
+MetricDistances = Literal[METRIC_DISTANCES]  # type: ignore[valid-type]
+Number = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class DataEntry(_Table):
+    """One data source: a file (``path`` and ``id``) or a generated demo set (``demo``), with
+    how to read it where detection should not decide."""
+
+    path: str | None = Field(None, description="File, relative to the scenario file.")
+    id: str | None = Field(None, min_length=1, description="Column holding the unit identifier.")
+    demo: Literal[DEMO_SOURCES] | None = Field(  # type: ignore[valid-type]
+        None, description="A data set generated from the [data.demo] population instead of a file.")
+    name: str | None = Field(None, description="Name of a candidate release (in a list of releases).")
+    sep: str | None = Field(None, description="CSV separator (default: detected); 'tab' for a tab.")
+    decimal: Literal[".", ","] | None = Field(None, description="Decimal separator (default: detected).")
+    thousands: str | None = Field(None, description="Thousands separator of CSV numbers.")
+    encoding: str | None = Field(None, description="Text encoding (default: detected).")
+    sheet: str | int | None = Field(None, description="Sheet name or 0-based index (Excel, OpenDocument).")
+    na: list[str | int | float] | dict[str, list[str | int | float]] = Field(
+        default_factory=list, description="Missing-value codes: a list for every column, or per column.")
+    codes: list[str] = Field(default_factory=list,
+                             description="Columns holding codes even if they look like numbers (NACE).")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> DataEntry:
+        if (self.path is None) == (self.demo is None):
+            raise ValueError("give either path (with id) or demo")
+        if self.path is not None and self.id is None:
+            raise ValueError("a file entry needs id, the column holding the unit identifier")
+        try:
+            self.read_options()
+        except InputError as exc:
+            raise ValueError(exc.message) from None
+        return self
+
+    def read_options(self) -> ReadOptions:
+        """How the file is read (None entries are detected)."""
+        return ReadOptions.build(sep=self.sep, decimal=self.decimal, thousands=self.thousands,
+                                 encoding=self.encoding, sheet=self.sheet, na=self.na, codes=self.codes)
+
+
+class DemoOptions(_Table):
+    """The generated population the ``demo`` entries derive from."""
+
+    n_units: int = Field(17000, ge=100, strict=True)
+    seed: int = Field(1, strict=True)
+
+
+class Data(_Table):
+    external: DataEntry | None = None
+    release: DataEntry | list[DataEntry] = Field(
+        description="The candidate release, or a list of named candidates compared side by side.")
+    original: DataEntry | None = Field(None, description="The confidential original (the truth).")
+    demo: DemoOptions | None = None
+
+    @model_validator(mode="after")
+    def _named_releases(self) -> Data:
+        if isinstance(self.release, list):
+            if not self.release:
+                raise ValueError("release: give at least one entry")
+            names = [r.name for r in self.release]
+            if any(n is None for n in names):
+                raise ValueError("release: every entry of a list of releases needs a name")
+            if len(set(names)) != len(names):
+                raise ValueError("release: two releases have the same name")
+        return self
+
+
+class Linkage(_Table):
+    """How the intruder links (Destatis handbook, ch. 13)."""
+
+    keys: list[KeyEntry] = Field(min_length=1, description="Overlap variables entering the distance.")
+    block: list[BlockEntry] = Field(default_factory=list, description="Blocking keys.")
+    method: Methods = Field("greedy", description="One-to-one assignment procedure.")
+    standardise: Standardisations = "maxmin"
+    metric_distance: MetricDistances = "squared"
+    seed: int | None = Field(None, description="Shuffles the external order of the sequential method.")
+
+
+class IntruderLinkage(_Table):
+    """An intruder's linkage: unset entries come from the scenario's ``[linkage]``."""
+
+    keys: list[KeyEntry] | None = Field(None, min_length=1)
+    block: list[BlockEntry] | None = None
+    method: Methods | None = None
+    standardise: Standardisations | None = None
+    metric_distance: MetricDistances | None = None
+    seed: int | None = None
+
+
+class Intruder(_Table):
+    name: str | None = None
+    role: Literal[ROLES] = "realistic"  # type: ignore[valid-type]
+    external: DataEntry
+    linkage: IntruderLinkage = Field(default_factory=IntruderLinkage)
+
+
+class Evaluation(_Table):
+    """How the attack is scored and judged (Destatis handbook, ch. 12)."""
+
+    gamma: list[Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
+        default_factory=lambda: [0.05, 0.10], min_length=1,
+        description="Usefulness thresholds γ: relative deviations below γ count as useful.")
+    gamma_by_variable: dict[str, list[Annotated[float, Field(gt=0, allow_inf_nan=False)]]] | None = None
+    tau: float = Field(0.5, gt=0, le=1, description="Threshold τ: every cell's risk must stay below it.")
+    targets: list[str] | None = Field(None, min_length=1, description="Variables the intruder wants.")
+    cells: list[BlockEntry] = Field(default_factory=list, description="Cell variables.")
+    zero_tolerance: float = Field(0.0, ge=0, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _aligned(self) -> Evaluation:
+        if len(set(self.gamma)) != len(self.gamma):
+            raise InputError("a γ value is given twice", field="gamma")
+        for name, values in (self.gamma_by_variable or {}).items():
+            if len(values) != len(self.gamma):
+                raise InputError(f"needs {len(self.gamma)} values, one per γ", field=f"gamma_by_variable.{name}")
+        return self
+
+
+class Output(_Table):
+    json_: str | None = Field(None, alias="json")
+    html: str | None = None
+    matches: str | None = None
+    certificate: str | None = None
+
+
+def _lam(value: float | str) -> float | str:
+    try:
+        resolve_lambda(value)
+    except InputError as exc:
+        raise ValueError(exc.message) from None
+    return value
+
+
+class Combine(_Table):
+    lam: Annotated[float | str, AfterValidator(_lam)] = Field(
+        description="λ in P = λ·P_worst + (1 − λ)·mean(P_realistic) in [0, 1], or a preset: "
+        + ", ".join(LAMBDA_PRESETS) + ".")
+
+
+class NaturalProtection(_Table):
+    formal: DataEntry | None = None
+    agreement: dict[Literal["hierarchical", "categorical", "metric"], list[str]] | None = None
+
+
+class SingleAttack(_Table):
+    """Targeted attacks on chosen units (Destatis handbook, ch. 13 and 36)."""
+
+    size: dict[str, Any] | None = None
+    leaders: dict[str, Any] | None = None
+    exact: list[str] = Field(default_factory=lambda: ["nace", "east_west"])
+    noisy: list[str] = Field(default_factory=lambda: ["employees", "turnover"])
+    relative_error: float = Field(0.10, ge=0, allow_inf_nan=False)
+    seed: int = 0
+    window: float = Field(0.10, ge=0, allow_inf_nan=False)
+    delta: float = Field(0.5, ge=0, allow_inf_nan=False)
+    groups: dict[str, Any] | None = None
+
+
+class ScenarioSettings(_Table):
+    """A scenario file: the data, the intruders, the evaluation, the outputs, the engine."""
+
+    title: str = "attack scenario"
+    notes: list[str] = Field(default_factory=list)
+    data: Data
+    linkage: Linkage
+    evaluation: Evaluation = Field(default_factory=Evaluation)
+    output: Output = Field(default_factory=Output)
+    engine: Engine = Field(default_factory=Engine)
+    intruder: list[Intruder] = Field(default_factory=list)
+    combine: Combine | None = None
+    natural_protection: NaturalProtection | None = None
+    single_attack: SingleAttack | None = None
+    tune: dict[str, Any] | None = Field(None, description="Tuning grid of `attack tune`.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ScenarioSettings:
+        if not self.intruder and self.data.external is None:
+            raise InputError("this field is required: the intruder's file (or add [[intruder]] tables)",
+                             field="data.external")
+        if self.engine.scheduler is not None and self.engine.name != "dask":
+            raise InputError("a scheduler needs name = 'dask'", field="engine.scheduler")
+        several_releases = isinstance(self.data.release, list) and len(self.data.release) > 1
+        if self.combine is None and len(self.intruder) > 1 and not several_releases:
+            raise InputError("several [[intruder]] tables need a [combine] table with lam (e.g. 0.2)",
+                             field="combine")
+        if self.combine is not None and several_releases:
+            raise InputError("judges one release; with several releases write one scenario per release",
+                             field="combine")
+        return self
+
+
+def validate(raw: Mapping[str, Any], file: str | None = None) -> ScenarioSettings:
+    """The validated settings of a parsed scenario file; an :class:`InputError` naming the file
+    and the field otherwise."""
+    try:
+        return ScenarioSettings.model_validate(raw)
+    except ValidationError as exc:
+        raise from_validation(exc, model=ScenarioSettings, file=file) from None
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of scenario files (draft 2020-12), for editors and CI checks."""
+    schema = ScenarioSettings.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "attack scenario file"
+    return schema

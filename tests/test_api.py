@@ -1,0 +1,155 @@
+"""The public Python API: one pipeline behind the library, the CLI and scenario files."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from fixtures import EXTERNAL, ORIGINAL, RELEASE
+
+import attack
+from attack.cli import main
+
+SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "scenarios").glob("*.toml"))
+FIXTURE_ARGS = dict(
+    keys=["turnover:metric", "employees:metric"], blocks=["wz", "region"],
+    external_id="unit_id", release_id="unit_id", tau=0.5, cells=["wz"],
+)
+
+
+def invoke(args: list) -> object:
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def _files(tmp_path: Path) -> dict[str, Path]:
+    paths = {}
+    for name, frame in (("external", EXTERNAL), ("release", RELEASE), ("original", ORIGINAL)):
+        paths[name] = tmp_path / f"{name}.csv"
+        frame.to_csv(paths[name], index=False)
+    return paths
+
+
+def test_the_public_names_are_pinned():
+    assert set(attack.__all__) == {
+        "__version__", "InputError", "Key", "Metric", "Nominal", "Ordinal", "Hierarchical",
+        "String", "Block", "Engine", "mass_attack", "AttackResult", "Scenario", "ScenarioResult",
+        "demo_scenario", "protect", "Protected", "utility_profile", "attack_synthetic",
+        "SyntheticResult", "verify", "tune",
+    }
+    for name in attack.__all__:
+        assert getattr(attack, name) is not None
+
+
+def test_mass_attack_on_frames_equals_attack_link_on_files(tmp_path):
+    paths = _files(tmp_path)
+    out = tmp_path / "r.json"
+    result = invoke([
+        "link", "--external", paths["external"], "--release", paths["release"],
+        "--original", paths["original"], "--external-id", "unit_id", "--release-id", "unit_id",
+        "--key", "turnover:metric", "--key", "employees:metric", "--block", "wz",
+        "--block", "region", "--cell", "wz", "--target", "turnover", "--target", "employees",
+        "--target", "costs", "--json", out,
+    ])
+    assert result.exit_code in (0, 1), result.output
+    written = json.loads(out.read_text())
+    api = attack.mass_attack(
+        EXTERNAL, RELEASE, original=ORIGINAL, targets=["turnover", "employees", "costs"],
+        name="external.csv against release.csv", **FIXTURE_ARGS,
+    ).to_dict()
+    for document in (written, api):
+        document.pop("intruder"), document.pop("release")
+    assert api == written
+    assert written["schema_version"] == 2
+    assert result.exit_code == (0 if written["passed"] else 1)
+
+
+def test_typed_keys_give_the_same_result_as_text_keys():
+    text = attack.mass_attack(EXTERNAL, RELEASE, original=ORIGINAL, **FIXTURE_ARGS)
+    typed = attack.mass_attack(
+        EXTERNAL, RELEASE, original=ORIGINAL,
+        **{**FIXTURE_ARGS, "keys": [attack.Metric("turnover"), attack.Metric("employees")],
+           "blocks": [attack.Block("wz"), attack.Block("region")], "cells": [attack.Block("wz")]},
+    )
+    assert typed.to_dict() == text.to_dict()
+    pd.testing.assert_frame_equal(typed.links, text.links)
+
+
+def test_attack_result_figures_and_tables():
+    result = attack.mass_attack(EXTERNAL, RELEASE, original=ORIGINAL, **FIXTURE_ARGS)
+    cells = result.cells
+    assert list(cells["gamma"].unique()) == [0.05, 0.1]
+    assert len(cells) == 2 * len(result.figures["cells"])
+    assert cells["passed"].tolist() == [c["passed"] for c in result.figures["cells"] for _ in (1, 2)]
+    assert result.passed == all(c["passed"] for c in result.figures["cells"])
+    assert set(result.links.columns) == {"external_id", "release_id", "distance", "n_best", "correct"}
+    assert result.links["correct"].sum() == result.figures["n_correct"]
+    assert "<table" in result._repr_html_()
+    assert result.to_markdown().startswith("#")
+    with pytest.raises(Exception):
+        result.name = "other"  # frozen
+
+
+def test_gamma_keys_have_one_spelling(tmp_path):
+    result = attack.mass_attack(EXTERNAL, RELEASE, original=ORIGINAL, **{**FIXTURE_ARGS, "gammas": ["0.10", 0.05]})
+    assert result.gammas == ["0.1", "0.05"]
+
+
+@pytest.mark.parametrize("bad, field", [
+    ({"tau": "abc"}, "tau"),
+    ({"keys": "turnover:metric"}, "keys"),
+    ({"keys": ["turnover:metrik"]}, "keys[0]"),
+    ({"cells": [5]}, "cells[0]"),
+    ({"method": "hungarain"}, None),
+])
+def test_bad_arguments_raise_input_error_before_reading(tmp_path, bad, field):
+    missing = tmp_path / "absent.csv"  # never opened: settings are checked first
+    with pytest.raises(attack.InputError) as info:
+        attack.mass_attack(missing, missing, **{**FIXTURE_ARGS, **bad})
+    if field is not None:
+        assert info.value.field == field
+    assert "absent.csv" not in str(info.value)
+
+
+def _small_copy(path: Path, folder: Path) -> Path:
+    """The shipped scenario on a 3,000-unit population (same file otherwise)."""
+    text = re.sub(r"n_units = \d+", "n_units = 3000", path.read_text(encoding="utf-8"))
+    copy = folder / path.name
+    copy.write_text(text, encoding="utf-8")
+    return copy
+
+
+@pytest.mark.parametrize("path", [p for p in SCENARIOS if "tune" not in p.name], ids=lambda p: p.stem)
+def test_scenario_run_equals_attack_run(tmp_path, path):
+    scenario_path = _small_copy(path, tmp_path)
+    out = tmp_path / "cli.json"
+    result = invoke(["run", scenario_path, "--json", out, "--html", tmp_path / "r.html",
+                     "--certificate", tmp_path / "c.json", "--quiet"])
+    assert result.exit_code in (0, 1), result.output
+    written = json.loads(out.read_text())
+    api = attack.Scenario.from_toml(scenario_path).run().to_dict()
+    assert api == written
+    assert result.exit_code == (0 if written["passed"] else 1)
+    assert written["schema_version"] == 2
+
+
+def test_exit_codes_of_link(tmp_path):
+    paths = _files(tmp_path)
+    common = ["link", "--external", paths["external"], "--release", paths["release"],
+              "--original", paths["original"], "--external-id", "unit_id", "--release-id", "unit_id",
+              "--key", "turnover:metric", "--key", "employees:metric", "--quiet"]
+    assert invoke(common + ["--tau", "1.0"]).exit_code == 0      # nothing reaches τ = 1
+    assert invoke(common + ["--tau", "0.01"]).exit_code == 1     # the fixture re-identifies units
+    broken = invoke(common + ["--key", "missing:metric"])
+    assert broken.exit_code == 2 and "Traceback" not in broken.output
+
+
+def test_demo_scenario_is_an_ordinary_scenario(tmp_path):
+    scenario = attack.demo_scenario(n_units=500, seed=3)
+    result = scenario.run(engine={"jobs": 1})
+    assert [r.release["name"] for r in result.runs] == ["FORMAL"] * 2 + ["separate MA (k=3)"] * 2
+    assert [r.intruder["role"] for r in result.runs] == ["worst", "realistic"] * 2
+    assert result.to_dict() == attack.demo_scenario(n_units=500, seed=3).run().to_dict()
