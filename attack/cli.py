@@ -30,6 +30,7 @@ from attack.risk.results import AttackResult
 from attack.study.demo import run_demo
 from attack.study.results import ScenarioResult, write_outputs
 from attack.study.scenario import Scenario, load_scenario
+from attack.study.signing import generate_keypair, load_private_key, passphrase_from_env
 from attack.study.verify import verify as verify_certificate
 
 MATCHES_WARNING = (
@@ -229,15 +230,19 @@ def link_command(external_path, release_path, external_id, release_id, original_
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Override the scenario's HTML output.")
 @click.option("--matches", "matches_path", type=click.Path(dir_okay=False, path_type=Path), help="Write record-level links (confidential).")
 @click.option("--certificate", "certificate_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the certificate goes (default: beside the JSON, or reports/).")
+@click.option("--sign", "sign_path", type=click.Path(dir_okay=False, path_type=Path), help="Sign the certificate with this Ed25519 private key (from attack keygen).")
+@click.option("--passphrase-env", metavar="VAR", help="Environment variable holding the private key's passphrase.")
 @_engine_options
 @_output_options
-def run_command(scenario_path, json_path, html_path, matches_path, certificate_path, jobs, engine, scheduler, memory_budget, quiet, verbose, timings) -> None:
+def run_command(scenario_path, json_path, html_path, matches_path, certificate_path, sign_path, passphrase_env,
+                jobs, engine, scheduler, memory_budget, quiet, verbose, timings) -> None:
     """Run the attack described by a scenario file (TOML) and certify the result; the options
     override the file's [engine] table.
 
     Exit status: 0 when the verdict is passed, 1 when it is NOT PASSED, 2 for a usage or input
     error (the scenario is checked before any data file is read)."""
     scenario = Scenario.from_toml(scenario_path)
+    key = None if sign_path is None else load_private_key(sign_path, passphrase_from_env(passphrase_env))
     result = scenario.run(engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=not quiet)
     json_path = json_path or scenario.outputs.get("json")
     certificate_path = (
@@ -246,7 +251,7 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
         or (Path(json_path).with_suffix(".certificate.json") if json_path else None)
         or Path("reports") / f"{scenario_path.stem}.certificate.json"
     )
-    sealed = result.certificate(Path(certificate_path).parent)
+    sealed = result.certificate(Path(certificate_path).parent, key=key)
     _emit(
         result,
         json_path,
@@ -259,18 +264,39 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
 
 @main.command("verify")
 @click.argument("certificate_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--public-key", "public_key", type=click.Path(dir_okay=False, path_type=Path), help="The issuer's public key (public.pem): check the signature.")
 @click.option("--rerun", is_flag=True, help="Also rerun the attack and compare the figures.")
-def verify_command(certificate_path, rerun) -> None:
-    """Check a certificate against its inputs: exit 0 when everything matches, 1 otherwise."""
-    outcome = verify_certificate(certificate_path, rerun=rerun)
-    for line in outcome.checked:
-        click.echo(f"ok: {line}")
-    for line in outcome.problems:
-        click.echo(f"MISMATCH: {line}", err=True)
+def verify_command(certificate_path, public_key, rerun) -> None:
+    """Check a certificate, one line per check (✔ passed, ✘ failed, • not checked): the
+    signature against the issuer's public key, the digest, that the verdict follows from the
+    certificate's own figures and τ, the SHA-256 of every input and, with --rerun, that the
+    attack reproduces the figures.
+
+    Exit status: 0 when every check performed passes, 1 otherwise, 2 for a usage error.
+    Without --public-key the signer is not verified and the certificate is never called
+    authentic."""
+    outcome = verify_certificate(certificate_path, public_key=public_key, rerun=rerun)
+    for check in outcome.checks:
+        click.echo(check.line())
     if not outcome.ok:
-        click.echo(f"attack: certificate {certificate_path} does NOT match its inputs", err=True)
+        click.echo(f"certificate {certificate_path}: verification FAILED", err=True)
         raise SystemExit(1)
-    click.echo(f"certificate {certificate_path} verified")
+    if outcome.authentic:
+        click.echo(f"certificate {certificate_path}: authentic and consistent")
+    else:
+        click.echo(f"certificate {certificate_path}: intact and consistent; its issuer is not verified")
+
+
+@main.command("keygen")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder for private.pem and public.pem.")
+@click.option("--passphrase-env", metavar="VAR", help="Encrypt the private key with the passphrase held in this environment variable.")
+def keygen_command(out_dir, passphrase_env) -> None:
+    """Make an Ed25519 key pair for signing certificates: OUT/private.pem (owner-only; keep it
+    secret) and OUT/public.pem (hand it to whoever verifies). Never overwrites a key."""
+    passphrase = passphrase_from_env(passphrase_env)
+    private, public, print_ = generate_keypair(out_dir, passphrase)
+    click.echo(f"wrote {private} (owner-only) and {public}", err=True)
+    click.echo(f"public key fingerprint: {print_}")
 
 
 @main.command("demo")
@@ -511,12 +537,18 @@ def utility_command(original_path, release_path, variables, by, crosses, weight,
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the results as JSON.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML report.")
+@click.option("--certificate", "certificate_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a certificate of the verdict (JSON and a printable .html twin).")
+@click.option("--sign", "sign_path", type=click.Path(dir_okay=False, path_type=Path), help="Sign the certificate with this Ed25519 private key (from attack keygen).")
+@click.option("--passphrase-env", metavar="VAR", help="Environment variable holding the private key's passphrase.")
 @_read_options
 def synth_command(original_path, synthetic_path, holdout_path, keys, targets, gammas, tau, exclude, categorical,
-                  metric, scaling, bins, n_attacks, seed, json_path, html_path,
-                  sep, decimal, encoding, sheet, na, codes) -> None:
+                  metric, scaling, bins, n_attacks, seed, json_path, html_path, certificate_path, sign_path,
+                  passphrase_env, sep, decimal, encoding, sheet, na, codes) -> None:
     """Attack a synthetic release: distance to closest record, the CAP family, singling out,
     linkability and inference against a holdout baseline (docs/method/synthetic-attacks.md)."""
+    from attack.io.fingerprint import file_input
+    from attack.report.certificate import render_html as render_certificate
+    from attack.study.certificate import build_synthetic
     from attack.synthetic.run import (
         DEFAULT_SYNTH_TAU,
         SynthSpec,
@@ -532,7 +564,10 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
         n_attacks=n_attacks, seed=seed, bins=dict(parse_binning(b) for b in bins),
     )
     inputs = [original_path, synthetic_path, holdout_path]
-    check_outputs([json_path, html_path], inputs)
+    check_outputs([json_path, html_path, certificate_path], inputs)
+    if sign_path is not None and certificate_path is None:
+        raise InputError("--sign needs --certificate PATH")
+    key = None if sign_path is None else load_private_key(sign_path, passphrase_from_env(passphrase_env))
     reading = _reading(sep, decimal, encoding, sheet, na, (*codes, *categorical))
     original = read_table(original_path, options=reading)
     synthetic = read_table(synthetic_path, options=reading)
@@ -544,10 +579,32 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
         files[Path(json_path)] = (to_json(result.to_dict()), None)
     if html_path:
         files[Path(html_path)] = (result.to_html(), None)
+    if certificate_path:
+        folder = Path(certificate_path).parent
+        fingerprints = [file_input(role, path, folder) for role, path in
+                        (("original", original_path), ("synthetic", synthetic_path), ("holdout", holdout_path))
+                        if path is not None]
+        sealed = build_synthetic(figures=result.figures, inputs=fingerprints, key=key)
+        files[Path(certificate_path)] = (to_json(sealed), None)
+        files[Path(certificate_path).with_suffix(".html")] = (
+            render_certificate(sealed, Path(certificate_path).name), None)
     write_files_atomic(files, inputs=inputs)
     click.echo(result.to_markdown())
     if not result.passed:
         raise SystemExit(1)
+
+
+@main.command("schema")
+def schema_command() -> None:
+    """Print the JSON Schema of scenario files.
+
+    Save it (``attack schema > attack-scenario.schema.json``) and point your editor's TOML
+    support at it (Even Better TOML / Taplo in VS Code: a ``#:schema attack-scenario.schema.json``
+    first line in the scenario file), so that misspelt fields and wrong values show while you
+    type. The same schema checks every scenario before any data file is read."""
+    from attack.study.settings import json_schema
+
+    click.echo(to_json(json_schema()), nl=False)
 
 
 @main.command("inspect")

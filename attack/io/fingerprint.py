@@ -28,8 +28,8 @@ def file_input(role: str, path: str | Path, certificate_dir: str | Path) -> dict
     path = Path(path).resolve()
     try:
         shown = os.path.relpath(path, Path(certificate_dir).resolve())
-    except ValueError:  # another drive
-        shown = str(path)
+    except ValueError:  # another drive: no relative path exists; never record an absolute one
+        shown = path.name
     return {"role": role, "path": shown, "sha256": sha256_file(path), "bytes": path.stat().st_size}
 
 

@@ -40,10 +40,23 @@ __all__ = [
 ]
 
 
+def _alias_properties(schema: dict[str, Any]) -> None:
+    """Let the JSON Schema accept the aliases ``column`` (for ``name``) and ``external`` (for
+    ``external_name``) that scenario files use."""
+    properties = schema.get("properties", {})
+    for field, alias in (("name", "column"), ("external_name", "external")):
+        if field in properties:
+            properties[alias] = {**properties[field], "description": f"Same as {field}."}
+    if "name" in schema.get("required", []):
+        schema["required"] = [r for r in schema["required"] if r != "name"]
+        schema["anyOf"] = [{"required": ["name"]}, {"required": ["column"]}]
+
+
 class _Setting(BaseModel):
     """A frozen settings object whose column name may also be given positionally."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True,
+                              json_schema_extra=_alias_properties)
 
     name: str = Field(min_length=1, validation_alias=AliasChoices("name", "column"),
                       description="Column in the release (and, by default, in the external file).")

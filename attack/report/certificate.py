@@ -1,51 +1,91 @@
-"""The printable HTML page of a certificate."""
+"""The printable HTML page of a certificate (a jinja2 template with autoescaping): verdict, the
+scenario in words, the signer, input fingerprints, the cells and how to verify. It prints to one
+or two A4 pages from a browser."""
 
 from __future__ import annotations
 
-import html
-import json
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+PASS, FAIL = "pass", "FAIL"
 
 
-def render_html(certificate: dict) -> str:
-    """A printable, self-contained HTML page of the certificate."""
-    esc = html.escape
-    verdict = certificate["verdict"]
-    rows = "".join(
-        f"<tr><td>{esc(i['role'])}</td><td>{esc(str(i.get('path') or i.get('source')))}</td>"
-        f"<td><code>{esc(i['sha256'])}</code></td></tr>"
-        for i in certificate["inputs"]
+@cache
+def _environment() -> Environment:
+    return Environment(loader=PackageLoader("attack.report", "templates"),
+                       autoescape=select_autoescape(["html", "j2"]), trim_blocks=True,
+                       lstrip_blocks=True)
+
+
+def render_html(certificate: Mapping[str, Any], file_name: str = "certificate.json") -> str:
+    """The certificate page; ``file_name`` is how the verification command names the JSON."""
+    anonymous = certificate["verdict"]["factually_anonymous"]
+    template = _environment().get_template("certificate.html.j2")
+    return template.render(
+        certificate=certificate,
+        title=certificate.get("scenario", {}).get("title", "synthetic release"),
+        colour="#1b5e20" if anonymous else "#b71c1c",
+        scenario_lines=_scenario_lines(certificate),
+        signature=certificate.get("signature"),
+        tables=_tables(certificate),
+        file_name=file_name,
     )
-    runs = []
-    for run in certificate["results"]:
-        gammas = list(run["overall"].get("disclosure_risk", {}))
-        head = "".join(f"<th>P γ={esc(g)}</th>" for g in gammas)
-        body = "".join(
-            "<tr>"
-            + f"<td>{esc(', '.join(f'{k}={v}' for k, v in c['cell'].items()) or 'all units')}</td>"
-            + f"<td>{c['n_verifiable']}</td><td>{c['reidentification_rate']:.4f}</td>"
-            + "".join(f"<td>{c['disclosure_risk'][g]:.4f}</td>" for g in gammas)
-            + f"<td>{'pass' if c['passed'] else 'FAIL'}</td></tr>"
+
+
+def _scenario_lines(certificate: Mapping[str, Any]) -> list[str]:
+    scenario = certificate.get("scenario") or {}
+    if certificate["kind"] == "synthetic":
+        settings = scenario.get("settings", {})
+        return [
+            f"{scenario.get('n_synthetic')} synthetic records attacked against {scenario.get('n_original')} "
+            f"original records" + (f" and a holdout of {scenario['n_holdout']}" if scenario.get("n_holdout") else ""),
+            f"known to the intruder: {', '.join(settings.get('keys', [])) or 'no keys'}; "
+            f"sought: {', '.join(settings.get('targets', [])) or 'no targets'}",
+            f"every check decides on the upper 95% bound against τ = {settings.get('tau')}",
+        ]
+    lines = []
+    for intruder in scenario.get("intruders", []):
+        linkage = intruder.get("linkage", {})
+        keys = ", ".join(k.get("name", "?") if isinstance(k, Mapping) else str(k) for k in linkage.get("keys", []))
+        blocks = ", ".join(map(str, linkage.get("blocking", []))) or "none"
+        role = f" ({intruder['role']} case)" if intruder.get("role") else ""
+        lines.append(f"{intruder['name']}{role} against {intruder['release'] or 'the release'}: keys {keys}; "
+                     f"blocks {blocks}; {linkage.get('method', '?')} assignment")
+    evaluation = scenario.get("evaluation", {})
+    gammas = ", ".join(str(g) for g in evaluation.get("gammas", evaluation.get("gamma", [])))
+    lines.append(f"every cell must stay below τ = {evaluation.get('tau')} for γ = {gammas}")
+    if scenario.get("lam") is not None:
+        lines.append(f"cells judged on the combined measure with λ = {scenario['lam']}")
+    return lines
+
+
+def _tables(certificate: Mapping[str, Any]) -> list[dict]:
+    if certificate["kind"] == "synthetic":
+        rows = [[" ".join(str(c[k]) for k in ("family", "measure", "target") if c.get(k)),
+                 _number(c.get("value")), _number(c.get("upper")), PASS if c["passed"] else FAIL]
+                for c in certificate["results"]]
+        tau = certificate["results"][0]["tau"] if certificate["results"] else ""
+        return [{"name": "Checks", "tau": tau, "header": ["check", "value", "upper 95%", ""], "rows": rows}]
+    runs = list(certificate["results"])
+    if certificate.get("combined"):
+        runs = [{"name": "Combined measure", "tau": certificate["combined"]["tau"],
+                 "cells": certificate["combined"]["cells"]}]
+    tables = []
+    for run in runs:
+        gammas = list(run["cells"][0]["disclosure_risk"]) if run["cells"] else []
+        header = ["cell", "n", "hit rate"] + [f"P γ={g}" for g in gammas] + [""]
+        rows = [
+            [", ".join(f"{k}={v}" for k, v in c["cell"].items()) or "all units",
+             c.get("n_verifiable", ""), _number(c.get("reidentification_rate")),
+             *[_number(c["disclosure_risk"][g]) for g in gammas], PASS if c["passed"] else FAIL]
             for c in run["cells"]
-        )
-        runs.append(
-            f"<h2>{esc(run['name'])}</h2><p>τ = {run['tau']}</p><table><tr><th>cell</th><th>n</th>"
-            f"<th>hit rate</th>{head}<th></th></tr>{body}</table>"
-        )
-    scenario = esc(json.dumps(certificate["scenario"], indent=2, ensure_ascii=False))
-    colour = "#1b5e20" if verdict["factually_anonymous"] else "#b71c1c"
-    return (
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        "<title>attack certificate</title><style>body{font-family:sans-serif;max-width:60em;"
-        "margin:auto;padding:1em}table{border-collapse:collapse;display:block;overflow-x:auto}"
-        "td,th{border:1px solid #999;padding:.2em .5em;font-size:90%}code,pre{font-size:80%;"
-        "word-break:break-all;white-space:pre-wrap}</style></head><body>"
-        f"<h1>Factual-anonymity certificate</h1><p style='color:{colour}'><strong>"
-        f"{esc(verdict['statement'])}</strong></p><p>{esc(verdict['scope'])}</p>"
-        f"<p>attack {esc(certificate['tool']['version'])} · created {esc(certificate['created'])}</p>"
-        f"<h2>Inputs</h2><table><tr><th>role</th><th>file</th><th>SHA-256</th></tr>{rows}</table>"
-        + "".join(runs)
-        + f"<h2>Scenario as run</h2><pre>{scenario}</pre>"
-        f"<p>Digest (SHA-256 over the certificate): <code>{esc(certificate['digest'])}</code></p>"
-        "<p>Verify with <code>attack verify certificate.json</code>.</p></body></html>\n"
-    )
+        ]
+        tables.append({"name": run["name"], "tau": run["tau"], "header": header, "rows": rows})
+    return tables
+
+
+def _number(value: Any) -> str:
+    return "–" if value is None else f"{value:.4f}"

@@ -88,7 +88,8 @@ def run_attack(
     figures["truth"] = "original" if data.original is not None else "release values"
     figures["attack_version"] = __version__
     clock.lap("evaluation")
-    intruder_file, release_file = source_name(data.external), source_name(data.release)
+    # file names only: results are shared, machine paths stay on the machine
+    intruder_file, release_file = (Path(source_name(f)).name for f in (data.external, data.release))
     return AttackResult(
         name=name or f"{intruder_file} against {release_file}",
         intruder={"name": intruder_name or name or intruder_file, "role": role, "file": intruder_file},

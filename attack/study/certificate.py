@@ -1,14 +1,14 @@
-"""Factual-anonymity certificates that bind an attack's results to the exact data it ran on.
+"""Factual-anonymity certificates that bind a verdict to its figures and to the exact data.
 
-A certificate (docs/reference/certificate.md) holds the tool version and date, the scenario as run (keys,
-distances, blocking, matcher, γ, τ, seeds), the SHA-256 of every input with its role and
-path, the per-cell results and the verdict, and a SHA-256 digest over all of it. A third party
-recomputes the file hashes with :func:`verify` (and, on request, reruns the attack and compares
-the figures); one changed byte in any input, or in the certificate, is reported.
+A certificate holds the tool and its environment, the UTC time of issue, the scenario as run
+(keys, distances, blocking, matcher, γ, τ, seeds), the SHA-256 of every input with its role and
+its path relative to the certificate, the figures per cell, the verdict, a SHA-256 digest over
+all of it and, when the issuer signs, an Ed25519 signature (:mod:`attack.study.signing`).
+:mod:`attack.study.verify` checks each part. The format is described in
+``docs/reference/certificate.md``.
 
-Paths are stored relative to the certificate's folder where possible, so that a folder with the
-certificate and its inputs can be handed over as a whole. Demo inputs (generated, not files) are
-fingerprinted by the SHA-256 of their CSV text and regenerated for verification.
+Demo inputs (generated, not files) are fingerprinted by the SHA-256 of their CSV text and
+regenerated for verification.
 """
 
 from __future__ import annotations
@@ -16,123 +16,183 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import platform
+import sys
+from collections.abc import Mapping, Sequence
+from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from attack._version import __version__
 from attack.errors import InputError
+from attack.study import signing
 
-CERTIFICATE_VERSION = 1
+CERTIFICATE_VERSION = 2
+KINDS = ("run", "demo", "synthetic")
 _CELL_FIELDS = (
     "n_verifiable", "n_correct", "n_false", "n_none", "reidentification_rate",
     "reidentification_rate_ci", "false_match_rate", "usefulness", "disclosure_risk",
     "disclosure_risk_ci", "passed",
 )
+SCOPE = ("relative to the modelled intruders and their knowledge; an intruder with other or "
+         "expert knowledge is out of scope")
 
 
-
-
-
-
-
-
-
-
-def _canonical(obj: object) -> bytes:
+def canonical(obj: object) -> bytes:
+    """The canonical JSON bytes that are digested and signed: keys sorted, UTF-8, no
+    insignificant whitespace."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def _digest(body: dict) -> str:
-    return hashlib.sha256(_canonical({k: v for k, v in body.items() if k != "digest"})).hexdigest()
+def digest(body: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of everything but the digest and the signature."""
+    return hashlib.sha256(canonical({k: v for k, v in body.items()
+                                     if k not in ("digest", "signature")})).hexdigest()
 
 
-def certified_results(runs: Sequence[dict]) -> list[dict]:
-    """The figures a certificate carries per run: overall and per cell (docs/reference/certificate.md item 4)."""
+def signed_bytes(body: Mapping[str, Any]) -> bytes:
+    """What the signature covers: the canonical JSON of everything but the signature."""
+    return canonical({k: v for k, v in body.items() if k != "signature"})
+
+
+def environment() -> dict[str, str]:
+    """The versions a rerun should match: Python, the numeric libraries, the platform."""
+    out = {"python": platform.python_version()}
+    for package in ("numpy", "pandas", "scipy"):
+        try:
+            out[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:  # pragma: no cover - they are dependencies
+            out[package] = "not installed"
+    out["platform"] = f"{platform.system()} {platform.machine()}"
+    out["implementation"] = sys.implementation.name
+    return out
+
+
+def certified_results(runs: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """The figures a certificate carries per run: overall and per cell."""
     out = []
     for run in runs:
         result = run["result"]
-        out.append(
-            {
-                "name": run.get("name", ""),
-                "intruder": run.get("intruder", ""),
-                "release": run.get("release", ""),
-                "tau": result["tau"],
-                "passed": result["passed"],
-                "overall": {k: result[k] for k in _CELL_FIELDS if k in result},
-                "cells": [
-                    {"cell": c["cell"], **{k: c[k] for k in _CELL_FIELDS if k in c}}
-                    for c in result["cells"]
-                ],
-            }
-        )
+        out.append({
+            "name": run.get("name", ""),
+            "intruder": run.get("intruder", ""),
+            "release": run.get("release", ""),
+            "tau": result["tau"],
+            "passed": result["passed"],
+            "overall": {k: result[k] for k in _CELL_FIELDS if k in result},
+            "cells": [{"cell": c["cell"], **{k: c[k] for k in _CELL_FIELDS if k in c}}
+                      for c in result["cells"]],
+        })
     return out
+
+
+def failing_cells(results: Sequence[Mapping], combined: Mapping | None) -> list[dict]:
+    """The cells the verdict fails on: the combined measure's when there is one, else every
+    run's."""
+    if combined is not None:
+        return [{"run": "combined", "cell": c["cell"]} for c in combined["cells"] if not c["passed"]]
+    return [{"run": r["name"], "cell": c["cell"]} for r in results for c in r["cells"] if not c["passed"]]
+
+
+def n_endangered(single_attack: Mapping | None) -> int:
+    """Targets of the single attacks with R(u) ≥ τ."""
+    return int(((single_attack or {}).get("unit_risk") or {}).get("n_endangered", 0))
+
+
+def attack_verdict(failing: list[dict], endangered: int) -> dict:
+    """The verdict of a mass-attack certificate from its failing cells and endangered targets."""
+    anonymous = not failing and not endangered
+    if anonymous:
+        statement = ("factually anonymous with respect to the stated scenario: every cell's "
+                     "disclosure risk is below tau for every gamma")
+    else:
+        reasons = [f"{len(failing)} cell(s) at or above tau"] if failing else []
+        reasons += [f"{endangered} single-attack target(s) with R(u) at or above tau"] if endangered else []
+        statement = "not certified: " + "; ".join(reasons)
+    return {"factually_anonymous": anonymous, "statement": statement, "failing_cells": failing,
+            "endangered_targets": endangered, "scope": SCOPE}
+
+
+def synthetic_verdict(checks: Sequence[Mapping]) -> dict:
+    """The verdict of a synthetic-data certificate from its checks."""
+    failing = [{k: c[k] for k in ("family", "measure", "target", "gamma") if k in c}
+               for c in checks if not c["passed"]]
+    anonymous = not failing
+    return {
+        "factually_anonymous": anonymous,
+        "statement": ("no attack's upper 95% bound reaches tau" if anonymous
+                      else f"not certified: {len(failing)} check(s) with the upper 95% bound at or above tau"),
+        "failing_checks": failing,
+        "scope": SCOPE,
+    }
+
+
+def seal(body: dict, key: Any | None = None) -> dict:
+    """Add the digest and, with a private key, the signature (in place; returns ``body``)."""
+    body.pop("signature", None)
+    body["digest"] = digest(body)
+    if key is not None:
+        body["signature"] = signing.signature_entry(signed_bytes(body), key)
+    return body
 
 
 def build(
     *,
     kind: str,
-    runs: Sequence[dict],
+    runs: Sequence[Mapping[str, Any]],
     inputs: Sequence[dict],
     scenario: dict,
     rerun: dict,
+    seeds: Mapping[str, Any] | None = None,
     created: str | None = None,
     combined: dict | None = None,
     natural_protection: list[dict] | None = None,
     single_attack: dict | None = None,
+    key: Any | None = None,
 ) -> dict:
-    """Assemble a certificate and seal it with its digest.
-
-    ``kind`` is "run" (a scenario file) or "demo"; ``rerun`` says how to repeat the attack
-    (the scenario input's role, or the demo's parameters).
-    """
+    """Assemble a mass-attack certificate, seal it with its digest and, given a private ``key``,
+    sign it. ``kind`` is "run" (a scenario file) or "demo"; ``rerun`` says how to repeat the
+    attack (the scenario input, or the demo's parameters)."""
     results = certified_results(runs)
-    if combined is not None:  # a scenario set is judged on the combined measure (docs/method/intruders.md)
-        failing = [{"run": "combined", "cell": c["cell"]} for c in combined["cells"] if not c["passed"]]
-    else:
-        failing = [
-            {"run": r["name"], "cell": c["cell"]} for r in results for c in r["cells"] if not c["passed"]
-        ]
-    certified = not failing
-    body = {
-        "certificate_version": CERTIFICATE_VERSION,
-        "tool": {"name": "attack", "version": __version__},
-        "created": created or _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat(),
-        "kind": kind,
-        "rerun": rerun,
-        "inputs": list(inputs),
+    verdict = attack_verdict(failing_cells(results, combined), n_endangered(single_attack))
+    body = _header(kind, rerun, inputs, seeds, created) | {
         "scenario": scenario,
         "results": results,
         "combined": combined,
         "natural_protection": natural_protection,
         "single_attack": single_attack,
-        "verdict": {
-            "factually_anonymous": certified,
-            "statement": (
-                "factually anonymous with respect to the stated scenarios: every cell's "
-                "disclosure risk is below tau for every gamma"
-                if certified
-                else f"not certified: {len(failing)} cell(s) at or above tau"
-            ),
-            "failing_cells": failing,
-            "scope": "relative to the modelled intruder knowledge; expert knowledge is out of scope",
-        },
+        "verdict": verdict,
     }
-    body["digest"] = _digest(body)
-    return body
+    return seal(body, key)
 
 
-@dataclass
-class Verification:
-    """Outcome of :func:`verify`: ``ok`` and one line per finding."""
+def build_synthetic(*, figures: Mapping[str, Any], inputs: Sequence[dict], created: str | None = None,
+                    key: Any | None = None) -> dict:
+    """A certificate of the attacks on a synthetic release, in the same format."""
+    checks = [dict(c) for c in figures["checks"]]
+    settings = dict(figures["settings"])
+    body = _header("synthetic", {"settings": settings}, inputs, {"seed": settings.get("seed")}, created) | {
+        "scenario": {"settings": settings, "n_original": figures["n_original"],
+                     "n_synthetic": figures["n_synthetic"], "n_holdout": figures["n_holdout"]},
+        "results": checks,
+        "verdict": synthetic_verdict(checks),
+    }
+    return seal(body, key)
 
-    ok: bool = True
-    problems: list[str] = field(default_factory=list)
-    checked: list[str] = field(default_factory=list)
 
-    def fail(self, message: str) -> None:
-        self.ok = False
-        self.problems.append(message)
+def _header(kind: str, rerun: dict, inputs: Sequence[dict], seeds: Mapping | None, created: str | None) -> dict:
+    if kind not in KINDS:
+        raise ValueError(f"unknown certificate kind {kind!r}")
+    return {
+        "certificate_version": CERTIFICATE_VERSION,
+        "tool": {"name": "attack", "version": __version__},
+        "environment": environment(),
+        "created": created or _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat(),
+        "kind": kind,
+        "rerun": rerun,
+        "seeds": dict(seeds or {}),
+        "inputs": list(inputs),
+    }
 
 
 def load(path: str | Path) -> dict:
@@ -144,18 +204,10 @@ def load(path: str | Path) -> dict:
         certificate = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not a certificate (invalid JSON: {exc})", file=str(path)) from exc
-    if not isinstance(certificate, dict) or "digest" not in certificate or "inputs" not in certificate:
-        raise InputError("not a certificate (no digest or inputs)", file=str(path))
+    needed = ("digest", "inputs", "verdict", "results", "kind")
+    if not isinstance(certificate, dict) or any(k not in certificate for k in needed):
+        raise InputError("not a certificate (no digest, inputs, verdict or results)", file=str(path))
+    if certificate.get("certificate_version") != CERTIFICATE_VERSION:
+        raise InputError(f"certificate version {certificate.get('certificate_version')!r}; this "
+                         f"attack {__version__} reads version {CERTIFICATE_VERSION}", file=str(path))
     return certificate
-
-
-
-
-
-
-
-
-
-
-
-

@@ -18,7 +18,8 @@ from attack.report.attack import render_html, render_markdown
 from attack.report.certificate import render_html as render_certificate
 from attack.risk.mass import matches_csv
 from attack.risk.results import AttackResult, cell_table
-from attack.study import certificate
+from attack.study import certificate, signing
+
 
 class RunSource(Protocol):
     """What a result needs of the scenario that produced it (an :class:`attack.Scenario`)."""
@@ -121,10 +122,11 @@ class ScenarioResult:
         table = self.cells.to_html(index=False, float_format=lambda v: f"{v:.4f}", na_rep="–")
         return f"<p><strong>{self.title}</strong>: {verdict}</p>{table}"
 
-    def certificate(self, directory: str | Path) -> dict:
+    def certificate(self, directory: str | Path, *, key: Any | None = None) -> dict:
         """The sealed certificate of this result, for a certificate file in ``directory``:
         the SHA-256 of every input (paths relative to ``directory``), the scenario as run, the
-        figures per cell, the verdict and a digest over all of it."""
+        figures per cell, the verdict and a digest over all of it; signed when a private
+        ``key`` (:func:`attack.study.signing.load_private_key`) is given."""
         if self.scenario is None:
             raise InputError("only the result of Scenario.run() can be certified")
         first = self.runs[0].figures
@@ -145,15 +147,21 @@ class ScenarioResult:
             },
             rerun={"scenario": "the input with role 'scenario'"} if origin is None
             else {k: v for k, v in origin.items() if k != "bundled"},
+            seeds={"linkage": {r.name: r.figures["linkage"].get("order", "no random step") for r in self.runs},
+                   **({"demo_population": origin.get("seed")} if origin else {})},
             combined=_plain(self.combined),
             natural_protection=[_plain(n) for n in self.natural_protection] or None,
             single_attack=_plain(self.single_attack),
+            key=key,
         )
 
-    def certify(self, path: str | Path) -> dict:
+    def certify(self, path: str | Path, *, sign: str | Path | None = None,
+                passphrase: bytes | None = None) -> dict:
         """Build the certificate and write it to ``path`` (JSON) with its printable HTML twin
-        (same name, ``.html``); returns the sealed certificate."""
-        sealed = self.certificate(Path(path).parent)
+        (same name, ``.html``); ``sign`` is the issuer's ``private.pem`` (from ``attack
+        keygen``). Returns the sealed certificate."""
+        key = None if sign is None else signing.load_private_key(sign, passphrase)
+        sealed = self.certificate(Path(path).parent, key=key)
         write_outputs(self, certificate=(path, sealed))
         return sealed
 
@@ -176,7 +184,7 @@ def write_outputs(
     if certificate is not None:
         path, sealed = certificate
         files[Path(path)] = (to_json(sealed), None)
-        files[Path(path).with_suffix(".html")] = (render_certificate(sealed), None)
+        files[Path(path).with_suffix(".html")] = (render_certificate(sealed, Path(path).name), None)
     if json is not None:
         files[Path(json)] = (to_json(result.to_dict(timings=timings)), None)
     if html is not None:

@@ -112,8 +112,8 @@ def test_rerun_reproduces_the_figures_and_catches_forged_ones(scenario):
     assert verified.exit_code == 0, verified.output
     assert "rerun: figures identical" in verified.output
     cert = json.loads(cert_path.read_text())
-    cert["results"][0]["cells"][1]["disclosure_risk"]["0.1"] = 0.1  # forged and resealed
-    cert["digest"] = certificate._digest(cert)
+    cert["results"][0]["cells"][0]["disclosure_risk"]["0.1"] = 0.3  # forged (verdict unchanged), resealed
+    cert["digest"] = certificate.digest(cert)
     cert_path.write_text(json.dumps(cert))
     verified = _verify(cert_path, "--rerun")
     assert verified.exit_code == 1

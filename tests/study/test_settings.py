@@ -1,0 +1,65 @@
+"""The scenario schema: every shipped scenario is valid against the JSON Schema that
+``attack schema`` prints, and the schema rejects what the loader rejects."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from attack.cli import main
+from attack.errors import InputError
+from attack.study.scenario import Scenario
+from attack.study.settings import json_schema, validate
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.toml")) + [ROOT / "attack" / "study" / "scenarios" / "demo.toml"]
+MINIMAL = {
+    "data": {"external": {"path": "e.csv", "id": "u"}, "release": {"path": "r.csv", "id": "u"}},
+    "linkage": {"keys": ["turnover:metric"]},
+}
+
+
+def test_attack_schema_prints_the_schema():
+    result = CliRunner().invoke(main, ["schema"])
+    assert result.exit_code == 0
+    assert json.loads(result.output) == json.loads(json.dumps(json_schema()))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
+def test_shipped_scenarios_satisfy_the_schema(path):
+    raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    jsonschema.validate(raw, json_schema())
+    validate(raw)
+
+
+@pytest.mark.parametrize("change", [
+    {"evaluation": {"tau": "abc"}},
+    {"evaluation": {"tau": 1.5}},
+    {"evaluation": {"gamma": 0.05}},
+    {"evaluation": {"tua": 0.5}},
+    {"linkage": {"keys": ["turnover:metric"], "method": "hungarain"}},
+    {"linkage": {"keys": [{"name": "x", "type": "metric", "weight": -1}]}},
+    {"linkage": {"keys": ["turnover:metric"], "block": "region"}},
+    {"engine": {"jobs": 0}},
+])
+def test_the_json_schema_and_the_loader_agree_on_bad_settings(change):
+    raw = {**MINIMAL, **change}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(raw, json_schema())
+    with pytest.raises(InputError):
+        validate(raw)
+
+
+def test_to_toml_round_trips(tmp_path):
+    path = ROOT / "scenarios" / "demo_kse_set.toml"
+    scenario = Scenario.from_toml(path)
+    copy = tmp_path / "copy.toml"
+    copy.write_text(scenario.to_toml(), encoding="utf-8")
+    again = Scenario.from_toml(copy)
+    assert again.settings == scenario.settings
+    assert again.to_toml() == scenario.to_toml()
