@@ -10,7 +10,6 @@ warnings the method raised.
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,14 @@ import pandas as pd
 from attack._version import __version__
 from attack.errors import InputError
 from attack.io.readers import numeric_column
+from attack.protect import (
+    formal,
+    microaggregation,
+    noise,
+    pram,
+    recoding,
+    swapping,
+)
 
 __all__ = ["METHODS", "Method", "Param", "Protected", "parse_params", "protect"]
 
@@ -44,14 +51,13 @@ REQUIRED = object()
 class Method:
     """A registered protection method.
 
-    ``target`` is ``"module:function"``; the function is called as
-    ``function(data, <columns>, **params[, seed=...])`` where ``columns`` is passed as
+    ``function`` is called as ``function(data, <columns>, **params[, seed=...])`` where ``columns`` is passed as
     ``columns=[...]`` (``column_mode="list"``), one at a time as ``column=...``
     (``"each"``), or not at all (``"none"``).
     """
 
     name: str
-    target: str
+    function: Callable[..., Any]
     family: str
     summary: str
     params: Mapping[str, Param] = field(default_factory=dict)
@@ -59,22 +65,17 @@ class Method:
     numeric: bool = True
     seeded: bool = True
 
-    @property
-    def function(self) -> Callable[..., pd.DataFrame]:
-        module, name = self.target.split(":")
-        return getattr(importlib.import_module(module), name)
 
-
-def _ma(name, target, summary, params=None, seeded=True):
-    return Method(name, target, "microaggregation", summary, params or {}, seeded=seeded)
+def _ma(name, function, summary, params=None, seeded=True):
+    return Method(name, function, "microaggregation", summary, params or {}, seeded=seeded)
 
 
 _CORRECT = Param("str", "none", ("none", "trans", "trans_grupp"),
-                 "moment correction afterwards: whole file (_trans) or blocks of 100 (§4.5)")
+                 "moment correction afterwards: whole file (_trans) or blocks of 100")
 
 
-def _noise(name, target, summary, params):
-    return Method(name, target, "noise", summary, {**params, "correct": _CORRECT})
+def _noise(name, function, summary, params):
+    return Method(name, function, "noise", summary, {**params, "correct": _CORRECT})
 
 
 _K = Param("int", 3, help="group size (>= 3)")
@@ -82,83 +83,83 @@ _F = Param("float", REQUIRED, help="shift f of the factor mixture, e.g. 0.08")
 _S = Param("float", REQUIRED, help="standard deviation s of each component, e.g. 0.02")
 
 METHODS: dict[str, Method] = {m.name: m for m in [
-    Method("formal", "attack.protect.formal:formal_release", "reduction",
+    Method("formal", formal.formal_release, "reduction",
            "drop direct identifiers and shuffle the rows (FORMAL, docs/method/protection.md)",
            {"identifiers": Param("list", [], help="direct identifier columns to drop")},
            column_mode="none", numeric=False),
-    Method("coarsen", "attack.protect.recoding:coarsen", "reduction",
-           "hierarchical codes to a prefix length, explicit merges or a preset (§2.1)",
+    Method("coarsen", recoding.coarsen, "reduction",
+           "hierarchical codes to a prefix length, explicit merges or a preset",
            {"level": Param("int", None, help="keep this many leading characters"),
             "merges": Param("mapping", None, help="CSV with columns from,to"),
             "preset": Param("str", None, ("kse_suf", "ehs_suf"), "Part XI industry map")},
            column_mode="each", numeric=False, seeded=False),
-    Method("recode", "attack.protect.recoding:recode", "reduction",
-           "categories through a mapping file with columns from,to (§2.2-2.3)",
+    Method("recode", recoding.recode, "reduction",
+           "categories through a mapping file with columns from,to",
            {"mapping": Param("mapping", REQUIRED, help="CSV with columns from,to"),
             "default": Param("str", None, help="code for values not in the mapping (default: keep)")},
            column_mode="each", numeric=False, seeded=False),
-    Method("top-code", "attack.protect.recoding:top_code", "reduction",
-           "cap large values or replace them by their mean (§2.6)",
+    Method("top-code", recoding.top_code, "reduction",
+           "cap large values or replace them by their mean",
            {"cut": Param("float", None), "quantile": Param("float", None),
             "largest": Param("int", None),
             "replace": Param("str", "censor", ("censor", "mean"))},
            column_mode="each", seeded=False),
-    Method("bottom-code", "attack.protect.recoding:bottom_code", "reduction",
-           "raise small values or replace them by their mean (§2.6)",
+    Method("bottom-code", recoding.bottom_code, "reduction",
+           "raise small values or replace them by their mean",
            {"cut": Param("float", None), "quantile": Param("float", None),
             "smallest": Param("int", None, help="number of smallest units"),
             "replace": Param("str", "censor", ("censor", "mean"))},
            column_mode="each", seeded=False),
-    Method("drop", "attack.protect.recoding:drop_columns", "reduction",
-           "delete the listed variables (§2.5)", {}, numeric=False, seeded=False),
-    Method("drop-units", "attack.protect.catalogue:drop_units_where", "reduction",
-           "delete the units matching a filter, e.g. \"employees >= 250\" (§2.5)",
+    Method("drop", recoding.drop_columns, "reduction",
+           "delete the listed variables", {}, numeric=False, seeded=False),
+    Method("drop-units", recoding.drop_units_where, "reduction",
+           "delete the units matching a filter, e.g. \"employees >= 250\"",
            {"which": Param("str", REQUIRED, help="pandas filter expression")},
            column_mode="none", numeric=False, seeded=False),
-    _ma("separate-ma", "attack.protect.microaggregation:separate_microaggregation",
-        "each variable separately, groups of k, last group k..2k-1 (§3.2-3.3)",
+    _ma("separate-ma", microaggregation.separate_microaggregation,
+        "each variable separately, groups of k, last group k..2k-1",
         {"k": _K, "min_gap": Param("float", 0.0, help="minimum relative gap between group means")}),
-    _ma("hoehne-ma", "attack.protect.microaggregation:hoehne_microaggregation",
-        "Höhne's variance-preserving one-dimensional MA (Höhne (2008), §3.4)",
+    _ma("hoehne-ma", microaggregation.hoehne_microaggregation,
+        "Höhne's variance-preserving one-dimensional MA (Höhne (2008))",
         {"m": Param("int", 3, help="(initial) group size"),
          "variable_size": Param("bool", False, help="search the size in [m, 2m-1]"),
          "variant": Param("str", "hoehne", ("hoehne", "documented")),
          "remainder": Param("str", None, ("merge_last", "own_group"),
                             "default: merge_last, own_group for the documented variant")}),
-    _ma("mdav", "attack.protect.microaggregation:mdav",
-        "joint MA of all listed variables by MDAV on z-scores, as sdcMicro (§3.6)", {"k": _K}),
-    _ma("grouped-ma", "attack.protect.microaggregation:grouped_microaggregation",
-        "joint MA within variable groups; correlation triples when no groups are given (§3.7)",
+    _ma("mdav", microaggregation.mdav,
+        "joint MA of all listed variables by MDAV on z-scores, as sdcMicro", {"k": _K}),
+    _ma("grouped-ma", microaggregation.grouped_microaggregation,
+        "joint MA within variable groups; correlation triples when no groups are given",
         {"k": _K, "groups": Param("list", None, help="groups as a|b|c;d|e")}),
-    _ma("random-ma", "attack.protect.microaggregation:random_microaggregation",
-        "joint MA of random groups (MA1G_stoch, §3.8)", {"k": _K}),
-    _ma("bootstrap-ma", "attack.protect.microaggregation:bootstrap_microaggregation",
-        "each unit averaged with two units drawn with replacement (MA1G_BS, §3.8)", {}),
-    _ma("punctual-ma", "attack.protect.microaggregation:punctual_microaggregation",
-        "joint mean of the k market leaders per cell, with a flag (§3.10)",
+    _ma("random-ma", microaggregation.random_microaggregation,
+        "joint MA of random groups (MA1G_stoch)", {"k": _K}),
+    _ma("bootstrap-ma", microaggregation.bootstrap_microaggregation,
+        "each unit averaged with two units drawn with replacement (MA1G_BS)", {}),
+    _ma("punctual-ma", microaggregation.punctual_microaggregation,
+        "joint mean of the k market leaders per cell, with a flag",
         {"by": Param("list", REQUIRED, help="cell variables, e.g. nace|east_west"),
          "rank_by": Param("str", REQUIRED, help="defining variable, e.g. turnover"),
          "k": _K, "flag": Param("str", "punctual_ma")}),
-    _noise("additive-noise", "attack.protect.noise:additive_noise",
-           "correlated additive noise d·Σ, Kim's correction by default (§4.1)",
+    _noise("additive-noise", noise.additive_noise,
+           "correlated additive noise d·Σ, Kim's correction by default",
            {"d": Param("float", REQUIRED), "kim_correction": Param("bool", True)}),
-    _noise("mult-noise", "attack.protect.noise:mixture_noise",
-           "one mixture factor per record, Mult_f_s (§4.2)", {"f": _F, "s": _S}),
-    _noise("hoehne-noise", "attack.protect.noise:hoehne_noise",
-           "Höhne's multiplicative noise Hoe_f_s (§4.3)", {"f": _F, "s": _S}),
-    _noise("lognormal-noise", "attack.protect.noise:lognormal_noise",
-           "Kim-Winkler log-normal noise (§4.4)",
+    _noise("mult-noise", noise.mixture_noise,
+           "one mixture factor per record, Mult_f_s", {"f": _F, "s": _S}),
+    _noise("hoehne-noise", noise.hoehne_noise,
+           "Höhne's multiplicative noise Hoe_f_s", {"f": _F, "s": _S}),
+    _noise("lognormal-noise", noise.lognormal_noise,
+           "Kim-Winkler log-normal noise",
            {"d": Param("float", REQUIRED), "shift": Param("float", 0.0)}),
-    _noise("controlled-noise", "attack.protect.noise:controlled_noise",
-           "sum-preserving multiplicative noise (§4.6)",
+    _noise("controlled-noise", noise.controlled_noise,
+           "sum-preserving multiplicative noise",
            {"f": _F, "s": _S, "hoehne_start": Param("bool", False)}),
-    Method("pram", "attack.protect.pram:pram", "categorical",
-           "post-randomisation; invariant PRAM with lam, or a given matrix (§5)",
+    Method("pram", pram.pram, "categorical",
+           "post-randomisation; invariant PRAM with lam, or a given matrix",
            {"lam": Param("float", None, help="probability of keeping the category"),
             "matrix": Param("matrix", None, help="CSV transition matrix, first column = category")},
            numeric=False),
-    Method("rank-swap", "attack.protect.swapping:rank_swap", "swapping",
-           "swap values between ranks at most p% apart (§6.1)", {"p": Param("float", REQUIRED)}),
+    Method("rank-swap", swapping.rank_swap, "swapping",
+           "swap values between ranks at most p% apart", {"p": Param("float", REQUIRED)}),
 ]}
 """Protection methods by command-line name."""
 
@@ -325,21 +326,6 @@ def _call(spec: Method, data: pd.DataFrame, columns: list[str], params: dict, se
             data = _frame_of(fn(data, column, **params, **extra), column, details)
         return data
     return _frame_of(fn(data, columns, **params, **extra), "", details)
-
-
-def drop_units_where(data: pd.DataFrame, which: str) -> pd.DataFrame:
-    """Delete the units matching a pandas filter such as ``employees >= 250`` (docs/method/protection.md
-    §2.5). Columns whose values are all numbers are compared as numbers, also when the file
-    was read as text (CSV); the kept rows are returned unchanged."""
-    from attack.protect.recoding import drop_units
-
-    view = data.copy()
-    for column in view.columns:
-        converted = pd.to_numeric(view[column], errors="coerce")
-        if converted.notna().sum() == view[column].notna().sum():
-            view[column] = converted
-    kept = drop_units(view, which)
-    return data.loc[kept.index]
 
 
 def _frame_of(result: Any, column: str, details: dict | None) -> pd.DataFrame:

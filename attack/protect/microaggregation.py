@@ -135,7 +135,7 @@ def _size_counts(sizes: np.ndarray) -> dict[int, int]:
     return {int(v): int(c) for v, c in zip(values, counts, strict=True)}
 
 
-# --- separate microaggregation (§3.2, §3.3) -------------------------------------------------------
+# --- separate microaggregation -------------------------------------------------------
 
 
 def _gap_group_sizes(values: list[float], k: int, min_gap: float, k_max: int) -> list[int]:
@@ -235,7 +235,7 @@ def separate_group_sizes(
             for column, _, _, group in _separate_plan(data, columns, k, seed, min_gap, k_max)]
 
 
-# --- Höhne variance-preserving one-dimensional microaggregation (§3.4) ----------------------------
+# --- Höhne variance-preserving one-dimensional microaggregation ----------------------------
 
 _REMAINDERS = ("merge_last", "own_group")
 
@@ -365,7 +365,7 @@ def hoehne_microaggregation(
     with the nominal ``m`` inside the roots, √((m − b) div b) and √(b div (m − b)); it preserves
     neither mean nor variance and implies ``remainder="own_group"``. ``legacy_shuffle`` then
     permutes each column's released values over its non-missing rows, as the documentation does;
-    by default values go back to their own rows and the release-wide row shuffle (§0) applies.
+    by default values go back to their own rows and the release-wide row shuffle applies.
     """
     if variant not in ("hoehne", "documented"):
         raise InputError(f"variant must be 'hoehne' or 'documented', got {variant!r}")
@@ -403,7 +403,7 @@ def hoehne_microaggregation(
     return result
 
 
-# --- joint microaggregation by MDAV (§3.6) --------------------------------------------------------
+# --- joint microaggregation by MDAV --------------------------------------------------------
 
 
 def mdav(
@@ -685,7 +685,7 @@ def hoehne_joint_microaggregation(
     return result
 
 
-# --- grouped (partially joint) microaggregation (§3.7) --------------------------------------------
+# --- grouped (partially joint) microaggregation --------------------------------------------
 
 
 def correlation_groups(data: pd.DataFrame, columns: Sequence[str]) -> list[list[str]]:
@@ -744,7 +744,7 @@ def grouped_microaggregation(
     return result
 
 
-# --- stochastic microaggregation (§3.8) -----------------------------------------------------------
+# --- stochastic microaggregation -----------------------------------------------------------
 
 
 def random_microaggregation(
@@ -786,7 +786,7 @@ def bootstrap_microaggregation(
     return result
 
 
-# --- punctual microaggregation of market leaders (§3.10) ------------------------------------------
+# --- punctual microaggregation of market leaders ------------------------------------------
 
 
 def _cells(data: pd.DataFrame, by: Sequence[str]) -> np.ndarray:

@@ -412,3 +412,16 @@ def drop_units(data: pd.DataFrame, which: str | Sequence[bool] | pd.Series) -> p
     if len(mask) != len(data) or not pd.api.types.is_bool_dtype(mask):
         raise InputError(f"unit filter must give one true/false value per row ({len(data)})")
     return data[~mask.to_numpy(dtype=bool)]
+
+
+def drop_units_where(data: pd.DataFrame, which: str) -> pd.DataFrame:
+    """Delete the units matching a pandas filter such as ``employees >= 250`` (docs/method/protection.md).
+    Columns whose values are all numbers are compared as numbers, also when the file
+    was read as text (CSV); the kept rows are returned unchanged."""
+    view = data.copy()
+    for column in view.columns:
+        converted = pd.to_numeric(view[column], errors="coerce")
+        if converted.notna().sum() == view[column].notna().sum():
+            view[column] = converted
+    kept = drop_units(view, which)
+    return data.loc[kept.index]

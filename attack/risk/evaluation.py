@@ -10,9 +10,9 @@ verifiable records enter the rates. Per cell (a cross-classification of the true
   (strict; per-variable γ_i allowed). A true zero is useful only when the released value is
   within the zero tolerance of zero (default: exactly zero). A missing true value is not
   evaluated; a missing released value is evaluated and not useful (docs/method/risk.md);
-* disclosure risk ``P = h · u`` (§9.3; ``u`` is undefined and ``P = 0`` without correct links,
+* disclosure risk ``P = h · u`` (``u`` is undefined and ``P = 0`` without correct links,
   ``u = 1`` when correct links have nothing to evaluate);
-* the cell passes when ``P < τ`` for every γ (§9.4, strict).
+* the cell passes when ``P < τ`` for every γ (strict inequality).
 
 Every rate carries a Wilson 95% interval; for ``P`` the successes are taken as ``P · n · |W|``
 out of ``n · |W|`` value slots, an approximation (docs/method/risk.md).

@@ -5,10 +5,10 @@ up in the protected file (Tables 32.3–32.5, 37.16–37.18). This module automa
 
 * target selection by rule (docs/method/single-attacks.md): :func:`targets_by_size` (e.g. employees ≥ 1000)
   and :func:`market_leaders` (top-k by turnover per industry × region);
-* an intruder's approximate knowledge (§13.1 "declared error model"):
+* an intruder's approximate knowledge (a declared error model):
   :func:`knowledge_from_original`, exact categorical keys and metric keys times a seeded uniform
   factor in [1 − e, 1 + e];
-* the look-up (§13.2, a [Proposal]): :func:`single_attack`;
+* the look-up (this project's procedure): :func:`single_attack`;
 * the handbook's outcome counts (§13.3): :class:`SingleAttackResult`;
 * the per-unit risk R(u) = max(R_E, R_M) (§14; the handbook definition, computation a
   [Proposal]): :func:`target_usefulness`, :func:`unit_risk`, :func:`endangered`.
@@ -21,13 +21,13 @@ Procedure per target t (docs/method/single-attacks.md) [Proposal]::
     knowledge missing (NaN metric, missing code)  -> "none (no knowledge)"
     |C_t| = 0                                      -> "none"
     |C_t| = 1                                      -> unique: "correct" / "false" by the unit id
-    |C_t| > 1: rank C_t by the §5 distance; unique iff d(second) > 0 and
+    |C_t| > 1: rank C_t by the linkage distance; unique iff d(second) > 0 and
                d(best)/d(second) ≤ δ (default 0.5), else "none (ambiguous)"
 
 The window ρ and the ratio threshold δ are [Proposal] configuration values (the handbook gives
 none); they are recorded in the result. Categorical keys are compared for exact equality after
 :func:`attack.readers.code_column`; hierarchical compatibility (d_H = 0 between a code and its
-ancestor) is not implemented here — harmonise the codes to the release coding first (§3.3).
+ancestor) is not implemented here — harmonise the codes to the release coding first.
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def knowledge_from_original(
 
 
 # ---------------------------------------------------------------------------------------------
-# The attack (docs/method/single-attacks.md) and its outcomes (§13.3)
+# The attack (docs/method/single-attacks.md) and its outcomes
 
 
 def _counts(outcomes: np.ndarray) -> dict:
@@ -219,7 +219,7 @@ class SingleAttackResult:
     notes: tuple[str, ...] = field(default=())
 
     def summary(self) -> dict:
-        """Counts of §13.3: sought = unique + none, unique = correct + false,
+        """The handbook's counts (ch. 13): sought = unique + none, unique = correct + false,
         not re-identified = false + none; identification probability = correct / sought,
         false-match rate = false / unique (None without unique links)."""
         return _counts(self.outcome)
@@ -261,13 +261,13 @@ def single_attack(
     delta: float = 0.5,
     keys: Sequence[KeySpec] | None = None,
 ) -> SingleAttackResult:
-    """Look every target up in the release (docs/method/single-attacks.md [Proposal]; outcomes §13.3).
+    """Look every target up in the release and count the outcomes (docs/method/single-attacks.md).
 
     ``knowledge`` has one row per target (id in ``knowledge_id``) and the columns
     ``categorical`` and ``metric`` under the release's names. A target with any of these values
     missing gets "none (no knowledge)". Candidates are the release rows with equal categorical
     codes and every metric value within ``|r − k| ≤ window·|k|``; several candidates are ranked
-    by the §5 distance of ``keys`` (default: squared metric distance of the ``metric`` keys,
+    by the linkage distance of ``keys`` (default: squared metric distance of the ``metric`` keys,
     max–min standardised over knowledge × release, eq. 13.4) and the best is taken when
     ``d(second) > 0`` and ``d(best)/d(second) ≤ delta``. A unique link is "correct" when the
     release row's id equals the target id.
@@ -388,7 +388,7 @@ def unit_risk(
 
     ``targets_outcome``: a :class:`SingleAttackResult` or a mapping target id → outcome.
     R_E(u) = 1[outcome "correct"] × u(u) for attacked units (a correct target without a
-    usefulness entry counts u(u) = 1, conservative as in §9.2), 0 for units not attacked.
+    usefulness entry counts u(u) = 1, conservative), 0 for units not attacked.
     R_M(u) = the unit's mass-attack disclosure risk (0 when absent). Returns one row per unit of
     either input with columns ``unit, R_E, R_M, R``.
     """

@@ -5,7 +5,7 @@ ordered from weak to strong. Every value (and every seed of the sweep) gives a c
 built from the scenario's base file; each candidate is attacked by the scenario's intruders and
 checked for analysis potential. Risk is a hard constraint and utility is only reported
 (docs/method/utility.md): the chosen setting is the weakest one whose candidates pass τ in every cell for
-every seed. Risk is not monotone in the knob (§6.1), so by default the whole grid is evaluated and
+every seed. Risk is not monotone in the knob, so by default the whole grid is evaluated and
 the choice rests on each candidate's own attack.
 
 ``[tune]`` entries::
@@ -220,7 +220,7 @@ def _risk_summary(outcome, tau: float) -> dict:
 def _utility(truth: pd.DataFrame, truth_id: str, release: pd.DataFrame, release_id: str,
              spec: TuneSpec) -> dict:
     """A candidate's utility against the truth file: per check family the cases, exceedances
-    and share (docs/method/utility.md), and IL1s when units can be aligned by id (§4.1)."""
+    and share (docs/method/utility.md), and IL1s when units can be aligned by id."""
     from attack.utility.profile import utility_profile
 
     options = dict(spec.utility)

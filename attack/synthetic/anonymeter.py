@@ -3,9 +3,9 @@
 
 Every attack runs three times: against training records (*main*), against holdout records the
 generator never saw (*control*) and as a naive random intruder (*baseline*). Success counts become
-Wilson rates (§8.2); the residual risk of main over control, clipped to [0, 1] with its error band,
+Wilson rates; the residual risk of main over control, clipped to [0, 1] with its error band,
 is the risk; without a control set the main rate is. The τ verdict uses the **upper** bound of the
-risk interval (§8.3). The pitfalls of docs/method/synthetic-attacks.md are avoided: the numeric inference tolerance
+risk interval. The pitfalls of docs/method/synthetic-attacks.md are avoided: the numeric inference tolerance
 divides by the true value (strict ``<`` with a zero rule), and singling-out rates divide by the
 number of queries actually generated.
 
@@ -444,8 +444,8 @@ def _univariate_queries(table: _Table, numeric: np.ndarray, n_attacks: int,
 
 def _multivariate_queries(table: _Table, numeric: np.ndarray, n_attacks: int, n_cols: int,
                           max_attempts: int, rng: np.random.Generator) -> tuple[_Queries, int]:
-    """Queries built from random synthetic records on ``n_cols`` random columns (docs/method/synthetic-attacks.md
-    §8.1): numeric ``>= v`` above the synthetic median, else ``<= v``; categorical ``== v``;
+    """Queries built from random synthetic records on ``n_cols`` random columns
+    (docs/method/synthetic-attacks.md): numeric ``>= v`` above the synthetic median, else ``<= v``; categorical ``== v``;
     missing ``is null``. Distinct queries selecting exactly one synthetic record are kept until
     ``n_attacks`` are found or ``max_attempts`` were made. Returns the queries and the attempts."""
     n, p = table.values.shape
@@ -667,7 +667,7 @@ def singling_out(
 
 
 # --------------------------------------------------------------------------------------------
-# Linkability and inference (nearest synthetic records, docs/method/synthetic-attacks.md and §8.1)
+# Linkability and inference (nearest synthetic records, docs/method/synthetic-attacks.md)
 
 
 def _aux_space(space: Preparation | None, frames: Mapping[str, pd.DataFrame],

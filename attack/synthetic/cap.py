@@ -1,16 +1,16 @@
 """The CAP family of attribute-disclosure measures for synthetic data (docs/method/synthetic-attacks.md).
 
 * :func:`table_measures` — the synthpop identity and attribute disclosure measures computed from
-  the cross-tabulation of a composite key ``q`` against a target ``t`` (§6, §7.1);
+  the cross-tabulation of a composite key ``q`` against a target ``t``;
 * :func:`cap_scores` — SDMetrics' CategoricalCAP, CategoricalZeroCAP and
-  CategoricalGeneralizedCAP, reported as mean correct attribution probabilities (§7.2);
+  CategoricalGeneralizedCAP, reported as mean correct attribution probabilities;
 * :func:`disclosure_protection` and :func:`disclosure_protection_estimate` — SDMetrics'
   DisclosureProtection(Estimate) with ``None`` where SDMetrics returns 0 or 1 (NaN since
-  sdmetrics 0.32) for an undefined value (§7.2, §9.5);
+  sdmetrics 0.32) for an undefined value;
 * :func:`knn_attribution` — Papavasiliou (2020) inverse-distance-weighted attribution over the
-  synthetic records, with its naive baselines (§7.3);
+  synthetic records, with its naive baselines;
 * :class:`Binning` — explicit grouping of numeric keys and targets, fitted on the training
-  original only and recorded in every result (§7.4).
+  original only and recorded in every result.
 
 In the table measures and the SDMetrics metrics, categorical values are compared as they are
 (``1`` and ``"1"`` differ) and a missing value is a level of its own. Everything is computed on
@@ -668,7 +668,7 @@ def disclosure_protection_estimate(
 
 
 # ------------------------------------------------------------------------------------------
-# Seed 003: inverse-distance-weighted kNN attribution (docs/method/synthetic-attacks.md)
+# Papavasiliou (2020): inverse-distance-weighted kNN attribution (docs/method/synthetic-attacks.md)
 
 
 def inverse_distance_weights(distances: np.ndarray) -> np.ndarray:
@@ -749,7 +749,7 @@ def _useful(
 
 @dataclass(frozen=True)
 class KnnAttribution:
-    """Seed 003's inverse-distance-weighted attribution with its naive baselines
+    """Papavasiliou's (2020) inverse-distance-weighted attribution with its naive baselines
     (docs/method/synthetic-attacks.md pitfall 10).
 
     Categorical target: ``accuracy`` against the majority class of the synthetic target and the

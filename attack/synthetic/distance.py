@@ -2,7 +2,7 @@
 
 docs/method/synthetic-attacks.md. Every distance is the exact nearest-neighbour distance of the recorded
 preparation (:mod:`attack.synth_space`); the reference side is never subsampled, only the
-synthetic query side may be (``query_sample``, seeded and reported; §9 pitfall 3). Statistics
+synthetic query side may be (``query_sample``, seeded and reported; a subsampled reference would bias the distances). Statistics
 that are undefined (no rows, zero denominators, no control set) are None, never NaN.
 
 Directions are named ``query→reference``: ``synthetic→original`` is each synthetic record's
@@ -69,7 +69,7 @@ def summarise_dcr(direction: str, dcr: np.ndarray, threshold: float | None = Non
 
 @dataclass(frozen=True)
 class NndrSummary:
-    """Nearest-neighbour distance ratio of the synthetic records against one reference (§4)."""
+    """Nearest-neighbour distance ratio of the synthetic records against one reference."""
 
     reference: str
     n: int
@@ -300,7 +300,7 @@ def _check_options(original, synthetic, control, t_dcr, near_fraction, gamma):
 
 def uniform_records(prep: Preparation, n: int, seed) -> pd.DataFrame:
     """``n`` records drawn uniformly over the training ranges of the numeric columns and the
-    observed training categories (SDMetrics DCRBaselineProtection's random data, §3.4)."""
+    observed training categories (SDMetrics DCRBaselineProtection's random data)."""
     rng = np.random.default_rng(seed)
     data: dict[str, np.ndarray] = {}
     for name, lo, hi in zip(prep.numeric, prep.minima, prep.maxima, strict=True):
@@ -333,7 +333,7 @@ def _paired_difference(control: np.ndarray, training: np.ndarray) -> dict:
 
 
 def _overfitting(dcr_train: np.ndarray, dcr_control: np.ndarray) -> dict:
-    """DCROverfittingProtection (§3.4): ``p`` = share of synthetic rows strictly closer to the
+    """DCROverfittingProtection: ``p`` = share of synthetic rows strictly closer to the
     training data than to the holdout, score ``min(2·(1 − p), 1)``, with p's Wilson interval."""
     closer = int(np.sum(dcr_train < dcr_control))
     n = int(dcr_train.size)
@@ -348,7 +348,7 @@ def _overfitting(dcr_train: np.ndarray, dcr_control: np.ndarray) -> dict:
 
 
 def _baseline(dcr_synthetic: np.ndarray, dcr_random: np.ndarray, seed: int) -> dict:
-    """DCRBaselineProtection (§3.4): ``min(median DCR(synthetic) / median DCR(random), 1)``;
+    """DCRBaselineProtection: ``min(median DCR(synthetic) / median DCR(random), 1)``;
     undefined when the random median is 0."""
     med_s = float(np.median(dcr_synthetic)) if dcr_synthetic.size else None
     med_r = float(np.median(dcr_random)) if dcr_random.size else None
@@ -365,7 +365,7 @@ def _baseline(dcr_synthetic: np.ndarray, dcr_random: np.ndarray, seed: int) -> d
 
 
 def _seed003(prep: Preparation, summary: DcrSummary) -> dict:
-    """Seed 003's min and mean nearest-neighbour distance (§3.2): the synthetic→original DCR min
+    """Papavasiliou's (2020) min and mean nearest-neighbour distance: the synthetic→original DCR min
     and mean when the preparation is Euclidean on dummy-coded rows; otherwise not reported."""
     applies = prep.metric == "euclidean" and prep.categorical_mode == "dummy"
     return {
@@ -387,7 +387,7 @@ def _copies(
     near_fraction: float,
     gamma: float | None,
 ) -> CopyCounts:
-    """Exact copies (distance 0 under the preparation), near copies and γ copies (§5)."""
+    """Exact copies (distance 0 under the preparation), near copies and γ copies."""
     exact = int(np.sum(dcr_syn_to_real == 0))
     reproduced = int(np.sum(dcr_real_to_syn == 0))
     near = int(near_hits(prep, real, syn_all, near_fraction=near_fraction).sum())

@@ -2,15 +2,14 @@
 
 :func:`attack_synthetic` runs, on the columns the original and the synthetic file share:
 
-* the distance attacks (§3–5: DCR, NNDR, exact and near copies, SDMetrics' baselines and the
+* the distance attacks (DCR, NNDR, exact and near copies, SDMetrics' baselines and the
   holdout comparison) — diagnostics, reported without a τ decision;
-* singling out (§8.1) on all those columns;
+* singling out on all those columns;
 * with two or more keys, linkability between two halves of the keys;
-* with keys and targets, per target: the synthpop table measures and SDMetrics' CAP trio (§7.1,
-  §7.2), Papavasiliou (2020) inverse-distance kNN attribution (§7.3) and, per γ, the inference attack
-  (§8.1).
+* with keys and targets, per target: the synthpop table measures and SDMetrics' CAP trio, Papavasiliou (2020) inverse-distance kNN attribution and, per γ, the
+  inference attack.
 
-Decisions (§8.3 [Proposal]): singling out, linkability and every inference are judged on the
+Decisions: singling out, linkability and every inference are judged on the
 upper bound of their risk interval (the residual risk over the holdout when one is given, else
 the attack's own success rate); DiSCO and repU on the upper Wilson bound of their share of
 original records. Every check must stay below τ. The DCR statistics carry no τ because the
@@ -48,9 +47,9 @@ class SynthSpec:
     ``columns`` (default: every column both files share, minus ``exclude``) feed the distance
     attacks and singling out; ``keys`` are what the intruder knows, ``targets`` what he wants.
     ``categorical`` overrides the automatic choice (non-numeric columns). Numeric keys and
-    targets are grouped for the table measures by ``bins`` (default: quintiles of the original,
-    §7.4). The preparation (``metric``, ``scaling``, ``categorical_mode``) is fitted on the
-    original only (§2)."""
+    targets are grouped for the table measures by ``bins`` (default: quintiles of the original).
+    The preparation (``metric``, ``scaling``, ``categorical_mode``) is fitted on the
+    original only."""
 
     keys: tuple[str, ...] = ()
     targets: tuple[str, ...] = ()
@@ -77,7 +76,7 @@ class SynthSpec:
 
 
 def parse_binning(text: str) -> tuple[str, Binning]:
-    """``VAR=quantile:K``, ``VAR=equal_width:K`` or ``VAR=breaks:B1,B2,...`` (§7.4)."""
+    """``VAR=quantile:K``, ``VAR=equal_width:K`` or ``VAR=breaks:B1,B2,...``."""
     name, sep, rule = text.partition("=")
     kind, _, arg = rule.partition(":")
     try:

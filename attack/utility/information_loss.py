@@ -1,9 +1,9 @@
 """Information-loss measures of a release (docs/method/utility.md): reported beside the checks, never merged
 with risk into one figure (docs/method/utility.md).
 
-* §4.1 IL1s on per-record pairs (:func:`il1s`);
+* IL1s on per-record pairs (:func:`il1s`);
 * §4.2 the handbook's Score I / Score II (:func:`information_loss_scores`);
-* §4.3 descriptive extras without thresholds: dispersion and concentration (:func:`describe`,
+* descriptive extras without thresholds: dispersion and concentration (:func:`describe`,
   :func:`gini`, :func:`concentration_ratio`, :func:`herfindahl`) and entropy-based loss of a
   categorical variable (:func:`shannon_entropy`, :func:`conditional_entropy`,
   :func:`categorical_loss`).

@@ -732,7 +732,7 @@ def _regression_families(comparisons: Sequence[ModelComparison], th: Thresholds)
 
 @dataclass(frozen=True)
 class PerRecord:
-    """Measures that need unit identity (docs/method/utility.md per-value share, §4.1, §4.2, §5)."""
+    """Measures that need unit identity (docs/method/utility.md per-value share)."""
 
     id_columns: tuple[str, str]
     matched: int

@@ -150,7 +150,7 @@ def test_other_input_errors() -> None:
         separate_microaggregation(data.iloc[:3], ["x"], min_gap=0.1, k_max=2)
 
 
-# --- separate microaggregation with a minimum gap (§3.3) ------------------------------------------
+# --- separate microaggregation with a minimum gap ------------------------------------------
 
 
 def test_min_gap_enlarges_groups_until_the_gap() -> None:
@@ -243,7 +243,7 @@ def test_result_does_not_depend_on_row_order(values: list[float], rnd, k: int) -
     np.testing.assert_allclose(shuffled, direct[permutation], rtol=0, atol=0)
 
 
-# --- Höhne one-dimensional microaggregation (§3.4; worked example 5.1 (docs/reference/worked-examples.md)) ------------------------------
+# --- Höhne one-dimensional microaggregation (worked example 5.1 (docs/reference/worked-examples.md)) ------------------------------
 
 F_MA_001A = [800.3333333333, 800.3333333333, 657.5498920276, 517.3333333333, 517.3333333333,
              393.2025779000, 366.6666666667, 366.6666666667, 336.9719233982, 158.7167747731, 67.5]
@@ -716,7 +716,7 @@ def test_mdav_on_casc_invariants(casc: pd.DataFrame) -> None:
                                CASC_ROW_1, rtol=1e-12)
 
 
-# --- grouped microaggregation (§3.7) --------------------------------------------------------------
+# --- grouped microaggregation --------------------------------------------------------------
 
 
 def _clustered(n: int = 60, seed: int = 2) -> pd.DataFrame:
@@ -763,7 +763,7 @@ def test_grouped_microaggregation_input_errors() -> None:
             grouped_microaggregation(data, groups, columns=columns)
 
 
-# --- stochastic microaggregation (§3.8) -----------------------------------------------------------
+# --- stochastic microaggregation -----------------------------------------------------------
 
 
 def test_random_microaggregation_keeps_means_and_forms_random_groups() -> None:
@@ -793,7 +793,7 @@ def test_bootstrap_microaggregation_averages_each_record_with_two_draws() -> Non
     assert not math.isclose(result["x"].mean(), x.mean(), rel_tol=1e-6)  # mean not kept
 
 
-# --- punctual microaggregation (§3.10) ------------------------------------------------------------
+# --- punctual microaggregation ------------------------------------------------------------
 
 
 def _market() -> pd.DataFrame:

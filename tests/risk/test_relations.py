@@ -3,7 +3,7 @@
 The worst-case intruder (the original's own key values, docs/method/intruders.md) attacks three releases
 of the 17,000-unit demo population: FORMAL, separate microaggregation in triples (MA33G-like,
 docs/method/protection.md) and joint MDAV microaggregation with k = 3 over all metric variables
-(MA1G-like, §3.6). Keys: turnover and employees, blocked by NACE division × BBR9
+(MA1G-like). Keys: turnover and employees, blocked by NACE division × BBR9
 (:func:`attack.demo.demo_linkage`).
 """
 

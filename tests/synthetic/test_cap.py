@@ -371,7 +371,7 @@ def test_zero_distance_uses_every_exact_match(k):
 
 
 def _idw_brute(original, synthetic, keys, target, k, categorical):
-    """Seed 003 written out per record: z-scores (sd with n − 1) of the original, Euclidean."""
+    """Papavasiliou (2020) written out per record: z-scores (sd with n − 1) of the original, Euclidean."""
     x_o = original[keys].to_numpy(float)
     x_s = synthetic[keys].to_numpy(float)
     mean, sd = x_o.mean(axis=0), x_o.std(axis=0, ddof=1)

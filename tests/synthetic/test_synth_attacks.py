@@ -421,7 +421,7 @@ def test_linkability_matches_brute_force():
 
 def test_inference_hand_counted():
     synthetic = pd.DataFrame({"x": [0.0, 10.0, 20.0], "y": [100.0, 200.0, -5.0]})
-    # guesses: x=1 → 100 (true 105: 4.8% off), x=19 → −5 (true 100: wrong, §9 pitfall),
+    # guesses: x=1 → 100 (true 105: 4.8% off), x=19 → −5 (true 100: wrong: the tolerance is relative to the true value),
     # x=9 → 200 (true 195: 2.6% off)
     original = pd.DataFrame({"x": [1.0, 19.0, 9.0], "y": [105.0, 100.0, 195.0]})
     r = inference(original, synthetic, aux_columns=["x"], secret="y", n_attacks=3)

@@ -32,7 +32,7 @@ SETTINGS = [
 ]
 
 
-# --- naive reference implementation, written from docs/method/synthetic-attacks.md / §3.3 ----------------------
+# --- naive reference implementation, written from docs/method/synthetic-attacks.md ----------------------
 
 
 def _fit(train: pd.DataFrame, column: str, scaling: str) -> tuple[float, float]:
