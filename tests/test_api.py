@@ -62,6 +62,8 @@ def test_mass_attack_on_frames_equals_attack_link_on_files(tmp_path):
     ).to_dict()
     for document in (written, api):
         document.pop("intruder"), document.pop("release")
+    assert written.pop("reading")["external"]["sep"] == ","  # how the files were parsed ...
+    assert api.pop("reading") == {}  # ... frames were not parsed
     assert api == written
     assert written["schema_version"] == 2
     assert result.exit_code == (0 if written["passed"] else 1)

@@ -816,6 +816,7 @@ BAD_INPUT = [
     ("gamma not a number", None, ["--gamma", "abc"], ["'abc'"]),
     ("gamma not positive", None, ["--gamma", "0"], ["γ must be positive"]),
     ("tau out of range", None, ["--tau", "1.5"], ["τ", "1.5"]),
+    ("per-variable γ for a variable not evaluated", None, ["--gamma-var", "profit=0.1,0.2"], ["gamma_by_variable", "'profit'"]),
 ]
 
 

@@ -220,8 +220,10 @@ def read(path: str | Path, columns: Sequence[str] | None = None,
     if len(frame) == 0:
         raise InputError("file has a header but no data rows", file=name)
     frame = frame.reset_index(drop=True)
-    frame.attrs["source"] = name  # the name errors quote (source_name); the lead replaces it
     info = ReadInfo(**{**info.__dict__, "rows": len(frame), "columns": frame.shape[1]})
+    # provenance only, never a setting: the name errors quote, and how the file was read (for
+    # results; without the number of columns read, which depends on the caller, not the file)
+    frame.attrs.update(source=name, read={k: v for k, v in info.as_dict().items() if k != "columns"})
     log.info("read %s: %s", name, info.as_dict())
     return Table(frame, name, info)
 

@@ -175,6 +175,11 @@ def evaluate(
         for frame in (release, truth):
             if column not in frame.columns:
                 raise InputError("target column is missing", file=source_name(frame), column=column)
+    stray = sorted({name for g in spec.gammas for name in g.by_variable} - set(targets))
+    if stray:
+        raise InputError(f"a per-variable γ is given for {stray[0]!r}, which is not an evaluated variable "
+                         f"({', '.join(targets) or 'none'}); name it as a target or drop its γ",
+                         field="gamma_by_variable")
 
     linked_row = release_row[verifiable]
     linked = linked_row >= 0

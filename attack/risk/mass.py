@@ -86,6 +86,9 @@ def run_attack(
     )
     figures["linkage"] = links.describe()
     figures["truth"] = "original" if data.original is not None else "release values"
+    figures["reading"] = {role: frame.attrs["read"] for role, frame in
+                          (("external", data.external), ("release", data.release), ("original", data.original))
+                          if frame is not None and "read" in frame.attrs}
     figures["attack_version"] = __version__
     clock.lap("evaluation")
     # file names only: results are shared, machine paths stay on the machine

@@ -80,6 +80,7 @@ def certified_results(runs: Sequence[Mapping[str, Any]]) -> list[dict]:
             "tau": result["tau"],
             "passed": result["passed"],
             "overall": {k: result[k] for k in _CELL_FIELDS if k in result},
+            "reading": result.get("reading", {}),
             "cells": [{"cell": c["cell"], **{k: c[k] for k in _CELL_FIELDS if k in c}}
                       for c in result["cells"]],
         })

@@ -11,6 +11,7 @@ editor can check a TOML file as it is typed. The file format is described in
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -106,9 +107,11 @@ class DataEntry(_Table):
         return self
 
     def read_options(self) -> ReadOptions:
-        """How the file is read (None entries are detected)."""
-        return ReadOptions.build(sep=self.sep, decimal=self.decimal, thousands=self.thousands,
-                                 encoding=self.encoding, sheet=self.sheet, na=self.na, codes=self.codes)
+        """How the file is read (None entries are detected). A sheet keeps its TOML type: a
+        number is an index, a text a name (also one made of digits, such as "2024")."""
+        options = ReadOptions.build(sep=self.sep, decimal=self.decimal, thousands=self.thousands,
+                                    encoding=self.encoding, na=self.na, codes=self.codes)
+        return replace(options, sheet=self.sheet)
 
 
 class DemoOptions(_Table):

@@ -68,7 +68,16 @@ def link_json(folder: Path, kind: str) -> dict:
         "--cell", "region", "--json", out]])
     assert result.exit_code in (0, 1), result.output
     text = out.read_text(encoding="utf-8").replace(str(folder), "<folder>")
-    return json.loads(text.replace(SUFFIX[kind], ".<suffix>"))
+    document = json.loads(text.replace(SUFFIX[kind], ".<suffix>"))
+    reading = document.pop("reading")  # how each file was parsed differs by format, by design
+    assert {r["format"] for r in reading.values()} == {READ_FORMAT[kind]}
+    if kind == "german":  # the detected dialect is recorded with the results
+        assert {(r["sep"], r["decimal"]) for r in reading.values()} == {(";", ",")}
+        assert "cp1252" in {r["encoding"] for r in reading.values()}  # files without umlauts read as ASCII/UTF-8
+    return document
+
+
+READ_FORMAT = {"plain": "csv", "german": "csv", "bom": "csv", "excel": "excel", "ods": "ods", "parquet": "parquet"}
 
 
 def test_same_figures_from_every_format(tmp_path) -> None:
