@@ -102,7 +102,7 @@ class Engine(BaseModel):
     name: Literal["local", "dask"] | None = Field(None, description="Engine: local or dask.")
     jobs: int | None = Field(None, ge=1, strict=True, description="Worker processes (default: all cores).")
     scheduler: str | None = Field(None, min_length=1, description="Dask scheduler address, e.g. tcp://host:8786.")
-    memory_budget: int | None = Field(None, description="Bytes, or a size such as 2GiB or 512MiB.")
+    memory_budget: int | str | None = Field(None, description="Bytes, or a size such as 2GiB or 512MiB.")
 
     def __init__(self, **data: Any) -> None:
         try:

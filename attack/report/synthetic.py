@@ -177,7 +177,7 @@ def render_synth_html(document: Mapping[str, Any], title: str) -> str:
             f'<div class="verdict {"pass" if document["passed"] else "fail"}" role="status">'
             f"<strong>{esc(_headline(document))}</strong></div>",
             f"<p>{esc(_preparation_line(document))}</p>",
-            html_table(_checks_table(document), caption="τ checks (docs/method/anonymeter-attacks.md)"),
+            html_table(_checks_table(document), caption="τ checks (docs/method/synthetic-attacks.md)"),
             "<h2>Attacks</h2>",
             html_table(_attack_table(document), caption="Success rates with 95% intervals"),
             figure_html(_rates_plot(document), "Success rate of each attack on the training "

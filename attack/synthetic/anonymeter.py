@@ -1,5 +1,5 @@
 """Anonymeter-style attacks on a synthetic release: singling out, linkability and inference
-(docs/method/anonymeter-attacks.md, after Giomi et al. 2022).
+(docs/method/synthetic-attacks.md, after Giomi et al. 2022).
 
 Every attack runs three times: against training records (*main*), against holdout records the
 generator never saw (*control*) and as a naive random intruder (*baseline*). Success counts become
@@ -49,7 +49,7 @@ EXAMPLES = 10  # successful queries quoted in the parameters
 
 
 # --------------------------------------------------------------------------------------------
-# Statistics (docs/method/anonymeter-attacks.md)
+# Statistics (docs/method/synthetic-attacks.md)
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def _z(confidence: float) -> float:
 
 
 def success_rate(k: float, n: int, confidence: float = 0.95) -> Rate:
-    """Centred Wilson score estimate (Wilson 1927; docs/method/anonymeter-attacks.md, worked example 9.3 (docs/reference/worked-examples.md)):
+    """Centred Wilson score estimate (Wilson 1927; docs/method/synthetic-attacks.md, worked example 9.3 (docs/reference/worked-examples.md)):
     ``rate = (k + z²/2)/(n + z²)``, ``error = z/(n + z²)·sqrt(k(n − k)/n + z²/4)``; the interval
     ``rate ± error`` clipped to [0, 1] (it touches 0 at k = 0 and 1 at k = n)."""
     if n < 1:
@@ -112,7 +112,7 @@ def success_rate(k: float, n: int, confidence: float = 0.95) -> Rate:
 
 def residual_risk(main: Rate, control: Rate) -> Risk | None:
     """Residual risk ``R = (r_a − r_c)/(1 − r_c)`` with the propagated error σ_R, point and
-    interval clipped to [0, 1] (docs/method/anonymeter-attacks.md). Undefined when ``r_c = 1``: returns None and
+    interval clipped to [0, 1] (docs/method/synthetic-attacks.md). Undefined when ``r_c = 1``: returns None and
     issues a warning."""
     if control.rate >= 1:
         warnings.warn(UNDEFINED_RESIDUAL, RuntimeWarning, stacklevel=2)
@@ -128,7 +128,7 @@ class AttackResult:
     """One attack's rates (main, control, baseline), its risk and the τ verdict.
 
     ``risk_basis`` is ``"residual"`` (main over control) or ``"main"`` (no control set: the main
-    rate is the risk). ``passed`` is None without τ, else ``risk.high < tau`` (docs/method/anonymeter-attacks.md);
+    rate is the risk). ``passed`` is None without τ, else ``risk.high < tau`` (docs/method/synthetic-attacks.md);
     an undefined residual risk never passes."""
 
     attack: str
@@ -170,7 +170,7 @@ def _assess(
     parameters: Mapping[str, object],
     notes: Sequence[str] = (),
 ) -> AttackResult:
-    """Risk, warnings and verdict of one attack (docs/method/anonymeter-attacks.md)."""
+    """Risk, warnings and verdict of one attack (docs/method/synthetic-attacks.md)."""
     notes = list(notes)
     if control is None:
         risk: Risk | None = Risk(main.rate, main.error, main.low, main.high)
@@ -415,7 +415,7 @@ def _singles_out(table: _Table, queries: _Queries) -> np.ndarray:
 
 def _univariate_queries(table: _Table, numeric: np.ndarray, n_attacks: int,
                         rng: np.random.Generator) -> _Queries:
-    """Single-predicate queries from rare synthetic values (docs/method/anonymeter-attacks.md): ``is null`` when
+    """Single-predicate queries from rare synthetic values (docs/method/synthetic-attacks.md): ``is null`` when
     exactly one value is missing, ``<= min`` and ``>= max`` for numeric columns, ``== v`` for
     every value that occurs once; shuffled, kept if they select one synthetic record."""
     columns, ops, values = [], [], []
@@ -479,7 +479,7 @@ def _multivariate_queries(table: _Table, numeric: np.ndarray, n_attacks: int, n_
 
 def _random_queries(table: _Table, numeric: np.ndarray, n_queries: int, n_predicates: int,
                     rng: np.random.Generator) -> _Queries:
-    """Baseline queries (docs/method/anonymeter-attacks.md): distinct random columns, a value drawn uniformly from
+    """Baseline queries (docs/method/synthetic-attacks.md): distinct random columns, a value drawn uniformly from
     the column's distinct synthetic values, a random operator — numeric ``== != < > <= >=``,
     categorical ``== !=``, and ``is null``/``is not null`` when the drawn value is missing."""
     p = table.values.shape[1]
@@ -502,7 +502,7 @@ def _random_queries(table: _Table, numeric: np.ndarray, n_queries: int, n_predic
 def singling_out_probability_integral(n: float | np.ndarray, w_min: float,
                                       w_max: float | np.ndarray) -> float | np.ndarray:
     """∫ P(w, n) dw over [w_min, w_max] with ``P(w, n) = n·w·(1 − w)^(n−1)`` (Cohen & Nissim
-    2020; docs/method/anonymeter-attacks.md, worked example 9.4 (docs/reference/worked-examples.md))."""
+    2020; docs/method/synthetic-attacks.md, worked example 9.4 (docs/reference/worked-examples.md))."""
     n = np.asarray(n, dtype=float)
 
     def term(w: float | np.ndarray) -> np.ndarray:
@@ -512,13 +512,13 @@ def singling_out_probability_integral(n: float | np.ndarray, w_min: float,
 
 
 def _size_model(n: np.ndarray, w_eff: float, norm: float) -> np.ndarray:
-    """``F(n) = norm · ∫_0^{w_eff} P(w, n) dw`` (docs/method/anonymeter-attacks.md)."""
+    """``F(n) = norm · ∫_0^{w_eff} P(w, n) dw`` (docs/method/synthetic-attacks.md)."""
     return norm * singling_out_probability_integral(n, 0.0, w_eff)
 
 
 def _control_size_correction(table: _Table, queries: _Queries, n_original: int,
                              rng: np.random.Generator) -> tuple[float | None, dict]:
-    """Factor ``F(n_original)/F(n_control)`` for the control success count (docs/method/anonymeter-attacks.md).
+    """Factor ``F(n_original)/F(n_control)`` for the control success count (docs/method/synthetic-attacks.md).
 
     ``norm`` and ``w_eff`` are fitted by bounded non-linear least squares
     (``scipy.optimize.curve_fit``, 0 ≤ w_eff ≤ 1, norm ≥ 0) to the numbers of queries that single
@@ -582,7 +582,7 @@ def singling_out(
     seed: int = 0,
     quote_examples: bool = False,
 ) -> AttackResult:
-    """Singling-out attack (docs/method/anonymeter-attacks.md): queries that select exactly one synthetic record
+    """Singling-out attack (docs/method/synthetic-attacks.md): queries that select exactly one synthetic record
     are checked for selecting exactly one training record (main) and one control record
     (control, size-corrected when the sizes differ); the baseline uses random queries.
 
@@ -713,7 +713,7 @@ def linkability(
     tau: float | None = None,
     seed: int = 0,
 ) -> AttackResult:
-    """Linkability attack (docs/method/anonymeter-attacks.md): the intruder holds the target's columns ``A`` in
+    """Linkability attack (docs/method/synthetic-attacks.md): the intruder holds the target's columns ``A`` in
     one file and ``B`` in another; the target is linked when its ``n_neighbors`` nearest
     synthetic records on ``A`` and on ``B`` share a record. Targets are drawn from the training
     original (main) and the control set; the baseline draws the neighbours at random (without
@@ -761,7 +761,7 @@ def linkability(
 
 def correct_guesses(guesses: np.ndarray, secrets: np.ndarray, *, numeric: bool,
                     gamma: float) -> np.ndarray:
-    """Whether each guess of a secret is correct (docs/method/anonymeter-attacks.md pitfalls 1–2).
+    """Whether each guess of a secret is correct (docs/method/synthetic-attacks.md pitfalls 1–2).
 
     Categorical: equal values; numeric: ``|ŷ − y| / |y| < γ`` with the TRUE value ``y`` in the
     denominator (never the guess), strict; a true zero is guessed only by an exact zero (the
@@ -794,7 +794,7 @@ def inference(
     tau: float | None = None,
     seed: int = 0,
 ) -> AttackResult:
-    """Inference attack (docs/method/anonymeter-attacks.md): the intruder knows a target's ``aux_columns`` and
+    """Inference attack (docs/method/synthetic-attacks.md): the intruder knows a target's ``aux_columns`` and
     guesses ``secret`` as the value of the nearest synthetic record on them; the baseline guesses
     the secret of a random synthetic record (drawn with replacement). Correctness by
     :func:`correct_guesses`; the secret is numeric when it is numeric in every data set (in text

@@ -37,7 +37,7 @@ from attack.synthetic.space import prepare
 
 __all__ = ["DEFAULT_SYNTH_TAU", "SynthSpec", "attack_synthetic", "parse_binning"]
 
-DEFAULT_SYNTH_TAU = 0.10  # [Proposal] the sources set no τ for synthetic data (docs/method/anonymeter-attacks.md)
+DEFAULT_SYNTH_TAU = 0.10  # [Proposal] the sources set no τ for synthetic data (docs/method/synthetic-attacks.md)
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class SynthSpec:
             "gammas": list(self.gammas), "tau": self.tau, "metric": self.metric,
             "scaling": self.scaling, "categorical_mode": self.categorical_mode,
             "n_attacks": self.n_attacks, "seed": self.seed,
-            "decision": "every check's upper 95% bound < tau (docs/method/anonymeter-attacks.md)",
+            "decision": "every check's upper 95% bound < tau (docs/method/synthetic-attacks.md)",
         }
 
 

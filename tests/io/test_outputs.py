@@ -55,7 +55,7 @@ def test_replaces_existing_file_whole(tmp_path):
 
 
 def test_failed_rename_keeps_old_file_and_leaves_no_temp(tmp_path, monkeypatch):
-    target = tmp_path / "report.md"
+    target = tmp_path / "summary.txt"
     target.write_text("old", encoding="utf-8")
 
     def broken_replace(src, dst):
@@ -66,7 +66,7 @@ def test_failed_rename_keeps_old_file_and_leaves_no_temp(tmp_path, monkeypatch):
         write_text_atomic(target, "new")
     assert info.value.file == str(target)  # the path as given, not the temporary file
     assert target.read_text(encoding="utf-8") == "old"
-    assert os.listdir(tmp_path) == ["report.md"]
+    assert os.listdir(tmp_path) == ["summary.txt"]
 
 
 def test_unwritable_folder_names_the_path_given(tmp_path):

@@ -1,4 +1,4 @@
-"""Tests for attack.synth_attacks (docs/method/anonymeter-attacks.md, worked example 9.3 (docs/reference/worked-examples.md))."""
+"""Tests for attack.synth_attacks (docs/method/synthetic-attacks.md, worked example 9.3 (docs/reference/worked-examples.md))."""
 
 from __future__ import annotations
 
