@@ -367,7 +367,7 @@ def scenario_from_settings(settings: ScenarioSettings, base: Path = Path(".")) -
         settings.title, sources, linkage, evaluation, {k: base / v for k, v in outputs.items()},
         base, settings.engine, intruders,
         None if settings.combine is None else resolve_lambda(settings.combine.lam),
-        formal=None if natural is None or natural.formal is None else _source(natural.formal, demo),
+        formal=None if natural is None else _source(natural.formal, demo),
         single=None if settings.single_attack is None else settings.single_attack.model_dump(exclude_none=True),
         tune=settings.tune, releases=releases, notes=tuple(settings.notes),
         agreement=None if natural is None else natural.agreement, settings=settings,

@@ -132,12 +132,12 @@ class Data(_Table):
     def _named_releases(self) -> Data:
         if isinstance(self.release, list):
             if not self.release:
-                raise ValueError("release: give at least one entry")
+                raise InputError("give at least one entry", field="release")
             names = [r.name for r in self.release]
             if any(n is None for n in names):
-                raise ValueError("release: every entry of a list of releases needs a name")
+                raise InputError("every entry of a list of releases needs a name", field="release")
             if len(set(names)) != len(names):
-                raise ValueError("release: two releases have the same name")
+                raise InputError("two releases have the same name", field="release")
         return self
 
 
@@ -214,22 +214,51 @@ class Combine(_Table):
 
 
 class NaturalProtection(_Table):
-    formal: DataEntry | None = None
+    formal: DataEntry = Field(description="The FORMAL file the realistic intruders also attack.")
     agreement: dict[Literal["hierarchical", "categorical", "metric"], list[str]] | None = None
+
+
+class SizeTargets(_Table):
+    """Targets: the units with ``column`` ≥ ``threshold`` (the handbook's large firms)."""
+
+    column: str = "employees"
+    threshold: float = Field(1000, allow_inf_nan=False)
+
+
+class Leaders(_Table):
+    """Targets: the ``top`` units by ``value`` in every group of ``by`` (market leaders)."""
+
+    value: str = "turnover"
+    by: list[str] = Field(default_factory=lambda: ["nace", "east_west"])
+    top: int = Field(3, ge=1)
+    prefix: int | dict[str, int] | None = Field(None, description="Code prefix length of the grouping codes.")
+
+
+class SizeGroups(_Table):
+    """Report groups of the targets by ``column`` between ``bounds``."""
+
+    column: str = "employees"
+    bounds: list[float] = Field(default_factory=lambda: [1000, 5000], min_length=1)
 
 
 class SingleAttack(_Table):
     """Targeted attacks on chosen units (Destatis handbook, ch. 13 and 36)."""
 
-    size: dict[str, Any] | None = None
-    leaders: dict[str, Any] | None = None
+    size: SizeTargets | None = None
+    leaders: Leaders | None = None
     exact: list[str] = Field(default_factory=lambda: ["nace", "east_west"])
     noisy: list[str] = Field(default_factory=lambda: ["employees", "turnover"])
     relative_error: float = Field(0.10, ge=0, allow_inf_nan=False)
     seed: int = 0
     window: float = Field(0.10, ge=0, allow_inf_nan=False)
     delta: float = Field(0.5, ge=0, allow_inf_nan=False)
-    groups: dict[str, Any] | None = None
+    groups: SizeGroups | None = None
+
+    @model_validator(mode="after")
+    def _one_target_rule(self) -> SingleAttack:
+        if self.size is not None and self.leaders is not None:
+            raise InputError("choose the targets either by size or as market leaders, not both", field="leaders")
+        return self
 
 
 class ScenarioSettings(_Table):

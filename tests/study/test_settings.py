@@ -63,3 +63,20 @@ def test_to_toml_round_trips(tmp_path):
     again = Scenario.from_toml(copy)
     assert again.settings == scenario.settings
     assert again.to_toml() == scenario.to_toml()
+
+
+@pytest.mark.parametrize("change, field, needle", [
+    ({"single_attack": {"size": {"column": "employees", "treshold": 5}}}, "single_attack.size.treshold", "did you mean 'threshold'?"),
+    ({"single_attack": {"size": {}, "leaders": {}}}, "single_attack.leaders", "not both"),
+    ({"natural_protection": {}}, "natural_protection.formal", "required"),
+    ({"data": {"external": {"path": "e.csv", "id": "u"}, "release": [{"path": "r.csv", "id": "u"}]}}, "data.release", "needs a name"),
+    ({"engine": {"memory_budget": "lots"}}, "engine.memory_budget", "memory size 'lots'"),
+])
+def test_nested_tables_are_checked_up_front(change, field, needle):
+    with pytest.raises(InputError, match=needle) as info:
+        validate({**MINIMAL, **change})
+    assert info.value.field == field
+
+
+def test_a_memory_size_satisfies_the_json_schema():
+    jsonschema.validate({**MINIMAL, "engine": {"memory_budget": "2GiB"}}, json_schema())
