@@ -8,6 +8,7 @@ and exit with status 2 instead of a traceback.
 from __future__ import annotations
 
 import difflib
+import types
 import typing
 from typing import Any
 
@@ -72,8 +73,10 @@ def from_validation(exc: Any, *, model: type | None = None, context: str | None 
     "did you mean" when ``model`` (the validated class) is given.
     """
     error = exc.errors(include_url=False)[0]
-    loc = tuple(p for p in error["loc"] if not _is_tag(p))
+    loc = tuple(error["loc"])
     kind = error["type"]
+    # an unknown field is not in the model: follow the model up to it, then name it
+    loc = _user_path(model, loc[:-1]) + loc[-1:] if kind == "extra_forbidden" else _user_path(model, loc)
     inner = error.get("ctx", {}).get("error")
     if isinstance(inner, InputError):  # raised by a nested settings object
         field = ".".join(p for p in (dotted(loc, prefix), inner.field) if p)
@@ -136,13 +139,64 @@ def _expected(error: dict) -> str:
     return text[0].lower() + text[1:]
 
 
-#: Tags pydantic puts into the location of a member of a tagged union (key types, the text or
-#: table form of a key or block, internal member names such as ``constrained-float``).
-_TAGS = {"metric", "nominal", "ordinal", "hierarchical", "string", "str", "text", "table"}
+#: Labels pydantic puts into an error's location for the member of a union that failed: type
+#: names and the tags of tagged unions (key types, the text or table form of a key or block).
+_LABELS = {"str", "int", "float", "bool", "none", "list", "dict",
+           "metric", "nominal", "ordinal", "hierarchical", "string", "text", "table"}
 
 
-def _is_tag(part: Any) -> bool:
-    return isinstance(part, str) and (part in _TAGS or "[" in part or "-" in part)
+def _is_label(part: Any) -> bool:
+    return isinstance(part, str) and (part in _LABELS or "[" in part)
+
+
+def _user_path(model: Any, loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The parts of an error location a user wrote (field names, list positions, dict keys),
+    without the labels of union members. With ``model`` the location is followed through the
+    model's annotations, so a dict key that looks like a label (``metric``) is kept."""
+    if model is None:
+        return tuple(p for p in loc if not _is_label(p))
+    current, out = [model], []
+    for part in loc:
+        kinds = _unwrap(current)
+        if isinstance(part, int):
+            out.append(part)
+            items = [a for k in kinds if typing.get_origin(k) in (list, tuple) for a in typing.get_args(k)]
+            current = [a for a in items if a is not Ellipsis] or kinds
+            continue
+        fields = [f for m in kinds if hasattr(m, "model_fields") for f in [_field(m, part)] if f is not None]
+        values = [typing.get_args(k)[1] for k in kinds if typing.get_origin(k) is dict and _is_key(k, part)]
+        if fields:
+            out.append(part)
+            current = [f.annotation for f in fields]
+        elif values:
+            out.append(part)
+            current = values
+        else:  # the label of the union member that failed: the location stays where it is
+            current = kinds
+    return tuple(out)
+
+
+def _is_key(mapping: Any, part: str) -> bool:
+    """Whether ``part`` is a key of the dict annotation ``mapping`` rather than a union label."""
+    key = typing.get_args(mapping)[0]
+    if typing.get_origin(key) is typing.Literal:
+        return part in typing.get_args(key)
+    return not _is_label(part)
+
+
+def _unwrap(annotations: list[Any]) -> list[Any]:
+    """The alternatives of the given annotations, through ``Annotated``, ``Optional`` and unions."""
+    out, todo = [], list(annotations)
+    while todo:
+        annotation = todo.pop(0)
+        origin = typing.get_origin(annotation)
+        if origin is typing.Annotated:
+            todo.append(typing.get_args(annotation)[0])
+        elif origin in (typing.Union, types.UnionType):
+            todo.extend(typing.get_args(annotation))
+        else:
+            out.append(annotation)
+    return out
 
 
 def _allowed_fields(model: Any, loc: tuple[Any, ...]) -> list[str]:

@@ -10,7 +10,7 @@ editor can check a TOML file as it is typed. The file format is described in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Annotated, Any, Literal, Union
 
@@ -39,20 +39,18 @@ class _Table(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _text_key(text: str) -> str:
-    try:
-        parse_key(text)
-    except InputError as exc:
-        raise ValueError(exc.message) from None
-    return text
+def _parses(parse: Callable[[Any], Any]) -> AfterValidator:
+    """A validator that keeps a value as written once ``parse`` accepts it (a key's or a block's
+    text spelling, a λ), turning its :class:`InputError` into a validation error."""
 
+    def check(value: Any) -> Any:
+        try:
+            parse(value)
+        except InputError as exc:
+            raise ValueError(exc.message) from None
+        return value
 
-def _text_block(text: str) -> str:
-    try:
-        parse_block(text)
-    except InputError as exc:
-        raise ValueError(exc.message) from None
-    return text
+    return AfterValidator(check)
 
 
 def _by_form(value: Any) -> str:
@@ -61,12 +59,12 @@ def _by_form(value: Any) -> str:
 
 #: A key: its text spelling (``"turnover:metric:0.5"``) or a table with a ``type``.
 KeyEntry = Annotated[
-    Union[Annotated[str, AfterValidator(_text_key), Tag("text")], Annotated[KeyTable, Tag("table")]],
+    Union[Annotated[str, _parses(parse_key), Tag("text")], Annotated[KeyTable, Tag("table")]],
     Discriminator(_by_form),
 ]
 #: A blocking key or cell: ``"nace"``, ``"nace:prefix=2"``, ``"employees:bins=20,50"`` or a table.
 BlockEntry = Annotated[
-    Union[Annotated[str, AfterValidator(_text_block), Tag("text")], Annotated[Block, Tag("table")]],
+    Union[Annotated[str, _parses(parse_block), Tag("text")], Annotated[Block, Tag("table")]],
     Discriminator(_by_form),
 ]
 Methods = Literal[METHODS]  # type: ignore[valid-type]
@@ -199,16 +197,8 @@ class Output(_Table):
     certificate: str | None = None
 
 
-def _lam(value: float | str) -> float | str:
-    try:
-        resolve_lambda(value)
-    except InputError as exc:
-        raise ValueError(exc.message) from None
-    return value
-
-
 class Combine(_Table):
-    lam: Annotated[float | str, AfterValidator(_lam)] = Field(
+    lam: Annotated[float | str, _parses(resolve_lambda)] = Field(
         description="λ in P = λ·P_worst + (1 − λ)·mean(P_realistic) in [0, 1], or a preset: "
         + ", ".join(LAMBDA_PRESETS) + ".")
 

@@ -71,6 +71,12 @@ def test_to_toml_round_trips(tmp_path):
     ({"natural_protection": {}}, "natural_protection.formal", "required"),
     ({"data": {"external": {"path": "e.csv", "id": "u"}, "release": [{"path": "r.csv", "id": "u"}]}}, "data.release", "needs a name"),
     ({"engine": {"memory_budget": "lots"}}, "engine.memory_budget", "memory size 'lots'"),
+    # dict keys stay in the path, also when they look like a key type or hold a hyphen
+    ({"evaluation": {"gamma": [0.1], "gamma_by_variable": {"personnel-costs": ["x"]}}},
+     "evaluation.gamma_by_variable.personnel-costs[0]", "expected a number"),
+    ({"natural_protection": {"formal": {"path": "f.csv", "id": "u"}, "agreement": {"metric": "turnover"}}},
+     "natural_protection.agreement.metric", "expected a list"),
+    ({"combine": {"lam": [1]}}, "combine.lam", "expected a number"),
 ])
 def test_nested_tables_are_checked_up_front(change, field, needle):
     with pytest.raises(InputError, match=needle) as info:
