@@ -40,6 +40,7 @@ from attack.protect.catalogue import Protected
 from attack.protect.catalogue import protect as _protect
 from attack.risk.mass import mass_attack
 from attack.risk.results import AttackResult
+from attack.risk.truth import TruthResult, link_names
 from attack.study.demo import demo_scenario
 from attack.study.results import ScenarioResult
 from attack.study.scenario import Scenario
@@ -54,7 +55,7 @@ __all__ = [
     "Key", "Metric", "Nominal", "Ordinal", "Hierarchical", "String", "Block", "Engine",
     "mass_attack", "AttackResult", "Scenario", "ScenarioResult", "demo_scenario",
     "protect", "Protected", "utility_profile", "attack_synthetic", "SyntheticResult",
-    "verify", "tune",
+    "verify", "tune", "link_names", "TruthResult",
 ]
 
 

@@ -330,35 +330,44 @@ REVIEW_WARNING = (
 @click.option("--name", "name_column", required=True, help="Firm-name column (same name in both files).")
 @click.option("--address", "address_column", help="Street-address column (same name in both files).")
 @click.option("--address-weight", type=click.FloatRange(0, 1), default=0.3, show_default=True, help="Weight w of the address: score = (1-w)·name + w·address.")
-@click.option("--block", "blocks", multiple=True, callback=_classifiers, metavar="NAME[:prefix=N]", help="Blocking key, e.g. plz:prefix=2 or city.")
+@click.option("--form-penalty", type=click.FloatRange(0, 1), default=0.2, show_default=True, help="Subtracted when both records carry a legal form and the forms differ.")
+@click.option("--margin", type=click.FloatRange(0, 1), default=0.02, show_default=True, help="A link is accepted only if it beats every rival by more than this.")
+@click.option("--block", "blocks", multiple=True, callback=_classifiers, metavar="NAME[:prefix=N]", help="Blocking key, e.g. plz:prefix=3 or city.")
 @click.option("--accept", type=float, default=0.92, show_default=True, help="Score from which a link is accepted as ground truth.")
 @click.option("--review", type=float, default=0.80, show_default=True, help="Score from which a pair goes to clerical review.")
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV: the external file plus the ground-truth column unit_id.")
 @click.option("--review-out", "review_path", type=click.Path(dir_okay=False, path_type=Path), help="CSV of the review band (confidential, owner-only).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="JSON of the counts per legal form and per block (aggregates only).")
 @_read_options
 def truth_command(external_path, external_id, original_path, original_id, name_column, address_column,
-                  address_weight, blocks, accept, review, out_path, review_path,
+                  address_weight, form_penalty, margin, blocks, accept, review, out_path, review_path, json_path,
                   sep, decimal, encoding, sheet, na, codes) -> None:
-    """Build the ground-truth key by linking names (and addresses) to the original (handbook Ch. 17)."""
+    """Build the ground-truth key by linking firm names (and addresses) to the original.
+
+    See docs/method/ground-truth.md (Ronning et al. 2005, ch. 17)."""
     from attack.risk.truth import link_names
 
     text = [name_column] + ([address_column] if address_column else [])
     reading = _reading(sep, decimal, encoding, sheet, na, codes)
-    check_outputs([out_path, review_path], [external_path, original_path])
+    check_outputs([out_path, review_path, json_path], [external_path, original_path])
     external = read_table(external_path, options=reading)
     original = read_table(original_path, [original_id, *text, *(b.name for b in blocks)], reading)
     result = link_names(external, external_id, original, original_id, name=name_column,
                         address=address_column, block=[b.classifier() for b in blocks], accept=accept, review=review,
-                        address_weight=address_weight)
+                        margin=margin, address_weight=address_weight, form_penalty=form_penalty)
     files = {Path(out_path): (result.key().to_csv(index=False), None)}
     if review_path:
         band = result.review_band().to_csv(index=False, float_format="%.6f")
         files[Path(review_path)] = (band, OWNER_ONLY)
+    if json_path:
+        files[Path(json_path)] = (to_json(result.to_dict()), None)
     write_files_atomic(files, inputs=[external_path, original_path])
     if review_path:
         click.echo(REVIEW_WARNING.format(path=review_path), err=True)
     for label, count in result.summary().items():
         click.echo(f"{label}: {count}")
+    click.echo("\nby legal form (external records):")
+    click.echo(result.by_legal_form().to_string(index=False))
 
 
 def _name(data) -> str:

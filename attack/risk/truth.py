@@ -1,119 +1,91 @@
 """Ground truth from names and addresses: which original unit is each external record?
 
-docs/method/risk.md and §2.1 (handbook Ch. 17, ``seeds/002_17cfde6cf5ee24c1.txt:L2547``): the rates of
-a simulated attack count only *verifiable* external records, those whose true original unit is
-known. The provider finds them by linking the external database (which carries names and
-addresses) to the original file. This module does that linkage with ``rapidfuzz``:
+docs/method/ground-truth.md (Ronning et al. 2005, ch. 17): the rates of a simulated attack count
+only *verifiable* external records, those whose true unit is known. Without a shared identifier
+the data holder finds them by linking the external database (names, addresses) to the original.
 
-* names are normalised (case, umlauts and accents, punctuation, legal-form suffixes such as
-  "GmbH & Co. KG"), addresses likewise ("Straße"/"Str." → "str");
-* only records in the same block (postcode prefix, city, ...) are compared;
-* the score of a pair is ``token_sort_ratio / 100`` of the normalised names, or
-  ``(1 − w)·name + w·address`` when an address column is given (name alone when either
-  address is missing);
-* pairs are taken one-to-one by descending score (greedy; ties by external row, then original
-  row). A pair scoring at least ``accept`` is accepted and gives the external record its unit id;
-  a pair in ``[review, accept)`` is listed for clerical review and is **not** accepted: the tool
-  does not guess. Everything else is "no match".
+Within each block (postcode prefix, city, …) every external record is scored against every
+original record (in chunks, never the whole block at once when it is large):
+
+* name: the larger of rapidfuzz's ``token_sort_ratio`` and the plain ratio of the cores written
+  without spaces ("Schäfer Bau" = "Schaeferbau"), over 100, on the cores of
+  :func:`~attack.risk.firm_names.parse_firm_name`;
+* address, when both records have one: ``(1 − w)·name + w·address``;
+* legal form: when both records carry one and they differ, ``form_penalty`` is subtracted (a
+  quarter of it when one is the compound "… & Co. KG" of the other's "KG"; an eighth of it when
+  only one of the two names a form).
+
+A record's link is **accepted** only when its best score reaches ``accept``, beats its second
+best candidate by more than ``margin`` and the unit's own best external record is this one, by
+more than ``margin`` over the next: ties and near ties go to **review**, never to a link.
+Every other record whose best score reaches ``review`` is listed for review; the rest are
+"no match". Accepted links are one-to-one by construction.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from rapidfuzz import fuzz, process
 
 from attack.errors import InputError
-from attack.io.readers import id_column, require_columns, source_name
+from attack.io.readers import id_column, read_table, require_columns, source_name
 from attack.linkage.blocking import Classifier
+from attack.linkage.keys import Block, parse_block
+from attack.risk.firm_names import normalise_address, parse_firm_name
 
 ACCEPTED, REVIEW, NO_MATCH = "accepted", "review", "no match"
-
-#: Legal-form suffixes, as token sequences after punctuation became spaces; longest first so
-#: that "gmbh & co. kg" goes as a whole before "gmbh" or "kg" alone.
-LEGAL_FORMS = (
-    "gmbh & co. kg",
-    "gmbh & co kg",
-    "ug (haftungsbeschränkt)",
-    "e.k.",
-    "e. k.",
-    "gmbh",
-    "kgaa",
-    "ohg",
-    "mbh",
-    "ltd",
-    "inc",
-    "ag",
-    "kg",
-    "eg",
-    "se",
-    "co",
-)
-
-_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
-_NON_WORD = re.compile(r"[^0-9a-z]+")
+BELOW_ACCEPT = "score below accept"
+NEAR_TIE = "another unit scores as high"
+CLAIMED = "the unit fits another record as well or better"
+NO_FORM = "(none)"
+#: At most this many scores are held at once (external rows × original rows of one chunk).
+CHUNK_CELLS = 2_000_000
 
 
-def _fold(text) -> str:
-    """Casefold, spell out umlauts and ß, strip other accents, punctuation to single spaces."""
-    if text is None or (isinstance(text, float) and np.isnan(text)) or text is pd.NA:
-        return ""
-    text = unicodedata.normalize("NFC", str(text)).casefold().translate(_UMLAUTS)
-    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return _NON_WORD.sub(" ", text).strip()
+@dataclass(frozen=True)
+class TruthSettings:
+    """Thresholds and weights of one ground-truth linkage (see :func:`link_names`)."""
+
+    accept: float = 0.92
+    review: float = 0.80
+    margin: float = 0.02
+    address_weight: float = 0.3
+    form_penalty: float = 0.2
+
+    def __post_init__(self) -> None:
+        if not (0.0 < self.review < self.accept <= 1.0):
+            raise InputError(
+                "thresholds must satisfy 0 < review < accept <= 1 "
+                f"(got review={self.review}, accept={self.accept})"
+            )
+        for name in ("margin", "address_weight", "form_penalty"):
+            value = getattr(self, name)
+            if not (0.0 <= value <= 1.0):
+                raise InputError(f"{name.replace('_', ' ')} must lie in [0, 1] (got {value})")
 
 
-def _legal_form_pattern() -> re.Pattern:
-    forms = sorted({_fold(f) for f in LEGAL_FORMS}, key=lambda f: (-len(f.split()), -len(f), f))
-    alternatives = "|".join(r"\s+".join(map(re.escape, f.split())) for f in forms)
-    return re.compile(rf"(?<!\S)(?:{alternatives})(?!\S)")
-
-
-_LEGAL_FORM = _legal_form_pattern()
-
-
-def normalise_name(text) -> str:
-    """A firm name reduced to what identifies it: ``"Müller GmbH & Co. KG"`` → ``"mueller"``.
-
-    Casefolded, ä/ö/ü/ß → ae/oe/ue/ss, other accents stripped, punctuation to spaces, legal-form
-    suffixes (:data:`LEGAL_FORMS`) removed as whole words wherever they stand, whitespace
-    collapsed. A name that consists of nothing but legal forms is kept (folded) rather than
-    emptied. Missing values give ``""``.
-    """
-    folded = _fold(text)
-    stripped = " ".join(_LEGAL_FORM.sub(" ", folded).split())
-    return stripped or folded
-
-
-_STREET = re.compile(r"strasse\b")
-
-
-def normalise_address(text) -> str:
-    """A street address folded like a name, with "straße"/"strasse"/"str." written "str":
-    ``"Hauptstraße 5"`` → ``"hauptstr 5"``. Missing values give ``""``."""
-    return " ".join(_STREET.sub("str", _fold(text)).split())
-
-
-@dataclass
+@dataclass(frozen=True)
 class TruthResult:
     """The outcome of :func:`link_names`.
 
     ``table`` has one row per external record, in file order: ``external_id``; ``candidate_id``
-    (the original unit it was paired with, for accepted and review rows, else None); ``unit_id``
-    (the ground truth: the candidate for accepted rows only, else None); ``score`` (of the
-    pair; for "no match" rows the best score the record reached in its block, NaN when its
-    block holds no original record); ``status`` ("accepted", "review" or "no match").
+    (its best-scoring original unit, for accepted and review rows, else None); ``unit_id`` (the
+    ground truth: the candidate of accepted rows only); ``score`` (the best score the record
+    reached, NaN when its block holds no original record); ``status`` ("accepted", "review" or
+    "no match"); ``reason`` (why a review row was not accepted); ``legal_form`` (as read from
+    the external name) and ``block`` (its block, None when a blocking value is missing).
     """
 
     table: pd.DataFrame
     external: pd.DataFrame
-    accept: float
-    review: float
+    settings: TruthSettings
+    blocks: tuple[str, ...]
+    files: dict[str, str]
 
     def summary(self) -> dict[str, int]:
         counts = self.table["status"].value_counts()
@@ -122,6 +94,24 @@ class TruthResult:
             "accepted": int(counts.get(ACCEPTED, 0)),
             "review": int(counts.get(REVIEW, 0)),
             "no_match": int(counts.get(NO_MATCH, 0)),
+        }
+
+    def by_legal_form(self) -> pd.DataFrame:
+        """Accepted, review and no-match counts per legal form of the external records."""
+        return _counts(self.table, "legal_form")
+
+    def by_block(self) -> pd.DataFrame:
+        """Accepted, review and no-match counts per block (``(missing)`` for records in none)."""
+        return _counts(self.table, "block")
+
+    def to_dict(self) -> dict:
+        """Aggregates only (no identifier, no name): what ``attack truth --json`` writes."""
+        return {
+            "files": dict(self.files),
+            "settings": {**self.settings.__dict__, "blocks": list(self.blocks)},
+            "counts": self.summary(),
+            "by_legal_form": self.by_legal_form().to_dict("records"),
+            "by_block": self.by_block().to_dict("records"),
         }
 
     def key(self, column: str = "unit_id") -> pd.DataFrame:
@@ -137,116 +127,207 @@ class TruthResult:
         return out
 
     def review_band(self) -> pd.DataFrame:
-        """The pairs for clerical review: ``external_id, candidate_id, score``, best first.
+        """The pairs for clerical review: ``external_id, candidate_id, score, reason``, best first.
 
         Confidential: it links external identities to original units."""
         rows = self.table[self.table["status"] == REVIEW]
         rows = rows.sort_values("score", ascending=False, kind="stable")
-        return rows[["external_id", "candidate_id", "score"]].reset_index(drop=True)
+        return rows[["external_id", "candidate_id", "score", "reason"]].reset_index(drop=True)
+
+
+def _counts(table: pd.DataFrame, by: str) -> pd.DataFrame:
+    groups = table[by].fillna("(missing)") if by == "block" else table[by]
+    counts = pd.crosstab(groups, table["status"]).reindex(columns=[ACCEPTED, REVIEW, NO_MATCH], fill_value=0)
+    counts = counts.rename(columns={NO_MATCH: "no_match"})
+    counts.insert(0, "n", counts.sum(axis=1))
+    counts = counts.reset_index().rename(columns={by: by})
+    counts.columns.name = None
+    return counts.astype({c: int for c in ("n", ACCEPTED, REVIEW, "no_match")})
 
 
 def link_names(
-    external: pd.DataFrame,
+    external: pd.DataFrame | str | Path,
     external_id: str,
-    original: pd.DataFrame,
+    original: pd.DataFrame | str | Path,
     original_id: str,
     *,
     name: str,
     address: str | None = None,
-    block: Sequence[Classifier] = (),
+    block: Sequence[Classifier | Block | str] = (),
     accept: float = 0.92,
     review: float = 0.80,
+    margin: float = 0.02,
     address_weight: float = 0.3,
+    form_penalty: float = 0.2,
 ) -> TruthResult:
-    """Link the external records to the original units by name (and address) within blocks.
+    """Link the external records to the original units by firm name (and address) within blocks.
 
-    ``name`` and ``address`` name the same column in both files; a blocking classifier reads
-    ``external_name`` in the external file when set. Raises :class:`InputError` for thresholds
-    outside ``0 < review < accept <= 1``, a weight outside [0, 1], missing columns or
-    missing/duplicate identifiers.
+    ``external`` and ``original`` are frames or file paths; ``name`` and ``address`` name the
+    same column in both files; ``block`` takes :class:`attack.Block` objects or their text
+    spelling (``"plz:prefix=3"``). Scores, thresholds and the tie rule are explained in
+    ``docs/method/ground-truth.md``. Raises :class:`InputError` for thresholds outside
+    ``0 < review < accept <= 1``, weights outside [0, 1], missing columns or missing/duplicate
+    identifiers.
     """
-    _check_thresholds(accept, review, address_weight)
-    block = tuple(block)
+    settings = TruthSettings(accept, review, margin, address_weight, form_penalty)
+    block = tuple(_classifier(b) for b in block)
+    external = read_table(Path(external)) if isinstance(external, (str, Path)) else external
+    original = read_table(Path(original)) if isinstance(original, (str, Path)) else original
     text_columns = [name] + ([address] if address else [])
     require_columns(external, [external_id, *text_columns, *(k.external_column for k in block)])
     require_columns(original, [original_id, *text_columns, *(k.name for k in block)])
     ext_ids = id_column(external, external_id)
     orig_ids = id_column(original, original_id)
-
-    ext_names = [normalise_name(v) for v in external[name].to_numpy(dtype=object)]
-    orig_names = [normalise_name(v) for v in original[name].to_numpy(dtype=object)]
-    if address:
-        ext_addr = [normalise_address(v) for v in external[address].to_numpy(dtype=object)]
-        orig_addr = [normalise_address(v) for v in original[address].to_numpy(dtype=object)]
+    ext = _Texts.read(external, name, address)
+    orig = _Texts.read(original, name, address)
 
     n_ext = len(external)
-    partner = np.full(n_ext, -1, dtype=np.int64)
+    best = np.full(n_ext, -1, dtype=np.int64)
     score = np.full(n_ext, np.nan)
-    taken = np.zeros(len(original), dtype=bool)
-    for ext_rows, orig_rows in _blocks(external, original, block):
-        s = _cdist([ext_names[i] for i in ext_rows], [orig_names[j] for j in orig_rows])
-        if address:
-            a = _cdist([ext_addr[i] for i in ext_rows], [orig_addr[j] for j in orig_rows])
-            both = (
-                np.array([bool(ext_addr[i]) for i in ext_rows])[:, None]
-                & np.array([bool(orig_addr[j]) for j in orig_rows])[None, :]
-            )
-            s = np.where(both, (1.0 - address_weight) * s + address_weight * a, s)
-        score[ext_rows] = s.max(axis=1)  # best reached; replaced by the partner's score below
-        r, c = np.nonzero(s >= review)
-        pair_score = s[r, c]
-        # Descending score, ties by external row, then original row (global file positions).
-        order = np.lexsort((orig_rows[c], ext_rows[r], -pair_score))
-        for k in order:
-            i, j = ext_rows[r[k]], orig_rows[c[k]]
-            if partner[i] < 0 and not taken[j]:
-                partner[i], taken[j], score[i] = j, True, pair_score[k]
+    reason = np.full(n_ext, None, dtype=object)
+    block_label = np.full(n_ext, None, dtype=object)
+    for label, ext_rows, orig_rows in _blocks(external, original, block):
+        block_label[ext_rows] = label
+        if len(orig_rows) == 0:
+            continue
+        j, s, why = _best_in_block(ext, orig, ext_rows, orig_rows, settings)
+        best[ext_rows], score[ext_rows], reason[ext_rows] = orig_rows[j], s, why
 
-    paired = partner >= 0
     status = np.full(n_ext, NO_MATCH, dtype=object)
-    status[paired & (score >= review)] = REVIEW
-    status[paired & (score >= accept)] = ACCEPTED
+    status[score >= review] = REVIEW
+    status[(score >= accept) & (reason == None)] = ACCEPTED  # noqa: E711 (element-wise)
+    reason[(status == REVIEW) & (reason == None)] = BELOW_ACCEPT  # noqa: E711
+    reason[status != REVIEW] = None
     candidate = np.full(n_ext, None, dtype=object)
-    candidate[paired] = orig_ids[partner[paired]]
-    unit = np.where(status == ACCEPTED, candidate, None)
+    linked = status != NO_MATCH
+    candidate[linked] = orig_ids[best[linked]]
     table = pd.DataFrame(
         {
             "external_id": pd.Series(ext_ids, dtype=object),
             "candidate_id": pd.Series(candidate, dtype=object),  # object: keep None, not NaN
-            "unit_id": pd.Series(unit, dtype=object),
+            "unit_id": pd.Series(np.where(status == ACCEPTED, candidate, None), dtype=object),
             "score": score,
             "status": pd.Series(status, dtype=object),
+            "reason": pd.Series(reason, dtype=object),
+            "legal_form": pd.Series([f or NO_FORM for f in ext.forms], dtype=object),
+            "block": pd.Series(block_label, dtype=object),
         }
     )
-    return TruthResult(table=table, external=external, accept=accept, review=review)
+    files = {"external": Path(source_name(external)).name, "original": Path(source_name(original)).name}
+    return TruthResult(table, external, settings, tuple(k.label() for k in block), files)
 
 
-def _check_thresholds(accept: float, review: float, address_weight: float) -> None:
-    if not (0.0 < review < accept <= 1.0):
-        raise InputError(
-            f"thresholds must satisfy 0 < review < accept <= 1 (got review={review}, accept={accept})"
-        )
-    if not (0.0 <= address_weight <= 1.0):
-        raise InputError(f"the address weight must lie in [0, 1] (got {address_weight})")
+def _classifier(block: Classifier | Block | str) -> Classifier:
+    if isinstance(block, str):
+        block = parse_block(block)
+    return block.classifier() if isinstance(block, Block) else block
 
 
-def _cdist(queries: list[str], choices: list[str]) -> np.ndarray:
-    """token_sort_ratio / 100 of every pair; 0 when either text is empty."""
-    s = process.cdist(queries, choices, scorer=fuzz.token_sort_ratio, dtype=np.float64) / 100.0
-    empty_q = np.array([not q for q in queries])
-    empty_c = np.array([not c for c in choices])
-    s[empty_q, :] = 0.0
-    s[:, empty_c] = 0.0
+@dataclass(frozen=True)
+class _Texts:
+    """The normalised texts of one file: name cores (also without spaces), legal forms, addresses."""
+
+    cores: list[str]
+    compact: list[str]
+    forms: list[str | None]
+    addresses: list[str] | None
+
+    @classmethod
+    def read(cls, frame: pd.DataFrame, name: str, address: str | None) -> _Texts:
+        names = frame[name].to_numpy(dtype=object)
+        parsed = {v: parse_firm_name(v) for v in pd.unique(names)}
+        cores = [parsed[v].core for v in names]
+        addresses = None
+        if address:
+            folded = {v: normalise_address(v) for v in pd.unique(frame[address].to_numpy(dtype=object))}
+            addresses = [folded[v] for v in frame[address].to_numpy(dtype=object)]
+        return cls(cores, [c.replace(" ", "") for c in cores], [parsed[v].legal_form for v in names], addresses)
+
+
+def _similarity(a: list[str], b: list[str], a_compact: list[str], b_compact: list[str]) -> np.ndarray:
+    """max(token_sort_ratio, ratio without spaces) / 100 of every pair; 0 when either is empty."""
+    s = process.cdist(a, b, scorer=fuzz.token_sort_ratio, dtype=np.float64)
+    np.maximum(s, process.cdist(a_compact, b_compact, scorer=fuzz.ratio, dtype=np.float64), out=s)
+    s /= 100.0
+    s[np.array([not t for t in a], dtype=bool), :] = 0.0
+    s[:, np.array([not t for t in b], dtype=bool)] = 0.0
     return s
 
 
-def _blocks(external: pd.DataFrame, original: pd.DataFrame, block: tuple[Classifier, ...]):
-    """Yield ``(external rows, original rows)`` of every block present in both files.
+def _form_penalties(ext_forms: list, orig_forms: list, penalty: float) -> np.ndarray:
+    """Penalty of every pair of legal forms: 0 when equal (or both unknown), ``penalty`` when
+    they differ, a quarter of it for a compound "… & Co. X" against a plain "X", an eighth of it
+    when only one record carries a form (so a record that names the form outranks one that
+    does not)."""
+    labels = sorted({f for f in (*ext_forms, *orig_forms) if f}, key=str)
+    index = {f: i + 1 for i, f in enumerate(labels)}
+    table = np.full((len(labels) + 1, len(labels) + 1), penalty)
+    table[0, :] = table[:, 0] = penalty / 8
+    np.fill_diagonal(table, 0.0)
+    for f, i in index.items():
+        for g, k in index.items():
+            if f.endswith(f"& Co. {g}") or g.endswith(f"& Co. {f}"):
+                table[i, k] = penalty / 4
+    e = np.array([index.get(f, 0) for f in ext_forms])
+    o = np.array([index.get(f, 0) for f in orig_forms])
+    return table[e[:, None], o[None, :]]
 
-    A record with a missing blocking value is in no block and so gets no candidate."""
+
+def _scores(ext: _Texts, orig: _Texts, rows: np.ndarray, cols: np.ndarray, settings: TruthSettings) -> np.ndarray:
+    """The score matrix of external ``rows`` × original ``cols``."""
+    pick = lambda values, idx: [values[i] for i in idx]  # noqa: E731
+    s = _similarity(pick(ext.cores, rows), pick(orig.cores, cols), pick(ext.compact, rows), pick(orig.compact, cols))
+    if ext.addresses is not None:
+        ea, oa = pick(ext.addresses, rows), pick(orig.addresses, cols)
+        a = _similarity(ea, oa, [t.replace(" ", "") for t in ea], [t.replace(" ", "") for t in oa])
+        both = np.array([bool(t) for t in ea])[:, None] & np.array([bool(t) for t in oa])[None, :]
+        w = settings.address_weight
+        s = np.where(both, (1.0 - w) * s + w * a, s)
+    if settings.form_penalty:
+        s -= _form_penalties(pick(ext.forms, rows), pick(orig.forms, cols), settings.form_penalty)
+        np.maximum(s, 0.0, out=s)
+    return s
+
+
+def _best_in_block(ext: _Texts, orig: _Texts, ext_rows: np.ndarray, orig_rows: np.ndarray,
+                   settings: TruthSettings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per external row of the block: its best original (block position; the first on ties), the
+    score and why it cannot be accepted (None when nothing speaks against it)."""
+    n, m = len(ext_rows), len(orig_rows)
+    best_col = np.empty(n, dtype=np.int64)
+    first = np.empty(n)
+    second = np.zeros(n)
+    col_first = np.full(m, -np.inf)
+    col_second = np.zeros(m)
+    col_row = np.full(m, -1, dtype=np.int64)
+    step = max(1, CHUNK_CELLS // m)
+    for lo in range(0, n, step):
+        s = _scores(ext, orig, ext_rows[lo:lo + step], orig_rows, settings)
+        rows = np.arange(len(s))
+        best_col[lo:lo + len(s)] = j = s.argmax(axis=1)
+        first[lo:lo + len(s)] = s[rows, j]
+        if m > 1:
+            second[lo:lo + len(s)] = np.partition(s, m - 2, axis=1)[:, m - 2]
+        top = s.argmax(axis=0)
+        c_first = s[top, np.arange(m)]
+        c_second = np.partition(s, len(s) - 2, axis=0)[len(s) - 2] if len(s) > 1 else np.zeros(m)
+        col_second = np.where(col_first >= c_first, np.maximum(col_second, c_first), np.maximum(col_first, c_second))
+        col_row = np.where(col_first >= c_first, col_row, lo + top)
+        col_first = np.maximum(col_first, c_first)
+    why = np.full(n, None, dtype=object)
+    why[first - second <= settings.margin] = NEAR_TIE
+    claimed = (col_row[best_col] != np.arange(n)) | (col_first[best_col] - col_second[best_col] <= settings.margin)
+    why[(why == None) & claimed] = CLAIMED  # noqa: E711 (element-wise)
+    return best_col, first, why
+
+
+def _blocks(external: pd.DataFrame, original: pd.DataFrame,
+            block: tuple[Classifier, ...]) -> Iterator[tuple[str | None, np.ndarray, np.ndarray]]:
+    """Yield ``(label, external rows, original rows)`` of every block with an external record.
+
+    A record with a missing blocking value is in no block (label None) and so gets no candidate."""
     if not block:
-        if len(external) and len(original):
-            yield np.arange(len(external)), np.arange(len(original))
+        yield "(all)", np.arange(len(external)), np.arange(len(original))
         return
     ext_keys = list(zip(*(k.classes(external, k.external_column) for k in block)))
     orig_keys = list(zip(*(k.classes(original, k.name) for k in block)))
@@ -256,15 +337,10 @@ def _blocks(external: pd.DataFrame, original: pd.DataFrame, block: tuple[Classif
             if any(v is None for v in key):
                 continue
             groups.setdefault(key, ([], []))[side].append(row)
-    for ext_rows, orig_rows in groups.values():
-        if ext_rows and orig_rows:
-            yield np.array(ext_rows, dtype=np.int64), np.array(orig_rows, dtype=np.int64)
+    for key, (ext_rows, orig_rows) in groups.items():
+        if ext_rows:
+            label = " | ".join(str(v) for v in key)
+            yield label, np.array(ext_rows, dtype=np.int64), np.array(orig_rows, dtype=np.int64)
 
 
-__all__ = [
-    "LEGAL_FORMS",
-    "TruthResult",
-    "link_names",
-    "normalise_address",
-    "normalise_name",
-]
+__all__ = ["TruthResult", "TruthSettings", "link_names"]

@@ -7,6 +7,7 @@ the functions under test.
 from __future__ import annotations
 
 import csv
+import json
 import stat
 from pathlib import Path
 
@@ -18,7 +19,8 @@ from rapidfuzz import fuzz
 from attack.cli import main
 from attack.errors import InputError
 from attack.linkage.blocking import Classifier
-from attack.risk.truth import link_names, normalise_address, normalise_name
+from attack.risk.firm_names import normalise_address, normalise_name
+from attack.risk.truth import link_names
 
 
 @pytest.mark.parametrize(
@@ -90,6 +92,11 @@ def ratio(a: str, b: str) -> float:
     return fuzz.token_sort_ratio(a, b) / 100
 
 
+def similarity(a: str, b: str) -> float:
+    """The name score: the larger of token_sort_ratio and the ratio without spaces."""
+    return max(fuzz.token_sort_ratio(a, b), fuzz.ratio(a.replace(" ", ""), b.replace(" ", ""))) / 100
+
+
 def test_hand_scores_fall_in_the_intended_bands() -> None:
     """Guard for the fixture: the pairs really are exact, accepted, review and unrelated."""
     assert ratio("mueller", "mueller") == 1.0
@@ -109,22 +116,27 @@ def test_link_names_statuses_blocking_and_one_to_one() -> None:
         "e4": "no match",
         "e5": "no match",  # Meier-Bau AG in Köln is not compared with the one in Bonn
         "e6": "accepted",
-        "e7": "no match",  # o5 went to the better e6
+        "e7": "review",  # o5 fits the exact e6 better
     }
     assert t["unit_id"].to_dict() == {
         "e1": "o1", "e2": "o2", "e3": None, "e4": None, "e5": None, "e6": "o5", "e7": None,
     }
     assert t.loc["e3", "candidate_id"] == "o3"
-    assert t.loc["e3", "score"] == pytest.approx(ratio("baeckerei schmitt soehne", "baeckerei schmitt"))
-    assert t.loc["e2", "score"] == pytest.approx(ratio("schreinerei hofmann", "schreinerei hoffmann"))
-    assert t.loc["e7", "score"] == pytest.approx(ratio("weber logistic", "weber logistik"))  # best reached
-    assert result.summary() == {"n_external": 7, "accepted": 3, "review": 1, "no_match": 3}
+    assert t.loc["e3", "score"] == pytest.approx(similarity("baeckerei schmitt soehne", "baeckerei schmitt"))
+    assert t.loc["e2", "score"] == pytest.approx(similarity("schreinerei hofmann", "schreinerei hoffmann"))
+    # o5 names its legal form, e7 does not: an eighth of the form penalty
+    assert t.loc["e7", "score"] == pytest.approx(similarity("weber logistic", "weber logistik") - 0.2 / 8)
+    assert t.loc["e4", "score"] == pytest.approx(similarity("fischer versicherungen", "schreinerei hoffmann"))
+    assert result.summary() == {"n_external": 7, "accepted": 3, "review": 2, "no_match": 2}
     key = result.key()
     assert list(key.columns) == ["eid", "firm", "city", "unit_id"]
     assert key["unit_id"].tolist() == ["o1", "o2", None, None, None, "o5", None]
     band = result.review_band()
     assert band.to_dict("records") == [
-        {"external_id": "e3", "candidate_id": "o3", "score": pytest.approx(t.loc["e3", "score"])}
+        {"external_id": "e7", "candidate_id": "o5", "score": pytest.approx(t.loc["e7", "score"]),
+         "reason": "the unit fits another record as well or better"},
+        {"external_id": "e3", "candidate_id": "o3", "score": pytest.approx(t.loc["e3", "score"]),
+         "reason": "score below accept"},
     ]
 
 
@@ -135,17 +147,35 @@ def test_without_blocking_the_same_named_firm_elsewhere_matches() -> None:
 
 def test_postcode_prefix_blocking() -> None:
     ext = pd.DataFrame({"id": ["a", "b"], "n": ["Meier AG", "Meier AG"], "plz": ["50667", "53111"]})
-    orig = pd.DataFrame({"id": ["x"], "n": ["Meier GmbH"], "plz": ["50999"]})
+    orig = pd.DataFrame({"id": ["x"], "n": ["Meier AG"], "plz": ["50999"]})
     result = link_names(ext, "id", orig, "id", name="n", block=[Classifier("plz", prefix=2)])
     assert result.table["unit_id"].tolist() == ["x", None]
     assert pd.isna(result.table["score"].iloc[1])  # its block holds no original record
 
 
-def test_ties_go_to_the_earlier_external_record() -> None:
+def test_two_records_for_one_unit_go_to_review() -> None:
     ext = pd.DataFrame({"id": ["a", "b"], "n": ["Weber", "Weber"]})
     orig = pd.DataFrame({"id": ["x"], "n": ["Weber KG"]})
     result = link_names(ext, "id", orig, "id", name="n")
-    assert result.table["status"].tolist() == ["accepted", "no match"]
+    assert result.table["status"].tolist() == ["review", "review"]
+    assert result.table["candidate_id"].tolist() == ["x", "x"]
+    assert set(result.table["reason"]) == {"the unit fits another record as well or better"}
+
+
+def test_two_units_for_one_record_go_to_review() -> None:
+    ext = pd.DataFrame({"id": ["a"], "n": ["Weber Bau"]})
+    orig = pd.DataFrame({"id": ["x", "y"], "n": ["Weber Bau GmbH", "Weber Bau KG"]})
+    result = link_names(ext, "id", orig, "id", name="n")
+    assert result.table[["candidate_id", "status", "reason"]].values.tolist() == [
+        ["x", "review", "another unit scores as high"]]  # the first of the tied units is shown
+
+
+def test_margin_decides_a_near_tie() -> None:
+    ext = pd.DataFrame({"id": ["a"], "n": ["Schreinerei Hofmann"]})
+    orig = pd.DataFrame({"id": ["x", "y"], "n": ["Schreinerei Hofmann", "Schreinerei Hoffmann"]})
+    gap = 1.0 - similarity("schreinerei hofmann", "schreinerei hoffmann")
+    assert link_names(ext, "id", orig, "id", name="n", margin=gap - 0.001).table["status"][0] == "accepted"
+    assert link_names(ext, "id", orig, "id", name="n", margin=gap + 0.001).table["status"][0] == "review"
 
 
 def test_address_changes_the_score() -> None:
@@ -196,7 +226,7 @@ def test_cli_writes_key_and_owner_only_review(tmp_path, files) -> None:
     out, rev = tmp_path / "o" / "key.csv", tmp_path / "o" / "review.csv"
     result = invoke(cli_args(files, "--block", "city", "--out", out, "--review-out", rev))
     assert result.exit_code == 0, result.output
-    assert "accepted: 3" in result.stdout and "review: 1" in result.stdout
+    assert "accepted: 3" in result.stdout and "review: 2" in result.stdout
     assert "owner-only" in result.stderr
     with open(out, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
@@ -204,8 +234,22 @@ def test_cli_writes_key_and_owner_only_review(tmp_path, files) -> None:
     assert rows[0]["firm"] == "MUELLER GmbH & Co KG"
     with open(rev, newline="", encoding="utf-8") as handle:
         band = list(csv.DictReader(handle))
-    assert [(r["external_id"], r["candidate_id"]) for r in band] == [("e3", "o3")]
+    assert [(r["external_id"], r["candidate_id"]) for r in band] == [("e7", "o5"), ("e3", "o3")]
     assert stat.S_IMODE(rev.stat().st_mode) == 0o600
+
+
+def test_cli_json_counts_per_legal_form_and_block(tmp_path, files) -> None:
+    out, summary = tmp_path / "key.csv", tmp_path / "truth.json"
+    result = invoke(cli_args(files, "--block", "city", "--out", out, "--json", summary))
+    assert result.exit_code == 0, result.output
+    doc = json.loads(summary.read_text(encoding="utf-8"))
+    assert doc["counts"] == {"n_external": 7, "accepted": 3, "review": 2, "no_match": 2}
+    forms = {r["legal_form"]: (r["n"], r["accepted"], r["review"], r["no_match"]) for r in doc["by_legal_form"]}
+    assert forms == {"GmbH & Co. KG": (1, 1, 0, 0), "(none)": (4, 1, 2, 1), "AG": (1, 0, 0, 1), "GmbH": (1, 1, 0, 0)}
+    blocks = {r["block"]: (r["n"], r["accepted"], r["review"], r["no_match"]) for r in doc["by_block"]}
+    assert blocks == {"Köln": (4, 2, 1, 1), "Bonn": (3, 1, 1, 1)}
+    assert doc["files"] == {"external": "ext.csv", "original": "orig.csv"}
+    assert "MUELLER" not in summary.read_text(encoding="utf-8")  # aggregates only
 
 
 def test_cli_missing_column_one_line_exit_2(tmp_path, files) -> None:
@@ -221,3 +265,15 @@ def test_cli_bad_thresholds_exit_2(tmp_path, files) -> None:
     result = invoke(cli_args(files, "--accept", "0.7", "--review", "0.8", "--out", tmp_path / "k.csv"))
     assert result.exit_code == 2
     assert result.stderr.startswith("attack: error:")
+
+
+def test_public_api_takes_paths_and_block_spellings(files) -> None:
+    import attack
+
+    from_files = attack.link_names(files["external"], "eid", files["original"], "uid", name="firm",
+                                   block=["city"])
+    typed = attack.link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm", block=[attack.Block("city")])
+    plain = link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm", block=[Classifier("city")])
+    pd.testing.assert_frame_equal(from_files.table, plain.table)
+    pd.testing.assert_frame_equal(typed.table, plain.table)
+    assert from_files.to_dict()["files"] == {"external": "ext.csv", "original": "orig.csv"}
