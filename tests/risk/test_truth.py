@@ -11,8 +11,11 @@ import json
 import stat
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 from rapidfuzz import fuzz
 
@@ -277,3 +280,40 @@ def test_public_api_takes_paths_and_block_spellings(files) -> None:
     pd.testing.assert_frame_equal(from_files.table, plain.table)
     pd.testing.assert_frame_equal(typed.table, plain.table)
     assert from_files.to_dict()["files"] == {"external": "ext.csv", "original": "orig.csv"}
+
+
+WORDS = ["Müller", "Mueller", "Bau", "Elektro", "Schmitt", "Schmidt", "GmbH", "KG", "G.m.b.H.", "& Co. KG", "AG"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    ext=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), min_size=1, max_size=7),
+    orig=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), min_size=1, max_size=7),
+    chunk=st.integers(1, 12),
+)
+def test_decisions_follow_the_rule_and_do_not_depend_on_chunking(ext, orig, chunk) -> None:
+    """Brute force over the full score matrix: accepted = score >= accept, clear best of its row
+    and of its column by more than the margin; review = best >= review otherwise; one-to-one."""
+    from attack.risk import truth as module
+
+    external = pd.DataFrame({"id": [f"e{i}" for i in range(len(ext))], "n": [" ".join(w) for w in ext]})
+    original = pd.DataFrame({"id": [f"o{j}" for j in range(len(orig))], "n": [" ".join(w) for w in orig]})
+    s = module._scores(module._Texts.read(external, "n", None), module._Texts.read(original, "n", None),
+                       np.arange(len(ext)), np.arange(len(orig)), module.TruthSettings())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "CHUNK_CELLS", chunk)
+        table = link_names(external, "id", original, "id", name="n").table
+    for i in range(len(ext)):
+        row = s[i]
+        j = int(np.argmax(row))
+        others_in_row = np.delete(row, j)
+        others_in_col = np.delete(s[:, j], i)
+        clear = (row[j] - (others_in_row.max() if len(others_in_row) else 0.0) > 0.02
+                 and row[j] - (others_in_col.max() if len(others_in_col) else 0.0) > 0.02)
+        expected = "accepted" if row[j] >= 0.92 and clear else "review" if row[j] >= 0.80 else "no match"
+        assert table["status"][i] == expected
+        assert table["score"][i] == pytest.approx(row[j])
+        if expected != "no match":
+            assert table["candidate_id"][i] == f"o{j}"
+    accepted = table["unit_id"].dropna()
+    assert accepted.is_unique
