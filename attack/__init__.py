@@ -46,6 +46,7 @@ from attack.study.results import ScenarioResult
 from attack.study.scenario import Scenario
 from attack.study.tuning import tune
 from attack.study.verify import verify
+from attack.synthesis.sequential import Synthesis, synthesize
 from attack.synthetic.results import SyntheticResult
 from attack.synthetic.run import attack_synthetic
 from attack.utility.profile import utility_profile
@@ -55,7 +56,7 @@ __all__ = [
     "Key", "Metric", "Nominal", "Ordinal", "Hierarchical", "String", "Block", "Engine",
     "mass_attack", "AttackResult", "Scenario", "ScenarioResult", "demo_scenario",
     "protect", "Protected", "utility_profile", "attack_synthetic", "SyntheticResult",
-    "verify", "tune", "link_names", "TruthResult",
+    "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
 ]
 
 

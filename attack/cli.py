@@ -627,3 +627,74 @@ def inspect_command(path, as_json, sep, decimal, encoding, sheet, na, codes) -> 
 
     report = inspect_file(path, _reading(sep, decimal, encoding, sheet, na, codes))
     click.echo(to_json(report).rstrip("\n") if as_json else render_inspection(report))
+
+
+def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
+    """``COLUMN=VALUE`` options as a mapping; a malformed one is a usage error."""
+    out = {}
+    for item in values:
+        column, eq, value = item.partition("=")
+        if not eq or not column.strip() or not value.strip():
+            raise InputError(f"{option} {item!r}: expected COLUMN=VALUE")
+        out[column.strip()] = value.strip()
+    return out
+
+
+def _names(text: str | None) -> list[str] | None:
+    return None if text is None else [c.strip() for c in text.split(",") if c.strip()]
+
+
+@main.command("synthesize")
+@click.option("--original", "original_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The confidential original to synthesise.")
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Synthetic file (.csv or .parquet), owner-only; with --m 3: NAME_1, NAME_2, NAME_3.")
+@click.option("--columns", metavar="A,B,...", help="Columns to synthesise (default: all but --drop, --keep and --strata).")
+@click.option("--drop", "dropped", multiple=True, metavar="COLUMN", help="Leave this column out, e.g. the unit id (repeatable).")
+@click.option("--keep", "kept", multiple=True, metavar="COLUMN", help="Keep this column as it is, row by row: partially synthetic data (repeatable).")
+@click.option("--method", "methods", multiple=True, metavar="COLUMN=METHOD", help="sample, cart, rf, norm, normrank, logreg, polyreg, or '~ formula' (passive), e.g. margin='~ turnover - costs' (repeatable).")
+@click.option("--default-method", default="cart", show_default=True, help="Method of every column not named by --method (the first column is sampled).")
+@click.option("--visit", metavar="A,B,...", help="Visit sequence: the order of synthesis (default: column order).")
+@click.option("--predictors", "predictors", multiple=True, metavar="COLUMN=A,B", help="The columns that predict COLUMN (default: all before it; repeatable).")
+@click.option("--minbucket", type=int, default=5, show_default=True, help="Minimum leaf size of CART and random forests.")
+@click.option("--cp", type=float, default=1e-4, show_default=True, help="Complexity parameter of CART: a split must reduce the lack of fit by this share.")
+@click.option("--ntree", type=int, default=10, show_default=True, help="Trees of the rf method.")
+@click.option("--smoothing", type=click.Choice(["none", "density"]), default="none", show_default=True, help="Gaussian kernel smoothing of drawn numbers.")
+@click.option("--proper", is_flag=True, help="Fit every model to a bootstrap sample of the original.")
+@click.option("--special-code", "special_codes", multiple=True, type=float, metavar="NUMBER", help="A number that is a code, not a value, e.g. -8 (repeatable).")
+@click.option("--strata", multiple=True, metavar="COLUMN", help="Synthesise separately within each group of this column (repeatable).")
+@click.option("--m", "m", type=int, default=1, show_default=True, help="Number of synthetic copies.")
+@click.option("--rows", type=int, help="Rows of each copy (default: as many as the original).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed: the same seed gives the same file.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Synthesis log (JSON; default: OUT with .synthesis.json).")
+@_read_options
+def synthesize_command(original_path, out_path, columns, dropped, kept, methods, default_method, visit, predictors,
+                       minbucket, cp, ntree, smoothing, proper, special_codes, strata, m, rows, seed, log_path,
+                       sep, decimal, encoding, sheet, na, codes) -> None:
+    """Make a synthetic file by sequential conditional synthesis, as synthpop does
+    (docs/method/synthesis.md)."""
+    from attack.io.writers import table_content
+    from attack.synthesis.sequential import synthesize
+
+    out_path = Path(out_path)
+    targets = [out_path] if m == 1 else [out_path.with_name(f"{out_path.stem}_{i}{out_path.suffix}") for i in range(1, m + 1)]
+    log_path = log_path or out_path.with_suffix(".synthesis.json")
+    check_outputs([*targets, log_path], [original_path])
+    data = read_table(original_path, options=_reading(sep, decimal, encoding, sheet, na, codes))
+    chosen = _names(columns)
+    if chosen is None:
+        chosen = [c for c in data.columns if c not in set(dropped) | set(kept) | set(strata)]
+    result = synthesize(
+        data, columns=chosen, method=_pairs(methods, "--method"), default_method=default_method,
+        visit_sequence=_names(visit),
+        predictors={c: _names(v) for c, v in _pairs(predictors, "--predictors").items()} or None,
+        minbucket=minbucket, cp=cp, ntree=ntree, smoothing=smoothing, proper=proper, special_codes=special_codes,
+        strata=strata, keep=kept, m=m, rows=rows, seed=seed,
+    )
+    log = {"original": Path(original_path).name, "outputs": [p.name for p in targets], **result.to_dict(),
+           "tool": f"attack {__version__}"}
+    files = {p: (table_content(frame, p), OWNER_ONLY) for p, frame in zip(targets, result.copies)}
+    files[Path(log_path)] = (to_json(log), None)
+    write_files_atomic(files, inputs=[original_path])
+    for path in targets:
+        click.echo(RELEASE_NOTE.format(path=path), err=True)
+    click.echo(f"synthesised {len(result.methods)} columns, {m} cop{'y' if m == 1 else 'ies'} of "
+               f"{len(result.frame)} rows; log in {log_path}")

@@ -38,7 +38,7 @@ def test_the_public_names_are_pinned():
         "__version__", "InputError", "Key", "Metric", "Nominal", "Ordinal", "Hierarchical",
         "String", "Block", "Engine", "mass_attack", "AttackResult", "Scenario", "ScenarioResult",
         "demo_scenario", "protect", "Protected", "utility_profile", "attack_synthetic",
-        "SyntheticResult", "verify", "tune", "link_names", "TruthResult",
+        "SyntheticResult", "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None

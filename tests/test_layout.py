@@ -21,7 +21,7 @@ LAYERS = {
     "io": 1,
     "report": 2,
     "linkage": 3,
-    "risk": 4,
+    "risk": 4, "synthesis": 4,
     "protect": 5, "utility": 5, "synthetic": 5,
     "datasets": 6,
     "study": 7,

@@ -28,6 +28,7 @@ from attack.protect import (
     pram,
     recoding,
     swapping,
+    synthesis,
 )
 
 __all__ = ["METHODS", "Method", "Param", "Protected", "parse_params", "protect"]
@@ -160,6 +161,15 @@ METHODS: dict[str, Method] = {m.name: m for m in [
            numeric=False),
     Method("rank-swap", swapping.rank_swap, "swapping",
            "swap values between ranks at most p% apart", {"p": Param("float", REQUIRED)}),
+    Method("synthesis", synthesis.synthesis, "synthesis",
+           "replace the listed variables by sequential synthesis (synthpop's cart and others), the rest kept",
+           {"method": Param("str", "cart", ("cart", "rf", "norm", "normrank", "logreg", "polyreg", "sample")),
+            "minbucket": Param("int", 5, help="minimum leaf size of CART"),
+            "cp": Param("float", 1e-4, help="complexity parameter of CART"),
+            "smoothing": Param("str", "none", ("none", "density")),
+            "proper": Param("bool", False, help="fit the models to a bootstrap sample"),
+            "special_codes": Param("list", [], help="numbers that are codes, e.g. -8|-9")},
+           numeric=False),
 ]}
 """Protection methods by command-line name."""
 
