@@ -549,15 +549,24 @@ def utility_command(original_path, release_path, variables, by, crosses, weight,
 @click.option("--certificate", "certificate_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a certificate of the verdict (JSON and a printable .html twin).")
 @click.option("--sign", "sign_path", type=click.Path(dir_okay=False, path_type=Path), help="Sign the certificate with this Ed25519 private key (from attack keygen).")
 @click.option("--passphrase-env", metavar="VAR", help="Environment variable holding the private key's passphrase.")
+@click.option("--membership", "membership_log", type=click.Path(dir_okay=False, path_type=Path), help="Run shadow-model membership inference; the synthesis log (from attack synthesize) says how the release was made.")
+@click.option("--isolated", type=click.IntRange(min=0), default=10, show_default=True, help="Membership targets: the most isolated records.")
+@click.option("--random-targets", type=click.IntRange(min=0), default=10, show_default=True, help="Membership targets: records drawn at random.")
+@click.option("--shadow-sets", type=click.IntRange(min=4), default=100, show_default=True, help="Membership games per target that train the classifier (half with the target).")
+@click.option("--test-sets", type=click.IntRange(min=4), default=100, show_default=True, help="Membership games per target that measure it.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Processes for the shadow syntheses.")
+@click.option("--shadow-size", type=click.IntRange(min=2), help="Records per shadow training set (default: min(2000, half the original)).")
 @_read_options
 def synth_command(original_path, synthetic_path, holdout_path, keys, targets, gammas, tau, exclude, categorical,
                   metric, scaling, bins, n_attacks, seed, json_path, html_path, certificate_path, sign_path,
-                  passphrase_env, sep, decimal, encoding, sheet, na, codes) -> None:
+                  passphrase_env, membership_log, isolated, random_targets, shadow_sets, test_sets, jobs, shadow_size,
+                  sep, decimal, encoding, sheet, na, codes) -> None:
     """Attack a synthetic release: distance to closest record, the CAP family, singling out,
     linkability and inference against a holdout baseline (docs/method/synthetic-attacks.md)."""
     from attack.io.fingerprint import file_input
     from attack.report.certificate import render_html as render_certificate
     from attack.study.certificate import build_synthetic
+    from attack.synthesis.sequential import settings_from_log
     from attack.synthetic.run import (
         DEFAULT_SYNTH_TAU,
         SynthSpec,
@@ -571,6 +580,10 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
         tau=DEFAULT_SYNTH_TAU if tau is None else tau, metric=metric, scaling=scaling,
         categorical_mode="mismatch" if metric.startswith("gower") else "dummy",
         n_attacks=n_attacks, seed=seed, bins=dict(parse_binning(b) for b in bins),
+        membership=None if membership_log is None else {
+            "synthesis": settings_from_log(_json_file(membership_log)), "n_isolated": isolated,
+            "n_random": random_targets, "shadow_sets": shadow_sets, "test_sets": test_sets,
+            "shadow_size": shadow_size, "jobs": jobs},
     )
     inputs = [original_path, synthetic_path, holdout_path]
     check_outputs([json_path, html_path, certificate_path], inputs)
@@ -698,3 +711,13 @@ def synthesize_command(original_path, out_path, columns, dropped, kept, methods,
         click.echo(RELEASE_NOTE.format(path=path), err=True)
     click.echo(f"synthesised {len(result.methods)} columns, {m} cop{'y' if m == 1 else 'ies'} of "
                f"{len(result.frame)} rows; log in {log_path}")
+
+
+def _json_file(path: Path) -> dict:
+    """A JSON document read from a user's file; unreadable or invalid JSON is an input error."""
+    import json
+
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"cannot read JSON: {exc}", file=Path(path).name) from None

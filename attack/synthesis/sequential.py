@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -122,6 +123,25 @@ def synthesize(
         "rows": n_rows, "seed": seed,
     }
     return Synthesis(tuple(copies), dict(plan.methods), plan.visit, plan.predictors, settings)
+
+
+#: The settings in a synthesis log (:meth:`Synthesis.to_dict`) that :func:`synthesize` takes back.
+_RERUN = ("minbucket", "cp", "ntree", "smoothing", "proper", "special_codes", "strata", "keep")
+
+
+def settings_from_log(log: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of :func:`synthesize` that made a logged synthesis (without
+    ``columns``, ``m``, ``rows`` and ``seed``): how an intruder who knows the method repeats it."""
+    try:
+        settings = {
+            "method": dict(log["methods"]),
+            "visit_sequence": list(log["visit_sequence"]),
+            "predictors": {k: list(v) for k, v in log["predictors"].items() if v},
+        }
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise InputError(f"not a synthesis log: {exc} is missing or malformed") from None
+    settings.update({k: log[k] for k in _RERUN if k in log})
+    return settings
 
 
 @dataclass(frozen=True)
@@ -290,4 +310,4 @@ def _passive(frame: pd.DataFrame, name: str, expression: str, n: int) -> pd.Seri
     return pd.Series(np.broadcast_to(np.asarray(values), (n,)), name=name)
 
 
-__all__ = ["DEFAULT_METHOD", "MISSING_CATEGORY", "Synthesis", "synthesize"]
+__all__ = ["DEFAULT_METHOD", "MISSING_CATEGORY", "Synthesis", "settings_from_log", "synthesize"]

@@ -7,7 +7,9 @@
 * singling out on all those columns;
 * with two or more keys, linkability between two halves of the keys;
 * with keys and targets, per target: the synthpop table measures and SDMetrics' CAP trio, Papavasiliou (2020) inverse-distance kNN attribution and, per γ, the
-  inference attack.
+  inference attack;
+* with ``membership`` settings, shadow-model membership inference against the synthesiser
+  (:mod:`attack.synthetic.membership`), decided on the largest upper bound of the advantage.
 
 Decisions: singling out, linkability and every inference are judged on the
 upper bound of their risk interval (the residual risk over the holdout when one is given, else
@@ -32,6 +34,7 @@ from attack.risk.evaluation import wilson_interval
 from attack.synthetic.anonymeter import inference, linkability, singling_out
 from attack.synthetic.cap import Binning, cap_scores, knn_attribution, table_measures
 from attack.synthetic.distance import distance_attack
+from attack.synthetic.membership import membership_inference
 from attack.synthetic.results import SyntheticResult
 from attack.synthetic.space import prepare
 
@@ -64,6 +67,7 @@ class SynthSpec:
     n_attacks: int = 500
     seed: int = 0
     bins: Mapping[str, Binning] = field(default_factory=dict)
+    membership: Mapping[str, Any] | None = None
 
     def describe(self) -> dict:
         return {
@@ -71,6 +75,7 @@ class SynthSpec:
             "gammas": list(self.gammas), "tau": self.tau, "metric": self.metric,
             "scaling": self.scaling, "categorical_mode": self.categorical_mode,
             "n_attacks": self.n_attacks, "seed": self.seed,
+            "membership": None if self.membership is None else _loggable(self.membership),
             "decision": "every check's upper 95% bound < tau (docs/method/synthetic-attacks.md)",
         }
 
@@ -193,10 +198,30 @@ def attack_synthetic(
         entry, new_checks = _attribute(original, synthetic, holdout, target, prep, spec)
         document["attribute"][target] = entry
         checks += new_checks
+    if spec.membership is not None:
+        game = dict(spec.membership)
+        member = membership_inference(original, columns=columns, release=synthetic, tau=tau, seed=seed, **game)
+        document["membership"] = member.to_dict()
+        checks.append(_membership_check(member, tau))
     document["checks"] = checks
     document["tau"] = tau
     document["passed"] = all(c["passed"] for c in checks)
     return SyntheticResult(document, title)
+
+
+def _membership_check(member, tau: float) -> dict:
+    """One decision over all targets: the largest advantage and its largest upper bound."""
+    worst = max(member.targets, key=lambda t: (t.advantage_interval[1], t.advantage))
+    return _check("membership", "advantage", worst.advantage, worst.advantage_interval[1], tau,
+                  target=worst.label)
+
+
+def _loggable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _loggable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_loggable(v) for v in value]
+    return value if value is None or isinstance(value, (str, int, float, bool)) else repr(value)
 
 
 def _spec_from(settings: Mapping[str, Any]) -> SynthSpec:
