@@ -10,6 +10,7 @@ editor can check a TOML file as it is typed. The file format is described in
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Annotated, Any, Literal, Union
@@ -32,6 +33,8 @@ from attack.linkage.assignment import METHODS
 from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
 from attack.linkage.engines import Engine
 from attack.linkage.keys import Block, KeyTable, parse_block, parse_key
+from attack.protect.catalogue import METHODS as PROTECTION
+from attack.protect.catalogue import parse_params
 from attack.risk.combine import LAMBDA_PRESETS, ROLES, resolve_lambda
 
 
@@ -251,6 +254,53 @@ class SingleAttack(_Table):
         return self
 
 
+class TuneUtility(_Table):
+    """Analysis-potential checks of each tuning candidate (docs/method/utility.md)."""
+
+    variables: list[str] | None = None
+    by: list[str] = Field(default_factory=list)
+    crosses: list[list[str]] = Field(default_factory=list)
+    weights: str | None = None
+    models: list[str] = Field(default_factory=list)
+
+
+class Tune(_Table):
+    """The grid of `attack tune`: one protection method, the parameter to vary and its values,
+    weak to strong (docs/method/utility.md)."""
+
+    method: str = Field(description="A protection method (`attack protect --list-methods`).")
+    parameter: str = Field(description="The parameter that is varied.")
+    values: list[Any] = Field(min_length=1, description="Its values, weak to strong.")
+    columns: list[str] = Field(default_factory=list, description="Variables the method changes.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Fixed parameters.")
+    by: list[str] = Field(default_factory=list, description="Run the method within groups of these variables.")
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1, description="Seed sweep.")
+    base: str = Field("release", description="The data entry protected.")
+    stop_at_first: bool = False
+    release: str | None = Field(None, description="Where the chosen release goes.")
+    utility: TuneUtility = Field(default_factory=TuneUtility)
+
+    @model_validator(mode="after")
+    def _known_method(self) -> Tune:
+        if self.method not in PROTECTION:
+            hint = difflib.get_close_matches(self.method, list(PROTECTION), n=1)
+            raise InputError(f"unknown protection method {self.method!r}"
+                             + (f"; did you mean {hint[0]!r}?" if hint else f"; expected one of {', '.join(PROTECTION)}"),
+                             field="method")
+        spec = PROTECTION[self.method]
+        if self.parameter not in spec.params:
+            raise InputError(f"method {self.method} has no parameter {self.parameter!r}; "
+                             f"it has {', '.join(spec.params) or 'none'}", field="parameter")
+        if self.parameter in self.params:
+            raise InputError(f"params must not fix the tuned parameter {self.parameter!r}", field="params")
+        for i, value in enumerate(self.values):  # fail before the first attack, not after an hour
+            try:
+                parse_params(spec, {**self.params, self.parameter: value})
+            except InputError as exc:
+                raise InputError(exc.message, field=f"values[{i}]") from None
+        return self
+
+
 class ScenarioSettings(_Table):
     """A scenario file: the data, the intruders, the evaluation, the outputs, the engine."""
 
@@ -265,7 +315,7 @@ class ScenarioSettings(_Table):
     combine: Combine | None = None
     natural_protection: NaturalProtection | None = None
     single_attack: SingleAttack | None = None
-    tune: dict[str, Any] | None = Field(None, description="Tuning grid of `attack tune`.")
+    tune: Tune | None = Field(None, description="Tuning grid of `attack tune`.")
 
     @model_validator(mode="after")
     def _consistent(self) -> ScenarioSettings:

@@ -34,10 +34,12 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pydantic import ValidationError
 
-from attack.errors import InputError
-from attack.protect.catalogue import METHODS, parse_params, protect
+from attack.errors import InputError, from_validation
+from attack.protect.catalogue import protect
 from attack.study.scenario import Scenario
+from attack.study.settings import Tune
 
 __all__ = ["Candidate", "TuneOutcome", "TuneSpec", "tune", "tune_spec"]
 
@@ -67,48 +69,20 @@ class TuneSpec:
         }
 
 
-_TUNE_KEYS = {"method", "parameter", "values", "columns", "params", "by", "seeds", "base",
-              "stop_at_first", "release", "utility"}
-_UTILITY_KEYS = {"variables", "by", "crosses", "weights", "models"}
-
-
-def tune_spec(table: Mapping, base_dir: Path = Path(".")) -> TuneSpec:
-    """Validate a ``[tune]`` table; every parameter value is type-checked up front."""
-    unknown = sorted(set(table) - _TUNE_KEYS)
-    if unknown:
-        raise InputError(f"[tune]: unknown entry {unknown[0]!r}; allowed: {', '.join(sorted(_TUNE_KEYS))}")
-    for needed in ("method", "parameter", "values"):
-        if needed not in table:
-            raise InputError(f"[tune] needs an entry {needed!r}")
-    method = str(table["method"])
-    if method not in METHODS:
-        raise InputError(f"[tune] method: unknown {method!r}; expected one of {', '.join(METHODS)}")
-    parameter = str(table["parameter"])
-    if parameter not in METHODS[method].params:
-        raise InputError(f"[tune] parameter: method {method} has no parameter {parameter!r}; "
-                         f"it has {', '.join(METHODS[method].params) or 'none'}")
-    values = table["values"]
-    if not isinstance(values, list) or not values:
-        raise InputError("[tune] values must be a non-empty list, weak to strong")
-    params = dict(table.get("params", {}))
-    if parameter in params:
-        raise InputError(f"[tune] params must not fix the tuned parameter {parameter!r}")
-    for value in values:  # fail before the first attack, not after an hour
-        parse_params(METHODS[method], {**params, parameter: value})
-    seeds = table.get("seeds", [0])
-    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) for s in seeds):
-        raise InputError("[tune] seeds must be a non-empty list of integers")
-    utility = dict(table.get("utility", {}))
-    unknown = sorted(set(utility) - _UTILITY_KEYS)
-    if unknown:
-        raise InputError(f"[tune.utility]: unknown entry {unknown[0]!r}; allowed: {', '.join(sorted(_UTILITY_KEYS))}")
-    release = table.get("release")
+def tune_spec(table: Tune | Mapping, base_dir: Path = Path(".")) -> TuneSpec:
+    """The ``[tune]`` table as a :class:`TuneSpec`; a mapping is validated by the scenario
+    schema first (:class:`attack.study.settings.Tune`), so every value is type-checked and every
+    parameter value parsed before the first attack."""
+    if not isinstance(table, Tune):
+        try:
+            table = Tune.model_validate(table)
+        except ValidationError as exc:
+            raise from_validation(exc, model=Tune, prefix="tune") from None
     return TuneSpec(
-        method=method, parameter=parameter, values=tuple(values),
-        columns=tuple(table.get("columns", ())), params=params, by=tuple(table.get("by", ())),
-        seeds=tuple(seeds), base=str(table.get("base", "release")),
-        stop_at_first=bool(table.get("stop_at_first", False)),
-        release=None if release is None else base_dir / release, utility=utility,
+        method=table.method, parameter=table.parameter, values=tuple(table.values), columns=tuple(table.columns),
+        params=dict(table.params), by=tuple(table.by), seeds=tuple(table.seeds), base=table.base,
+        stop_at_first=table.stop_at_first, release=None if table.release is None else base_dir / table.release,
+        utility=table.utility.model_dump(exclude_defaults=True),
     )
 
 

@@ -77,6 +77,13 @@ def test_to_toml_round_trips(tmp_path):
     ({"natural_protection": {"formal": {"path": "f.csv", "id": "u"}, "agreement": {"metric": "turnover"}}},
      "natural_protection.agreement.metric", "expected a list"),
     ({"combine": {"lam": [1]}}, "combine.lam", "expected a number"),
+    # the [tune] grid is part of the schema: checked when the scenario is loaded
+    ({"tune": {"method": "separate-ma", "parameter": "k", "values": [3], "stop_at_frist": True}},
+     "tune.stop_at_frist", "did you mean 'stop_at_first'?"),
+    ({"tune": {"method": "mdva", "parameter": "k", "values": [3]}}, "tune.method", "did you mean 'mdav'?"),
+    ({"tune": {"method": "mdav", "parameter": "k", "values": [3, "x"]}}, "tune.values[1]", "expected int"),
+    ({"tune": {"method": "mdav", "parameter": "k", "values": [3], "utility": {"model": ["a ~ b"]}}},
+     "tune.utility.model", "did you mean 'models'?"),
 ])
 def test_nested_tables_are_checked_up_front(change, field, needle):
     with pytest.raises(InputError, match=needle) as info:
