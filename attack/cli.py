@@ -208,10 +208,6 @@ def link_command(external_path, release_path, external_id, release_id, original_
     PASSED, 2 for a usage or input error."""
     reading = _reading(sep, decimal, encoding, sheet, na, codes)
     check_outputs([json_path, html_path, matches_path], [external_path, release_path, original_path])
-    if reading != ReadOptions():  # declared reading options: read whole files here
-        external_path, release_path, original_path = (
-            p if p is None else read_table(p, options=reading)
-            for p in (external_path, release_path, original_path))
     result = mass_attack(
         external_path, release_path, original=original_path, external_id=external_id,
         release_id=release_id, original_id=original_id, keys=keys, blocks=blocks, cells=cells,
@@ -219,7 +215,7 @@ def link_command(external_path, release_path, external_id, release_id, original_
         gamma_by_variable=gamma_vars or None, tau=tau, zero_tolerance=zero_tolerance,
         standardise=standardise, metric_distance=metric_distance, seed=seed,
         engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=not quiet,
-        name=f"{_name(external_path)} against {_name(release_path)}",
+        name=f"{_name(external_path)} against {_name(release_path)}", reading=reading,
     )
     _emit(result, json_path, html_path, matches_path, say=_Say(quiet, verbose, timings))
 

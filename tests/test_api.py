@@ -69,6 +69,33 @@ def test_mass_attack_on_frames_equals_attack_link_on_files(tmp_path):
     assert result.exit_code == (0 if written["passed"] else 1)
 
 
+def test_declared_reading_options_read_only_the_needed_columns(tmp_path):
+    """German CSV (semicolon, decimal comma) with an unneeded column that is not readable as
+    numbers: the options apply to the paths, and the extra column is never read."""
+    from attack.io.readers import ReadOptions
+
+    paths = {}
+    for name, frame in (("external", EXTERNAL), ("release", RELEASE)):
+        paths[name] = tmp_path / f"{name}.csv"
+        frame.assign(remark="1,2,3;x").to_csv(paths[name], sep=";", decimal=",", index=False)
+    german = attack.mass_attack(paths["external"], paths["release"], reading=ReadOptions(sep=";", decimal=","),
+                                **FIXTURE_ARGS).to_dict()
+    frames = attack.mass_attack(EXTERNAL, RELEASE, **FIXTURE_ARGS).to_dict()
+    assert german.pop("reading")["external"]["sep"] == ";"
+    frames.pop("reading")
+    for document in (german, frames):
+        document.pop("name"), document.pop("intruder"), document.pop("release")
+    assert german == frames
+    out = tmp_path / "cli.json"
+    result = invoke(["link", "--external", paths["external"], "--release", paths["release"],
+                     "--external-id", "unit_id", "--release-id", "unit_id", "--key", "turnover:metric",
+                     "--key", "employees:metric", "--block", "wz", "--block", "region", "--cell", "wz",
+                     "--tau", "0.5", "--sep", ";", "--decimal", ",", "--json", out])
+    assert result.exit_code in (0, 1), result.output
+    cli = json.loads(out.read_text())
+    assert cli["cells"] == german["cells"] and "remark" not in json.dumps(cli["reading"])
+
+
 def test_typed_keys_give_the_same_result_as_text_keys():
     text = attack.mass_attack(EXTERNAL, RELEASE, original=ORIGINAL, **FIXTURE_ARGS)
     typed = attack.mass_attack(

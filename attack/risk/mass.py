@@ -19,7 +19,13 @@ import pandas as pd
 from attack._version import __version__
 from attack.errors import InputError
 from attack.io.columns import quote
-from attack.io.readers import id_column, read_table, require_columns, source_name
+from attack.io.readers import (
+    ReadOptions,
+    id_column,
+    read_table,
+    require_columns,
+    source_name,
+)
 from attack.linkage.engines import Engine
 from attack.linkage.link import LinkageSpec, Links, link
 from attack.linkage.solvers import DEFAULT_MEMORY_BUDGET
@@ -213,6 +219,7 @@ def mass_attack(
     engine: Engine | Mapping[str, Any] | None = None,
     progress: bool = False,
     name: str | None = None,
+    reading: ReadOptions | None = None,
 ) -> AttackResult:
     """Link ``external`` to ``release`` as a rational intruder would and score the attack.
 
@@ -226,7 +233,8 @@ def mass_attack(
     its disclosure risk is below ``tau`` for every γ in ``gammas``. ``seed`` shuffles the
     external order of the sequential method only. ``engine`` (an :class:`attack.Engine` or a
     mapping of its fields) and ``progress`` (a progress bar over the blocks) never change a
-    figure.
+    figure. ``reading`` (:class:`attack.io.readers.ReadOptions`: separator, decimal mark,
+    encoding, sheet, missing-value codes, code columns) applies to every path given.
 
     Settings are checked before any file is read; bad ones raise :class:`attack.InputError`
     naming the argument.
@@ -243,7 +251,7 @@ def mass_attack(
     def frame(data: Any, role: str, id_name: str) -> pd.DataFrame:
         if isinstance(data, pd.DataFrame):
             return data
-        return read_table(Path(data), needed_columns(role, id_name, linkage, evaluation, has_original))
+        return read_table(Path(data), needed_columns(role, id_name, linkage, evaluation, has_original), reading)
 
     data = AttackInput(
         external=frame(external, "external", external_id),
