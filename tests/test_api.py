@@ -132,7 +132,11 @@ def test_gamma_keys_have_one_spelling(tmp_path):
     ({"keys": "turnover:metric"}, "keys"),
     ({"keys": ["turnover:metrik"]}, "keys[0]"),
     ({"cells": [5]}, "cells[0]"),
-    ({"method": "hungarain"}, None),
+    ({"method": "hungarain"}, "method"),
+    ({"blocks": ["wz", "region:prefix=0"]}, "blocks[1]"),  # the argument's name, not the file's "block"
+    ({"gammas": [0.1, -0.2]}, "gammas[1]"),
+    ({"gamma_by_variable": {"turnover": [0.1]}}, "gamma_by_variable.turnover"),
+    ({"standardise": "zscore"}, "standardise"),
 ])
 def test_bad_arguments_raise_input_error_before_reading(tmp_path, bad, field):
     missing = tmp_path / "absent.csv"  # never opened: settings are checked first

@@ -814,8 +814,8 @@ BAD_INPUT = [
     ("unknown file format", _as_xlsx, [], ["ext.xlsx", "is not an excel file", "its first bytes show text"]),
     ("unit of release missing in original", lambda p: pd.read_csv(p["original"], dtype=str).iloc[:5].to_csv(p["original"], index=False), [], ["orig.csv", "'u6'", "not in the original"]),
     ("gamma not a number", None, ["--gamma", "abc"], ["'abc'"]),
-    ("gamma not positive", None, ["--gamma", "0"], ["γ must be positive"]),
-    ("tau out of range", None, ["--tau", "1.5"], ["τ", "1.5"]),
+    ("gamma not positive", None, ["--gamma", "0"], ["field gammas[0]", "greater than 0"]),
+    ("tau out of range", None, ["--tau", "1.5"], ["field tau", "less than or equal to 1", "1.5"]),
     ("per-variable γ for a variable not evaluated", None, ["--gamma-var", "profit=0.1,0.2"], ["gamma_by_variable", "'profit'"]),
 ]
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pydantic import ValidationError
 
 from attack._version import __version__
-from attack.errors import InputError
-from attack.io.columns import quote
+from attack.errors import InputError, from_validation
 from attack.io.readers import (
     ReadOptions,
     id_column,
@@ -28,9 +28,11 @@ from attack.io.readers import (
 )
 from attack.linkage.engines import Engine
 from attack.linkage.link import LinkageSpec, Links, link
+from attack.linkage.settings import Linkage, linkage_spec
 from attack.linkage.solvers import DEFAULT_MEMORY_BUDGET
-from attack.risk.evaluation import DEFAULT_GAMMAS, EvaluationSpec, evaluate, gammas_from
+from attack.risk.evaluation import DEFAULT_GAMMAS, EvaluationSpec, evaluate
 from attack.risk.results import LINK_COLUMNS, AttackResult
+from attack.risk.settings import Evaluation, evaluation_spec
 
 
 @dataclass
@@ -268,45 +270,29 @@ def attack_specs(
     *, keys, blocks, cells, targets, method, gammas, gamma_by_variable, tau, zero_tolerance,
     standardise, metric_distance, seed,
 ) -> tuple[LinkageSpec, EvaluationSpec]:
-    """Validated linkage and evaluation settings from the arguments of :func:`mass_attack`."""
-    from attack.linkage.keys import as_block, as_key
-
-    def listed(value: Any, field: str) -> list:
-        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-            got = type(value).__name__ if not isinstance(value, (str, bytes, int, float)) else quote(value)
-            raise InputError(f"expected a list, got {got}", field=field)
-        return list(value)
-
-    def each(values: Any, convert, field: str) -> tuple:
-        out = []
-        for i, value in enumerate(listed(values, field)):
-            try:
-                out.append(convert(value))
-            except InputError as exc:
-                inner = f".{exc.field}" if exc.field else ""
-                raise InputError(exc.message, field=f"{field}[{i}]{inner}") from None
-        return tuple(out)
-
-    linkage = LinkageSpec(
-        keys=tuple(k.spec() for k in each(keys, as_key, "keys")),
-        blocks=tuple(b.classifier() for b in each(blocks, as_block, "blocks")),
-        method=method, standardise=standardise, metric_distance=metric_distance, seed=seed,
-    )
-    evaluation = EvaluationSpec(
-        gammas=gammas_from(listed(gammas, "gammas"), gamma_by_variable),
-        tau=_number(tau, "tau"),
-        targets=None if targets is None else tuple(listed(targets, "targets")),
-        cells=tuple(b.classifier() for b in each(cells, as_block, "cells")),
-        zero_tolerance=_number(zero_tolerance, "zero_tolerance"),
-    )
-    return linkage, evaluation
+    """Linkage and evaluation settings from the arguments of :func:`mass_attack`, validated by the
+    schema of scenario files (:class:`~attack.linkage.settings.Linkage`,
+    :class:`~attack.risk.settings.Evaluation`); errors name the argument (``keys[1].weight``)."""
+    linkage = _validated(Linkage, {"keys": keys, "block": blocks, "method": method, "standardise": standardise,
+                                   "metric_distance": metric_distance, "seed": seed}, {"block": "blocks"})
+    evaluation = _validated(Evaluation, {"gamma": gammas, "gamma_by_variable": gamma_by_variable, "tau": tau,
+                                         "targets": targets, "cells": cells, "zero_tolerance": zero_tolerance},
+                            {"gamma": "gammas"})
+    return linkage_spec(linkage), evaluation_spec(evaluation)
 
 
-def _number(value: Any, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-        raise InputError(f"expected a number, got {quote(value)}", field=field)
-    return float(value)
-
+def _validated(model: type, values: dict, names: dict[str, str]):
+    """``model`` validated from API arguments; a field in an error is given its argument name."""
+    try:
+        return model.model_validate({k: list(v) if isinstance(v, tuple) else v for k, v in values.items()})
+    except ValidationError as exc:
+        error = from_validation(exc, model=model)
+    if error.field:
+        head, dot, rest = error.field.partition(".")
+        bracket = head.find("[")
+        name, index = (head, "") if bracket < 0 else (head[:bracket], head[bracket:])
+        error = InputError(error.message, field=names.get(name, name) + index + dot + rest)
+    raise error
 
 def engine_settings(engine: Engine | Mapping[str, Any] | None) -> dict[str, Any]:
     """The entries an engine setting fixes, validated (None entries are left to the defaults

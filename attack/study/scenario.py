@@ -29,25 +29,17 @@ from attack.errors import InputError
 from attack.io.fingerprint import file_input, frame_input
 from attack.io.readers import id_column, read_table
 from attack.linkage.engines import Engine
-from attack.linkage.keys import as_block, as_key
 from attack.linkage.link import LinkageSpec
+from attack.linkage.settings import linkage_spec
 from attack.risk import single as single_attack
 from attack.risk.combine import cell_key, combine, resolve_lambda
-from attack.risk.evaluation import (
-    EvaluationSpec,
-    gammas_from,
-)
+from attack.risk.evaluation import EvaluationSpec
 from attack.risk.mass import AttackInput, engine_settings, needed_columns, run_attack
 from attack.risk.natural_protection import agreement_profile
 from attack.risk.results import AttackResult
+from attack.risk.settings import evaluation_spec
 from attack.study.results import ScenarioResult
-from attack.study.settings import (
-    DataEntry,
-    IntruderLinkage,
-    Linkage,
-    ScenarioSettings,
-    validate,
-)
+from attack.study.settings import DataEntry, ScenarioSettings, validate
 
 
 @dataclass(frozen=True)
@@ -343,25 +335,18 @@ def scenario_from_settings(settings: ScenarioSettings, base: Path = Path(".")) -
     for role in ("external", "original"):
         if getattr(data, role) is not None:
             sources[role] = _source(getattr(data, role), demo)
-    linkage = _linkage_from(settings.linkage)
+    linkage = linkage_spec(settings.linkage)
     intruders = [
         Intruder(
             name=entry.name or f"intruder {i + 1}",
             role=entry.role,
             source=_source(entry.external, demo),
-            linkage=_linkage_from(entry.linkage, linkage),
+            linkage=linkage_spec(entry.linkage, linkage),
         )
         for i, entry in enumerate(settings.intruder)
     ]
     natural = settings.natural_protection
-    ev = settings.evaluation
-    evaluation = EvaluationSpec(
-        gammas=gammas_from(ev.gamma, ev.gamma_by_variable),
-        tau=ev.tau,
-        targets=None if ev.targets is None else tuple(ev.targets),
-        cells=tuple(as_block(c).classifier() for c in ev.cells),
-        zero_tolerance=ev.zero_tolerance,
-    )
+    evaluation = evaluation_spec(settings.evaluation)
     outputs = settings.output.model_dump(by_alias=True, exclude_none=True)
     return Scenario(
         settings.title, sources, linkage, evaluation, {k: base / v for k, v in outputs.items()},
@@ -407,18 +392,6 @@ def _agreement_columns(linkage: LinkageSpec, external: pd.DataFrame, truth: pd.D
         out[kind] = [c for c in dict.fromkeys(kinds[kind]) if c in both and c not in taken]
         taken.update(out[kind])
     return out
-
-
-def _linkage_from(table: Linkage | IntruderLinkage, default: LinkageSpec | None = None) -> LinkageSpec:
-    """The ``[linkage]`` table, or an intruder's, whose unset entries fall back to ``default``."""
-    fixed = table.model_dump(exclude_none=True, exclude={"keys", "block"})
-    if table.keys is not None:
-        fixed["keys"] = tuple(as_key(k).spec() for k in table.keys)
-    if table.block is not None:
-        fixed["blocks"] = tuple(as_block(b).classifier() for b in table.block)
-    if default is not None:
-        return replace(default, **fixed)
-    return LinkageSpec(**fixed)
 
 
 def _load_source(

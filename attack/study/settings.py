@@ -11,72 +11,24 @@ editor can check a TOML file as it is typed. The file format is described in
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Discriminator,
-    Field,
-    Tag,
-    ValidationError,
-    model_validator,
-)
+from pydantic import Field, ValidationError, model_validator
 
 from attack.datasets.demo import DEMO_SOURCES
 from attack.errors import InputError, from_validation
 from attack.io.readers import ReadOptions
-from attack.linkage.assignment import METHODS
-from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
 from attack.linkage.engines import Engine
-from attack.linkage.keys import Block, KeyTable, parse_block, parse_key
+from attack.linkage.settings import IntruderLinkage, Linkage, SettingsTable, parses
 from attack.protect.catalogue import METHODS as PROTECTION
 from attack.protect.catalogue import parse_params
 from attack.risk.combine import LAMBDA_PRESETS, ROLES, resolve_lambda
+from attack.risk.settings import Evaluation
 
 
-class _Table(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def _parses(parse: Callable[[Any], Any]) -> AfterValidator:
-    """A validator that keeps a value as written once ``parse`` accepts it (a key's or a block's
-    text spelling, a λ), turning its :class:`InputError` into a validation error."""
-
-    def check(value: Any) -> Any:
-        try:
-            parse(value)
-        except InputError as exc:
-            raise ValueError(exc.message) from None
-        return value
-
-    return AfterValidator(check)
-
-
-def _by_form(value: Any) -> str:
-    return "text" if isinstance(value, str) else "table"
-
-
-#: A key: its text spelling (``"turnover:metric:0.5"``) or a table with a ``type``.
-KeyEntry = Annotated[
-    Union[Annotated[str, _parses(parse_key), Tag("text")], Annotated[KeyTable, Tag("table")]],
-    Discriminator(_by_form),
-]
-#: A blocking key or cell: ``"nace"``, ``"nace:prefix=2"``, ``"employees:bins=20,50"`` or a table.
-BlockEntry = Annotated[
-    Union[Annotated[str, _parses(parse_block), Tag("text")], Annotated[Block, Tag("table")]],
-    Discriminator(_by_form),
-]
-Methods = Literal[METHODS]  # type: ignore[valid-type]
-Standardisations = Literal[STANDARDISATIONS]  # type: ignore[valid-type]
-MetricDistances = Literal[METRIC_DISTANCES]  # type: ignore[valid-type]
-Number = Annotated[float, Field(allow_inf_nan=False)]
-
-
-class DataEntry(_Table):
+class DataEntry(SettingsTable):
     """One data source: a file (``path`` and ``id``) or a generated demo set (``demo``), with
     how to read it where detection should not decide."""
 
@@ -115,14 +67,14 @@ class DataEntry(_Table):
         return replace(options, sheet=self.sheet)
 
 
-class DemoOptions(_Table):
+class DemoOptions(SettingsTable):
     """The generated population the ``demo`` entries derive from."""
 
     n_units: int = Field(17000, ge=100, strict=True)
     seed: int = Field(1, strict=True)
 
 
-class Data(_Table):
+class Data(SettingsTable):
     external: DataEntry | None = None
     release: DataEntry | list[DataEntry] = Field(
         description="The candidate release, or a list of named candidates compared side by side.")
@@ -142,83 +94,39 @@ class Data(_Table):
         return self
 
 
-class Linkage(_Table):
-    """How the intruder links (Destatis handbook, ch. 13)."""
-
-    keys: list[KeyEntry] = Field(min_length=1, description="Overlap variables entering the distance.")
-    block: list[BlockEntry] = Field(default_factory=list, description="Blocking keys.")
-    method: Methods = Field("greedy", description="One-to-one assignment procedure.")
-    standardise: Standardisations = "maxmin"
-    metric_distance: MetricDistances = "squared"
-    seed: int | None = Field(None, description="Shuffles the external order of the sequential method.")
-
-
-class IntruderLinkage(_Table):
-    """An intruder's linkage: unset entries come from the scenario's ``[linkage]``."""
-
-    keys: list[KeyEntry] | None = Field(None, min_length=1)
-    block: list[BlockEntry] | None = None
-    method: Methods | None = None
-    standardise: Standardisations | None = None
-    metric_distance: MetricDistances | None = None
-    seed: int | None = None
-
-
-class Intruder(_Table):
+class Intruder(SettingsTable):
     name: str | None = None
     role: Literal[ROLES] = "realistic"  # type: ignore[valid-type]
     external: DataEntry
     linkage: IntruderLinkage = Field(default_factory=IntruderLinkage)
 
 
-class Evaluation(_Table):
-    """How the attack is scored and judged (Destatis handbook, ch. 12)."""
-
-    gamma: list[Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
-        default_factory=lambda: [0.05, 0.10], min_length=1,
-        description="Usefulness thresholds γ: relative deviations below γ count as useful.")
-    gamma_by_variable: dict[str, list[Annotated[float, Field(gt=0, allow_inf_nan=False)]]] | None = None
-    tau: float = Field(0.5, gt=0, le=1, description="Threshold τ: every cell's risk must stay below it.")
-    targets: list[str] | None = Field(None, min_length=1, description="Variables the intruder wants.")
-    cells: list[BlockEntry] = Field(default_factory=list, description="Cell variables.")
-    zero_tolerance: float = Field(0.0, ge=0, allow_inf_nan=False)
-
-    @model_validator(mode="after")
-    def _aligned(self) -> Evaluation:
-        if len(set(self.gamma)) != len(self.gamma):
-            raise InputError("a γ value is given twice", field="gamma")
-        for name, values in (self.gamma_by_variable or {}).items():
-            if len(values) != len(self.gamma):
-                raise InputError(f"needs {len(self.gamma)} values, one per γ", field=f"gamma_by_variable.{name}")
-        return self
-
-
-class Output(_Table):
+class Output(SettingsTable):
     json_: str | None = Field(None, alias="json")
     html: str | None = None
     matches: str | None = None
     certificate: str | None = None
 
 
-class Combine(_Table):
-    lam: Annotated[float | str, _parses(resolve_lambda)] = Field(
+class Combine(SettingsTable):
+    lam: Annotated[float | str, parses(resolve_lambda)] = Field(
         description="λ in P = λ·P_worst + (1 − λ)·mean(P_realistic) in [0, 1], or a preset: "
         + ", ".join(LAMBDA_PRESETS) + ".")
 
 
-class NaturalProtection(_Table):
+class NaturalProtection(SettingsTable):
     formal: DataEntry = Field(description="The FORMAL file the realistic intruders also attack.")
     agreement: dict[Literal["hierarchical", "categorical", "metric"], list[str]] | None = None
 
 
-class SizeTargets(_Table):
+class SizeTargets(SettingsTable):
     """Targets: the units with ``column`` ≥ ``threshold`` (the handbook's large firms)."""
 
     column: str = "employees"
     threshold: float = Field(1000, allow_inf_nan=False)
 
 
-class Leaders(_Table):
+class Leaders(SettingsTable):
     """Targets: the ``top`` units by ``value`` in every group of ``by`` (market leaders)."""
 
     value: str = "turnover"
@@ -227,14 +135,14 @@ class Leaders(_Table):
     prefix: int | dict[str, int] | None = Field(None, description="Code prefix length of the grouping codes.")
 
 
-class SizeGroups(_Table):
+class SizeGroups(SettingsTable):
     """Report groups of the targets by ``column`` between ``bounds``."""
 
     column: str = "employees"
     bounds: list[float] = Field(default_factory=lambda: [1000, 5000], min_length=1)
 
 
-class SingleAttack(_Table):
+class SingleAttack(SettingsTable):
     """Targeted attacks on chosen units (Destatis handbook, ch. 13 and 36)."""
 
     size: SizeTargets | None = None
@@ -254,7 +162,7 @@ class SingleAttack(_Table):
         return self
 
 
-class TuneUtility(_Table):
+class TuneUtility(SettingsTable):
     """Analysis-potential checks of each tuning candidate (docs/method/utility.md)."""
 
     variables: list[str] | None = None
@@ -264,7 +172,7 @@ class TuneUtility(_Table):
     models: list[str] = Field(default_factory=list)
 
 
-class Tune(_Table):
+class Tune(SettingsTable):
     """The grid of `attack tune`: one protection method, the parameter to vary and its values,
     weak to strong (docs/method/utility.md)."""
 
@@ -301,7 +209,7 @@ class Tune(_Table):
         return self
 
 
-class ScenarioSettings(_Table):
+class ScenarioSettings(SettingsTable):
     """A scenario file: the data, the intruders, the evaluation, the outputs, the engine."""
 
     title: str = "attack scenario"

@@ -1,0 +1,54 @@
+"""The evaluation settings as data behind a schema: one description for scenario files and the API.
+
+:class:`Evaluation` is the ``[evaluation]`` table of a scenario file and the scoring arguments of
+:func:`attack.mass_attack` (Destatis handbook, ch. 12; ``docs/method/risk.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, model_validator
+
+from attack.errors import InputError
+from attack.linkage.keys import as_block
+from attack.linkage.settings import BlockEntry, SettingsTable
+from attack.risk.evaluation import EvaluationSpec, gammas_from
+
+Gamma = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+class Evaluation(SettingsTable):
+    """How the attack is scored and judged (Destatis handbook, ch. 12)."""
+
+    gamma: list[Gamma] = Field(
+        default_factory=lambda: [0.05, 0.10], min_length=1,
+        description="Usefulness thresholds γ: relative deviations below γ count as useful.")
+    gamma_by_variable: dict[str, list[Gamma]] | None = None
+    tau: float = Field(0.5, gt=0, le=1, description="Threshold τ: every cell's risk must stay below it.")
+    targets: list[str] | None = Field(None, min_length=1, description="Variables the intruder wants.")
+    cells: list[BlockEntry] = Field(default_factory=list, description="Cell variables.")
+    zero_tolerance: float = Field(0.0, ge=0, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _aligned(self) -> Evaluation:
+        if len(set(self.gamma)) != len(self.gamma):
+            raise InputError("a γ value is given twice", field="gamma")
+        for name, values in (self.gamma_by_variable or {}).items():
+            if len(values) != len(self.gamma):
+                raise InputError(f"needs {len(self.gamma)} values, one per γ", field=f"gamma_by_variable.{name}")
+        return self
+
+
+def evaluation_spec(table: Evaluation) -> EvaluationSpec:
+    """The :class:`EvaluationSpec` of a validated table."""
+    return EvaluationSpec(
+        gammas=gammas_from(table.gamma, table.gamma_by_variable),
+        tau=table.tau,
+        targets=None if table.targets is None else tuple(table.targets),
+        cells=tuple(as_block(c).classifier() for c in table.cells),
+        zero_tolerance=table.zero_tolerance,
+    )
+
+
+__all__ = ["Evaluation", "evaluation_spec"]
