@@ -107,3 +107,18 @@ def test_cli_tune_writes_json_html_and_owner_only_release(tmp_path):
     page = (tmp_path / "t.html").read_text()
     assert "<svg" in page and "(chosen)" in page
     assert json.loads((tmp_path / "t.json").read_text())["chosen"]["value"] == 0.5
+
+
+def test_synthesis_is_a_protection_method_of_scenario_files(tmp_path):
+    """[tune] with method = "synthesis": partially synthetic turnover and employees, tuned on
+    CART's minimum leaf size; every candidate is attacked like any other release."""
+    text = SCENARIO.format(values="[5, 200]").replace('method = "mult-noise"\nparameter = "f"',
+                                                       'method = "synthesis"\nparameter = "minbucket"')
+    text = text.replace("params = { s = 0.001 }\n", "")
+    path = tmp_path / "tune.toml"
+    path.write_text(text)
+    doc = tune(load_scenario(path)).as_dict()
+    assert [(c["value"], c["seed"]) for c in doc["candidates"]] == [(5, 1), (5, 2), (200, 1), (200, 2)]
+    assert doc["tune"]["method"] == "synthesis"
+    risks = {c["value"]: c["max_cell_risk"] for c in doc["candidates"] if c["seed"] == 1}
+    assert risks[200] <= risks[5]  # larger leaves: fewer values useful to the intruder
