@@ -497,9 +497,11 @@ def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine
 @click.option("--model", "models", multiple=True, metavar="FORMULA", help='Reference OLS model, e.g. "log(turnover) ~ log(employees)" (repeatable).')
 @click.option("--id", "id_columns", metavar="ORIGINAL[,RELEASE]", help="Unit id column(s) aligning records: per-value deviations and IL1s.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the full profile as JSON.")
+@click.option("--propensity", is_flag=True, help="Add propensity-score utility: pMSE and S_pMSE (logistic, CART), two-way tables (for synthetic releases).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the CART permutation null.")
 @_read_options
 def utility_command(original_path, release_path, variables, by, crosses, weight, models, id_columns, json_path,
-                    sep, decimal, encoding, sheet, na, codes) -> None:
+                    propensity, seed, sep, decimal, encoding, sheet, na, codes) -> None:
     """Check the analysis potential of a release against the original (docs/method/utility.md):
     reported beside the risk verdict, never merged with it."""
     from attack.report.release import render_utility_markdown
@@ -517,7 +519,7 @@ def utility_command(original_path, release_path, variables, by, crosses, weight,
         original, release,
         variables=[v.strip() for v in variables.split(",") if v.strip()] or None,
         by=by, crosses=[tuple(c.split(",")) for c in crosses], weights=weight,
-        models=models, per_record=ids,
+        models=models, per_record=ids, propensity={"seed": seed} if propensity else False,
     )
     document = profile.as_dict()
     if json_path:

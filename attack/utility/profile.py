@@ -28,8 +28,9 @@ profile only reports.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -55,6 +56,7 @@ from attack.utility.information_loss import (
     information_loss_scores,
     json_float,
 )
+from attack.utility.propensity import PropensityUtility, propensity_utility
 from attack.utility.regression import Model, ModelComparison, compare_model
 
 WITHIN, EXCEEDS, NA = "within", "exceeds", "n/a"
@@ -830,6 +832,7 @@ class UtilityProfile:
     categorical: tuple[CategoricalLoss, ...]
     models: tuple[ModelComparison, ...]
     per_record: PerRecord | None
+    propensity: PropensityUtility | None = None
 
     def family(self, name: str) -> Family:
         for f in self.families:
@@ -861,6 +864,7 @@ class UtilityProfile:
             "categorical": [c.as_dict() for c in self.categorical],
             "models": [m.as_dict() for m in self.models],
             "per_record": None if self.per_record is None else self.per_record.as_dict(),
+            "propensity": None if self.propensity is None else self.propensity.as_dict(),
             "note": "utility is reported per family; it is never combined with risk into a score",
         }
 
@@ -895,6 +899,7 @@ def utility_profile(
     cov_range: str = "i<j",
     interval_k: float = 0.05,
     concentration: Sequence[int] = DEFAULT_CR,
+    propensity: bool | Mapping[str, Any] = False,
 ) -> UtilityProfile:
     """Compare a release with its original on the handbook's deviation checks (docs/method/utility.md).
 
@@ -906,6 +911,9 @@ def utility_profile(
     release id) enables per-value measures, IL1s, Score I/II, interval disclosure and, with
     ``paired``, paired t-tests. Missing values are left out per statistic (correlations:
     pairwise; per-record summaries: complete aligned units) and counted in ``missing``.
+    ``propensity`` (True, or the keyword arguments of
+    :func:`attack.utility.propensity.propensity_utility`) adds the propensity-score measures
+    (pMSE, S_pMSE, two-way tables) over the columns both files share.
     """
     th = thresholds or Thresholds()
     crosses = [tuple(c) for c in crosses]
@@ -980,4 +988,12 @@ def utility_profile(
         ),
         models=comparisons,
         per_record=record,
+        propensity=_propensity(original, release, propensity),
     )
+
+
+def _propensity(original: pd.DataFrame, release: pd.DataFrame, settings: bool | Mapping[str, Any]):
+    if settings is False:
+        return None
+    options = {} if settings is True else dict(settings)
+    return propensity_utility(original, release, **options)

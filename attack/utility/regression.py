@@ -424,6 +424,23 @@ def mean_relative_deviation(original: Sequence[float], release: Sequence[float])
     return float(rd.mean()) if rd.size else None
 
 
+def ci_overlap(low_o: float, high_o: float, low_r: float, high_r: float) -> float | None:
+    """Karr, Kohnen, Oganian, Reiter & Sanil (2006): the mean of the shares of each 95 % interval
+    covered by their intersection, ½ [(U − L)/(Uₒ − Lₒ) + (U − L)/(Uᵣ − Lᵣ)] with L = max(Lₒ, Lᵣ),
+    U = min(Uₒ, Uᵣ); 1 for identical intervals, 0 when they touch, negative (how far apart) when
+    they do not overlap. None when an interval has no width."""
+    low, high = max(low_o, low_r), min(high_o, high_r)
+    if not (high_o > low_o and high_r > low_r) or not all(map(math.isfinite, (low_o, high_o, low_r, high_r))):
+        return None
+    return 0.5 * ((high - low) / (high_o - low_o) + (high - low) / (high_r - low_r))
+
+
+def _interval(fit: Fit, i: int, estimator: str) -> tuple[float, float]:
+    """The 95 % confidence interval of coefficient ``i`` (t quantile for OLS, normal otherwise)."""
+    q = stats.t.ppf(0.975, fit.n_used - len(fit.names)) if estimator == "ols" else stats.norm.ppf(0.975)
+    return float(fit.coef[i] - q * fit.se[i]), float(fit.coef[i] + q * fit.se[i])
+
+
 @dataclass(frozen=True)
 class CoefficientComparison:
     """One coefficient on both files (docs/method/utility.md)."""
@@ -441,6 +458,7 @@ class CoefficientComparison:
     t_release: float | None
     t_deviation: float | None
     t_release_corrected: float | None
+    ci_overlap: float | None = None
 
     @property
     def band_change(self) -> bool | None:
@@ -478,6 +496,7 @@ class ModelComparison:
             "release_error": self.release_error,
             "coefficients": [c.as_dict() for c in self.coefficients],
             "mean_relative_deviation": self.mean_relative_deviation,
+            "mean_ci_overlap": _mean([c.ci_overlap for c in self.coefficients]),
             "ma_group_size": self.model.ma_group_size,
             "t_correction_factor": self.t_factor,
             "log_coverage": {
@@ -489,6 +508,11 @@ class ModelComparison:
                 "units_gaining_defined_log": self.log_gained,
             },
         }
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return float(np.mean(known)) if known else None
 
 
 def compare_model(
@@ -539,6 +563,8 @@ def compare_model(
                 t_release=t_r,
                 t_deviation=None if t_r is None or not t_o else abs(t_r - t_o) / abs(t_o),
                 t_release_corrected=None if t_r is None or factor is None else t_r * factor,
+                ci_overlap=None if fit_r is None else ci_overlap(*_interval(fit_o, i, model.estimator),
+                                                                 *_interval(fit_r, i, model.estimator)),
             )
         )
     lost = gained = None
