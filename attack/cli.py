@@ -719,3 +719,56 @@ def _json_file(path: Path) -> dict:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"cannot read JSON: {exc}", file=Path(path).name) from None
+
+
+@main.command("tune-synthesis")
+@click.option("--original", "original_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The confidential original.")
+@click.option("--holdout", "holdout_path", type=click.Path(dir_okay=False, path_type=Path), help="Original records kept out of synthesis (control set of the attacks).")
+@click.option("--grid", "grid", multiple=True, required=True, metavar="KEY=V1,V2", help="Settings to search, e.g. minbucket=5,20,50 or smoothing=none,density (repeatable; keys: method, minbucket, cp, smoothing, proper, ntree).")
+@click.option("--drop", "dropped", multiple=True, metavar="COLUMN", help="Leave this column out, e.g. the unit id (repeatable).")
+@click.option("--special-code", "special_codes", multiple=True, type=float, metavar="NUMBER", help="A number that is a code, not a value, e.g. -8 (repeatable).")
+@click.option("--key", "keys", multiple=True, metavar="COLUMN", help="Variable the intruder knows (repeatable).")
+@click.option("--target", "targets", multiple=True, metavar="COLUMN", help="Variable the intruder wants (repeatable; needs --key).")
+@click.option("--tau", type=float, default=0.1, show_default=True, help="Risk limit τ of every check.")
+@click.option("--n-attacks", type=click.IntRange(min=1), default=500, show_default=True, help="Targets per attack (singling out, linkability, inference).")
+@click.option("--membership", is_flag=True, help="Also run shadow-model membership inference against every candidate.")
+@click.option("--utility-model", type=click.Choice(["logistic", "logistic2", "cart"]), default="logistic", show_default=True, help="Propensity model whose S_pMSE ranks the candidates.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Every candidate, the choice and the risk-utility frontier (JSON).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), help="The chosen synthetic file (owner-only).")
+@_read_options
+def tune_synthesis_command(original_path, holdout_path, grid, dropped, special_codes, keys, targets, tau, n_attacks,
+                           membership, utility_model, seed, json_path, out_path,
+                           sep, decimal, encoding, sheet, na, codes) -> None:
+    """Find the most useful synthetic file (by S_pMSE) whose every risk is below τ
+    (docs/howto/synthetic-release.md). Exit status 1 when no candidate of the grid passes."""
+    from attack.io.writers import table_content
+    from attack.study.synthesis_tuning import parse_grid, tune_synthesis
+
+    check_outputs([json_path, out_path], [original_path, holdout_path])
+    parsed = parse_grid(grid)
+    reading = _reading(sep, decimal, encoding, sheet, na, codes)
+    original = read_table(original_path, options=reading)
+    holdout = read_table(holdout_path, options=reading) if holdout_path else None
+    columns = [c for c in original.columns if c not in dropped]
+    outcome = tune_synthesis(
+        original, parsed, holdout=holdout, columns=columns,
+        fixed={"special_codes": list(special_codes)} if special_codes else None,
+        attacks={"keys": keys, "targets": targets, "tau": tau, "n_attacks": n_attacks},
+        membership={} if membership else None, utility_model=utility_model, seed=seed,
+    )
+    document = outcome.as_dict()
+    files = {}
+    if json_path:
+        files[Path(json_path)] = (to_json(document), None)
+    if out_path and outcome.release is not None:
+        files[Path(out_path)] = (table_content(outcome.release, out_path), OWNER_ONLY)
+    write_files_atomic(files, inputs=[original_path, holdout_path])
+    for i, c in enumerate(outcome.candidates):
+        mark = "*" if i == outcome.chosen else ("f" if i in outcome.frontier else " ")
+        risk = "n/a" if c.worst_risk is None else f"{c.worst_risk:.3f}"
+        click.echo(f"{mark} {c.settings}: worst risk {risk} ({c.worst_check}), S_pMSE {c.s_pmse:.2f}, "
+                   f"{'passed' if c.passed else 'NOT PASSED'}")
+    click.echo(document["verdict"] + " (* chosen, f on the risk-utility frontier)")
+    if outcome.chosen is None:
+        raise SystemExit(1)

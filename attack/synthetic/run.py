@@ -49,7 +49,7 @@ class SynthSpec:
 
     ``columns`` (default: every column both files share, minus ``exclude``) feed the distance
     attacks and singling out; ``keys`` are what the intruder knows, ``targets`` what he wants.
-    ``categorical`` overrides the automatic choice (non-numeric columns). Numeric keys and
+    ``categorical`` adds numeric columns (codes) to the non-numeric ones. Numeric keys and
     targets are grouped for the table measures by ``bins`` (default: quintiles of the original).
     The preparation (``metric``, ``scaling``, ``categorical_mode``) is fitted on the
     original only."""

@@ -235,8 +235,9 @@ def prepare(
 ) -> Preparation:
     """Fit the preparation on the training original (docs/method/synthetic-attacks.md).
 
-    ``columns`` None uses every column. Categorical columns are ``categorical`` when given,
-    otherwise those of non-numeric dtype (see :func:`attack.io.columns.is_number`). Scalings: ``zscore``
+    ``columns`` None uses every column. Categorical columns are those of non-numeric dtype (see
+    :func:`attack.io.columns.is_number`) and, among the numeric ones, those named in
+    ``categorical`` (codes such as NACE). Scalings: ``zscore``
     ``(x − mean) / sd`` (sd with n − 1), ``minmax_range`` ``x / (max − min)``, ``robust``
     ``(x − median) / IQR`` (linear-interpolation quartiles), ``none``. The Gower metrics imply
     ``minmax_range`` and ``mismatch`` coding; other combinations raise :class:`InputError`.
@@ -254,13 +255,11 @@ def prepare(
         raise InputError("the training original has no rows", file=name)
     columns = _unique_columns(training.columns if columns is None else columns)
     _require(training, columns)
-    if categorical is None:
-        cat_set = {c for c in columns if not is_number(training, c)}
-    else:
-        cat_set = set(map(str, categorical))
-        for c in cat_set:
-            if c not in columns:
-                raise InputError("categorical column is not among the compared columns", column=c)
+    cat_set = {c for c in columns if not is_number(training, c)}  # text is never a number
+    for c in map(str, categorical or ()):
+        if c not in columns:
+            raise InputError("categorical column is not among the compared columns", column=c)
+        cat_set.add(c)
     numeric = tuple(c for c in columns if c not in cat_set)
     cats = tuple(c for c in columns if c in cat_set)
     centres, scales, minima, maxima, unscaled, constant = [], [], [], [], [], []

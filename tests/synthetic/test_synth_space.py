@@ -302,13 +302,21 @@ def test_datetime_columns_are_numeric():
         ({}, pd.DataFrame({"x": [np.nan, np.nan], "c": ["a", "b"]})),
         ({}, pd.DataFrame({"x": [1.0, 2.0], "c": [None, None]})),
         ({}, pd.DataFrame({"x": [], "c": []})),
-        ({"categorical": []}, pd.DataFrame({"x": [1.0, 2.0], "c": ["a", "b"]})),
     ],
 )
 def test_bad_input_raises_input_error(kwargs, frame):
     frame = pd.DataFrame({"x": [1.0, 2.0], "c": ["a", "b"]}) if frame is None else frame
     with pytest.raises(InputError):
         prepare(frame, **kwargs)
+
+
+def test_named_categorical_columns_add_to_the_text_columns():
+    """A code column (numbers) named as categorical joins the text columns, which stay
+    categorical whatever is named (attack synth --code nace with text keys)."""
+    frame = pd.DataFrame({"x": [1.0, 2.0], "c": ["a", "b"], "nace": [1520, 2840]})
+    assert prepare(frame, categorical=[]).categorical == ("c",)
+    assert prepare(frame, categorical=["nace"]).categorical == ("c", "nace")
+    assert prepare(frame, categorical=["nace"]).numeric == ("x",)
 
 
 def test_bad_search_input():

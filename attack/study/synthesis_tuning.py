@@ -1,0 +1,177 @@
+"""Tuning a synthesiser: the most useful synthetic file whose every risk is below τ.
+
+docs/howto/synthetic-release.md. Every combination of the grid (minimum leaf size, smoothing,
+the method of the synthesised columns, …) gives a candidate synthesised from the original with
+one seed. Each candidate is attacked (:func:`attack.attack_synthetic`: DCR diagnostics, singling
+out, linkability, the CAP family and replicated uniques per target, inference, and membership
+inference when asked) and its utility measured by the propensity score (S_pMSE of the logistic
+model by default, :mod:`attack.utility.propensity`). Risk is a hard constraint: the chosen
+candidate is the one with the smallest S_pMSE among those whose every check passes. The
+risk–utility **frontier** lists the candidates no other candidate beats on both the worst risk
+(the largest upper bound of any check) and S_pMSE.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from attack._version import __version__
+from attack.errors import InputError
+from attack.synthesis.sequential import synthesize
+from attack.synthetic.run import attack_synthetic
+from attack.utility.propensity import MODELS, propensity_utility
+
+#: Grid entries that vary the synthesiser (the rest of :func:`attack.synthesize` is fixed), with
+#: the type of their values on the command line.
+GRID_TYPES: dict[str, type] = {"method": str, "minbucket": int, "cp": float, "smoothing": str, "proper": bool,
+                               "ntree": int}
+GRID_KEYS = tuple(GRID_TYPES)
+
+
+def parse_grid(items: Sequence[str]) -> dict[str, list]:
+    """``KEY=V1,V2,...`` texts (``minbucket=5,20,50``) as a grid of typed values."""
+    grid: dict[str, list] = {}
+    for item in items:
+        key, eq, text = item.partition("=")
+        key = key.strip()
+        if not eq or key not in GRID_TYPES or not text.strip():
+            raise InputError(f"--grid {item!r}: expected KEY=V1,V2,... with KEY one of {', '.join(GRID_KEYS)}")
+        kind = GRID_TYPES[key]
+        values = []
+        for value in (v.strip() for v in text.split(",")):
+            try:
+                values.append(_BOOLS[value.lower()] if kind is bool else kind(value))
+            except (KeyError, ValueError):
+                raise InputError(f"--grid {item!r}: {value!r} is not a valid {kind.__name__}") from None
+        grid[key] = values
+    return grid
+
+
+_BOOLS = {"true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
+
+
+@dataclass(frozen=True)
+class SynthesisCandidate:
+    """One grid point: its settings, verdict, worst check and utility."""
+
+    settings: dict
+    passed: bool
+    worst_risk: float | None
+    worst_check: str | None
+    failed_checks: int
+    s_pmse: float
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class SynthesisTuning:
+    """Every candidate, the chosen one (None when none passes) and the frontier."""
+
+    candidates: tuple[SynthesisCandidate, ...]
+    chosen: int | None
+    frontier: tuple[int, ...]
+    release: pd.DataFrame | None
+    settings: dict
+
+    def as_dict(self) -> dict:
+        chosen = None if self.chosen is None else self.candidates[self.chosen].as_dict()
+        return {
+            "tool": f"attack {__version__}",
+            "settings": dict(self.settings),
+            "candidates": [c.as_dict() for c in self.candidates],
+            "chosen": chosen,
+            "frontier": list(self.frontier),
+            "verdict": "chosen: the most useful candidate whose every check is below tau" if chosen else
+                       "no candidate of the grid passes every check",
+        }
+
+
+def tune_synthesis(
+    original: pd.DataFrame,
+    grid: Mapping[str, Sequence[Any]],
+    *,
+    holdout: pd.DataFrame | None = None,
+    columns: Sequence[str] | None = None,
+    fixed: Mapping[str, Any] | None = None,
+    attacks: Mapping[str, Any] | None = None,
+    membership: Mapping[str, Any] | None = None,
+    utility_model: str = "logistic",
+    seed: int = 0,
+) -> SynthesisTuning:
+    """Search ``grid`` (e.g. ``{"minbucket": [5, 20, 50], "smoothing": ["none", "density"]}``)
+    for the most useful synthetic file whose every risk is below τ (see the module docstring).
+
+    ``fixed``: further settings of :func:`attack.synthesize` for every candidate. ``attacks``:
+    settings of :func:`attack.attack_synthetic` (``keys``, ``targets``, ``tau``, ``n_attacks`` …).
+    ``membership``: the membership game (``n_isolated``, ``n_random``, ``shadow_sets`` …), run
+    against each candidate's own settings. ``utility_model``: ``logistic``, ``logistic2`` or
+    ``cart``.
+    """
+    unknown = sorted(set(grid) - set(GRID_KEYS))
+    if unknown:
+        raise InputError(f"cannot vary {unknown[0]!r}; the grid takes {', '.join(GRID_KEYS)}", field=f"grid.{unknown[0]}")
+    if not grid or any(not isinstance(v, (list, tuple)) or not v for v in grid.values()):
+        raise InputError("every grid entry needs a non-empty list of values", field="grid")
+    if utility_model not in MODELS:
+        raise InputError(f"expected one of {', '.join(MODELS)}, got {utility_model!r}", field="utility_model")
+    fixed = dict(fixed or {})
+    clash = sorted(set(fixed) & set(grid))
+    if clash or "seed" in fixed:
+        raise InputError(f"{(clash or ['seed'])[0]!r} is set by the tuning itself", field="fixed")
+    columns = list(original.columns if columns is None else columns)
+    names, values = list(grid), [list(grid[k]) for k in grid]
+    candidates, frames = [], []
+    for combination in itertools.product(*values):
+        settings = {**fixed, **dict(zip(names, combination))}
+        synthetic = synthesize(original, columns=columns, seed=seed, **settings).frame
+        game = None if membership is None else {**membership, "synthesis": settings}
+        risk = attack_synthetic(original[columns], synthetic, None if holdout is None else holdout[columns],
+                                **(attacks or {}), membership=game, seed=seed)
+        utility = propensity_utility(original[columns], synthetic, models=(utility_model,), tables=False, seed=seed)
+        candidates.append(_candidate(settings, risk.figures["checks"], risk.passed, utility.scores[0].pmse_ratio))
+        frames.append(synthetic)
+    passing = [i for i, c in enumerate(candidates) if c.passed]
+    chosen = min(passing, key=lambda i: (candidates[i].s_pmse, i)) if passing else None
+    return SynthesisTuning(
+        tuple(candidates), chosen, _frontier(candidates), None if chosen is None else frames[chosen],
+        {"grid": {k: list(v) for k, v in grid.items()}, "fixed": fixed, "attacks": _plain(attacks or {}),
+         "membership": _plain(membership), "utility_model": utility_model, "seed": seed, "columns": columns},
+    )
+
+
+def _candidate(settings: dict, checks: Sequence[Mapping], passed: bool, s_pmse: float) -> SynthesisCandidate:
+    judged = [c for c in checks if c["upper"] is not None]
+    worst = max(judged, key=lambda c: c["upper"], default=None)
+    label = None
+    if worst is not None:
+        label = " / ".join(str(worst[k]) for k in ("family", "measure", "target") if worst.get(k) is not None)
+    return SynthesisCandidate(_plain(settings), passed, None if worst is None else float(worst["upper"]), label,
+                              sum(not c["passed"] for c in checks), float(s_pmse))
+
+
+def _frontier(candidates: Sequence[SynthesisCandidate]) -> tuple[int, ...]:
+    """Candidates that no other candidate beats on both worst risk and S_pMSE."""
+    def key(c):
+        return (float("inf") if c.worst_risk is None else c.worst_risk, c.s_pmse)
+
+    points = [key(c) for c in candidates]
+    return tuple(i for i, p in enumerate(points)
+                 if not any(q[0] <= p[0] and q[1] <= p[1] and q != p for q in points))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+__all__ = ["GRID_KEYS", "GRID_TYPES", "SynthesisCandidate", "SynthesisTuning", "parse_grid", "tune_synthesis"]
