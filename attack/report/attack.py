@@ -12,7 +12,6 @@ the keys documented in ``render_markdown``. γ keys are strings as the user wrot
 
 from __future__ import annotations
 
-import html
 import io
 import re
 from collections.abc import Mapping, Sequence
@@ -22,14 +21,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attack.io.jsonio import cell_key
+from attack.report.html import render, svg
 from attack.report.natural_protection import agreement_tables
 
 if TYPE_CHECKING:
     from matplotlib.colors import TwoSlopeNorm
     from matplotlib.figure import Figure
 
-__all__ = ["Table", "figure_html", "fmt_ci", "fmt_num", "html_page", "html_table", "md_table",
-           "render_html", "render_markdown", "svg_figure"]
+__all__ = ["Table", "fmt_ci", "fmt_num", "md_table", "render_html", "render_markdown", "svg_figure"]
 
 DASH = "–"
 MIN_CELL_COUNT = 3  # default: cells with fewer verifiable units are shown as suppressed
@@ -190,33 +189,6 @@ def md_table(t: Table) -> str:
     lines.append("|" + "|".join("---:" if n else "---" for n in t.numeric) + "|")
     lines += ["| " + " | ".join(_md_text(c) for c in row) + " |" for row in t.rows]
     return "\n".join(lines)
-
-
-def html_table(t: Table, caption: str | None = None) -> str:
-    def cls(i: int) -> str:
-        return ' class="num"' if t.numeric[i] else ""
-
-    out = ['<div class="scroll"><table>']
-    if caption:
-        out.append(f"<caption>{html.escape(caption)}</caption>")
-    out.append(
-        "<thead><tr>"
-        + "".join(f'<th scope="col"{cls(i)}>{html.escape(h)}</th>' for i, h in enumerate(t.header))
-        + "</tr></thead><tbody>"
-    )
-    for row, bad, span in zip(t.rows, t.failing, t.spans):
-        tds, classes = [], ["fail"] if bad else []
-        for i, c in enumerate(row):
-            if span and i == span[0]:
-                tds.append(f'<td class="supp" colspan="{span[1]}">{html.escape(c)}</td>')
-            elif not (span and span[0] < i < span[0] + span[1]):
-                tds.append(f"<td{cls(i)}>{html.escape(c)}</td>")
-        if span:
-            classes.append("supp")
-        attr = f' class="{" ".join(classes)}"' if classes else ""
-        out.append(f"<tr{attr}>{''.join(tds)}</tr>")
-    out.append("</tbody></table></div>")
-    return "".join(out)
 
 
 def _summary_table(result: Mapping[str, Any]) -> Table:
@@ -524,13 +496,6 @@ def svg_figure(fig: Figure, prefix: str) -> str:
     return re.sub(r'href="#([^"]+)"', rf'href="#{prefix}-\1"', svg)
 
 
-def figure_html(svg: str, caption: str) -> str:
-    return (
-        f'<figure><div class="plot" role="img" aria-label="{html.escape(caption)}">{svg}</div>'
-        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-    )
-
-
 def _levels(cells: Sequence[Mapping[str, Any]], var: str) -> list[str]:
     return list(dict.fromkeys(str(c["cell"].get(var, DASH)) for c in cells))
 
@@ -693,48 +658,9 @@ def _distance_histogram(hist: Mapping[str, Any], prefix: str) -> tuple[str, str]
 # HTML
 
 
-_CSS = """
-:root{color-scheme:light}
-*{box-sizing:border-box}
-body{margin:0;
-font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
-line-height:1.45;color:#1b1b1b;background:#fff}
-main{max-width:64rem;margin:0 auto;padding:1rem}
-h1{font-size:1.5rem;margin:.2rem 0 1rem}
-h2{font-size:1.25rem;margin:2rem 0 .5rem;padding-top:.6rem;border-top:2px solid #ccc}
-h3{font-size:1.05rem;margin:1.4rem 0 .4rem}
-.verdict{padding:.8rem 1rem;border-radius:.4rem;border-left:.5rem solid;margin-bottom:1rem}
-.verdict strong{display:block;font-size:1.15rem}
-.verdict ul{margin:.4rem 0 0;padding-left:1.2rem}
-.verdict.pass{background:#e7f5ea;border-color:#1e7e34;color:#0f4d1f}
-.verdict.fail{background:#fdecea;border-color:#c62828;color:#7a1616}
-.facts{color:#444;font-size:.9rem}
-nav ol{padding-left:1.4rem}
-.scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;margin:.4rem 0}
-table{border-collapse:collapse;font-size:.88rem;font-variant-numeric:tabular-nums}
-caption{text-align:left;font-weight:600;padding:.2rem 0}
-th,td{padding:.28rem .55rem;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}
-th{background:#f3f3f3}
-.num{text-align:right}
-tr.fail td{background:#fdecea}
-tr.fail td:last-child{color:#b71c1c;font-weight:700}
-td.supp{color:#555;font-style:italic}
-figure{margin:.8rem 0}
-.plot svg{display:block;max-width:100%;height:auto}
-figcaption{font-size:.85rem;color:#444}
-footer{margin-top:2rem;font-size:.8rem;color:#555}
-@media (max-width:600px){main{padding:.6rem}table{font-size:.8rem}}
-@media print{
-body{font-size:10pt}main{max-width:none;padding:0}nav{display:none}
-section.run{break-before:page}
-.scroll{overflow:visible}th,td{white-space:normal}
-figure,tr{break-inside:avoid}
-.verdict,tr.fail td,th{-webkit-print-color-adjust:exact;print-color-adjust:exact}
-}
-"""
 
 
-def _settings_html(result: Mapping[str, Any]) -> str:
+def _settings_tables(result: Mapping[str, Any]) -> list[tuple[str, Table]]:
     """The linkage and evaluation settings as run, as key/value tables."""
     out = []
     for section in ("linkage", "evaluation"):
@@ -745,68 +671,55 @@ def _settings_html(result: Mapping[str, Any]) -> str:
             t.add([_label(k), _setting(v)])
         if section == "evaluation":
             t.add(["τ", _short(result["tau"])])
-        out.append(html_table(t, caption=section))
+        out.append((section, t))
         if keys:
             columns = list(dict.fromkeys(k for key in keys for k in key))
             kt = Table(columns, [False] * len(columns))
             for key in keys:
                 kt.add([_setting(key.get(c)) for c in columns])
-            out.append(html_table(kt, caption="overlap (key) variables"))
-    return "".join(out)
+            out.append(("overlap (key) variables", kt))
+    return out
 
 
-def _run_html(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_count: int) -> str:
+def _run_context(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_count: int) -> dict:
+    """What the template shows of one run: tables, plots with captions, notes."""
     r = run["result"]
     tau = float(r["tau"])
     gammas = _gammas(r)
     cells = r.get("cells", [])
-    n_fail = _failing(r)
-    word = "passed" if r["passed"] else "NOT PASSED"
-    out = [
-        f'<section class="run" id="run-{index}">',
-        f"<h2>{index}. {html.escape(str(run.get('name', '')))}</h2>",
-        f'<p class="facts">{html.escape(" · ".join(_run_facts(run)))}</p>',
-        f'<p class="verdict {"pass" if r["passed"] else "fail"}">'
-        f"<strong>{word}</strong>{n_fail} of {len(cells)} cells failing</p>",
-        "<h3>Summary</h3>",
-        html_table(_summary_table(r)),
-    ]
+    figures = []
     if cells and gammas:
         gamma = gammas[-1]
-        out.append("<h3>Disclosure risk per cell</h3>")
         n_supp = sum(_suppressed(c, min_count) for c in cells)
         supp_note = (f" Grey \"supp.\": suppressed, fewer than {min_count} verifiable units."
                      if n_supp else "")
-        out.append(figure_html(
-            _heatmap(r, gamma, f"r{index}h", min_count),
-            f"Disclosure risk per cell at γ = {gamma}, the largest γ evaluated: usefulness, and "
-            f"with it the risk, can only grow with γ, so this γ decides whether a cell passes. "
-            f"Colours diverge at τ = {_short(tau)} (green below, red above, deepest red at the "
-            f"highest risk); failing cells in bold.{supp_note}",
-        ))
+        figures.append({
+            "heading": "Disclosure risk per cell", "svg": svg(_heatmap(r, gamma, f"r{index}h", min_count)),
+            "caption": f"Disclosure risk per cell at γ = {gamma}, the largest γ evaluated: usefulness, and "
+                       f"with it the risk, can only grow with γ, so this γ decides whether a cell passes. "
+                       f"Colours diverge at τ = {_short(tau)} (green below, red above, deepest red at the "
+                       f"highest risk); failing cells in bold.{supp_note}",
+        })
     if with_gamma_plot and gammas:
-        out.append("<h3>Disclosure risk by γ</h3>")
-        out.append(figure_html(
-            _risk_by_gamma([run], f"r{index}g", min_count),
-            f"Overall disclosure risk with 95% interval and the highest cell risk against γ; "
-            f"dotted line τ = {_short(tau)}.",
-        ))
+        figures.append({
+            "heading": "Disclosure risk by γ", "svg": svg(_risk_by_gamma([run], f"r{index}g", min_count)),
+            "caption": f"Overall disclosure risk with 95% interval and the highest cell risk against γ; "
+                       f"dotted line τ = {_short(tau)}.",
+        })
     if r.get("distance_histogram"):
-        svg, scale = _distance_histogram(r["distance_histogram"], f"r{index}d")
-        out.append("<h3>Distances of assigned pairs</h3>")
-        caption = f"Assigned pairs by distance, correct vs false links; {scale}."
-        out.append(figure_html(svg, caption))
-    out.append("<h3>Cells</h3>")
-    out.append(html_table(_cell_table(r, detailed=True, min_count=min_count)))
-    if min_count > 0:
-        out.append(f'<p class="facts">{html.escape(_suppression_rule(min_count))}</p>')
+        plot, scale = _distance_histogram(r["distance_histogram"], f"r{index}d")
+        figures.append({"heading": "Distances of assigned pairs", "svg": svg(plot),
+                        "caption": f"Assigned pairs by distance, correct vs false links; {scale}."})
+    notes = [_suppression_rule(min_count)] if min_count > 0 else []
     if any(_upper_at_or_above_tau(c, tau) for c in cells):
-        out.append('<p class="facts">pass* = point estimate below τ, '
-                   "upper 95% bound at or above τ (docs/method/risk.md).</p>")
-    out.append("<h3>Scenario as run</h3>")
-    out.append(_settings_html(r))
-    out.append("</section>")
-    return "\n".join(out)
+        notes.append("pass* = point estimate below τ, upper 95% bound at or above τ (docs/method/risk.md).")
+    return {
+        "index": index, "name": str(run.get("name", "")), "facts": " · ".join(_run_facts(run)),
+        "passed": r["passed"], "n_fail": _failing(r), "n_cells": len(cells),
+        "summary": _summary_table(r), "figures": figures,
+        "cells": _cell_table(r, detailed=True, min_count=min_count), "cell_notes": notes,
+        "settings": _settings_tables(r),
+    }
 
 
 def render_html(
@@ -819,7 +732,8 @@ def render_html(
     natural_protection: Sequence[Mapping[str, Any]] = (),
     single_attack: Mapping[str, Any] | None = None,
 ) -> str:
-    """Render runs as one self-contained HTML page (inline CSS and SVG, no external resources).
+    """Render runs as one self-contained HTML page (inline CSS and SVG, no external resources;
+    template ``templates/attack.html.j2``).
 
     Order: verdict banner, notes, a comparison of runs (when more than one), then per run the
     summary, a per-cell risk heat map, risk by γ, the distance histogram, the cell table and the
@@ -835,58 +749,23 @@ def render_html(
         raise ValueError("no runs to report")
     min_count = _check_min_count(min_cell_count)
     ok, headline, lines = _verdict(runs, combined)
-    esc = html.escape
-    body = [
-        f"<h1>{esc(title)}</h1>",
-        f'<div class="verdict {"pass" if ok else "fail"}" role="status">'
-        f"<strong>{esc(headline)}</strong><ul>"
-        + "".join(f"<li>{esc(line)}</li>" for line in lines)
-        + "</ul></div>",
-    ]
-    if combined is not None:
-        body.append(
-            f'<section id="combined"><h2>Combined measure (λ = {esc(_short(combined["lam"]))})</h2>'
-            f"<p>{esc(combined['formula'])}</p>"
-            + html_table(_combined_table(combined, min_count)) + "</section>"
-        )
-    for entry in natural_protection:
-        body.append(
-            f"<section><h2>Natural protection: {esc(entry['intruder'])}</h2>"
-            + "".join(html_table(t, caption=c) for c, t in _protection_tables(entry, min_count))
-            + "</section>"
-        )
-    if single_attack is not None:
-        risk_line = _unit_risk_line(single_attack["unit_risk"]) if "unit_risk" in single_attack else ""
-        body.append("<section><h2>Single attacks</h2>" + html_table(_single_table(single_attack))
-                    + f"<p>{esc(risk_line)}</p></section>")
-    if notes:
-        body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
+    context: dict[str, Any] = {
+        "title": title, "passed": ok, "headline": headline, "verdict_lines": lines, "notes": list(notes),
+        "footer": "Aggregates only: counts, rates and settings per run and cell. Confidential until cleared for release.",
+        "combined": None if combined is None else {
+            "lam": _short(combined["lam"]), "formula": combined["formula"],
+            "table": _combined_table(combined, min_count)},
+        "natural_protection": [{"intruder": entry["intruder"], "tables": _protection_tables(entry, min_count)}
+                               for entry in natural_protection],
+        "single": None if single_attack is None else {
+            "table": _single_table(single_attack),
+            "risk_line": _unit_risk_line(single_attack["unit_risk"]) if "unit_risk" in single_attack else ""},
+    }
     with matplotlib.rc_context(PLOT_RC):
-        if len(runs) > 1:
-            body.append('<section id="comparison"><h2>Comparison of runs</h2>')
-            body.append(html_table(_comparison_table(runs)))
-            body.append(figure_html(
-                _risk_by_gamma(runs, "cmp", min_count),
-                "Disclosure risk against γ, one colour per run: overall with 95% interval "
-                "(solid) and highest cell (dashed); dotted line τ.",
-            ))
-            body.append("<nav><h3>Runs</h3><ol>" + "".join(
-                f'<li><a href="#run-{i}">{esc(str(run.get("name", "")))}</a></li>'
-                for i, run in enumerate(runs, 1)
-            ) + "</ol></nav></section>")
-        body += [_run_html(run, i, with_gamma_plot=len(runs) == 1, min_count=min_count)
-                 for i, run in enumerate(runs, 1)]
-    body.append("<footer>Aggregates only: counts, rates and settings per run and cell. "
-                "Confidential until cleared for release.</footer>")
-    return html_page(title, body)
-
-
-def html_page(title: str, body: Sequence[str]) -> str:
-    """A self-contained HTML page (inline CSS) around the given body parts."""
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n<main>\n"
-        + "\n".join(body)
-        + "\n</main>\n</body>\n</html>\n"
-    )
+        context["comparison"] = None if len(runs) < 2 else {
+            "table": _comparison_table(runs), "svg": svg(_risk_by_gamma(runs, "cmp", min_count)),
+            "caption": "Disclosure risk against γ, one colour per run: overall with 95% interval "
+                       "(solid) and highest cell (dashed); dotted line τ."}
+        context["runs"] = [_run_context(run, i, with_gamma_plot=len(runs) == 1, min_count=min_count)
+                           for i, run in enumerate(runs, 1)]
+    return render("attack.html.j2", **context)

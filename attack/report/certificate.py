@@ -5,26 +5,18 @@ or two A4 pages from a browser."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from attack.report.html import render
 
 PASS, FAIL = "pass", "FAIL"
-
-
-@cache
-def _environment() -> Environment:
-    return Environment(loader=PackageLoader("attack.report", "templates"),
-                       autoescape=select_autoescape(["html", "j2"]), trim_blocks=True,
-                       lstrip_blocks=True)
 
 
 def render_html(certificate: Mapping[str, Any], file_name: str = "certificate.json") -> str:
     """The certificate page; ``file_name`` is how the verification command names the JSON."""
     anonymous = certificate["verdict"]["factually_anonymous"]
-    template = _environment().get_template("certificate.html.j2")
-    return template.render(
+    return render(
+        "certificate.html.j2",
         certificate=certificate,
         title=certificate.get("scenario", {}).get("title", "synthetic release"),
         colour="#1b5e20" if anonymous else "#b71c1c",

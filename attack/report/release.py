@@ -7,20 +7,17 @@ Risk and utility stay separate columns: no combined score is ever formed (docs/m
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from attack.report.attack import (
     PLOT_RC,
     Table,
-    figure_html,
     fmt_num,
-    html_page,
-    html_table,
     md_table,
     svg_figure,
 )
+from attack.report.html import render, svg
 
 __all__ = ["render_tune_html", "render_tune_markdown", "render_utility_markdown", "utility_table"]
 
@@ -135,23 +132,12 @@ def _plot(document: Mapping[str, Any], families: Sequence[str]) -> str:
 
 
 def render_tune_html(document: Mapping[str, Any], title: str) -> str:
-    """Self-contained HTML page: verdict, the candidate table and risk against utility."""
+    """Self-contained HTML page: verdict, the candidate table and risk against utility
+    (template ``templates/tune.html.j2``)."""
     families = _families(document)
-    ok = document["chosen"] is not None
-    body = [
-        f"<h1>{html.escape(title)}</h1>",
-        f'<div class="verdict {"pass" if ok else "fail"}" role="status"><strong>'
-        f"{html.escape(_headline(document))}</strong></div>",
-        html_table(_tune_table(document, families),
-                   caption="Candidates: risk on the scenario's measure, share of utility cases "
-                           "beyond their thresholds"),
-    ]
-    if families:
-        body.append(figure_html(
-            _plot(document, families),
-            "Largest cell disclosure risk against the share of utility cases beyond their "
-            "threshold, one line per check family through the tried settings (first seed); "
-            "dotted line τ, dashed line the 10% tolerance."))
-    body.append("<footer>Aggregates only. Risk is a hard constraint; utility is reported beside "
-                "it, never merged into one score (docs/method/utility.md).</footer>")
-    return html_page(title, body)
+    return render(
+        "tune.html.j2", title=title, passed=document["chosen"] is not None, headline=_headline(document),
+        candidates=_tune_table(document, families), plot_svg=svg(_plot(document, families)) if families else None,
+        footer="Aggregates only. Risk is a hard constraint; utility is reported beside it, never merged into "
+               "one score (docs/method/utility.md).",
+    )

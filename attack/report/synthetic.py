@@ -9,21 +9,18 @@ singling out (which quote values of synthetic records) are left out.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from typing import Any
 
 from attack.report.attack import (
     PLOT_RC,
     Table,
-    figure_html,
     fmt_ci,
     fmt_num,
-    html_page,
-    html_table,
     md_table,
     svg_figure,
 )
+from attack.report.html import render, svg
 
 __all__ = ["render_synth_html", "render_synth_markdown"]
 
@@ -99,6 +96,17 @@ def _flat(prefix: str, value: Any, rows: list[tuple[str, str]]) -> None:
         rows.append((prefix, "–" if value is None else str(value)))
 
 
+def _membership_table(document: Mapping[str, Any]) -> Table:
+    """Per membership target: games, accuracy and advantage with their 95% intervals."""
+    t = Table(["target", "distance to nearest record", "games", "accuracy", "advantage", "advantage interval",
+               "exceeds τ"], [False, True, True, True, True, True, False])
+    for target in document["membership"]["targets"]:
+        t.add([target["label"], fmt_num(target["nn_distance"]), str(target["games"]), fmt_num(target["accuracy"]),
+               fmt_num(target["advantage"]), fmt_ci(target["advantage_interval"]),
+               "yes" if target["exceeds_tau"] else "no"], failing=target["exceeds_tau"])
+    return t
+
+
 def _distance_table(document: Mapping[str, Any]) -> Table:
     t = Table(["statistic", "value"], [False, True])
     rows: list[tuple[str, str]] = []
@@ -134,6 +142,10 @@ def render_synth_markdown(document: Mapping[str, Any], title: str) -> str:
            md_table(_attack_table(document))]
     if document.get("attribute"):
         out += ["", "## Attribute disclosure (docs/method/synthetic-attacks.md)", "", md_table(_attribute_table(document))]
+    if document.get("membership"):
+        share = document["membership"]["share_exceeding"]
+        out += ["", f"## Membership inference ({share:.0%} of targets exceed τ)", "",
+                md_table(_membership_table(document))]
     warnings = [w for _, r in _attacks(document) for w in r["warnings"]]
     if warnings:
         out += ["", "Warnings:", *[f"- {w}" for w in dict.fromkeys(warnings)]]
@@ -171,22 +183,13 @@ def _rates_plot(document: Mapping[str, Any]) -> str:
 
 
 def render_synth_html(document: Mapping[str, Any], title: str) -> str:
-    """Self-contained HTML report with the same content and a plot of the attack rates."""
-    esc = html.escape
-    body = [f"<h1>{esc(title)}</h1>",
-            f'<div class="verdict {"pass" if document["passed"] else "fail"}" role="status">'
-            f"<strong>{esc(_headline(document))}</strong></div>",
-            f"<p>{esc(_preparation_line(document))}</p>",
-            html_table(_checks_table(document), caption="τ checks (docs/method/synthetic-attacks.md)"),
-            "<h2>Attacks</h2>",
-            html_table(_attack_table(document), caption="Success rates with 95% intervals"),
-            figure_html(_rates_plot(document), "Success rate of each attack on the training "
-                        "original (main), on the holdout (control) and of a naive intruder (baseline).")]
-    if document.get("attribute"):
-        body += ["<h2>Attribute disclosure</h2>",
-                 html_table(_attribute_table(document), caption="synthpop and SDMetrics measures, "
-                            "Papavasiliou (2020) kNN attribution")]
-    body += ["<h2>Distance to closest record</h2>",
-             html_table(_distance_table(document), caption="Diagnostics without a τ decision"),
-             "<footer>Aggregates only. Confidential until cleared for release.</footer>"]
-    return html_page(title, body)
+    """Self-contained HTML report with the same content and a plot of the attack rates
+    (template ``templates/synthetic.html.j2``)."""
+    return render(
+        "synthetic.html.j2", title=title, passed=document["passed"], headline=_headline(document),
+        preparation=_preparation_line(document), checks=_checks_table(document), attacks=_attack_table(document),
+        rates_svg=svg(_rates_plot(document)),
+        attribute=_attribute_table(document) if document.get("attribute") else None,
+        membership=_membership_table(document) if document.get("membership") else None,
+        distance=_distance_table(document), footer="Aggregates only. Confidential until cleared for release.",
+    )

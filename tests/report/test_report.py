@@ -342,7 +342,7 @@ def test_html_suppresses_small_cells_in_table_heat_map_and_plot() -> None:
     for text in _small_cell_numbers(run["result"]["cells"][5]):
         assert text not in page
     assert page.count(">supp.<") == 1  # the masked heat-map cell
-    assert "Grey &quot;supp.&quot;: suppressed, fewer than 3 verifiable units." in page
+    assert "Grey &#34;supp.&#34;: suppressed, fewer than 3 verifiable units." in page
     assert "Cells with fewer than 3 verifiable units are suppressed" in page
     assert "NOT PASSED, 2 of 6 cells failing" in page
     # Nothing about a suppressed cell but its status reaches the page: other numbers in it

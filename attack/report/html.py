@@ -1,0 +1,35 @@
+"""HTML pages of the reports and the certificate: one jinja2 environment with autoescaping.
+
+Every page is a template in ``attack/report/templates`` (``base.html.j2`` holds the page frame,
+``macros.html.j2`` tables and figures); every value handed to a template is escaped unless it is
+marked safe, and only SVG plots made by matplotlib are (:func:`svg`). Nothing a user writes —
+file, column, cell or category names, titles, notes — can add markup to a report.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+
+@cache
+def environment() -> Environment:
+    return Environment(loader=PackageLoader("attack.report", "templates"),
+                       autoescape=select_autoescape(["html", "j2"]), trim_blocks=True, lstrip_blocks=True,
+                       keep_trailing_newline=True)
+
+
+def render(template: str, **context: Any) -> str:
+    """The page of ``template`` with ``context``."""
+    return environment().get_template(template).render(**context)
+
+
+def svg(text: str) -> Markup:
+    """A plot's SVG as safe markup: matplotlib writes it and escapes the text it contains."""
+    return Markup(text)
+
+
+__all__ = ["environment", "render", "svg"]
