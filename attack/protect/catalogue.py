@@ -13,13 +13,22 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import pandas as pd
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+)
 
 from attack._version import __version__
-from attack.errors import InputError
+from attack.errors import InputError, from_validation
 from attack.io.readers import numeric_column
 from attack.protect import (
     formal,
@@ -31,7 +40,7 @@ from attack.protect import (
     synthesis,
 )
 
-__all__ = ["METHODS", "Method", "Param", "Protected", "parse_params", "protect"]
+__all__ = ["METHODS", "Method", "Param", "Protected", "params_model", "parse_params", "protect"]
 
 
 @dataclass(frozen=True)
@@ -176,7 +185,8 @@ METHODS: dict[str, Method] = {m.name: m for m in [
 
 def parse_params(method: Method, pairs: Sequence[str] | Mapping[str, Any]) -> dict[str, Any]:
     """Typed parameters of ``method`` from ``key=value`` strings (or a mapping of already typed
-    values, as in a scenario file), with the defaults filled in; unknown or missing ones fail."""
+    values, as in a scenario file), with the defaults filled in, validated by the method's
+    schema (:func:`params_model`); unknown or missing ones fail with the parameter named."""
     given: dict[str, Any] = {}
     if isinstance(pairs, Mapping):
         given = dict(pairs)
@@ -186,58 +196,77 @@ def parse_params(method: Method, pairs: Sequence[str] | Mapping[str, Any]) -> di
                 raise InputError(f"--param must look like key=value, got {pair!r}")
             key, value = pair.split("=", 1)
             given[key.strip()] = value.strip()
-    unknown = sorted(set(given) - set(method.params))
-    if unknown:
-        allowed = ", ".join(method.params) or "none"
-        raise InputError(f"method {method.name}: unknown parameter {unknown[0]!r}; allowed: {allowed}")
-    out = {}
-    for name, param in method.params.items():
-        if name not in given:
-            if param.default is REQUIRED:
-                raise InputError(f"method {method.name} needs the parameter {name} ({param.help})")
-            out[name] = param.default
-            continue
-        out[name] = _typed(method, name, param, given[name])
-    return out
-
-
-def _typed(method: Method, name: str, param: Param, value: Any) -> Any:
-    where = f"method {method.name}, parameter {name}"
-    if param.kind == "mapping":
-        if isinstance(value, Mapping):
-            return dict(value)
-        from attack.protect.recoding import read_mapping
-
-        return read_mapping(str(value))
-    if param.kind == "matrix":
-        if isinstance(value, pd.DataFrame):
-            return value
-        from attack.io.readers import read_table
-
-        table = read_table(str(value))
-        return table.set_index(table.columns[0]).apply(pd.to_numeric, errors="coerce")
-    if param.kind == "list":
-        if isinstance(value, str):
-            parts = value.split(";")
-            nested = [[x.strip() for x in p.split("|") if x.strip()] for p in parts]
-            return nested if ";" in value else nested[0]
-        return list(value)
-    if param.kind == "bool":
-        if isinstance(value, bool):
-            return value
-        text = str(value).lower()
-        if text not in {"true", "false", "1", "0", "yes", "no"}:
-            raise InputError(f"{where}: expected true or false, got {value!r}")
-        return text in {"true", "1", "yes"}
+    model = params_model(method.name)
     try:
-        typed = {"int": int, "float": float, "str": str}[param.kind](value)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{where}: expected {param.kind}, got {value!r}") from exc
-    if param.kind == "int" and isinstance(value, float) and value != typed:
-        raise InputError(f"{where}: expected an integer, got {value!r}")
-    if param.choices and typed not in param.choices:
-        raise InputError(f"{where}: expected one of {', '.join(param.choices)}, got {value!r}")
-    return typed
+        return dict(model.model_validate(given))
+    except ValidationError as exc:
+        error = from_validation(exc, model=model)
+    message = error.message.replace("unknown field", "unknown parameter").replace("this field", "this parameter")
+    raise InputError(f"method {method.name}, parameter {error.field}: {message}")
+
+
+@cache
+def params_model(name: str) -> type[BaseModel]:
+    """The pydantic schema of a method's parameters, built from its :class:`Param` entries:
+    numbers and flags parsed from text as well, a choice among its values, a list from ``a|b``
+    (groups ``a|b;c|d``), a mapping or matrix read from a CSV file."""
+    method = METHODS[name]
+    fields: dict[str, Any] = {}
+    for param_name, param in method.params.items():
+        annotation = _ANNOTATIONS[param.kind]
+        if param.choices:
+            annotation = Literal[param.choices]  # type: ignore[valid-type]
+        if param.default is not REQUIRED and param.default is None:
+            annotation = annotation | None
+        default = ... if param.default is REQUIRED else param.default
+        fields[param_name] = (annotation, Field(default, description=param.help or None))
+    return create_model(f"{name}-parameters", __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=True),
+                        **fields)
+
+
+def _listed(value: Any) -> Any:
+    if isinstance(value, str):
+        nested = [[x.strip() for x in part.split("|") if x.strip()] for part in value.split(";")]
+        return nested if ";" in value else nested[0]
+    return value
+
+
+def _mapping(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return dict(value)
+    from attack.protect.recoding import read_mapping
+
+    return read_mapping(str(value))
+
+
+def _matrix(value: Any) -> Any:
+    if isinstance(value, pd.DataFrame):
+        return value
+    from attack.io.readers import read_table
+
+    table = read_table(str(value))
+    return table.set_index(table.columns[0]).apply(pd.to_numeric, errors="coerce")
+
+
+def _file_value(read: Callable[[Any], Any]) -> BeforeValidator:
+    def check(value: Any) -> Any:
+        try:
+            return read(value)
+        except InputError as exc:
+            raise ValueError(exc.message) from None
+
+    return BeforeValidator(check)
+
+
+_ANNOTATIONS: dict[str, Any] = {
+    "int": int,
+    "float": Annotated[float, Field(allow_inf_nan=False)],
+    "str": str,
+    "bool": bool,
+    "list": Annotated[list, BeforeValidator(_listed)],
+    "mapping": Annotated[dict, _file_value(_mapping)],
+    "matrix": Annotated[Any, _file_value(_matrix)],
+}
 
 
 @dataclass(frozen=True)

@@ -42,10 +42,10 @@ def test_parameters_are_typed_and_defaults_filled():
 
 
 @pytest.mark.parametrize("pairs, message", [
-    (["k=three"], "expected int"),
+    (["k=three"], "method separate-ma, parameter k: expected a whole number, got 'three'"),
     (["q=1"], "unknown parameter 'q'"),
     (["k"], "key=value"),
-    (["k=3.5"], "expected int"),
+    (["k=3.5"], "parameter k: expected a whole number, got '3.5'"),
 ])
 def test_bad_parameters_are_named(pairs, message):
     with pytest.raises(InputError, match=message):
@@ -53,9 +53,9 @@ def test_bad_parameters_are_named(pairs, message):
 
 
 def test_required_parameter_and_choices():
-    with pytest.raises(InputError, match="needs the parameter f"):
+    with pytest.raises(InputError, match="parameter f: this parameter is required"):
         parse_params(METHODS["hoehne-noise"], ["s=0.02"])
-    with pytest.raises(InputError, match="expected one of hoehne, documented"):
+    with pytest.raises(InputError, match="parameter variant: expected 'hoehne' or 'documented', got 'java'"):
         parse_params(METHODS["hoehne-ma"], ["variant=java"])
 
 

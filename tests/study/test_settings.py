@@ -81,7 +81,7 @@ def test_to_toml_round_trips(tmp_path):
     ({"tune": {"method": "separate-ma", "parameter": "k", "values": [3], "stop_at_frist": True}},
      "tune.stop_at_frist", "did you mean 'stop_at_first'?"),
     ({"tune": {"method": "mdva", "parameter": "k", "values": [3]}}, "tune.method", "did you mean 'mdav'?"),
-    ({"tune": {"method": "mdav", "parameter": "k", "values": [3, "x"]}}, "tune.values[1]", "expected int"),
+    ({"tune": {"method": "mdav", "parameter": "k", "values": [3, "x"]}}, "tune.values[1]", "expected a whole number"),
     ({"tune": {"method": "mdav", "parameter": "k", "values": [3], "utility": {"model": ["a ~ b"]}}},
      "tune.utility.model", "did you mean 'models'?"),
 ])

@@ -11,7 +11,12 @@ from hypothesis import strategies as st
 
 from attack.cli import main
 from attack.errors import InputError
-from attack.study.synthesis_tuning import SynthesisCandidate, _frontier, parse_grid, tune_synthesis
+from attack.study.synthesis_tuning import (
+    SynthesisCandidate,
+    _frontier,
+    parse_grid,
+    tune_synthesis,
+)
 
 
 @pytest.fixture(scope="module")

@@ -85,7 +85,7 @@ def test_stop_at_first(tmp_path):
     ({"method": "mdva", "parameter": "k", "values": [3]}, "did you mean 'mdav'"),
     ({"method": "separate-ma", "parameter": "f", "values": [3]}, "has no parameter 'f'"),
     ({"method": "separate-ma", "parameter": "k", "values": []}, "field tune.values: list should have at least 1 item"),
-    ({"method": "separate-ma", "parameter": "k", "values": [3, "five"]}, r"field tune.values\[1\]: .*expected int"),
+    ({"method": "separate-ma", "parameter": "k", "values": [3, "five"]}, r"field tune.values\[1\]: .*expected a whole number"),
     ({"method": "separate-ma", "parameter": "k", "values": [3], "params": {"k": 4}}, "must not fix"),
     ({"method": "separate-ma", "parameter": "k", "values": [3], "seeds": [1.5]}, r"field tune.seeds\[0\]"),
     ({"method": "separate-ma", "parameter": "k", "values": [3], "grid": 1}, "field tune.grid: unknown field 'grid'"),
