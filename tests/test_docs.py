@@ -69,3 +69,23 @@ def test_the_reference_check_sees_a_missing_document(tmp_path):
     assert _exists("method/linkage.md", ROOT / "README.md") == page.is_file()
     assert not _exists("METHOD.md", ROOT / "attack" / "cli.py")
     assert _DOCUMENT.findall("see METHOD.md §5 and docs/method/risk.md.") == ["METHOD.md", "docs/method/risk.md"]
+
+
+def _texts(svg: str) -> list[str]:
+    return re.findall(r"<text[^>]*>([^<]*)", svg)
+
+
+def test_figures_are_made_by_the_script_from_real_runs(tmp_path):
+    """Every figure a page shows is listed by docs/figures/make_figures.py, and running the script
+    again gives figures with the same texts (labels, ticks, legends): they match the code."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_figures", ROOT / "docs" / "figures" / "make_figures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    shown = {m for page in PAGES for m in re.findall(r"figures/([\w-]+\.svg)", page.read_text(encoding="utf-8"))}
+    assert shown and shown <= set(module.FIGURES)
+    module.main(tmp_path)
+    for name in module.FIGURES:
+        committed = (ROOT / "docs" / "figures" / name).read_text(encoding="utf-8")
+        assert _texts((tmp_path / name).read_text(encoding="utf-8")) == _texts(committed), name

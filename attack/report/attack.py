@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from matplotlib.colors import TwoSlopeNorm
     from matplotlib.figure import Figure
 
-__all__ = ["Table", "fmt_ci", "fmt_num", "md_table", "render_html", "render_markdown", "svg_figure"]
+__all__ = ["PLOT_RC", "Table", "distance_histogram_plot", "fmt_ci", "fmt_num", "md_table", "render_html", "render_markdown",
+           "risk_by_gamma_plot", "risk_heatmap", "svg_figure"]
 
 DASH = "–"
 MIN_CELL_COUNT = 3  # default: cells with fewer verifiable units are shown as suppressed
@@ -510,7 +511,7 @@ def _risk_norm(tau: float, values: np.ndarray) -> TwoSlopeNorm:
     return TwoSlopeNorm(vcenter=tau, vmin=min(0.0, tau - 1e-6), vmax=vmax)
 
 
-def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str, min_count: int) -> str:
+def risk_heatmap(result: Mapping[str, Any], gamma: str, prefix: str, min_count: int) -> str:
     """Per-cell disclosure risk at ``gamma``, coloured on a diverging scale centred on τ.
 
     Suppressed cells (fewer than ``min_count`` verifiable units) are grey, labelled "supp.",
@@ -580,7 +581,7 @@ def _heatmap(result: Mapping[str, Any], gamma: str, prefix: str, min_count: int)
     return svg_figure(fig, prefix)
 
 
-def _risk_by_gamma(runs: Sequence[Mapping[str, Any]], prefix: str, min_count: int) -> str:
+def risk_by_gamma_plot(runs: Sequence[Mapping[str, Any]], prefix: str, min_count: int) -> str:
     """Overall (solid, with 95% interval) and highest-cell (dashed) disclosure risk against γ.
 
     The highest cell is taken over the cells that are not suppressed (``min_count``).
@@ -625,7 +626,7 @@ def _risk_by_gamma(runs: Sequence[Mapping[str, Any]], prefix: str, min_count: in
     return svg_figure(fig, prefix)
 
 
-def _distance_histogram(hist: Mapping[str, Any], prefix: str) -> tuple[str, str]:
+def distance_histogram_plot(hist: Mapping[str, Any], prefix: str) -> tuple[str, str]:
     """Step histogram of assigned-pair distances, correct vs false links, and its scale note."""
     from matplotlib.figure import Figure
 
@@ -694,7 +695,7 @@ def _run_context(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_
         supp_note = (f" Grey \"supp.\": suppressed, fewer than {min_count} verifiable units."
                      if n_supp else "")
         figures.append({
-            "heading": "Disclosure risk per cell", "svg": svg(_heatmap(r, gamma, f"r{index}h", min_count)),
+            "heading": "Disclosure risk per cell", "svg": svg(risk_heatmap(r, gamma, f"r{index}h", min_count)),
             "caption": f"Disclosure risk per cell at γ = {gamma}, the largest γ evaluated: usefulness, and "
                        f"with it the risk, can only grow with γ, so this γ decides whether a cell passes. "
                        f"Colours diverge at τ = {_short(tau)} (green below, red above, deepest red at the "
@@ -702,12 +703,12 @@ def _run_context(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_
         })
     if with_gamma_plot and gammas:
         figures.append({
-            "heading": "Disclosure risk by γ", "svg": svg(_risk_by_gamma([run], f"r{index}g", min_count)),
+            "heading": "Disclosure risk by γ", "svg": svg(risk_by_gamma_plot([run], f"r{index}g", min_count)),
             "caption": f"Overall disclosure risk with 95% interval and the highest cell risk against γ; "
                        f"dotted line τ = {_short(tau)}.",
         })
     if r.get("distance_histogram"):
-        plot, scale = _distance_histogram(r["distance_histogram"], f"r{index}d")
+        plot, scale = distance_histogram_plot(r["distance_histogram"], f"r{index}d")
         figures.append({"heading": "Distances of assigned pairs", "svg": svg(plot),
                         "caption": f"Assigned pairs by distance, correct vs false links; {scale}."})
     notes = [_suppression_rule(min_count)] if min_count > 0 else []
@@ -763,7 +764,7 @@ def render_html(
     }
     with matplotlib.rc_context(PLOT_RC):
         context["comparison"] = None if len(runs) < 2 else {
-            "table": _comparison_table(runs), "svg": svg(_risk_by_gamma(runs, "cmp", min_count)),
+            "table": _comparison_table(runs), "svg": svg(risk_by_gamma_plot(runs, "cmp", min_count)),
             "caption": "Disclosure risk against γ, one colour per run: overall with 95% interval "
                        "(solid) and highest cell (dashed); dotted line τ."}
         context["runs"] = [_run_context(run, i, with_gamma_plot=len(runs) == 1, min_count=min_count)

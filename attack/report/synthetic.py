@@ -22,7 +22,7 @@ from attack.report.attack import (
 )
 from attack.report.html import render, svg
 
-__all__ = ["render_synth_html", "render_synth_markdown"]
+__all__ = ["attack_rates_plot", "render_synth_html", "render_synth_markdown"]
 
 _ATTACKS = ("singling_out", "linkability")
 
@@ -152,7 +152,7 @@ def render_synth_markdown(document: Mapping[str, Any], title: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _rates_plot(document: Mapping[str, Any]) -> str:
+def attack_rates_plot(document: Mapping[str, Any]) -> str:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -188,7 +188,7 @@ def render_synth_html(document: Mapping[str, Any], title: str) -> str:
     return render(
         "synthetic.html.j2", title=title, passed=document["passed"], headline=_headline(document),
         preparation=_preparation_line(document), checks=_checks_table(document), attacks=_attack_table(document),
-        rates_svg=svg(_rates_plot(document)),
+        rates_svg=svg(attack_rates_plot(document)),
         attribute=_attribute_table(document) if document.get("attribute") else None,
         membership=_membership_table(document) if document.get("membership") else None,
         distance=_distance_table(document), footer="Aggregates only. Confidential until cleared for release.",
