@@ -5,8 +5,8 @@ be solved in any order and on any worker; results are returned in task order, wh
 output identical whatever the engine and the number of jobs.
 
 ``local`` solves the blocks in this process (``jobs=1``) or in a pool of worker processes
-(``jobs`` > 1, or ``None`` for all cores); a run whose blocks hold fewer than
-:data:`PARALLEL_MIN_CELLS` pairs in all stays in this process, where it is faster. ``dask``
+(``jobs`` > 1, or ``None`` for all cores); a run whose blocks are estimated to take less than
+:data:`PARALLEL_MIN_SECONDS` on one core stays in this process, where it is faster. ``dask``
 sends the blocks to a Dask cluster (the optional extra ``attack[dask]``): the one at
 ``scheduler``, or a local cluster of worker processes started for the run and closed after it.
 
@@ -32,6 +32,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from attack.errors import InputError, from_validation
+from attack.linkage.solvers import DENSE_PAIRS
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -40,10 +41,18 @@ ENGINES: tuple[str, ...] = ("local", "dask")
 
 DASK_MISSING = "the dask engine needs the optional extra: pip install 'attack[dask]'"
 
-#: Below this many pairs (``n_ext · n_rel`` summed over the blocks, one to three seconds of
-#: work on one core) the local engine solves every block in this process: starting worker
-#: processes (about a second, most of it importing the solvers) would eat up the gain.
-PARALLEL_MIN_CELLS = 20_000_000
+#: Below this many estimated seconds of solving on one core (:func:`estimated_seconds`, summed
+#: over the blocks) the local engine solves every block in this process: starting worker
+#: processes and sending them the data takes about a second here, so with two workers fanning
+#: out pays only well beyond twice that (measured: benchmarks/bench_jobs.py).
+PARALLEL_MIN_SECONDS = 6.0
+
+#: Seconds per pair of a dense block of a greedy, sequential or nearest method, per record of a
+#: block solved through the KD-tree candidates, and per pair × min(n_ext, n_rel) of an exact
+#: block — measured on this project's 2-core machine (benchmarks/bench_jobs.py).
+SECONDS_PER_DENSE_PAIR = 3e-8
+SECONDS_PER_TREE_RECORD = 5e-6
+SECONDS_PER_EXACT_UNIT = 5e-12
 
 #: Blocks smaller than this many pairs are sent to the workers in groups of about this size.
 CHUNK_CELLS = 250_000
@@ -215,11 +224,26 @@ def _chunks(tasks: Sequence) -> list[list[int]]:
     return units
 
 
-def _small(tasks: Sequence) -> bool:
-    """True when every task has a size and all of them together are below
-    :data:`PARALLEL_MIN_CELLS`: starting workers would take longer than solving here."""
-    sizes = [_size(task) for task in tasks]
-    return all(s is not None for s in sizes) and sum(sizes) < PARALLEL_MIN_CELLS
+def estimated_seconds(task) -> float | None:
+    """Seconds one core needs for a task's block, from its size and method (None when the task
+    says neither): dense blocks grow with their pairs, KD-tree blocks with their records, exact
+    blocks with pairs × the smaller side."""
+    pairs = _size(task)
+    if pairs is None:
+        return None
+    n_ext, n_rel = (int(n) for n in task.model.sizes)
+    if getattr(task, "method", None) == "hungarian":
+        return pairs * min(n_ext, n_rel) * SECONDS_PER_EXACT_UNIT
+    if pairs <= DENSE_PAIRS:
+        return pairs * SECONDS_PER_DENSE_PAIR
+    return (n_ext + n_rel) * SECONDS_PER_TREE_RECORD
+
+
+def _quick(tasks: Sequence) -> bool:
+    """True when every task can be estimated and all together take less than
+    :data:`PARALLEL_MIN_SECONDS`: starting workers would take longer than solving here."""
+    seconds = [estimated_seconds(task) for task in tasks]
+    return all(s is not None for s in seconds) and sum(seconds) < PARALLEL_MIN_SECONDS
 
 
 def solve_chunk(func: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
@@ -241,7 +265,7 @@ def _place(results: list, unit: list[int], solved: list, bar: Any) -> None:
 def _map_local(func, tasks: list, jobs: int | None, bar: Any) -> list:
     units = _chunks(tasks)
     workers = min(jobs or default_jobs(), len(units))
-    if workers < 2 or _small(tasks):
+    if workers < 2 or _quick(tasks):
         results = []
         for task in tasks:
             results.append(func(task))

@@ -52,7 +52,7 @@ N_UNITS, SEED = 3000, 1
 @pytest.fixture
 def parallel_small(monkeypatch):
     """Let the local engine start processes even for tiny inputs, in mixed work units."""
-    monkeypatch.setattr(engines, "PARALLEL_MIN_CELLS", 0)
+    monkeypatch.setattr(engines, "PARALLEL_MIN_SECONDS", 0)
     monkeypatch.setattr(engines, "CHUNK_CELLS", 5000)
 
 
@@ -102,7 +102,7 @@ def test_local_processes_with_sizes_keep_task_order(parallel_small) -> None:
 
 
 def test_small_runs_stay_in_this_process() -> None:
-    results = map_blocks(tag, sized_tasks(), jobs=2)  # 7,800 pairs: below PARALLEL_MIN_CELLS
+    results = map_blocks(tag, sized_tasks(), jobs=2)  # 7,800 pairs: far below PARALLEL_MIN_SECONDS
     assert {r[1] for r in results} == {os.getpid()}
 
 
