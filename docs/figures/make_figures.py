@@ -26,7 +26,13 @@ from matplotlib.figure import Figure
 
 import attack
 from attack.datasets.demo import demo_source
-from attack.report.attack import PLOT_RC, distance_histogram_plot, risk_by_gamma_plot, risk_heatmap, svg_figure
+from attack.report.attack import (
+    PLOT_RC,
+    distance_histogram_plot,
+    risk_by_gamma_plot,
+    risk_heatmap,
+    svg_figure,
+)
 from attack.report.synthetic import attack_rates_plot
 from attack.synthetic.space import nearest_neighbours, prepare
 
