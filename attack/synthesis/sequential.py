@@ -204,8 +204,8 @@ def _known(frame: pd.DataFrame, names: Sequence[str], field_name: str, allowed: 
     for name in names:
         if name not in pool:
             hint = difflib.get_close_matches(str(name), pool, n=1)
-            where = "the file" if allowed is None else "the columns allowed here"
-            raise InputError(f"{name!r} is not among {where}" + (f"; did you mean {hint[0]!r}?" if hint else ""),
+            where = "a column of the file" if allowed is None else "among the columns allowed here"
+            raise InputError(f"{name!r} is not {where}" + (f"; did you mean {hint[0]!r}?" if hint else ""),
                              field=field_name)
 
 
