@@ -44,6 +44,8 @@ from attack.risk.truth import TruthResult, link_names
 from attack.study.demo import demo_scenario
 from attack.study.results import ScenarioResult
 from attack.study.scenario import Scenario
+from attack.study.synthetic_scenario import SyntheticScenario, SyntheticScenarioResult
+from attack.study.synthetic_scenario import open_scenario as load_scenario
 from attack.study.tuning import tune
 from attack.study.verify import verify
 from attack.synthesis.sequential import Synthesis, synthesize
@@ -57,6 +59,7 @@ __all__ = [
     "mass_attack", "AttackResult", "Scenario", "ScenarioResult", "demo_scenario",
     "protect", "Protected", "utility_profile", "attack_synthetic", "SyntheticResult",
     "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
+    "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
 ]
 
 

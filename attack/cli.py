@@ -29,8 +29,12 @@ from attack.risk.mass import mass_attack
 from attack.risk.results import AttackResult
 from attack.study.demo import run_demo
 from attack.study.results import ScenarioResult, write_outputs
-from attack.study.scenario import Scenario, load_scenario
 from attack.study.signing import generate_keypair, load_private_key, passphrase_from_env
+from attack.study.synthetic_scenario import (
+    SyntheticScenario,
+    certificate_files,
+    open_scenario,
+)
 from attack.study.verify import verify as verify_certificate
 
 MATCHES_WARNING = (
@@ -237,17 +241,17 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
 
     Exit status: 0 when the verdict is passed, 1 when it is NOT PASSED, 2 for a usage or input
     error (the scenario is checked before any data file is read)."""
-    scenario = Scenario.from_toml(scenario_path)
+    scenario = open_scenario(scenario_path)
     key = None if sign_path is None else load_private_key(sign_path, passphrase_from_env(passphrase_env))
+    if isinstance(scenario, SyntheticScenario):
+        if matches_path:
+            raise InputError("--matches applies to linkage scenarios; a synthetic release has no links")
+        _run_synthetic(scenario, json_path, html_path, certificate_path, key, quiet)
+        return
     result = scenario.run(engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=not quiet)
     json_path = json_path or scenario.outputs.get("json")
-    certificate_path = (
-        certificate_path
-        or scenario.outputs.get("certificate")
-        or (Path(json_path).with_suffix(".certificate.json") if json_path else None)
-        or Path("reports") / f"{scenario_path.stem}.certificate.json"
-    )
-    sealed = result.certificate(Path(certificate_path).parent, key=key)
+    certificate_path = _certificate_path(certificate_path, scenario, json_path, scenario_path)
+    sealed = result.certificate(certificate_path.parent, key=key)
     _emit(
         result,
         json_path,
@@ -256,6 +260,42 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
         certificate=(certificate_path, sealed),
         say=_Say(quiet, verbose, timings),
     )
+
+
+def _certificate_path(given, scenario, json_path, scenario_path: Path) -> Path:
+    """Where the certificate goes: the option, the scenario's [output], beside the JSON, reports/."""
+    return Path(
+        given
+        or scenario.outputs.get("certificate")
+        or (Path(json_path).with_suffix(".certificate.json") if json_path else None)
+        or Path("reports") / f"{scenario_path.stem}.certificate.json"
+    )
+
+
+def _run_synthetic(scenario: SyntheticScenario, json_path, html_path, certificate_path, key, quiet) -> None:
+    """``attack run`` on a synthetic-release scenario: synthesise if asked, attack, certify."""
+    from attack.io.writers import table_content
+
+    outcome = scenario.run()
+    json_path = json_path or scenario.outputs.get("json")
+    html_path = html_path or scenario.outputs.get("html")
+    certificate_path = _certificate_path(certificate_path, scenario, json_path, scenario.path)
+    files = certificate_files(certificate_path, outcome.certificate(certificate_path.parent, key=key))
+    if json_path:
+        files[Path(json_path)] = (to_json(outcome.to_dict()), None)
+    if html_path:
+        files[Path(html_path)] = (outcome.to_html(), None)
+    made_path = scenario.outputs.get("synthetic")
+    if made_path is not None and outcome.synthetic is not None:
+        files[made_path] = (table_content(outcome.synthetic, made_path), OWNER_ONLY)
+    write_files_atomic(files, inputs=scenario.input_paths())
+    if made_path is not None and outcome.synthetic is not None:
+        click.echo(RELEASE_NOTE.format(path=made_path), err=True)
+    if not quiet:
+        click.echo(f"certificate written to {certificate_path}", err=True)
+        click.echo(outcome.to_markdown())
+    if not outcome.passed:
+        raise SystemExit(1)
 
 
 @main.command("verify")
@@ -468,7 +508,10 @@ def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine
     from attack.report.release import render_tune_html, render_tune_markdown
     from attack.study.tuning import tune
 
-    scenario = load_scenario(scenario_path)
+    scenario = open_scenario(scenario_path)
+    if isinstance(scenario, SyntheticScenario):
+        _tune_synthetic(scenario, json_path, release_path, html_path)
+        return
     say = None if quiet else (lambda line: click.echo(line, err=True))
     outcome = tune(scenario, say=say, engine=_engine_flags(engine, jobs, scheduler, memory_budget))
     document = outcome.as_dict()
@@ -569,6 +612,7 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
         DEFAULT_SYNTH_TAU,
         SynthSpec,
         attack_synthetic,
+        categorical_mode_for,
         parse_binning,
     )
 
@@ -576,7 +620,7 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
         keys=keys, targets=targets, exclude=exclude,
         categorical=tuple(dict.fromkeys([*categorical, *codes])) or None, gammas=tuple(gammas) or (0.10,),
         tau=DEFAULT_SYNTH_TAU if tau is None else tau, metric=metric, scaling=scaling,
-        categorical_mode="mismatch" if metric.startswith("gower") else "dummy",
+        categorical_mode=categorical_mode_for(metric),
         n_attacks=n_attacks, seed=seed, bins=dict(parse_binning(b) for b in bins),
         membership=None if membership_log is None else {
             "synthesis": settings_from_log(_json_file(membership_log)), "n_isolated": isolated,
@@ -615,7 +659,8 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
 
 
 @main.command("schema")
-def schema_command() -> None:
+@click.option("--synthetic", is_flag=True, help='The schema of synthetic-release scenario files (kind = "synthetic").')
+def schema_command(synthetic) -> None:
     """Print the JSON Schema of scenario files.
 
     Save it (``attack schema > attack-scenario.schema.json``) and point your editor's TOML
@@ -623,8 +668,9 @@ def schema_command() -> None:
     first line in the scenario file), so that misspelt fields and wrong values show while you
     type. The same schema checks every scenario before any data file is read."""
     from attack.study.settings import json_schema
+    from attack.study.synthetic_settings import synthetic_json_schema
 
-    click.echo(to_json(json_schema()), nl=False)
+    click.echo(to_json(synthetic_json_schema() if synthetic else json_schema()), nl=False)
 
 
 @main.command("inspect")
@@ -721,6 +767,37 @@ def _json_file(path: Path) -> dict:
         raise InputError(f"cannot read JSON: {exc}", file=Path(path).name) from None
 
 
+def _tune_synthetic(scenario: SyntheticScenario, json_path, release_path, html_path) -> None:
+    """``attack tune`` on a synthetic-release scenario: the grid of its [tune] table."""
+    from attack.io.writers import table_content
+
+    if html_path:
+        raise InputError("--html: the synthesis tuning writes JSON and prints its table; no HTML report yet")
+    outcome = scenario.tune()
+    json_path = Path(json_path or scenario.outputs.get("json") or Path("reports") / f"{scenario.path.stem}.tune.json")
+    release_path = release_path or (None if scenario.settings.tune.release is None
+                                    else scenario.base / scenario.settings.tune.release)
+    files = {json_path: (to_json(outcome.as_dict()), None)}
+    if release_path and outcome.release is not None:
+        files[Path(release_path)] = (table_content(outcome.release, release_path), OWNER_ONLY)
+    write_files_atomic(files, inputs=scenario.input_paths())
+    if release_path and outcome.release is not None:
+        click.echo(RELEASE_NOTE.format(path=release_path), err=True)
+    _print_synthesis_tuning(outcome)
+
+
+def _print_synthesis_tuning(outcome) -> None:
+    """One line per candidate (* chosen, f on the frontier), the verdict; exit 1 if none passes."""
+    for i, c in enumerate(outcome.candidates):
+        mark = "*" if i == outcome.chosen else ("f" if i in outcome.frontier else " ")
+        risk = "n/a" if c.worst_risk is None else f"{c.worst_risk:.3f}"
+        click.echo(f"{mark} {c.settings}: worst risk {risk} ({c.worst_check}), S_pMSE {c.s_pmse:.2f}, "
+                   f"{'passed' if c.passed else 'NOT PASSED'}")
+    click.echo(outcome.as_dict()["verdict"] + " (* chosen, f on the risk-utility frontier)")
+    if outcome.chosen is None:
+        raise SystemExit(1)
+
+
 @main.command("tune-synthesis")
 @click.option("--original", "original_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The confidential original.")
 @click.option("--holdout", "holdout_path", type=click.Path(dir_okay=False, path_type=Path), help="Original records kept out of synthesis (control set of the attacks).")
@@ -764,11 +841,4 @@ def tune_synthesis_command(original_path, holdout_path, grid, dropped, special_c
     if out_path and outcome.release is not None:
         files[Path(out_path)] = (table_content(outcome.release, out_path), OWNER_ONLY)
     write_files_atomic(files, inputs=[original_path, holdout_path])
-    for i, c in enumerate(outcome.candidates):
-        mark = "*" if i == outcome.chosen else ("f" if i in outcome.frontier else " ")
-        risk = "n/a" if c.worst_risk is None else f"{c.worst_risk:.3f}"
-        click.echo(f"{mark} {c.settings}: worst risk {risk} ({c.worst_check}), S_pMSE {c.s_pmse:.2f}, "
-                   f"{'passed' if c.passed else 'NOT PASSED'}")
-    click.echo(document["verdict"] + " (* chosen, f on the risk-utility frontier)")
-    if outcome.chosen is None:
-        raise SystemExit(1)
+    _print_synthesis_tuning(outcome)

@@ -39,6 +39,7 @@ def test_the_public_names_are_pinned():
         "String", "Block", "Engine", "mass_attack", "AttackResult", "Scenario", "ScenarioResult",
         "demo_scenario", "protect", "Protected", "utility_profile", "attack_synthetic",
         "SyntheticResult", "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
+        "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None
@@ -163,7 +164,7 @@ def test_scenario_run_equals_attack_run(tmp_path, path):
                      "--certificate", tmp_path / "c.json", "--quiet"])
     assert result.exit_code in (0, 1), result.output
     written = json.loads(out.read_text())
-    api = attack.Scenario.from_toml(scenario_path).run().to_dict()
+    api = attack.load_scenario(scenario_path).run().to_dict()
     assert api == written
     assert result.exit_code == (0 if written["passed"] else 1)
     assert written["schema_version"] == 2

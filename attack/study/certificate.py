@@ -168,11 +168,13 @@ def build(
 
 
 def build_synthetic(*, figures: Mapping[str, Any], inputs: Sequence[dict], created: str | None = None,
-                    key: Any | None = None) -> dict:
-    """A certificate of the attacks on a synthetic release, in the same format."""
+                    key: Any | None = None, rerun: Mapping[str, Any] | None = None) -> dict:
+    """A certificate of the attacks on a synthetic release, in the same format. ``rerun`` says
+    how to repeat them (a scenario certificate names its scenario input)."""
     checks = [dict(c) for c in figures["checks"]]
     settings = dict(figures["settings"])
-    body = _header("synthetic", {"settings": settings}, inputs, {"seed": settings.get("seed")}, created) | {
+    body = _header("synthetic", dict(rerun or {"settings": settings}), inputs, {"seed": settings.get("seed")},
+                   created) | {
         "scenario": {"settings": settings, "n_original": figures["n_original"],
                      "n_synthetic": figures["n_synthetic"], "n_holdout": figures["n_holdout"]},
         "results": checks,

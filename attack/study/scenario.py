@@ -300,15 +300,24 @@ def _same_source(a: Mapping, b: Mapping) -> bool:
     return any(k in a and a.get(k) == b.get(k) for k in ("demo", "path"))
 
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Read and validate a scenario file (no data file is read)."""
+def read_scenario_file(path: str | Path) -> dict:
+    """The parsed TOML of a scenario file; a missing file or bad TOML is an input error."""
     path = Path(path)
     if not path.is_file():
         raise InputError("scenario file not found", file=str(path))
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid TOML: {exc}", file=str(path)) from exc
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate a linkage scenario file (no data file is read)."""
+    path = Path(path)
+    raw = read_scenario_file(path)
+    if raw.get("kind") == "synthetic":
+        raise InputError('a synthetic-release scenario (kind = "synthetic"): load it with '
+                         "attack.SyntheticScenario.from_toml or attack.load_scenario", file=str(path))
     try:
         scenario = scenario_from_dict(raw, base=path.parent)
     except InputError as exc:

@@ -28,15 +28,9 @@ from attack.risk.combine import LAMBDA_PRESETS, ROLES, resolve_lambda
 from attack.risk.settings import Evaluation
 
 
-class DataEntry(SettingsTable):
-    """One data source: a file (``path`` and ``id``) or a generated demo set (``demo``), with
-    how to read it where detection should not decide."""
+class Reading(SettingsTable):
+    """How a file is read where detection should not decide."""
 
-    path: str | None = Field(None, description="File, relative to the scenario file.")
-    id: str | None = Field(None, min_length=1, description="Column holding the unit identifier.")
-    demo: Literal[DEMO_SOURCES] | None = Field(  # type: ignore[valid-type]
-        None, description="A data set generated from the [data.demo] population instead of a file.")
-    name: str | None = Field(None, description="Name of a candidate release (in a list of releases).")
     sep: str | None = Field(None, description="CSV separator (default: detected); 'tab' for a tab.")
     decimal: Literal[".", ","] | None = Field(None, description="Decimal separator (default: detected).")
     thousands: str | None = Field(None, description="Thousands separator of CSV numbers.")
@@ -47,24 +41,38 @@ class DataEntry(SettingsTable):
     codes: list[str] = Field(default_factory=list,
                              description="Columns holding codes even if they look like numbers (NACE).")
 
-    @model_validator(mode="after")
-    def _one_source(self) -> DataEntry:
-        if (self.path is None) == (self.demo is None):
-            raise ValueError("give either path (with id) or demo")
-        if self.path is not None and self.id is None:
-            raise ValueError("a file entry needs id, the column holding the unit identifier")
-        try:
-            self.read_options()
-        except InputError as exc:
-            raise ValueError(exc.message) from None
-        return self
-
     def read_options(self) -> ReadOptions:
         """How the file is read (None entries are detected). A sheet keeps its TOML type: a
         number is an index, a text a name (also one made of digits, such as "2024")."""
         options = ReadOptions.build(sep=self.sep, decimal=self.decimal, thousands=self.thousands,
                                     encoding=self.encoding, na=self.na, codes=self.codes)
         return replace(options, sheet=self.sheet)
+
+    def _check_reading(self) -> None:
+        try:
+            self.read_options()
+        except InputError as exc:
+            raise ValueError(exc.message) from None
+
+
+class DataEntry(Reading):
+    """One data source: a file (``path`` and ``id``) or a generated demo set (``demo``), with
+    how to read it where detection should not decide."""
+
+    path: str | None = Field(None, description="File, relative to the scenario file.")
+    id: str | None = Field(None, min_length=1, description="Column holding the unit identifier.")
+    demo: Literal[DEMO_SOURCES] | None = Field(  # type: ignore[valid-type]
+        None, description="A data set generated from the [data.demo] population instead of a file.")
+    name: str | None = Field(None, description="Name of a candidate release (in a list of releases).")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> DataEntry:
+        if (self.path is None) == (self.demo is None):
+            raise ValueError("give either path (with id) or demo")
+        if self.path is not None and self.id is None:
+            raise ValueError("a file entry needs id, the column holding the unit identifier")
+        self._check_reading()
+        return self
 
 
 class DemoOptions(SettingsTable):

@@ -38,7 +38,7 @@ from attack.synthetic.membership import membership_inference
 from attack.synthetic.results import SyntheticResult
 from attack.synthetic.space import prepare
 
-__all__ = ["DEFAULT_SYNTH_TAU", "SynthSpec", "attack_synthetic", "parse_binning"]
+__all__ = ["DEFAULT_SYNTH_TAU", "SynthSpec", "attack_synthetic", "categorical_mode_for", "parse_binning"]
 
 DEFAULT_SYNTH_TAU = 0.10  # [Proposal] the sources set no τ for synthetic data (docs/method/synthetic-attacks.md)
 
@@ -78,6 +78,12 @@ class SynthSpec:
             "membership": None if self.membership is None else _loggable(self.membership),
             "decision": "every check's upper 95% bound < tau (docs/method/synthetic-attacks.md)",
         }
+
+
+def categorical_mode_for(metric: str) -> str:
+    """How categories enter a distance: mismatch (0/1) for the Gower metrics, dummy coding for
+    the Euclidean and L1 ones."""
+    return "mismatch" if metric.startswith("gower") else "dummy"
 
 
 def parse_binning(text: str) -> tuple[str, Binning]:

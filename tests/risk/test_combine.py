@@ -163,10 +163,10 @@ json = "out/set.json"
 
 
 def test_shipped_scenarios_are_valid():
-    from attack.study.scenario import load_scenario
+    from attack.study.synthetic_scenario import open_scenario
 
     folder = Path(__file__).resolve().parents[2] / "scenarios"
-    loaded = {p.name: load_scenario(p) for p in sorted(folder.glob("*.toml"))}
+    loaded = {p.name: open_scenario(p) for p in sorted(folder.glob("*.toml"))}
     assert len(loaded) >= 3
     kse = loaded["demo_kse_set.toml"]
     assert [i.role for i in kse.intruders] == ["worst", "realistic", "realistic"]

@@ -15,6 +15,7 @@ from attack.cli import main
 from attack.errors import InputError
 from attack.study.scenario import Scenario
 from attack.study.settings import json_schema, validate
+from attack.study.synthetic_settings import synthetic_json_schema, validate_synthetic
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.toml")) + [ROOT / "attack" / "study" / "scenarios" / "demo.toml"]
@@ -33,8 +34,12 @@ def test_attack_schema_prints_the_schema():
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
 def test_shipped_scenarios_satisfy_the_schema(path):
     raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    jsonschema.validate(raw, json_schema())
-    validate(raw)
+    if raw.get("kind") == "synthetic":
+        jsonschema.validate(raw, synthetic_json_schema())
+        validate_synthetic(raw)
+    else:
+        jsonschema.validate(raw, json_schema())
+        validate(raw)
 
 
 @pytest.mark.parametrize("change", [

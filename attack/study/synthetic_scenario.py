@@ -1,0 +1,277 @@
+"""Synthetic-release scenarios: synthesis, attacks, membership inference and tuning from one file.
+
+A scenario file with ``kind = "synthetic"`` (schema: :mod:`attack.study.synthetic_settings`)
+runs the same pipeline as ``attack synthesize`` followed by ``attack synth`` — or, with a
+``[tune]`` grid, ``attack tune-synthesis``. ``attack run`` and ``attack tune`` read both kinds of
+scenario file; :func:`open_scenario` tells them apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import tomli_w
+
+from attack.datasets.demo import demo_source
+from attack.errors import InputError
+from attack.io.fingerprint import file_input, frame_input, sha256_frame
+from attack.io.jsonio import to_json
+from attack.io.readers import read_table
+from attack.io.writers import write_files_atomic
+from attack.report.certificate import render_html as render_certificate
+from attack.study import certificate, signing
+from attack.study.scenario import Scenario, read_scenario_file, scenario_from_dict
+from attack.study.synthesis_tuning import SynthesisTuning, tune_synthesis
+from attack.study.synthetic_settings import (
+    SyntheticEntry,
+    SyntheticScenarioSettings,
+    validate_synthetic,
+)
+from attack.synthesis.sequential import synthesize
+from attack.synthetic.results import SyntheticResult
+from attack.synthetic.run import (
+    SynthSpec,
+    attack_synthetic,
+    categorical_mode_for,
+    parse_binning,
+)
+
+
+@dataclass(frozen=True, eq=False)
+class SyntheticScenarioResult:
+    """What :meth:`SyntheticScenario.run` returns: the attacks' result, the synthetic file when
+    the scenario made it (record-level, kept in memory), and the scenario."""
+
+    result: SyntheticResult
+    synthetic: pd.DataFrame | None
+    scenario: SyntheticScenario
+
+    @property
+    def passed(self) -> bool:
+        return self.result.passed
+
+    @property
+    def checks(self) -> pd.DataFrame:
+        return self.result.checks
+
+    def to_dict(self) -> dict:
+        """The JSON document ``attack run`` writes for this scenario."""
+        return self.result.to_dict()
+
+    def to_markdown(self) -> str:
+        return self.result.to_markdown()
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        return self.result.to_html(path)
+
+    def _repr_html_(self) -> str:
+        return self.result._repr_html_()
+
+    def certificate(self, directory: str | Path, *, key: Any | None = None) -> dict:
+        """The sealed certificate (SHA-256 of the scenario file and of every input, the checks,
+        the verdict), signed when a private ``key`` is given."""
+        rerun = {"scenario": "the input with role 'scenario'"} if self.scenario.path else None
+        return certificate.build_synthetic(figures=self.result.figures,
+                                           inputs=self.scenario.fingerprints(Path(directory), self.synthetic),
+                                           key=key, rerun=rerun)
+
+    def certify(self, path: str | Path, *, sign: str | Path | None = None, passphrase: bytes | None = None) -> dict:
+        """Write the certificate to ``path`` (JSON) with its printable HTML twin."""
+        key = None if sign is None else signing.load_private_key(sign, passphrase)
+        sealed = self.certificate(Path(path).parent, key=key)
+        write_files_atomic(certificate_files(path, sealed), inputs=self.scenario.input_paths())
+        return sealed
+
+
+def certificate_files(path: str | Path, sealed: Mapping[str, Any]) -> dict[Path, tuple[str, None]]:
+    """The certificate's JSON and its printable HTML twin, ready for :func:`write_files_atomic`."""
+    path = Path(path)
+    return {path: (to_json(sealed), None), path.with_suffix(".html"): (render_certificate(sealed, path.name), None)}
+
+
+@dataclass
+class SyntheticScenario:
+    """A loaded synthetic-release scenario (no data read yet)."""
+
+    settings: SyntheticScenarioSettings
+    base: Path = Path(".")
+    path: Path | None = None
+    outputs: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        return self.settings.title
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> SyntheticScenario:
+        """Read and validate a synthetic-release scenario file (no data file is read yet)."""
+        scenario = open_scenario(path)
+        if not isinstance(scenario, SyntheticScenario):
+            raise InputError('not a synthetic-release scenario (kind = "synthetic"); load it with '
+                             "attack.Scenario.from_toml", file=str(path))
+        return scenario
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any], base: str | Path = ".") -> SyntheticScenario:
+        settings = validate_synthetic(raw)
+        outputs = settings.output.model_dump(by_alias=True, exclude_none=True)
+        return cls(settings, Path(base), None, {k: Path(base) / v for k, v in outputs.items()})
+
+    def to_toml(self) -> str:
+        """The scenario file's text: the settings it was loaded with, defaults left out."""
+        return tomli_w.dumps(self.settings.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+                             | {"kind": "synthetic"})
+
+    def run(self) -> SyntheticScenarioResult:
+        """Make the synthetic file when the scenario says how (else read it), then attack it."""
+        original, holdout = self._training()
+        made = None
+        if self.settings.data.synthetic is not None:
+            synthetic = self._read("synthetic", self.settings.data.synthetic)
+        else:
+            made = synthetic = self._synthesize(original)
+            made.attrs["source"] = "the synthetic file made by [synthesis]"
+        result = attack_synthetic(original, synthetic, holdout, self._spec(), title=self.title)
+        if made is not None:
+            figures = {**result.figures, "synthesis": {"made_by_scenario": True, **self._synthesis_log()}}
+            result = SyntheticResult(figures, result.title)
+        return SyntheticScenarioResult(result, made, self)
+
+    def tune(self) -> SynthesisTuning:
+        """Search the ``[tune]`` grid for the most useful synthetic file whose every check passes."""
+        table = self.settings.tune
+        if table is None:
+            raise InputError("the scenario has no [tune] table", file=self._file())
+        original, holdout = self._training()
+        synthesis = self.settings.synthesis
+        fixed = {} if synthesis is None else {k: v for k, v in synthesis.keywords().items()  # as written
+                                              if k in synthesis.model_fields_set and k not in table.grid}
+        attacks = self.settings.attacks
+        return tune_synthesis(
+            original, table.grid, holdout=holdout, columns=self._columns(original), fixed=fixed,
+            attacks={"keys": attacks.keys, "targets": attacks.targets, "tau": attacks.tau,
+                     "n_attacks": attacks.n_attacks, "gammas": attacks.gammas},
+            membership=None if self.settings.membership is None else self.settings.membership.game(),
+            utility_model=table.utility_model, seed=0 if synthesis is None else synthesis.seed,
+        )
+
+    def fingerprints(self, directory: Path, made: pd.DataFrame | None = None) -> list[dict]:
+        """SHA-256 of the scenario file and of every data source, for a certificate."""
+        out = [file_input("scenario", self.path, directory)] if self.path else []
+        data = self.settings.data
+        for role in ("original", "synthetic", "holdout"):
+            entry = getattr(data, role)
+            if entry is None:
+                continue
+            if entry.demo is not None:
+                options = self._demo_options()
+                frame, _ = demo_source(entry.demo, **options)
+                out.append(frame_input(role, f"demo:{entry.demo}", frame, options))
+            else:
+                out.append(file_input(role, self._resolve(entry.path), directory))
+        if made is not None:  # not re-derivable on its own: attack verify --rerun makes it again
+            out.append({"role": "synthetic", "made_by": "the scenario's [synthesis] table",
+                        "sha256": sha256_frame(made), "rows": len(made)})
+        return out
+
+    def input_paths(self) -> list[Path]:
+        """The data files the scenario reads (outputs must not overwrite them)."""
+        data = self.settings.data
+        entries = (data.original, data.synthetic, data.holdout)
+        return [self._resolve(e.path) for e in entries if e is not None and e.path is not None] + (
+            [self.path] if self.path else [])
+
+    # -- the steps ---------------------------------------------------------------------------
+
+    def _training(self) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+        """The original the synthesiser learns from, and the holdout (a file, or a share of the
+        original's records drawn with the synthesis seed)."""
+        data, synthesis = self.settings.data, self.settings.synthesis
+        original = self._read("original", data.original)
+        if data.holdout is not None:
+            return original, self._read("holdout", data.holdout)
+        if synthesis is not None and synthesis.holdout_share and data.synthetic is None:
+            n_out = int(round(synthesis.holdout_share * len(original)))
+            if n_out < 1 or n_out >= len(original):
+                raise InputError(f"holdout_share {synthesis.holdout_share} leaves no records on one side "
+                                 f"of {len(original)}", field="synthesis.holdout_share", file=self._file())
+            rng = np.random.default_rng(synthesis.seed)
+            held = np.zeros(len(original), dtype=bool)
+            held[rng.choice(len(original), size=n_out, replace=False)] = True
+            return original[~held].reset_index(drop=True), original[held].reset_index(drop=True)
+        return original, None
+
+    def _columns(self, original: pd.DataFrame) -> list[str]:
+        synthesis = self.settings.synthesis
+        if synthesis is None:
+            return list(original.columns)
+        if synthesis.columns is not None:
+            return [*synthesis.columns, *(c for c in [*synthesis.keep, *synthesis.strata] if c not in synthesis.columns)]
+        return [c for c in original.columns if c not in synthesis.drop]
+
+    def _synthesize(self, original: pd.DataFrame) -> pd.DataFrame:
+        synthesis = self.settings.synthesis
+        columns = self._columns(original)
+        made = [c for c in columns if c not in synthesis.keep and c not in synthesis.strata]
+        return synthesize(original, columns=made, rows=synthesis.rows, seed=synthesis.seed,
+                          **synthesis.keywords()).frame
+
+    def _synthesis_log(self) -> dict:
+        return self.settings.synthesis.model_dump(mode="json", exclude_defaults=True)
+
+    def _spec(self) -> SynthSpec:
+        attacks, synthesis = self.settings.attacks, self.settings.synthesis
+        membership = None
+        if self.settings.membership is not None:
+            membership = {"synthesis": synthesis.keywords(), **self.settings.membership.game()}
+        dropped = [] if synthesis is None else synthesis.drop  # never in the synthetic file
+        return SynthSpec(
+            keys=tuple(attacks.keys), targets=tuple(attacks.targets),
+            exclude=tuple(dict.fromkeys([*attacks.exclude, *dropped])),
+            categorical=tuple(dict.fromkeys([*attacks.categorical, *self.settings.data.original.codes])) or None, gammas=tuple(attacks.gammas), tau=attacks.tau,
+            metric=attacks.metric, scaling=attacks.scaling, categorical_mode=categorical_mode_for(attacks.metric),
+            n_attacks=attacks.n_attacks, seed=attacks.seed,
+            bins=dict(parse_binning(f"{c}={rule}") for c, rule in attacks.bins.items()), membership=membership,
+        )
+
+    def _read(self, role: str, entry: SyntheticEntry) -> pd.DataFrame:
+        if entry.demo is not None:
+            frame, _ = demo_source(entry.demo, **self._demo_options())
+            return frame
+        options = entry.read_options()
+        codes = tuple(dict.fromkeys([*options.codes, *self.settings.attacks.categorical]))
+        return read_table(self._resolve(entry.path), None, replace(options, codes=codes))
+
+    def _demo_options(self) -> dict:
+        demo = self.settings.data.demo
+        return {} if demo is None else demo.model_dump()
+
+    def _resolve(self, path: str) -> Path:
+        file = Path(path)
+        return file if file.is_absolute() else self.base / file
+
+    def _file(self) -> str | None:
+        return None if self.path is None else str(self.path)
+
+
+def open_scenario(path: str | Path) -> Scenario | SyntheticScenario:
+    """Read and validate a scenario file of either kind: a linkage scenario (:class:`Scenario`)
+    or, with ``kind = "synthetic"``, a synthetic-release scenario."""
+    path = Path(path)
+    raw = read_scenario_file(path)
+    try:
+        if raw.get("kind") == "synthetic":
+            scenario = SyntheticScenario.from_dict(raw, base=path.parent)
+        else:
+            scenario = scenario_from_dict(raw, base=path.parent)
+    except InputError as exc:
+        if exc.file is None:
+            exc.file = str(path)
+        raise
+    scenario.path = path
+    return scenario

@@ -1,0 +1,232 @@
+"""The schema of synthetic-release scenario files (``kind = "synthetic"``).
+
+A synthetic-release scenario names the confidential original, the synthetic file (or how to
+make it: the ``[synthesis]`` table), an optional holdout, the attacks and their τ, optionally
+shadow-model membership inference and a tuning grid. Like the linkage scenarios it is checked
+completely before any data file is read; errors name the file and the dotted field. The format
+is described in ``docs/reference/scenario-file.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, ValidationError, model_validator
+
+from attack.datasets.demo import DEMO_SOURCES
+from attack.errors import InputError, from_validation
+from attack.linkage.settings import SettingsTable, parses
+from attack.study.settings import DemoOptions, Reading
+from attack.study.synthesis_tuning import GRID_TYPES
+from attack.synthesis.methods import METHODS as SYNTHESIS_METHODS
+from attack.synthetic.run import DEFAULT_SYNTH_TAU, parse_binning
+from attack.utility.propensity import MODELS
+
+
+class SyntheticEntry(Reading):
+    """A file (``path``) or a generated demo set (``demo``); no identifier is needed."""
+
+    path: str | None = Field(None, description="File, relative to the scenario file.")
+    demo: Literal[DEMO_SOURCES] | None = Field(  # type: ignore[valid-type]
+        None, description="A data set generated from the [data.demo] population instead of a file.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SyntheticEntry:
+        if (self.path is None) == (self.demo is None):
+            raise ValueError("give either path or demo")
+        self._check_reading()
+        return self
+
+
+class SyntheticData(SettingsTable):
+    original: SyntheticEntry = Field(description="The confidential original (training data of the synthesiser).")
+    synthetic: SyntheticEntry | None = Field(
+        None, description="The synthetic release; without it the [synthesis] table makes it from the original.")
+    holdout: SyntheticEntry | None = Field(
+        None, description="Original records the synthesiser did not see (control set of the attacks).")
+    demo: DemoOptions | None = None
+
+
+def _method(value: str) -> str:
+    if not value.startswith("~") and value not in SYNTHESIS_METHODS:
+        raise InputError(f"expected one of {', '.join(SYNTHESIS_METHODS)} or '~ expression', got {value!r}")
+    return value
+
+
+class Synthesis(SettingsTable):
+    """How the synthetic file is (or was) made: the settings of ``attack synthesize``
+    (docs/method/synthesis.md). Membership inference assumes the intruder knows them."""
+
+    columns: list[str] | None = Field(None, description="Columns to synthesise (default: all but drop, keep, strata).")
+    drop: list[str] = Field(default_factory=list, description="Columns left out, e.g. the unit id.")
+    keep: list[str] = Field(default_factory=list, description="Columns kept row by row (partial synthesis).")
+    method: dict[str, Any] = Field(default_factory=dict, description="Column -> method, e.g. {turnover = 'normrank'}.")
+    default_method: Literal[tuple(SYNTHESIS_METHODS)] = "cart"  # type: ignore[valid-type]
+    visit_sequence: list[str] | None = None
+    predictors: dict[str, list[str]] | None = None
+    minbucket: int = Field(5, ge=1, strict=True)
+    cp: float = Field(1e-4, ge=0, lt=1)
+    ntree: int = Field(10, ge=1, strict=True)
+    smoothing: Literal["none", "density"] = "none"
+    proper: bool = False
+    special_codes: list[float] = Field(default_factory=list)
+    strata: list[str] = Field(default_factory=list)
+    rows: int | None = Field(None, ge=1, strict=True)
+    holdout_share: float = Field(0.0, ge=0, lt=1, description=(
+        "Share of the original's records kept out of synthesis as the holdout (0: none); "
+        "only when the synthetic file is made here and [data] names no holdout."))
+    seed: int = Field(0, strict=True)
+
+    @model_validator(mode="after")
+    def _methods(self) -> Synthesis:
+        for column, value in self.method.items():
+            try:
+                _method(str(value))
+            except InputError as exc:
+                raise InputError(exc.message, field=f"method.{column}") from None
+        return self
+
+    def keywords(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`attack.synthesize` (without columns, rows, seed)."""
+        return {"method": dict(self.method), "default_method": self.default_method,
+                "visit_sequence": self.visit_sequence, "predictors": self.predictors,
+                "minbucket": self.minbucket, "cp": self.cp, "ntree": self.ntree, "smoothing": self.smoothing,
+                "proper": self.proper, "special_codes": list(self.special_codes), "strata": list(self.strata),
+                "keep": list(self.keep)}
+
+
+class Attacks(SettingsTable):
+    """The attacks and their decision (``attack synth``; docs/method/synthetic-attacks.md)."""
+
+    keys: list[str] = Field(default_factory=list, description="Variables the intruder knows.")
+    targets: list[str] = Field(default_factory=list, description="Variables he wants to learn (needs keys).")
+    gammas: list[float] = Field(default_factory=lambda: [0.10], min_length=1,
+                                description="Relative tolerance γ of numeric targets.")
+    tau: float = Field(DEFAULT_SYNTH_TAU, gt=0, le=1, description="Risk limit of every check.")
+    exclude: list[str] = Field(default_factory=list, description="Columns left out of the distance attacks.")
+    categorical: list[str] = Field(default_factory=list, description="Numeric columns treated as categories.")
+    metric: Literal["gower_mean", "gower_sum", "euclidean", "l1"] = "gower_mean"
+    scaling: Literal["minmax_range", "zscore", "robust", "none"] = "minmax_range"
+    bins: dict[str, Any] = Field(default_factory=dict, description=(
+        "Grouping of a numeric key or target: 'quantile:K', 'equal_width:K' or 'breaks:B1,B2,...'."))
+    n_attacks: int = Field(500, ge=1, strict=True)
+    seed: int = Field(0, strict=True)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Attacks:
+        if self.targets and not self.keys:
+            raise InputError("attribute attacks need keys as well as targets", field="keys")
+        both = sorted(set(self.keys) & set(self.targets))
+        if both:
+            raise InputError(f"{both[0]!r} cannot be both a key and a target", field="targets")
+        if any(not 0 < g for g in self.gammas):
+            raise InputError("every γ must be positive", field="gammas")
+        for column, rule in self.bins.items():
+            try:
+                parse_binning(f"{column}={rule}")
+            except InputError:
+                raise InputError("expected 'quantile:K', 'equal_width:K' or 'breaks:B1,B2,...'",
+                                 field=f"bins.{column}") from None
+        return self
+
+
+class Membership(SettingsTable):
+    """Shadow-model membership inference (docs/method/synthetic-attacks.md)."""
+
+    isolated: int = Field(10, ge=0, strict=True, description="Targets: the most isolated records.")
+    random: int = Field(10, ge=0, strict=True, description="Targets: records drawn at random.")
+    shadow_sets: int = Field(100, ge=4, strict=True, description="Games per target that train the classifier.")
+    test_sets: int = Field(100, ge=4, strict=True, description="Games per target that measure it.")
+    shadow_size: int | None = Field(None, ge=2, strict=True, description="Records per shadow training set.")
+    jobs: int = Field(1, ge=1, strict=True, description="Processes for the shadow syntheses.")
+
+    @model_validator(mode="after")
+    def _targets(self) -> Membership:
+        if self.isolated + self.random == 0:
+            raise InputError("choose at least one target (isolated or random)", field="isolated")
+        return self
+
+    def game(self) -> dict[str, Any]:
+        return {"n_isolated": self.isolated, "n_random": self.random, "shadow_sets": self.shadow_sets,
+                "test_sets": self.test_sets, "shadow_size": self.shadow_size, "jobs": self.jobs}
+
+
+def _grid(value: Mapping[str, Any]) -> Mapping[str, Any]:
+    for key, values in value.items():
+        if key not in GRID_TYPES:
+            raise InputError(f"cannot vary {key!r}; the grid takes {', '.join(GRID_TYPES)}")
+        if not isinstance(values, list) or not values:
+            raise InputError(f"{key}: expected a non-empty list of values")
+        kind = GRID_TYPES[key]
+        for v in values:
+            if kind is float and isinstance(v, (int, float)) and not isinstance(v, bool):
+                continue
+            if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
+                raise InputError(f"{key}: {v!r} is not a valid {kind.__name__}")
+            if key == "method":
+                _method(v)
+    return value
+
+
+class SynthesisTune(SettingsTable):
+    """The grid of ``attack tune`` for a synthetic release: the most useful candidate (by S_pMSE)
+    whose every check passes (docs/howto/synthetic-release.md)."""
+
+    grid: Annotated[dict[str, Any], parses(_grid)] = Field(min_length=1, description=(
+        "Setting -> values, e.g. {minbucket = [5, 20, 50], smoothing = ['none', 'density']}."))
+    utility_model: Literal[tuple(MODELS)] = "logistic"  # type: ignore[valid-type]
+    release: str | None = Field(None, description="Where the chosen synthetic file goes (owner-only).")
+
+
+class SyntheticOutput(SettingsTable):
+    json_: str | None = Field(None, alias="json")
+    html: str | None = None
+    certificate: str | None = None
+    synthetic: str | None = Field(None, description="Where a synthetic file made here goes (owner-only).")
+
+
+class SyntheticScenarioSettings(SettingsTable):
+    """A synthetic-release scenario file."""
+
+    kind: Literal["synthetic"]
+    title: str = "attacks on a synthetic release"
+    notes: list[str] = Field(default_factory=list)
+    data: SyntheticData
+    synthesis: Synthesis | None = None
+    attacks: Attacks = Field(default_factory=Attacks)
+    membership: Membership | None = None
+    tune: SynthesisTune | None = None
+    output: SyntheticOutput = Field(default_factory=SyntheticOutput)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SyntheticScenarioSettings:
+        if self.data.synthetic is None and self.synthesis is None:
+            raise InputError("give the synthetic file, or a [synthesis] table to make it", field="data.synthetic")
+        if self.membership is not None and self.synthesis is None:
+            raise InputError("membership inference needs the [synthesis] table: the intruder repeats the "
+                             "synthesis the release was made with", field="membership")
+        if self.synthesis is not None and self.synthesis.holdout_share and (
+                self.data.synthetic is not None or self.data.holdout is not None):
+            raise InputError("holdout_share splits the original only when the synthetic file is made here "
+                             "and [data] names no holdout", field="synthesis.holdout_share")
+        if self.tune is not None and self.data.synthetic is not None:
+            raise InputError("tuning makes the synthetic files itself; leave [data] synthetic out",
+                             field="tune")
+        return self
+
+
+def validate_synthetic(raw: Mapping[str, Any], file: str | None = None) -> SyntheticScenarioSettings:
+    """The validated settings of a parsed synthetic-release scenario file."""
+    try:
+        return SyntheticScenarioSettings.model_validate(raw)
+    except ValidationError as exc:
+        raise from_validation(exc, model=SyntheticScenarioSettings, file=file) from None
+
+
+def synthetic_json_schema() -> dict[str, Any]:
+    """The JSON Schema of synthetic-release scenario files (draft 2020-12)."""
+    schema = SyntheticScenarioSettings.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "attack synthetic-release scenario file"
+    return schema

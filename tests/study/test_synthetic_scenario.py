@@ -1,0 +1,228 @@
+"""Synthetic-release scenario files: the same pipeline as attack synthesize + attack synth,
+validated before any data is read, certified and rerun."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import attack
+from attack.cli import main
+from attack.errors import InputError
+from attack.study.certificate import seal
+from attack.study.synthetic_scenario import SyntheticScenario
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def invoke(args: list) -> object:
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def firms() -> pd.DataFrame:
+    rng = np.random.default_rng(4)
+    size = rng.lognormal(3, 1, 400)
+    return pd.DataFrame({"unit_id": [f"F{i}" for i in range(400)], "region": rng.choice(list("NSEW"), 400),
+                         "employees": np.round(size), "turnover": np.round(size * rng.lognormal(2, 0.3, 400), 1)})
+
+
+def _write(folder: Path, text: str) -> Path:
+    path = folder / "scenario.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+ATTACKS = """
+[attacks]
+keys = ["region", "employees"]
+targets = ["turnover"]
+n_attacks = 60
+tau = 0.5
+"""
+
+
+def test_a_given_synthetic_file_gets_the_figures_of_attack_synth(tmp_path, firms):
+    training, holdout = firms.iloc[:300], firms.iloc[300:]
+    synthetic = attack.synthesize(training, columns=["region", "employees", "turnover"], seed=3).frame
+    for name, frame in (("original", training), ("synthetic", synthetic), ("holdout", holdout)):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    scenario = _write(tmp_path, f"""
+kind = "synthetic"
+[data]
+original = {{ path = "original.csv" }}
+synthetic = {{ path = "synthetic.csv" }}
+holdout = {{ path = "holdout.csv" }}
+{ATTACKS}
+exclude = ["unit_id"]
+""")
+    run = invoke(["run", scenario, "--json", tmp_path / "run.json", "--certificate", tmp_path / "c.json", "--quiet"])
+    synth = invoke(["synth", "--original", tmp_path / "original.csv", "--synthetic", tmp_path / "synthetic.csv",
+                    "--holdout", tmp_path / "holdout.csv", "--key", "region", "--key", "employees",
+                    "--target", "turnover", "--n-attacks", "60", "--tau", "0.5", "--exclude", "unit_id",
+                    "--json", tmp_path / "synth.json"])
+    assert run.exit_code == synth.exit_code == 0, run.output + synth.output
+    assert json.loads((tmp_path / "run.json").read_text()) == json.loads((tmp_path / "synth.json").read_text())
+
+
+def test_a_scenario_synthesises_holds_out_and_reruns_identically(tmp_path, firms):
+    firms.to_csv(tmp_path / "firms.csv", index=False)
+    scenario = _write(tmp_path, f"""
+kind = "synthetic"
+title = "small"
+[data]
+original = {{ path = "firms.csv" }}
+[synthesis]
+drop = ["unit_id"]
+minbucket = 20
+holdout_share = 0.25
+seed = 5
+{ATTACKS}
+[output]
+synthetic = "made.csv"
+""")
+    result = invoke(["run", scenario, "--json", tmp_path / "r.json", "--certificate", tmp_path / "c.json", "--quiet"])
+    assert result.exit_code in (0, 1), result.output
+    document = json.loads((tmp_path / "r.json").read_text())
+    assert (document["n_original"], document["n_holdout"], document["n_synthetic"]) == (300, 100, 300)
+    assert document["synthesis"]["minbucket"] == 20 and document["synthesis"]["made_by_scenario"] is True
+    made = pd.read_csv(tmp_path / "made.csv")
+    assert list(made.columns) == ["region", "employees", "turnover"]
+    assert (tmp_path / "made.csv").stat().st_mode & 0o777 == 0o600
+    # the Python API gives the same document and the same file
+    outcome = attack.load_scenario(scenario).run()
+    assert outcome.to_dict() == document
+    assert outcome.synthetic["region"].tolist() == made["region"].tolist()
+    checked = invoke(["verify", tmp_path / "c.json", "--rerun"])
+    assert checked.exit_code == 0, checked.output
+    assert "rerun: checks identical" in checked.output
+    assert "made by the scenario" in checked.output
+
+
+def test_a_changed_synthesis_fails_the_rerun(tmp_path, firms):
+    firms.to_csv(tmp_path / "firms.csv", index=False)
+    text = f"""
+kind = "synthetic"
+[data]
+original = {{ path = "firms.csv" }}
+[synthesis]
+drop = ["unit_id"]
+seed = 5
+{ATTACKS}
+"""
+    scenario = _write(tmp_path, text)
+    assert invoke(["run", scenario, "--certificate", tmp_path / "c.json", "--quiet"]).exit_code in (0, 1)
+    certificate = json.loads((tmp_path / "c.json").read_text())
+    made = next(i for i in certificate["inputs"] if "made_by" in i)
+    assert made["role"] == "synthetic" and made["rows"] == 400
+    # a forged fingerprint of the made file, resealed: only the rerun can tell
+    made["sha256"] = "0" * 64
+    (tmp_path / "forged.json").write_text(json.dumps(seal(certificate)), encoding="utf-8")
+    assert invoke(["verify", tmp_path / "forged.json"]).exit_code == 0
+    forged = invoke(["verify", tmp_path / "forged.json", "--rerun"])
+    assert forged.exit_code == 1 and "made again differs" in forged.output, forged.output
+    # the same scenario file, but the synthesis code (here: its seed) now gives another file
+    scenario.write_text(text.replace("seed = 5", "seed = 6"), encoding="utf-8")
+    checked = invoke(["verify", tmp_path / "c.json", "--rerun"])
+    assert checked.exit_code == 1
+    assert "scenario input scenario.toml: SHA-256" in checked.output and "does NOT match" in checked.output
+
+
+def test_membership_inference_from_a_scenario(tmp_path, firms):
+    firms.to_csv(tmp_path / "firms.csv", index=False)
+    scenario = _write(tmp_path, f"""
+kind = "synthetic"
+[data]
+original = {{ path = "firms.csv" }}
+[synthesis]
+drop = ["unit_id"]
+seed = 1
+{ATTACKS}
+[membership]
+isolated = 1
+random = 1
+shadow_sets = 6
+test_sets = 6
+shadow_size = 50
+""")
+    outcome = SyntheticScenario.from_toml(scenario).run()
+    member = outcome.to_dict()["membership"]
+    assert len(member["targets"]) == 2
+    assert [c["family"] for c in outcome.to_dict()["checks"]].count("membership") == 1
+    assert outcome.to_dict()["settings"]["membership"]["shadow_sets"] == 6
+
+
+def test_attack_tune_runs_the_synthesis_grid(tmp_path, firms):
+    firms.to_csv(tmp_path / "firms.csv", index=False)
+    scenario = _write(tmp_path, f"""
+kind = "synthetic"
+[data]
+original = {{ path = "firms.csv" }}
+[synthesis]
+drop = ["unit_id"]
+smoothing = "density"
+{ATTACKS}
+[tune]
+grid = {{ minbucket = [5, 40] }}
+release = "chosen.csv"
+""")
+    result = invoke(["tune", scenario, "--json", tmp_path / "t.json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads((tmp_path / "t.json").read_text())
+    assert [c["settings"] for c in document["candidates"]] == [
+        {"smoothing": "density", "minbucket": 5}, {"smoothing": "density", "minbucket": 40}]
+    assert document["settings"]["fixed"] == {"smoothing": "density"}
+    assert (tmp_path / "chosen.csv").stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("body, field, needle", [
+    ("[data]\noriginal = { path = 'o.csv' }\n", "data.synthetic", "[synthesis] table"),
+    ("[data]\noriginal = { path = 'o.csv' }\nsynthetic = { path = 's.csv' }\n[attacks]\ntua = 0.1\n",
+     "attacks.tua", "did you mean 'tau'"),
+    ("[data]\noriginal = { path = 'o.csv' }\n[synthesis]\nmethod = { turnover = 'cartt' }\n",
+     "synthesis.method.turnover", "expected one of"),
+    ("[data]\noriginal = { path = 'o.csv' }\nsynthetic = { path = 's.csv' }\n[membership]\nisolated = 2\n",
+     "membership", "[synthesis] table"),
+    ("[data]\noriginal = { path = 'o.csv' }\nsynthetic = { path = 's.csv' }\n[synthesis]\n[tune]\ngrid = { minbucket = [5] }\n",
+     "tune", "leave [data] synthetic out"),
+    ("[data]\noriginal = { path = 'o.csv' }\n[synthesis]\n[tune]\ngrid = { leaf = [5] }\n", "tune.grid", "cannot vary 'leaf'"),
+    ("[data]\noriginal = { path = 'o.csv' }\n[synthesis]\n[tune]\ngrid = { minbucket = ['x'] }\n", "tune.grid", "not a valid int"),
+    ("[data]\noriginal = { path = 'o.csv' }\n[synthesis]\nholdout_share = 1.0\n", "synthesis.holdout_share", "less than 1"),
+    ("[data]\noriginal = { path = 'o.csv' }\n[synthesis]\n[attacks]\ntargets = ['turnover']\n", "attacks.keys", "need keys"),
+    ("[data]\noriginal = { path = 'o.csv' }\n[synthesis]\n[attacks]\nkeys = ['a']\nbins = { a = 'fifths' }\n",
+     "attacks.bins.a", "quantile:K"),
+])
+def test_bad_synthetic_scenarios_name_the_field_before_reading_data(tmp_path, body, field, needle):
+    scenario = _write(tmp_path, 'kind = "synthetic"\n' + body)  # o.csv and s.csv do not exist
+    result = invoke(["run", scenario])
+    assert result.exit_code == 2, result.output
+    assert field in result.output and needle in result.output, result.output
+    assert "Traceback" not in result.output
+    with pytest.raises(InputError):
+        attack.load_scenario(scenario)
+
+
+def test_each_loader_names_the_other_kind(tmp_path):
+    scenario = _write(tmp_path, 'kind = "synthetic"\n[data]\noriginal = { path = "o.csv" }\n[synthesis]\n')
+    with pytest.raises(InputError, match="SyntheticScenario"):
+        attack.Scenario.from_toml(scenario)
+    with pytest.raises(InputError, match="not a synthetic-release scenario"):
+        SyntheticScenario.from_toml(ROOT / "scenarios" / "demo_kse_set.toml")
+
+
+def test_to_toml_round_trips(tmp_path):
+    scenario = SyntheticScenario.from_toml(ROOT / "scenarios" / "demo_tune_synthesis.toml")
+    copy = _write(tmp_path, scenario.to_toml())
+    again = SyntheticScenario.from_toml(copy)
+    assert again.settings == scenario.settings
+
+
+def test_attack_schema_synthetic_prints_its_schema():
+    result = invoke(["schema", "--synthetic"])
+    assert result.exit_code == 0
+    assert json.loads(result.output)["title"] == "attack synthetic-release scenario file"
