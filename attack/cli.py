@@ -801,7 +801,7 @@ def _print_synthesis_tuning(outcome) -> None:
 @main.command("tune-synthesis")
 @click.option("--original", "original_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The confidential original.")
 @click.option("--holdout", "holdout_path", type=click.Path(dir_okay=False, path_type=Path), help="Original records kept out of synthesis (control set of the attacks).")
-@click.option("--grid", "grid", multiple=True, required=True, metavar="KEY=V1,V2", help="Settings to search, e.g. minbucket=5,20,50 or smoothing=none,density (repeatable; keys: method, minbucket, cp, smoothing, proper, ntree).")
+@click.option("--grid", "grid", multiple=True, required=True, metavar="KEY=V1,V2", help="Settings to search, e.g. minbucket=5,20,50 or smoothing=none,density (repeatable; keys: method, method.COLUMN, minbucket, cp, smoothing, proper, ntree).")
 @click.option("--drop", "dropped", multiple=True, metavar="COLUMN", help="Leave this column out, e.g. the unit id (repeatable).")
 @click.option("--special-code", "special_codes", multiple=True, type=float, metavar="NUMBER", help="A number that is a code, not a value, e.g. -8 (repeatable).")
 @click.option("--key", "keys", multiple=True, metavar="COLUMN", help="Variable the intruder knows (repeatable).")

@@ -30,7 +30,16 @@ from attack.utility.propensity import MODELS, propensity_utility
 #: the type of their values on the command line.
 GRID_TYPES: dict[str, type] = {"method": str, "minbucket": int, "cp": float, "smoothing": str, "proper": bool,
                                "ntree": int}
-GRID_KEYS = tuple(GRID_TYPES)
+GRID_KEYS = (*GRID_TYPES, "method.COLUMN")
+_COLUMN_METHOD = "method."
+
+
+def grid_type(key: str) -> type | None:
+    """The type of a grid entry's values; ``method.COLUMN`` varies one column's method. None for
+    a key the grid does not take."""
+    if key.startswith(_COLUMN_METHOD) and len(key) > len(_COLUMN_METHOD):
+        return str
+    return GRID_TYPES.get(key)
 
 
 def parse_grid(items: Sequence[str]) -> dict[str, list]:
@@ -39,9 +48,9 @@ def parse_grid(items: Sequence[str]) -> dict[str, list]:
     for item in items:
         key, eq, text = item.partition("=")
         key = key.strip()
-        if not eq or key not in GRID_TYPES or not text.strip():
+        kind = grid_type(key)
+        if not eq or kind is None or not text.strip():
             raise InputError(f"--grid {item!r}: expected KEY=V1,V2,... with KEY one of {', '.join(GRID_KEYS)}")
-        kind = GRID_TYPES[key]
         values = []
         for value in (v.strip() for v in text.split(",")):
             try:
@@ -114,7 +123,7 @@ def tune_synthesis(
     against each candidate's own settings. ``utility_model``: ``logistic``, ``logistic2`` or
     ``cart``.
     """
-    unknown = sorted(set(grid) - set(GRID_KEYS))
+    unknown = sorted(k for k in grid if grid_type(k) is None)
     if unknown:
         raise InputError(f"cannot vary {unknown[0]!r}; the grid takes {', '.join(GRID_KEYS)}", field=f"grid.{unknown[0]}")
     if not grid or any(not isinstance(v, (list, tuple)) or not v for v in grid.values()):
@@ -129,7 +138,7 @@ def tune_synthesis(
     names, values = list(grid), [list(grid[k]) for k in grid]
     candidates, frames = [], []
     for combination in itertools.product(*values):
-        settings = {**fixed, **dict(zip(names, combination))}
+        settings = _settings(fixed, dict(zip(names, combination)))
         synthetic = synthesize(original, columns=columns, seed=seed, **settings).frame
         game = None if membership is None else {**membership, "synthesis": settings}
         risk = attack_synthetic(original[columns], synthetic, None if holdout is None else holdout[columns],
@@ -144,6 +153,19 @@ def tune_synthesis(
         {"grid": {k: list(v) for k, v in grid.items()}, "fixed": fixed, "attacks": _plain(attacks or {}),
          "membership": _plain(membership), "utility_model": utility_model, "seed": seed, "columns": columns},
     )
+
+
+def _settings(fixed: Mapping[str, Any], point: Mapping[str, Any]) -> dict[str, Any]:
+    """The keywords of :func:`synthesize` at one grid point: ``method.COLUMN`` entries join the
+    per-column methods (a plain ``method`` then becomes the default of the other columns)."""
+    settings = dict(fixed)
+    columns = {k[len(_COLUMN_METHOD):]: v for k, v in point.items() if k.startswith(_COLUMN_METHOD)}
+    settings.update({k: v for k, v in point.items() if not k.startswith(_COLUMN_METHOD)})
+    if columns:
+        if isinstance(settings.get("method"), str):
+            settings["default_method"] = settings.pop("method")
+        settings["method"] = {**(settings.get("method") or {}), **columns}
+    return settings
 
 
 def _candidate(settings: dict, checks: Sequence[Mapping], passed: bool, s_pmse: float) -> SynthesisCandidate:
@@ -174,4 +196,5 @@ def _plain(value: Any) -> Any:
     return value
 
 
-__all__ = ["GRID_KEYS", "GRID_TYPES", "SynthesisCandidate", "SynthesisTuning", "parse_grid", "tune_synthesis"]
+__all__ = ["GRID_KEYS", "GRID_TYPES", "SynthesisCandidate", "SynthesisTuning", "grid_type", "parse_grid",
+           "tune_synthesis"]

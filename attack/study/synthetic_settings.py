@@ -18,7 +18,7 @@ from attack.datasets.demo import DEMO_SOURCES
 from attack.errors import InputError, from_validation
 from attack.linkage.settings import SettingsTable, parses
 from attack.study.settings import DemoOptions, Reading
-from attack.study.synthesis_tuning import GRID_TYPES
+from attack.study.synthesis_tuning import GRID_KEYS, grid_type
 from attack.synthesis.methods import METHODS as SYNTHESIS_METHODS
 from attack.synthetic.run import DEFAULT_SYNTH_TAU, parse_binning
 from attack.utility.propensity import MODELS
@@ -154,17 +154,17 @@ class Membership(SettingsTable):
 
 def _grid(value: Mapping[str, Any]) -> Mapping[str, Any]:
     for key, values in value.items():
-        if key not in GRID_TYPES:
-            raise InputError(f"cannot vary {key!r}; the grid takes {', '.join(GRID_TYPES)}")
+        kind = grid_type(key)
+        if kind is None:
+            raise InputError(f"cannot vary {key!r}; the grid takes {', '.join(GRID_KEYS)}")
         if not isinstance(values, list) or not values:
             raise InputError(f"{key}: expected a non-empty list of values")
-        kind = GRID_TYPES[key]
         for v in values:
             if kind is float and isinstance(v, (int, float)) and not isinstance(v, bool):
                 continue
             if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
                 raise InputError(f"{key}: {v!r} is not a valid {kind.__name__}")
-            if key == "method":
+            if key.startswith("method"):
                 _method(v)
     return value
 
@@ -174,7 +174,8 @@ class SynthesisTune(SettingsTable):
     whose every check passes (docs/howto/synthetic-release.md)."""
 
     grid: Annotated[dict[str, Any], parses(_grid)] = Field(min_length=1, description=(
-        "Setting -> values, e.g. {minbucket = [5, 20, 50], smoothing = ['none', 'density']}."))
+        "Setting -> values, e.g. {minbucket = [5, 20, 50], smoothing = ['none', 'density'], "
+        "'method.turnover' = ['cart', 'normrank']}."))
     utility_model: Literal[tuple(MODELS)] = "logistic"  # type: ignore[valid-type]
     release: str | None = Field(None, description="Where the chosen synthetic file goes (owner-only).")
 

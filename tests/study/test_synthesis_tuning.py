@@ -71,3 +71,20 @@ def test_grid_values_are_typed_and_checked() -> None:
         parse_grid(["leaf=5"])
     with pytest.raises(InputError, match="cannot vary 'seed'"):
         tune_synthesis(pd.DataFrame({"a": [1, 2]}), {"seed": [1]})
+
+
+def test_the_grid_varies_the_method_of_one_column(firms) -> None:
+    assert parse_grid(["method.turnover=cart,normrank"]) == {"method.turnover": ["cart", "normrank"]}
+    outcome = tune_synthesis(firms, {"method.turnover": ["cart", "normrank"], "minbucket": [20]},
+                             fixed={"method": {"employees": "normrank"}}, attacks={**ATTACKS, "tau": 0.99})
+    settings = [c.settings for c in outcome.candidates]
+    assert [s["method"] for s in settings] == [{"employees": "normrank", "turnover": "cart"},
+                                              {"employees": "normrank", "turnover": "normrank"}]
+
+
+def test_a_plain_method_becomes_the_default_beside_column_methods() -> None:
+    from attack.study.synthesis_tuning import _settings
+
+    assert _settings({"minbucket": 5}, {"method": "cart", "method.x": "norm"}) == {
+        "minbucket": 5, "default_method": "cart", "method": {"x": "norm"}}
+    assert _settings({}, {"method": "sample"}) == {"method": "sample"}
