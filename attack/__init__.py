@@ -19,39 +19,85 @@ results' JSON layout in ``docs/reference/json-results.md``.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from attack._version import __version__
 from attack.errors import InputError
-from attack.linkage.engines import Engine
-from attack.linkage.keys import (
-    Block,
-    Hierarchical,
-    Key,
-    Metric,
-    Nominal,
-    Ordinal,
-    String,
-)
-from attack.protect.catalogue import Protected
-from attack.protect.catalogue import protect as _protect
-from attack.risk.mass import mass_attack
-from attack.risk.results import AttackResult
-from attack.risk.truth import TruthResult, link_names
-from attack.study.demo import demo_scenario
-from attack.study.results import ScenarioResult
-from attack.study.scenario import Scenario
-from attack.study.synthetic_scenario import SyntheticScenario, SyntheticScenarioResult
-from attack.study.synthetic_scenario import open_scenario as load_scenario
-from attack.study.tuning import tune
-from attack.study.verify import verify
-from attack.synthesis.sequential import Synthesis, synthesize
-from attack.synthetic.results import SyntheticResult
-from attack.synthetic.run import attack_synthetic
-from attack.utility.profile import utility_profile
+
+if TYPE_CHECKING:  # the names below are imported on first use (a command pays only for its own)
+    import pandas as pd
+
+    from attack.linkage.engines import Engine
+    from attack.linkage.keys import (
+        Block,
+        Hierarchical,
+        Key,
+        Metric,
+        Nominal,
+        Ordinal,
+        String,
+    )
+    from attack.protect.catalogue import Protected
+    from attack.risk.mass import mass_attack
+    from attack.risk.results import AttackResult
+    from attack.risk.truth import TruthResult, link_names
+    from attack.study.demo import demo_scenario
+    from attack.study.results import ScenarioResult
+    from attack.study.scenario import Scenario
+    from attack.study.synthetic_scenario import (
+        SyntheticScenario,
+        SyntheticScenarioResult,
+    )
+    from attack.study.synthetic_scenario import open_scenario as load_scenario
+    from attack.study.tuning import tune
+    from attack.study.verify import verify
+    from attack.synthesis.sequential import Synthesis, synthesize
+    from attack.synthetic.results import SyntheticResult
+    from attack.synthetic.run import attack_synthetic
+    from attack.utility.profile import utility_profile
+
+#: Public name -> (module, name there).
+_LAZY = {
+    "Engine": ("attack.linkage.engines", "Engine"),
+    **{name: ("attack.linkage.keys", name) for name in
+       ("Block", "Hierarchical", "Key", "Metric", "Nominal", "Ordinal", "String")},
+    "Protected": ("attack.protect.catalogue", "Protected"),
+    "mass_attack": ("attack.risk.mass", "mass_attack"),
+    "AttackResult": ("attack.risk.results", "AttackResult"),
+    "TruthResult": ("attack.risk.truth", "TruthResult"),
+    "link_names": ("attack.risk.truth", "link_names"),
+    "demo_scenario": ("attack.study.demo", "demo_scenario"),
+    "ScenarioResult": ("attack.study.results", "ScenarioResult"),
+    "Scenario": ("attack.study.scenario", "Scenario"),
+    "SyntheticScenario": ("attack.study.synthetic_scenario", "SyntheticScenario"),
+    "SyntheticScenarioResult": ("attack.study.synthetic_scenario", "SyntheticScenarioResult"),
+    "load_scenario": ("attack.study.synthetic_scenario", "open_scenario"),
+    "tune": ("attack.study.tuning", "tune"),
+    "verify": ("attack.study.verify", "verify"),
+    "Synthesis": ("attack.synthesis.sequential", "Synthesis"),
+    "synthesize": ("attack.synthesis.sequential", "synthesize"),
+    "SyntheticResult": ("attack.synthetic.results", "SyntheticResult"),
+    "attack_synthetic": ("attack.synthetic.run", "attack_synthetic"),
+    "utility_profile": ("attack.utility.profile", "utility_profile"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use (PEP 562)."""
+    try:
+        module, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'attack' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "__version__", "InputError",
@@ -61,6 +107,11 @@ __all__ = [
     "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
     "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
 ]
+
+
+# The subpackage attack.protect is imported first (it is light), so that importing its modules
+# later never replaces the function below as the package attribute ``attack.protect``.
+importlib.import_module("attack.protect")
 
 
 def protect(
@@ -79,4 +130,6 @@ def protect(
     variables it changes, ``by`` categorical variables within whose groups it runs separately.
     Returns the release and a log of what was done (:class:`attack.Protected`).
     """
-    return _protect(frame, method, params, columns=columns, by=by, seed=seed)
+    from attack.protect.catalogue import protect as catalogue_protect
+
+    return catalogue_protect(frame, method, params, columns=columns, by=by, seed=seed)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -20,22 +21,17 @@ from attack.linkage.assignment import METHODS
 from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
 from attack.linkage.engines import ENGINES, parse_size
 from attack.linkage.keys import parse_block, parse_key
-from attack.linkage.solvers import DEFAULT_MEMORY_BUDGET
+from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.risk.evaluation import (
     DEFAULT_GAMMAS,
     DEFAULT_TAU,
 )
-from attack.risk.mass import mass_attack
-from attack.risk.results import AttackResult
-from attack.study.demo import run_demo
-from attack.study.results import ScenarioResult, write_outputs
-from attack.study.signing import generate_keypair, load_private_key, passphrase_from_env
-from attack.study.synthetic_scenario import (
-    SyntheticScenario,
-    certificate_files,
-    open_scenario,
-)
-from attack.study.verify import verify as verify_certificate
+from attack.study.signing import load_private_key, passphrase_from_env
+
+if TYPE_CHECKING:  # the commands import their machinery when they run: start-up stays short
+    from attack.risk.results import AttackResult
+    from attack.study.results import ScenarioResult
+    from attack.study.synthetic_scenario import SyntheticScenario
 
 MATCHES_WARNING = (
     "warning: {path} links external identities to confidential release records; "
@@ -210,6 +206,8 @@ def link_command(external_path, release_path, external_id, release_id, original_
 
     Exit status: 0 when every cell's disclosure risk is below τ, 1 when the verdict is NOT
     PASSED, 2 for a usage or input error."""
+    from attack.risk.mass import mass_attack
+
     reading = _reading(sep, decimal, encoding, sheet, na, codes)
     check_outputs([json_path, html_path, matches_path], [external_path, release_path, original_path])
     result = mass_attack(
@@ -241,6 +239,8 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
 
     Exit status: 0 when the verdict is passed, 1 when it is NOT PASSED, 2 for a usage or input
     error (the scenario is checked before any data file is read)."""
+    from attack.study.synthetic_scenario import SyntheticScenario, open_scenario
+
     scenario = open_scenario(scenario_path)
     key = None if sign_path is None else load_private_key(sign_path, passphrase_from_env(passphrase_env))
     if isinstance(scenario, SyntheticScenario):
@@ -275,6 +275,7 @@ def _certificate_path(given, scenario, json_path, scenario_path: Path) -> Path:
 def _run_synthetic(scenario: SyntheticScenario, json_path, html_path, certificate_path, key, quiet) -> None:
     """``attack run`` on a synthetic-release scenario: synthesise if asked, attack, certify."""
     from attack.io.writers import table_content
+    from attack.study.synthetic_scenario import certificate_files
 
     outcome = scenario.run()
     json_path = json_path or scenario.outputs.get("json")
@@ -311,6 +312,8 @@ def verify_command(certificate_path, public_key, rerun) -> None:
     Exit status: 0 when every check performed passes, 1 otherwise, 2 for a usage error.
     Without --public-key the signer is not verified and the certificate is never called
     authentic."""
+    from attack.study.verify import verify as verify_certificate
+
     outcome = verify_certificate(certificate_path, public_key=public_key, rerun=rerun)
     for check in outcome.checks:
         click.echo(check.line())
@@ -329,6 +332,8 @@ def verify_command(certificate_path, public_key, rerun) -> None:
 def keygen_command(out_dir, passphrase_env) -> None:
     """Make an Ed25519 key pair for signing certificates: OUT/private.pem (owner-only; keep it
     secret) and OUT/public.pem (hand it to whoever verifies). Never overwrites a key."""
+    from attack.study.signing import generate_keypair
+
     passphrase = passphrase_from_env(passphrase_env)
     private, public, print_ = generate_keypair(out_dir, passphrase)
     click.echo(f"wrote {private} (owner-only) and {public}", err=True)
@@ -345,6 +350,8 @@ def demo_command(out_dir, units, seed, method, jobs, engine, scheduler, memory_b
     """Generate a synthetic enterprise population and attack two candidate releases.
 
     Exit status 0 when it ran (whatever the verdict), 2 for a usage error."""
+    from attack.study.demo import run_demo
+
     demo = run_demo(out_dir, n_units=units, seed=seed, method=method,
                     engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=True)
     click.echo(demo.result.to_markdown())
@@ -424,6 +431,9 @@ def _emit(result: AttackResult | ScenarioResult, json_path, html_path, matches_p
           certificate=None, say: _Say = _Say()) -> None:
     """Write the requested files (all or none), print the Markdown summary, and end with the
     exit status of the verdict: 0 passed, 1 NOT PASSED."""
+    from attack.risk.results import AttackResult
+    from attack.study.results import write_outputs
+
     runs = [result] if isinstance(result, AttackResult) else list(result.runs)
     if say.verbose:
         for run in runs:
@@ -506,6 +516,7 @@ def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine
     (the scenario's [tune] table; docs/method/utility.md)."""
     from attack.io.writers import table_content
     from attack.report.release import render_tune_html, render_tune_markdown
+    from attack.study.synthetic_scenario import SyntheticScenario, open_scenario
     from attack.study.tuning import tune
 
     scenario = open_scenario(scenario_path)

@@ -17,7 +17,6 @@ release order. Every function returns ``(rows, cols)``: the assigned pairs, sort
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 METHODS: tuple[str, ...] = ("hungarian", "greedy", "sequential", "nearest")
 
@@ -29,6 +28,10 @@ def hungarian(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Exact one-to-one assignment of minimum total distance (eq. 13.7)."""
     if cost.size == 0:
         return _empty()
+    from scipy.optimize import (
+        linear_sum_assignment,  # imported on use: a noticeable share of start-up
+    )
+
     rows, cols = linear_sum_assignment(cost)
     return rows.astype(np.int64), cols.astype(np.int64)
 

@@ -32,7 +32,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from attack.errors import InputError, from_validation
-from attack.linkage.solvers import DENSE_PAIRS
+from attack.linkage.limits import DENSE_PAIRS
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -19,12 +19,8 @@ from attack.linkage.assignment import METHODS
 from attack.linkage.blocking import Blocking, Classifier, make_blocks
 from attack.linkage.distances import DistanceModel, KeySpec, build_distance_model
 from attack.linkage.engines import map_blocks
-from attack.linkage.solvers import (
-    DEFAULT_MEMORY_BUDGET,
-    BlockSolution,
-    BlockTask,
-    solve_block,
-)
+from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
+from attack.linkage.solvers import BlockSolution, BlockTask, solve_block
 
 
 @dataclass(frozen=True)

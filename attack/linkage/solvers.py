@@ -23,16 +23,11 @@ from attack.linkage.candidates import (
 )
 from attack.linkage.chunked import chunked
 from attack.linkage.distances import DistanceModel
-
-#: Default memory budget for one dense block cost matrix (bytes).
-DEFAULT_MEMORY_BUDGET = 4 * 1024**3
-
-#: Bytes per pair of a dense block: the cost matrix and one working copy.
-DENSE_BYTES_PER_PAIR = 16
-
-#: Blocks with more pairs than this use candidate search when the distance embeds.
-DENSE_PAIRS = 4_000_000
-
+from attack.linkage.limits import (
+    DEFAULT_MEMORY_BUDGET,
+    DENSE_BYTES_PER_PAIR,
+    DENSE_PAIRS,
+)
 
 
 @dataclass(frozen=True)

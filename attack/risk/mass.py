@@ -27,9 +27,9 @@ from attack.io.readers import (
     source_name,
 )
 from attack.linkage.engines import Engine
+from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.link import LinkageSpec, Links, link
 from attack.linkage.settings import Linkage, linkage_spec
-from attack.linkage.solvers import DEFAULT_MEMORY_BUDGET
 from attack.risk.evaluation import DEFAULT_GAMMAS, EvaluationSpec, evaluate
 from attack.risk.results import LINK_COLUMNS, AttackResult
 from attack.risk.settings import Evaluation, evaluation_spec

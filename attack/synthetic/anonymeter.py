@@ -24,7 +24,7 @@ from functools import cache
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
+from scipy.special import ndtri
 
 from attack.errors import InputError
 from attack.io.columns import is_number
@@ -90,7 +90,7 @@ def _clip(x: float) -> float:
 def _z(confidence: float) -> float:
     if not 0 < confidence < 1:
         raise InputError(f"confidence level must lie strictly between 0 and 1, got {confidence}")
-    return float(stats.norm.ppf(0.5 * (1.0 + confidence)))
+    return float(ndtri(0.5 * (1.0 + confidence)))  # the normal quantile
 
 
 def success_rate(k: float, n: int, confidence: float = 0.95) -> Rate:
@@ -574,6 +574,10 @@ def _control_size_correction(table: _Table, queries: _Queries, n_original: int,
         return None, info | {"reason": "control too small or no success to fit the size model"}
     w_guess = 1.0 / n
     p0 = (w_guess, 1.0 / float(singling_out_probability_integral(n, 0.0, w_guess)))
+    from scipy import (
+        optimize,  # imported here only: it is a noticeable share of a run's start
+    )
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optimize.OptimizeWarning)

@@ -20,7 +20,15 @@ from scipy.spatial import cKDTree
 
 from attack.errors import InputError
 from attack.risk.evaluation import wilson_interval
-from attack.synthetic.space import Encoded, Preparation, encode, group_ids, search
+from attack.synthetic.space import (
+    Encoded,
+    Neighbours,
+    Preparation,
+    encode,
+    group_ids,
+    search,
+    search_many,
+)
 
 
 def _float(value) -> float | None:
@@ -223,22 +231,23 @@ def distance_attack(
     warnings: list[str] = []
 
     k_orig = min(2, len(orig))
-    to_orig = search(prep, syn, orig, k_orig)
-    from_orig = search(prep, orig, syn_all, 1)
+    to_orig, own = search_many(prep, orig, [(syn, k_orig), (orig, k_orig)])
+    from_syn = search_many(prep, syn_all, [(orig, 1)] + ([(ctrl, 1)] if ctrl is not None else []))
+    from_orig = from_syn[0]
     dcr_so = to_orig.distances[:, 0]
     dcr = {
         "synthetic→original": summarise_dcr("synthetic→original", dcr_so, t_dcr),
         "original→synthetic": summarise_dcr("original→synthetic", from_orig.distances[:, 0], t_dcr),
     }
     ratios_t = nndr(to_orig.distances[:, 0], to_orig.distances[:, 1]) if k_orig == 2 else None
-    closer = _closer_than_own_nn(prep, orig, to_orig.indices[:, 0], dcr_so)
+    closer = _closer_than_own_nn(orig, own, to_orig.indices[:, 0], dcr_so)
 
     ratios_c = None
     copies_control = overfitting = nndr_diff = None
     if ctrl is not None:
         k_ctrl = min(2, len(ctrl))
         to_ctrl = search(prep, syn, ctrl, k_ctrl)
-        from_ctrl = search(prep, ctrl, syn_all, 1)
+        from_ctrl = from_syn[1]
         dcr_sc = to_ctrl.distances[:, 0]
         dcr["synthetic→control"] = summarise_dcr("synthetic→control", dcr_sc, t_dcr)
         dcr["control→synthetic"] = summarise_dcr(
@@ -310,14 +319,12 @@ def uniform_records(prep: Preparation, n: int, seed) -> pd.DataFrame:
     return pd.DataFrame({c: data[c] for c in prep.columns})
 
 
-def _closer_than_own_nn(
-    prep: Preparation, orig: Encoded, nearest: np.ndarray, dcr: np.ndarray
-) -> dict:
+def _closer_than_own_nn(orig: Encoded, own: Neighbours, nearest: np.ndarray, dcr: np.ndarray) -> dict:
     """Share of synthetic rows closer to their nearest original than that original is to its
-    nearest other original (see :func:`distance_attack`)."""
+    nearest other original (see :func:`distance_attack`); ``own``: the originals' two nearest
+    originals."""
     if len(orig) < 2:
         return {"share": None, "count": None, "n": int(dcr.size)}
-    own = search(prep, orig, orig, 2)
     first_is_self = own.indices[:, 0] == np.arange(len(orig))
     other = np.where(first_is_self, own.distances[:, 1], own.distances[:, 0])
     closer = dcr < other[nearest]

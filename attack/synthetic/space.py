@@ -63,6 +63,8 @@ MAX_CANDIDATES = 1024
 MAX_ONE_HOT = 32
 #: Most trees (choices of free attributes) in one search stage.
 MAX_TREES_PER_STAGE = 6
+#: Rows left × reference rows below which the exact scan is cheaper than the next stage's trees.
+SCAN_PAIRS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -515,6 +517,21 @@ def search(prep: Preparation, query: Encoded, reference: Encoded, k: int = 1) ->
     return Neighbours(out_d, out_i)
 
 
+def search_many(prep: Preparation, reference: Encoded, queries: Sequence[tuple[Encoded, int]]) -> list[Neighbours]:
+    """:func:`search` for several query files against one reference, in one pass (the trees
+    over the reference are built once): the ``k`` nearest for each ``(query, k)``. The answers
+    are those of separate searches: neighbours are ordered by distance, ties to the lower row."""
+    k = max(kk for _, kk in queries)
+    joined = Encoded(np.concatenate([q.numeric for q, _ in queries]), np.concatenate([q.codes for q, _ in queries]))
+    found = search(prep, joined, reference, k)
+    out, start = [], 0
+    for query, kk in queries:
+        end = start + len(query)
+        out.append(Neighbours(found.distances[start:end, :kk], found.indices[start:end, :kk]))
+        start = end
+    return out
+
+
 def _scan(
     prep: Preparation, query: Encoded, reference: Encoded, rows: np.ndarray, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -608,22 +625,24 @@ class _TreeSpace:
         missingness of a numeric column as a flag (its value coordinate is then dropped), another
         attribute one-hot when it has at most :data:`MAX_ONE_HOT` values, else not at all."""
         group = group_ids(self.attrs[:, keep]) if keep else np.zeros(len(self.attrs), np.int64)
-        coords = self.coords
-        parts = [(group * self.big)[:, None]]
-        for a in indicators:
-            cost = self.attr_costs[a]
-            values = pd.factorize(self.attrs[:, a])[0]
-            if self.coord_of_attr[a] is not None:
-                if coords is self.coords:
-                    coords = coords.copy()
-                coords[:, self.coord_of_attr[a]] = 0.0
-                parts.append((values * cost ** (1 / self.power))[:, None])
-            elif values.max() < MAX_ONE_HOT:
-                weight = cost / 2 if self.power == 1 else np.sqrt(cost / 2)
-                parts.append(np.eye(values.max() + 1)[values] * weight)
-        points = np.column_stack([coords, *parts])
+        n_all, n_coords = self.coords.shape
+        codes = {a: pd.factorize(self.attrs[:, a])[0] for a in indicators}
+        widths = [1 if self.coord_of_attr[a] is not None else
+                  (int(codes[a].max()) + 1 if codes[a].max() < MAX_ONE_HOT else 0) for a in indicators]
+        points = np.zeros((n_all, n_coords + 1 + sum(widths)))
+        points[:, :n_coords] = self.coords
+        points[:, n_coords] = group * self.big
+        rows, at = np.arange(n_all), n_coords + 1
+        for a, width in zip(indicators, widths):
+            cost, values = self.attr_costs[a], codes[a]
+            if self.coord_of_attr[a] is not None:  # the flag replaces the value coordinate
+                points[:, self.coord_of_attr[a]] = 0.0
+                points[:, at] = values * cost ** (1 / self.power)
+            elif width:  # one-hot at the exact cost of a mismatch
+                points[rows, at + values] = cost / 2 if self.power == 1 else np.sqrt(cost / 2)
+            at += width
         n_q = self.n_query
-        return cKDTree(points[n_q:]), points[:n_q]
+        return cKDTree(points[n_q:], balanced_tree=False, compact_nodes=False), points[:n_q]
 
     def _stages(self):
         """(trees, outside bound) per stage. Stage ``s`` groups by all attributes but ``s`` free
@@ -649,8 +668,8 @@ class _TreeSpace:
         done_rows, done_d, done_i = [], [], []
         cap = min(MAX_CANDIDATES, len(self.unique))
         for make_trees, outside in self._stages():
-            if rows.size == 0:
-                break
+            if rows.size == 0 or (done_rows and rows.size * len(self.reference) <= SCAN_PAIRS):
+                break  # a few rows left: the caller's scan is cheaper than building trees
             trees = make_trees()
             wanted, passed = min(self.k + 3, cap), []
             while rows.size:

@@ -1,0 +1,12 @@
+"""The sizes that decide how a block is solved (plain constants, cheap to import)."""
+
+from __future__ import annotations
+
+#: Default memory budget for one dense block cost matrix (bytes).
+DEFAULT_MEMORY_BUDGET = 4 * 1024**3
+
+#: Bytes per pair of a dense block: the cost matrix and one working copy.
+DENSE_BYTES_PER_PAIR = 16
+
+#: Blocks with more pairs than this use candidate search when the distance embeds.
+DENSE_PAIRS = 4_000_000
