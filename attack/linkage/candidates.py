@@ -94,13 +94,13 @@ class CandidateLists:
         k = int(self.neighbours[0]) if self.n_ext else 0
         if k == 0:
             return
-        dist, idx = self._tree.query(self.x_ext, k=k)
+        dist, idx = self._tree.query(self.x_ext, k=k, workers=-1)
         dist, idx = dist.reshape(self.n_ext, k), idx.reshape(self.n_ext, k)
         rows = np.repeat(np.arange(self.n_ext), k)
-        cost = self.model.pair_cost(rows, idx.ravel())
-        order = np.lexsort((idx.ravel(), cost, rows))  # per row by (distance, release row)
-        self.first_cols = idx.ravel()[order].reshape(self.n_ext, k)
-        self.first_costs = cost[order].reshape(self.n_ext, k)
+        cost = self.model.pair_cost(rows, idx.ravel()).reshape(self.n_ext, k)
+        order = np.lexsort((idx, cost), axis=1)  # per row by (distance, release row)
+        self.first_cols = np.take_along_axis(idx, order, axis=1)
+        self.first_costs = np.take_along_axis(cost, order, axis=1)
         self.cols = list(self.first_cols)
         self.costs = list(self.first_costs)
         self.bound[:] = self._bounds(dist[:, -1], k >= self._tree.n)
