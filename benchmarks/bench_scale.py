@@ -26,8 +26,9 @@ CASES = {
     # name: (external, release, blocks, method, budget in seconds, budget in GiB)
     "greedy-120k-150k-4-blocks": (120_000, 150_000, 4, "greedy", 15, 3),
     "greedy-12.5k-300k-7-blocks": (12_500, 300_000, 7, "greedy", 20, None),
-    "greedy-1M-1M-100-blocks": (1_000_000, 1_000_000, 100, "greedy", 120, 6),
-    "hungarian-12k-15k-1-block": (12_000, 15_000, 1, "hungarian", 20, 5),
+    "greedy-1M-1M-100-blocks": (1_000_000, 1_000_000, 100, "greedy", 10, 6),
+    "hungarian-12k-15k-1-block": (12_000, 15_000, 1, "hungarian", 4, 1.5),
+    "hungarian-24k-30k-1-block": (24_000, 30_000, 1, "hungarian", 20, 4),
 }
 
 

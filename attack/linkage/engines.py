@@ -48,11 +48,13 @@ DASK_MISSING = "the dask engine needs the optional extra: pip install 'attack[da
 PARALLEL_MIN_SECONDS = 6.0
 
 #: Seconds per pair of a dense block of a greedy, sequential or nearest method, per record of a
-#: block solved through the KD-tree candidates, and per pair × min(n_ext, n_rel) of an exact
-#: block — measured on this project's 2-core machine (benchmarks/bench_jobs.py).
+#: block solved through the KD-tree candidates, per pair × min(n_ext, n_rel) of a dense exact
+#: block, and per (n_ext + n_rel)² of a sparse exact block — measured on this project's 2-core
+#: machine (benchmarks/bench_jobs.py, benchmarks/bench_scale.py).
 SECONDS_PER_DENSE_PAIR = 3e-8
 SECONDS_PER_TREE_RECORD = 5e-6
 SECONDS_PER_EXACT_UNIT = 5e-12
+SECONDS_PER_SPARSE_EXACT = 3e-9
 
 #: Blocks smaller than this many pairs are sent to the workers in groups of about this size.
 CHUNK_CELLS = 250_000
@@ -227,12 +229,14 @@ def _chunks(tasks: Sequence) -> list[list[int]]:
 def estimated_seconds(task) -> float | None:
     """Seconds one core needs for a task's block, from its size and method (None when the task
     says neither): dense blocks grow with their pairs, KD-tree blocks with their records, exact
-    blocks with pairs × the smaller side."""
+    blocks with pairs × the smaller side while dense, with the squared records when sparse."""
     pairs = _size(task)
     if pairs is None:
         return None
     n_ext, n_rel = (int(n) for n in task.model.sizes)
     if getattr(task, "method", None) == "hungarian":
+        if pairs > DENSE_PAIRS:
+            return (n_ext + n_rel) ** 2 * SECONDS_PER_SPARSE_EXACT
         return pairs * min(n_ext, n_rel) * SECONDS_PER_EXACT_UNIT
     if pairs <= DENSE_PAIRS:
         return pairs * SECONDS_PER_DENSE_PAIR

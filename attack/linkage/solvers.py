@@ -66,17 +66,20 @@ class BlockSolution:
 def solve_block(task: BlockTask) -> BlockSolution:
     """Assign the external to the release rows of one block with ``task.method``.
 
-    Small blocks use the dense matrix. Larger ones use the certified KD-tree candidates when
-    the distance embeds (:mod:`attack.candidates`), and otherwise, for the exact method, the
-    sparse candidate graph (:mod:`attack.sparse_hungarian`); the greedy methods then scan the
-    matrix in row chunks that fit the budget.
+    Small blocks use the dense matrix. Larger ones use, for the exact method, the sparse
+    candidate graph with its proof of optimality (:mod:`attack.linkage.sparse_hungarian`; the
+    dense matrix when the proof fails and the matrix fits the budget); for the other methods
+    the certified KD-tree candidates when the distance embeds (:mod:`attack.linkage.candidates`),
+    else row chunks of the matrix that fit the budget.
     """
     n_ext, n_rel = task.model.sizes
     dense_fits = n_ext * n_rel * DENSE_BYTES_PER_PAIR <= task.memory_budget
     if task.method == "hungarian":
-        if dense_fits:
+        if dense_fits and n_ext * n_rel <= DENSE_PAIRS:
             return _dense(task)
         rows, cols, dist, n_best, proven = sparse_hungarian.solve(task.model, task.memory_budget)
+        if not proven and dense_fits:  # the candidate graph could not prove it: solve it dense
+            return _dense(task)
         greedy_total = _greedy_total(task.model)
         return BlockSolution(task.index, rows, cols, dist, n_best, "sparse", proven, greedy_total)
     if n_ext * n_rel <= DENSE_PAIRS and dense_fits:

@@ -1,18 +1,27 @@
 """Exact assignment (eq. 13.7) of blocks too large for a dense cost matrix.
 
 Each external record keeps its K nearest release records (certified candidates, see
-:mod:`attack.candidates`, or an exact chunked scan when the distance does not embed) and a
+:mod:`attack.linkage.candidates`, or an exact chunked scan when the distance does not embed) and a
 private "no link" edge priced at the padding cost D of eq. 13.6, so a full matching always
 exists. ``scipy.sparse.csgraph.min_weight_full_bipartite_matching`` solves the candidate graph;
 every edge gets +1 because that solver reads an explicit zero as a missing edge (every full
 matching has the same number of edges, so the optimum does not move).
 
-Proof of optimality (docs/method/linkage.md): shortest-path potentials from a source joined to every
-external record, on the residual graph of the matching, are feasible duals of the candidate
-problem. The matching is optimal for the whole block when the duals stay feasible for every
-pair that is not a candidate; since such a pair costs at least its row's certified bound b_i,
-it suffices that ``b_i + 1 + d(i) ≥ max_j d(j)`` for every row. Otherwise K grows fourfold
-while the candidates fit the memory budget; past that the block is reported as approximate.
+Proof of optimality (docs/method/linkage.md). Column potentials ``p ≤ 0`` are the shortest-path
+distances of the difference constraints ``p_j ≤ p_m(i) + w_ij − w_i,m(i)`` over the candidate
+edges (``m(i)`` the column row ``i`` is matched to; every column starts at 0), and ``u_i =
+w_i,m(i) − p_m(i)``. They satisfy complementary slackness with the matching and dual feasibility
+``u_i + p_j ≤ w_ij`` on every candidate edge. The matching is optimal for the whole block when
+the same holds for every pair that is not a candidate:
+
+* when the distance embeds (``c_ij = |x_i − y_j|² − C``), ``min_j (c_ij − p_j)`` over *all*
+  release rows is one nearest-neighbour query per row in the lifted points ``(y_j, √−p_j)``;
+* otherwise a non-candidate pair costs at least its row's certified bound ``b_i``, and
+  ``b_i + 1 ≥ u_i`` suffices.
+
+Both checks allow a relative rounding slack (:data:`TOLERANCE`). When the check fails, K grows
+fourfold while the candidates fit the memory budget; past that the block is reported as
+approximate.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
 from attack.linkage.candidates import CandidateLists, embedding
@@ -83,10 +93,12 @@ def solve(model: DistanceModel, budget: int):
     release rows at that distance when it lies below the row's certified bound)."""
     n_ext, n_rel = model.sizes
     padding = float(np.sum([k.weight * f for k, f in zip(model.keys, model.missing_values)]))
+    embedded = embedding(model)
     k = FIRST_K
     while True:
         cols, costs, bound = candidates(model, k, budget)
-        rows, links, proven = _match(n_ext, n_rel, cols, costs, bound, padding)
+        rows, links, u, p = _match(n_ext, n_rel, cols, costs, padding)
+        proven = _proven(u, p, links, bound, embedded, n_rel)
         enough = k >= n_rel or 4 * k * n_ext * 24 > budget
         if proven or enough:
             real = links < n_rel
@@ -97,32 +109,43 @@ def solve(model: DistanceModel, budget: int):
         k *= 4
 
 
-def _match(n_ext, n_rel, cols, costs, bound, padding):
+def _match(n_ext, n_rel, cols, costs, padding):
+    """The optimal matching of the candidate graph (rows sorted), the row duals ``u`` and the
+    column potentials ``p`` (real columns, then each row's "no link" column)."""
     k = cols.shape[1]
     row_of_edge = np.concatenate([np.repeat(np.arange(n_ext), k), np.arange(n_ext)])
     col_of_edge = np.concatenate([cols.ravel(), n_rel + np.arange(n_ext)])
     weight = np.concatenate([costs.ravel(), np.full(n_ext, padding)]) + 1.0
     graph = sp.csr_matrix((weight, (row_of_edge, col_of_edge)), shape=(n_ext, n_rel + n_ext))
     rows, links = min_weight_full_bipartite_matching(graph)
-    matched = np.full(n_ext, -1)
-    matched[rows] = links
-    # residual graph: nodes 0..n_ext-1 rows, n_ext.. columns; unmatched edges row->column,
-    # matched edges column->row with the negated weight
-    free = col_of_edge != matched[row_of_edge]
-    node_count = n_ext + n_rel + n_ext
-    src = np.concatenate([row_of_edge[free], n_ext + links])
-    dst = np.concatenate([n_ext + col_of_edge[free], rows])
-    weight_res = np.concatenate([weight[free], -np.asarray(graph[rows, links]).ravel()])
-    matched_weight = np.asarray(graph[rows, links]).ravel()
-    dist = _potentials(node_count, src, dst, weight_res, np.arange(n_ext))
-    # a matched column no other row reaches gets the smallest potential its matched edge allows;
-    # a free column nobody reaches has no constraint from below
-    column = dist[n_ext : n_ext + n_rel].copy()
-    real = links < n_rel
-    unreached = real & ~np.isfinite(dist[n_ext + links])
-    column[links[unreached]] = dist[rows[unreached]] + matched_weight[unreached]
-    finite = np.isfinite(column)
-    top = column[finite].max() if finite.any() else -np.inf
-    proven = bool(np.all(bound + 1.0 + dist[:n_ext] >= top - TOLERANCE))
     order = np.argsort(rows)
-    return rows[order].astype(np.int64), links[order].astype(np.int64), proven
+    rows, links = rows[order].astype(np.int64), links[order].astype(np.int64)
+    matched = np.empty(n_ext, dtype=np.int64)
+    matched[rows] = links
+    matched_weight = np.asarray(graph[rows, links]).ravel()
+    # difference constraints p_j <= p_m(i) + w_ij - w_i,m(i): an edge m(i) -> j per candidate
+    other = col_of_edge != matched[row_of_edge]
+    src = matched[row_of_edge[other]]
+    dst = col_of_edge[other]
+    slack = weight[other] - matched_weight[row_of_edge[other]]
+    n_nodes = n_rel + n_ext
+    p = _potentials(n_nodes, src, dst, slack, np.arange(n_nodes))
+    u = matched_weight - p[links]
+    return rows, links, u, p
+
+
+def _proven(u, p, links, bound, embedded, n_rel) -> bool:
+    """Whether the duals are feasible for every pair of the block (see the module docstring)."""
+    free = np.ones(p.size, dtype=bool)
+    free[links] = False
+    if np.any(p[free] < -TOLERANCE * (1.0 + np.abs(u).max(initial=0.0))):  # slackness broken
+        return False
+    if embedded is None:
+        return bool(np.all(bound + 1.0 >= u - TOLERANCE * (1.0 + np.abs(u))))
+    x_ext, x_rel, constant = embedded
+    lift = np.sqrt(np.maximum(-p[:n_rel], 0.0))
+    tree = cKDTree(np.column_stack([x_rel, lift]))
+    reach, _ = tree.query(np.column_stack([x_ext, np.zeros(len(x_ext))]), k=1, workers=-1)
+    lowest = np.square(reach) - constant + 1.0  # min over all release rows of c_ij + 1 - p_j
+    margin = TOLERANCE * (1.0 + np.square(reach) + abs(constant) + np.abs(u))
+    return bool(np.all(lowest >= u - margin))
