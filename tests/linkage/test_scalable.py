@@ -145,3 +145,26 @@ def test_sparse_hungarian_on_a_larger_block_matches_dense_optimum():
     (solution,) = sparse.solutions
     assert solution.optimal is True
     assert solution.total == pytest.approx(optimum, abs=1e-9)
+
+
+def test_the_proof_rejects_a_candidate_graph_too_narrow_for_the_optimum():
+    """With one candidate per record, records compete for the same release record and the
+    graph's optimum sends some to "no link": the lifted check must refuse it, and the wider
+    graph must then reach the dense optimum."""
+    from attack.linkage import sparse_hungarian
+
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=300)
+    ext = pd.DataFrame({"x": np.repeat(base[:100], 2) + rng.normal(0, 0.01, 200)})
+    rel = pd.DataFrame({"x": base})
+    model = build_distance_model(ext, rel, [KeySpec("x", "metric")])
+    padding = float(np.sum([k.weight * f for k, f in zip(model.keys, model.missing_values)]))
+    cols, costs, bound = sparse_hungarian.candidates(model, 1, BUDGET)
+    rows, links, u, p = sparse_hungarian._match(200, 300, cols, costs, padding)
+    assert (links >= 300).any()  # some records left without a link in the narrow graph
+    assert not sparse_hungarian._proven(u, p, links, bound, embedding(model), 300)
+    cost = model.cost(np.arange(200), np.arange(300))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sparse_hungarian, "FIRST_K", 1)
+        rows, links, dist, _, proven = sparse_hungarian.solve(model, BUDGET)
+    assert proven and dist.sum() == pytest.approx(cost[hungarian(cost)].sum(), abs=1e-12)
