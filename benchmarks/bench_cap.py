@@ -12,8 +12,8 @@ target; each runs in its own process, whose peak resident memory comes from ``wa
 ``--compare-sdmetrics`` writes the same kind of data (N rows each, plus a continuous key) to CSV
 files and scores them with ``attack.cap`` (this interpreter) and with SDMetrics'
 CategoricalCAP, CategoricalZeroCAP, CategoricalGeneralizedCAP and DisclosureProtection run by
-``/work/benchvenv/bin/python`` in a subprocess, so sdmetrics never enters the project's
-environment. Scores must agree to 1e-9; time and peak memory are printed side by side.
+the interpreter named by ``ATTACK_PEER_PYTHON`` (default: this one, with ``pip install -e
+".[bench]"``) in a subprocess, so the package never imports sdmetrics. Scores must agree to 1e-9; time and peak memory are printed side by side.
 
 Data: keys with skewed level frequencies, a target that depends on two keys; the synthetic file
 copies each cell of the original with probability 0.7 and otherwise draws it from the column's
@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 from measure import run_child
 
-SDMETRICS_PYTHON = Path("/work/benchvenv/bin/python")
+SDMETRICS_PYTHON = Path(os.environ.get("ATTACK_PEER_PYTHON", sys.executable))
 KEYS = ["region", "sector", "size"]
 TARGET = "status"
 CONTINUOUS = "income"

@@ -1,11 +1,8 @@
 """attack side by side with the Python Record Linkage Toolkit (``recordlinkage``).
 
-Usage: ``/tmp/benchenv/bin/python benchmarks/bench_recordlinkage.py [--sizes 10000 50000]``
+Usage: ``python benchmarks/bench_recordlinkage.py [--sizes 10000 50000]``
 
-recordlinkage is a benchmark-only dependency, never a project one. Benchmark environment::
-
-    python3 -m venv /tmp/benchenv
-    /tmp/benchenv/bin/pip install recordlinkage -e /work/main
+recordlinkage is a benchmark-only dependency, never a project one: ``pip install -e ".[bench]"``.
 
 Data: ``bench_scale.synthetic(n, n, 20)`` for every size n (both files n firms, 20 blocks on
 ``nace``; the intruder's turnover and employees carry a log-normal error, σ = 0.05); the shared

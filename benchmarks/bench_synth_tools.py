@@ -19,8 +19,9 @@ included):
   (Gower preparation fitted on the original, holdout as control; it computes both scores and
   much more) vs SDMetrics ``DCRBaselineProtection`` and ``DCROverfittingProtection``.
 
-Anonymeter 1.1.0 and SDMetrics 0.32.0 run under ``/work/benchvenv/bin/python`` and are never
-imported in the project's environment. The tools draw their targets, queries and random
+Anonymeter 1.1.0 and SDMetrics 0.32.0 (``pip install -e ".[bench]"``) run under the interpreter
+named by ``ATTACK_PEER_PYTHON`` (default: this one), each in its own process, and are never
+imported by the package. The tools draw their targets, queries and random
 records differently, so risks and scores agree only roughly; the point is time and memory.
 A call that exceeds ``--timeout`` is killed and shown as "timeout".
 
@@ -46,7 +47,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-BENCH_PYTHON = Path("/work/benchvenv/bin/python")
+BENCH_PYTHON = Path(os.environ.get("ATTACK_PEER_PYTHON", sys.executable))
 NUMERIC = ["age", "income", "hours", "savings"]
 CATEGORICAL = {"sex_status": 5, "sector": 12, "region": 30}
 N_ATTACKS = 500
