@@ -18,7 +18,7 @@ records when half of its points have been taken.
 
 from __future__ import annotations
 
-import heapq
+from functools import cache
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -71,7 +71,7 @@ class CandidateLists:
         x_ext: np.ndarray,
         x_rel: np.ndarray,
         constant: float,
-        neighbours: int = INITIAL_NEIGHBOURS,
+        neighbours: int | None = None,
     ):
         self.model, self.x_ext, self.x_rel, self.constant = model, x_ext, x_rel, constant
         self.n_ext, self.n_rel = len(x_ext), len(x_rel)
@@ -79,6 +79,7 @@ class CandidateLists:
         self._tree_rows = np.arange(self.n_rel)
         self._tree = self._full_tree = cKDTree(x_rel)
         self._taken_in_tree = 0
+        neighbours = INITIAL_NEIGHBOURS if neighbours is None else neighbours
         self.neighbours = np.full(self.n_ext, min(neighbours, self.n_rel), dtype=np.int64)
         self.cols: list[np.ndarray] = []
         self.costs: list[np.ndarray] = []
@@ -112,7 +113,8 @@ class CandidateLists:
         reach = np.square(farthest)
         return reach - self.constant - 1e-9 * (1.0 + reach + abs(self.constant))
 
-    def _requery(self, i: int) -> None:
+    def requery(self, i: int) -> None:
+        """A fresh certified list for row ``i`` with four times as many neighbours."""
         self._maybe_rebuild()
         k = int(min(max(4 * self.neighbours[i], INITIAL_NEIGHBOURS), self._tree.n))
         self.neighbours[i] = k
@@ -152,7 +154,7 @@ class CandidateLists:
                 return float(costs[p]), int(cols[p])
             if self.bound[i] == np.inf and p >= cols.size:
                 raise LookupError("no free release row left")
-            self._requery(i)
+            self.requery(i)
 
     def first_certified(self) -> np.ndarray:
         """Rows whose first candidate is certified (before anything is taken)."""
@@ -198,29 +200,130 @@ def tree_greedy(model: DistanceModel, embedded) -> tuple[np.ndarray, np.ndarray,
     """Procedure II (ties by distance, external row, release row) via certified candidates.
 
     A heap holds each row's best free candidate; the smallest ``(distance, row, column)`` is
-    assigned when its column is still free, otherwise that row's next candidate is pushed.
+    assigned when its column is still free, otherwise that row's next candidate is pushed. The
+    heap runs compiled (:func:`_greedy_kernel`) and hands a row back whenever its certified list
+    has run out; the row is queried again here and the heap goes on.
     """
     lists = CandidateLists(model, *embedded)
-    ready = lists.first_certified()
-    rows = np.flatnonzero(ready)
-    heap = list(zip(lists.first_costs[rows, 0].tolist(), rows.tolist(), lists.first_cols[rows, 0].tolist()))
-    for i in np.flatnonzero(~ready):
-        cost, j = lists.best(int(i))
-        heap.append((cost, int(i), j))
-    heapq.heapify(heap)
-    rows, cols, dist = [], [], []
+    n, k = lists.first_cols.shape
+    store = _Store(lists.first_cols.ravel(), lists.first_costs.ravel())
+    start = np.arange(n, dtype=np.int64) * k
+    end, pointer = start + k, start.copy()
+    ready = lists.first_certified() if k else np.zeros(n, dtype=bool)
+    heap_cost = np.where(ready, lists.first_costs[:, 0] if k else 0.0, -np.inf)
+    heap_row = np.arange(n, dtype=np.int64)
+    heap_col = np.where(ready, lists.first_cols[:, 0] if k else -1, -1).astype(np.int64)
+    order = np.lexsort((heap_col, heap_row, heap_cost))  # a sorted array is a heap
+    heap_cost, heap_row, heap_col = heap_cost[order], heap_row[order], heap_col[order]
     limit = min(lists.n_ext, lists.n_rel)
-    while heap and len(rows) < limit:
-        cost, i, j = heapq.heappop(heap)
-        if lists.taken[j]:
-            cost, j = lists.best(i)
-            heapq.heappush(heap, (cost, i, j))
-            continue
-        lists.take(j)
-        rows.append(i)
-        cols.append(j)
-        dist.append(cost)
-    return _finish(lists, rows, cols, dist)
+    out_row, out_col = np.empty(limit, dtype=np.int64), np.empty(limit, dtype=np.int64)
+    out_cost = np.empty(limit)
+    state = np.array([n, 0, -1], dtype=np.int64)  # heap size, links made, row handed back
+    kernel = _greedy_kernel()
+    while True:
+        made = int(state[1])
+        kernel(heap_cost, heap_row, heap_col, state, store.cols, store.costs, start, end, pointer, lists.bound,
+               lists.taken, out_row, out_col, out_cost, limit, TIE_TOLERANCE)
+        lists._taken_in_tree += int(state[1]) - made
+        i = int(state[2])
+        if i < 0:
+            break
+        if lists.bound[i] == np.inf and pointer[i] >= end[i]:
+            raise LookupError("no free release row left")
+        lists.requery(i)
+        start[i], end[i] = store.append(lists.cols[i], lists.costs[i])
+        pointer[i] = start[i]
+    made = int(state[1])
+    return _finish(lists, out_row[:made], out_col[:made], out_cost[:made])
+
+
+class _Store:
+    """The candidate lists of all rows, end to end, with room to append queried ones."""
+
+    def __init__(self, cols: np.ndarray, costs: np.ndarray) -> None:
+        self.used = cols.size
+        room = max(1024, cols.size // 4)
+        self.cols = np.concatenate([cols.astype(np.int64), np.zeros(room, dtype=np.int64)])
+        self.costs = np.concatenate([costs, np.zeros(room)])
+
+    def append(self, cols: np.ndarray, costs: np.ndarray) -> tuple[int, int]:
+        begin, self.used = self.used, self.used + cols.size
+        if self.used > self.cols.size:
+            grow = max(self.used, 2 * self.cols.size) - self.cols.size
+            self.cols = np.concatenate([self.cols, np.zeros(grow, dtype=np.int64)])
+            self.costs = np.concatenate([self.costs, np.zeros(grow)])
+        self.cols[begin:self.used], self.costs[begin:self.used] = cols, costs
+        return begin, self.used
+
+
+@cache
+def _greedy_kernel():
+    """The compiled heap of :func:`tree_greedy` (numba; compiled once and cached on disk)."""
+    from numba import njit
+
+    @njit(cache=True)
+    def before(c1, r1, k1, c2, r2, k2):  # pragma: no cover - compiled
+        return c1 < c2 or (c1 == c2 and (r1 < r2 or (r1 == r2 and k1 < k2)))
+
+    @njit(cache=True)
+    def push(cost, row, col, size, c, r, k):  # pragma: no cover - compiled
+        at = size
+        while at > 0:
+            up = (at - 1) // 2
+            if not before(c, r, k, cost[up], row[up], col[up]):
+                break
+            cost[at], row[at], col[at] = cost[up], row[up], col[up]
+            at = up
+        cost[at], row[at], col[at] = c, r, k
+        return size + 1
+
+    @njit(cache=True)
+    def pop(cost, row, col, size):  # pragma: no cover - compiled
+        size -= 1
+        c, r, k = cost[size], row[size], col[size]
+        at = 0
+        while True:
+            child = 2 * at + 1
+            if child >= size:
+                break
+            if child + 1 < size and before(cost[child + 1], row[child + 1], col[child + 1],
+                                           cost[child], row[child], col[child]):
+                child += 1
+            if not before(cost[child], row[child], col[child], c, r, k):
+                break
+            cost[at], row[at], col[at] = cost[child], row[child], col[child]
+            at = child
+        if size > 0:
+            cost[at], row[at], col[at] = c, r, k
+        return size
+
+    @njit(cache=True)
+    def run(cost, row, col, state, cols, costs, start, end, pointer, bound, taken,
+            out_row, out_col, out_cost, limit, tolerance):  # pragma: no cover - compiled
+        size, made, i = state[0], state[1], state[2]
+        while i >= 0 or (size > 0 and made < limit):
+            if i < 0:  # the smallest entry: a link when its column is free
+                c, i, j = cost[0], row[0], col[0]
+                size = pop(cost, row, col, size)
+                if j >= 0 and not taken[j]:
+                    taken[j] = True
+                    out_row[made], out_col[made], out_cost[made] = i, j, c
+                    made += 1
+                    i = -1
+                    continue
+            p = pointer[i]  # else the row's next certified free candidate
+            while p < end[i] and taken[cols[p]]:
+                p += 1
+            pointer[i] = p
+            if p < end[i] and costs[p] + tolerance < bound[i]:
+                size = push(cost, row, col, size, costs[p], i, cols[p])
+                i = -1
+                continue
+            state[0], state[1], state[2] = size, made, i  # its list has run out: query again
+            return
+        state[0], state[1], state[2] = size, made, -1
+
+    return run
 
 
 def tree_sequential(model: DistanceModel, embedded, order: np.ndarray | None):

@@ -83,6 +83,25 @@ def test_large_block_paths_equal_dense_pair_for_pair(data, method):
     assert {s.solver for s in large.solutions} <= {"kd-tree", "chunked", "dense"}
 
 
+@settings(max_examples=60, deadline=None)
+@given(blocked_data(), st.sampled_from(["greedy", "sequential", "nearest"]))
+def test_candidate_lists_refilled_one_at_a_time_equal_dense(data, method):
+    """One first candidate per record: nearly every link needs its list queried again (and the
+    tree rebuilt on the free records), which must not change a single link or tie count."""
+    from attack.linkage import candidates
+
+    ext, rel, keys = data
+    if not set(ext.g) & set(rel.g):
+        return
+    dense = _links(ext, rel, keys, method, BUDGET)
+    with candidates_everywhere(), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(candidates, "INITIAL_NEIGHBOURS", 1)
+        large = _links(ext, rel, keys, method, BUDGET)
+    np.testing.assert_array_equal(large.release_row, dense.release_row)
+    np.testing.assert_array_equal(large.distance, dense.distance)
+    np.testing.assert_array_equal(large.n_best, dense.n_best)
+
+
 @settings(max_examples=80, deadline=None)
 @given(blocked_data())
 def test_sparse_hungarian_is_proven_optimal(data):
