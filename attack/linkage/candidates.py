@@ -25,6 +25,7 @@ from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
 from attack.linkage.distances import DistanceModel, _CodeComponent, _MetricComponent
+from attack.linkage.refill import ExactCost, FreeTree, first_lists
 
 #: Most embedding dimensions for which the KD-tree is used.
 MAX_DIMENSIONS = 16
@@ -76,13 +77,14 @@ class CandidateLists:
         self.model, self.x_ext, self.x_rel, self.constant = model, x_ext, x_rel, constant
         self.n_ext, self.n_rel = len(x_ext), len(x_rel)
         self.taken = np.zeros(self.n_rel, dtype=bool)
-        self._tree_rows = np.arange(self.n_rel)
-        self._tree = self._full_tree = cKDTree(x_rel)
+        self._full_tree = cKDTree(x_rel)
+        self._free: FreeTree | None = None  # the free release rows, built at the first refill
+        self._exact = ExactCost(model)
         self._taken_in_tree = 0
         neighbours = INITIAL_NEIGHBOURS if neighbours is None else neighbours
         self.neighbours = np.full(self.n_ext, min(neighbours, self.n_rel), dtype=np.int64)
-        self.cols: list[np.ndarray] = []
-        self.costs: list[np.ndarray] = []
+        self.cols: dict[int, np.ndarray] = {}   # lists queried again; the others are first_*
+        self.costs: dict[int, np.ndarray] = {}
         self.bound = np.empty(self.n_ext)
         self.pointer = np.zeros(self.n_ext, dtype=np.int64)
         self.from_full_tree = np.ones(self.n_ext, dtype=bool)
@@ -95,44 +97,43 @@ class CandidateLists:
         k = int(self.neighbours[0]) if self.n_ext else 0
         if k == 0:
             return
-        dist, idx = self._tree.query(self.x_ext, k=k, workers=-1)
+        dist, idx = self._full_tree.query(self.x_ext, k=k, workers=-1)
         dist, idx = dist.reshape(self.n_ext, k), idx.reshape(self.n_ext, k)
-        rows = np.repeat(np.arange(self.n_ext), k)
-        cost = self.model.pair_cost(rows, idx.ravel()).reshape(self.n_ext, k)
-        order = np.lexsort((idx, cost), axis=1)  # per row by (distance, release row)
-        self.first_cols = np.take_along_axis(idx, order, axis=1)
-        self.first_costs = np.take_along_axis(cost, order, axis=1)
-        self.cols = list(self.first_cols)
-        self.costs = list(self.first_costs)
-        self.bound[:] = self._bounds(dist[:, -1], k >= self._tree.n)
+        self.first_cols, self.first_costs = first_lists(idx, self._exact)  # by (distance, release row)
+        self.bound[:] = self._bounds(np.square(dist[:, -1]), k >= self.n_rel)
 
-    def _bounds(self, farthest, complete: bool):
-        """Distances below which every release row of the tree has been returned."""
+    def candidates(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Row ``i``'s certified list: release rows and their distances, in order."""
+        if i in self.cols:
+            return self.cols[i], self.costs[i]
+        return self.first_cols[i], self.first_costs[i]
+
+    def _bounds(self, reach, complete: bool):
+        """Distances below which every release row of the tree has been returned, from the
+        squared embedded distance ``reach`` of the last one returned."""
         if complete:
-            return np.full(np.shape(farthest), np.inf) if np.ndim(farthest) else np.inf
-        reach = np.square(farthest)
+            return np.full(np.shape(reach), np.inf) if np.ndim(reach) else np.inf
         return reach - self.constant - 1e-9 * (1.0 + reach + abs(self.constant))
 
     def requery(self, i: int) -> None:
-        """A fresh certified list for row ``i`` with four times as many neighbours."""
+        """A fresh certified list for row ``i`` with four times as many neighbours, from the
+        free release rows (:mod:`attack.linkage.refill`)."""
         self._maybe_rebuild()
-        k = int(min(max(4 * self.neighbours[i], INITIAL_NEIGHBOURS), self._tree.n))
+        k = int(min(max(4 * self.neighbours[i], INITIAL_NEIGHBOURS), self._free.n))
         self.neighbours[i] = k
-        dist, idx = self._tree.query(self.x_ext[i], k=k)
-        dist, idx = np.atleast_1d(dist), np.atleast_1d(idx)
-        cols = self._tree_rows[idx]
-        cost = self.model.pair_cost(np.full(cols.size, i), cols)
-        order = np.lexsort((cols, cost))
-        self.cols[i], self.costs[i] = cols[order], cost[order]
+        self.cols[i], self.costs[i], reach = self._free.refill(self.x_ext[i], k, i, self._exact)
         self.pointer[i] = 0
-        self.bound[i] = self._bounds(float(dist[-1]), k >= self._tree.n)
-        self.from_full_tree[i] = self._tree is self._full_tree
+        self.bound[i] = self._bounds(reach, k >= self._free.n)
+        self.from_full_tree[i] = self._free.n == self.n_rel
         self.requeried[i] = True
 
     def _maybe_rebuild(self) -> None:
-        if self._taken_in_tree * 2 > self._tree.n and not self.taken.all():
-            self._tree_rows = np.flatnonzero(~self.taken)
-            self._tree = cKDTree(self.x_rel[self._tree_rows])
+        """Build the tree of free release rows at the first refill, and again on the still free
+        rows once half of those in the tree are taken."""
+        if self._free is None:
+            self._free = FreeTree(self.x_rel, np.arange(self.n_rel))
+        elif self._taken_in_tree * 2 > self._free.n and not self.taken.all():
+            self._free = FreeTree(self.x_rel, np.flatnonzero(~self.taken))
             self._taken_in_tree = 0
 
     def take(self, j: int) -> None:
@@ -144,7 +145,7 @@ class CandidateLists:
         """Certified nearest (free) candidate of row ``i``: ``(cost, release row)``; ties go to
         the first release row."""
         while True:
-            cols, costs = self.cols[i], self.costs[i]
+            cols, costs = self.candidates(i)
             p = int(self.pointer[i])
             if free_only:
                 while p < cols.size and self.taken[cols[p]]:
@@ -174,7 +175,7 @@ class CandidateLists:
         near = np.abs(self.first_costs[rows[first]] - cost[first, None]) <= TIE_TOLERANCE
         out[first] = near.sum(axis=1)
         for k in np.flatnonzero(listed & self.requeried[rows]):
-            out[k] = np.count_nonzero(np.abs(self.costs[rows[k]] - cost[k]) <= TIE_TOLERANCE)
+            out[k] = np.count_nonzero(np.abs(self.candidates(rows[k])[1] - cost[k]) <= TIE_TOLERANCE)
         rest = np.flatnonzero(~listed)
         if rest.size == 0:
             return out
