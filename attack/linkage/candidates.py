@@ -21,6 +21,7 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
+import pandas as pd
 from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
@@ -325,6 +326,17 @@ def _greedy_kernel():
         state[0], state[1], state[2] = size, made, -1
 
     return run
+
+
+def warm_up() -> None:
+    """Compile (or load from the disk cache) the kernels of the candidate search on a toy
+    block, so that processes forked afterwards start with them."""
+    from attack.linkage.distances import KeySpec, build_distance_model
+
+    frame = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
+    model = build_distance_model(frame, frame, [KeySpec("x", "metric")])
+    tree_greedy(model, embedding(model))
+    CandidateLists(model, *embedding(model), neighbours=1).requery(0)
 
 
 def tree_sequential(model: DistanceModel, embedded, order: np.ndarray | None):

@@ -306,10 +306,11 @@ def _submit(executor, func, tasks, pending, running: dict, count: int) -> None:
 
 def _mp_context():
     """``forkserver`` where the platform has it (safe in a process with threads, and workers
-    are forked from a server that has already imported the solvers), else ``spawn``."""
+    are forked from a server that has already imported the solvers and loaded their compiled
+    kernels: :mod:`attack.linkage.worker`), else ``spawn``."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["attack.linkage.solvers"])
+        context.set_forkserver_preload(["attack.linkage.worker"])
         return context
     return multiprocessing.get_context("spawn")
 
