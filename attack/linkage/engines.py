@@ -52,7 +52,7 @@ PARALLEL_MIN_SECONDS = 6.0
 #: block, and per (n_ext + n_rel)² of a sparse exact block — measured on this project's 2-core
 #: machine (benchmarks/bench_jobs.py, benchmarks/bench_scale.py).
 SECONDS_PER_DENSE_PAIR = 3e-8
-SECONDS_PER_TREE_RECORD = 5e-6
+SECONDS_PER_TREE_RECORD = 2.5e-6
 SECONDS_PER_EXACT_UNIT = 5e-12
 SECONDS_PER_SPARSE_EXACT = 3e-9
 
