@@ -77,8 +77,9 @@ def run_case(name: str, jobs: int | None) -> None:
     extra = ""
     if method == "hungarian":
         extra = f", proven optimal blocks {linkage['optimal_blocks']}/{linkage['n_blocks']}"
+    stages = ", ".join(f"{stage} {sec:.1f} s" for stage, sec in outcome.timings.items())
     print(
-        f"{seconds:.1f} s linkage+scoring, rate {outcome.figures['reidentification_rate']:.4f}, "
+        f"{seconds:.1f} s linkage+scoring ({stages}), rate {outcome.figures['reidentification_rate']:.4f}, "
         f"solvers {linkage['solvers']}{extra}",
         flush=True,
     )
