@@ -18,13 +18,12 @@ records when half of its points have been taken.
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
+from attack.linkage.compiled import greedy_heap
 from attack.linkage.distances import DistanceModel, _CodeComponent, _MetricComponent
 from attack.linkage.refill import ExactCost, FreeTree, first_lists
 
@@ -203,7 +202,7 @@ def tree_greedy(model: DistanceModel, embedded) -> tuple[np.ndarray, np.ndarray,
 
     A heap holds each row's best free candidate; the smallest ``(distance, row, column)`` is
     assigned when its column is still free, otherwise that row's next candidate is pushed. The
-    heap runs compiled (:func:`_greedy_kernel`) and hands a row back whenever its certified list
+    heap runs compiled (:func:`attack.linkage.compiled.greedy_heap`) and hands a row back whenever its certified list
     has run out; the row is queried again here and the heap goes on.
     """
     lists = CandidateLists(model, *embedded)
@@ -221,10 +220,9 @@ def tree_greedy(model: DistanceModel, embedded) -> tuple[np.ndarray, np.ndarray,
     out_row, out_col = np.empty(limit, dtype=np.int64), np.empty(limit, dtype=np.int64)
     out_cost = np.empty(limit)
     state = np.array([n, 0, -1], dtype=np.int64)  # heap size, links made, row handed back
-    kernel = _greedy_kernel()
     while True:
         made = int(state[1])
-        kernel(heap_cost, heap_row, heap_col, state, store.cols, store.costs, start, end, pointer, lists.bound,
+        greedy_heap(heap_cost, heap_row, heap_col, state, store.cols, store.costs, start, end, pointer, lists.bound,
                lists.taken, out_row, out_col, out_cost, limit, TIE_TOLERANCE)
         lists._taken_in_tree += int(state[1]) - made
         i = int(state[2])
@@ -256,76 +254,6 @@ class _Store:
             self.costs = np.concatenate([self.costs, np.zeros(grow)])
         self.cols[begin:self.used], self.costs[begin:self.used] = cols, costs
         return begin, self.used
-
-
-@cache
-def _greedy_kernel():
-    """The compiled heap of :func:`tree_greedy` (numba; compiled once and cached on disk)."""
-    from numba import njit
-
-    @njit(cache=True)
-    def before(c1, r1, k1, c2, r2, k2):  # pragma: no cover - compiled
-        return c1 < c2 or (c1 == c2 and (r1 < r2 or (r1 == r2 and k1 < k2)))
-
-    @njit(cache=True)
-    def push(cost, row, col, size, c, r, k):  # pragma: no cover - compiled
-        at = size
-        while at > 0:
-            up = (at - 1) // 2
-            if not before(c, r, k, cost[up], row[up], col[up]):
-                break
-            cost[at], row[at], col[at] = cost[up], row[up], col[up]
-            at = up
-        cost[at], row[at], col[at] = c, r, k
-        return size + 1
-
-    @njit(cache=True)
-    def pop(cost, row, col, size):  # pragma: no cover - compiled
-        size -= 1
-        c, r, k = cost[size], row[size], col[size]
-        at = 0
-        while True:
-            child = 2 * at + 1
-            if child >= size:
-                break
-            if child + 1 < size and before(cost[child + 1], row[child + 1], col[child + 1],
-                                           cost[child], row[child], col[child]):
-                child += 1
-            if not before(cost[child], row[child], col[child], c, r, k):
-                break
-            cost[at], row[at], col[at] = cost[child], row[child], col[child]
-            at = child
-        if size > 0:
-            cost[at], row[at], col[at] = c, r, k
-        return size
-
-    @njit(cache=True)
-    def run(cost, row, col, state, cols, costs, start, end, pointer, bound, taken,
-            out_row, out_col, out_cost, limit, tolerance):  # pragma: no cover - compiled
-        size, made, i = state[0], state[1], state[2]
-        while i >= 0 or (size > 0 and made < limit):
-            if i < 0:  # the smallest entry: a link when its column is free
-                c, i, j = cost[0], row[0], col[0]
-                size = pop(cost, row, col, size)
-                if j >= 0 and not taken[j]:
-                    taken[j] = True
-                    out_row[made], out_col[made], out_cost[made] = i, j, c
-                    made += 1
-                    i = -1
-                    continue
-            p = pointer[i]  # else the row's next certified free candidate
-            while p < end[i] and taken[cols[p]]:
-                p += 1
-            pointer[i] = p
-            if p < end[i] and costs[p] + tolerance < bound[i]:
-                size = push(cost, row, col, size, costs[p], i, cols[p])
-                i = -1
-                continue
-            state[0], state[1], state[2] = size, made, i  # its list has run out: query again
-            return
-        state[0], state[1], state[2] = size, made, -1
-
-    return run
 
 
 def warm_up() -> None:
