@@ -24,7 +24,13 @@ from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
 from attack.linkage.compiled import greedy_heap
-from attack.linkage.distances import DistanceModel, _CodeComponent, _MetricComponent
+from attack.linkage.distances import (
+    DistanceModel,
+    KeySpec,
+    _CodeComponent,
+    _MetricComponent,
+    build_distance_model,
+)
 from attack.linkage.refill import ExactCost, FreeTree, first_lists
 
 #: Most embedding dimensions for which the KD-tree is used.
@@ -202,8 +208,8 @@ def tree_greedy(model: DistanceModel, embedded) -> tuple[np.ndarray, np.ndarray,
 
     A heap holds each row's best free candidate; the smallest ``(distance, row, column)`` is
     assigned when its column is still free, otherwise that row's next candidate is pushed. The
-    heap runs compiled (:func:`attack.linkage.compiled.greedy_heap`) and hands a row back whenever its certified list
-    has run out; the row is queried again here and the heap goes on.
+    heap runs compiled (:func:`attack.linkage.compiled.greedy_heap`) and hands a row back
+    whenever its certified list has run out; the row is queried again here and the heap goes on.
     """
     lists = CandidateLists(model, *embedded)
     n, k = lists.first_cols.shape
@@ -222,8 +228,8 @@ def tree_greedy(model: DistanceModel, embedded) -> tuple[np.ndarray, np.ndarray,
     state = np.array([n, 0, -1], dtype=np.int64)  # heap size, links made, row handed back
     while True:
         made = int(state[1])
-        greedy_heap(heap_cost, heap_row, heap_col, state, store.cols, store.costs, start, end, pointer, lists.bound,
-               lists.taken, out_row, out_col, out_cost, limit, TIE_TOLERANCE)
+        greedy_heap(heap_cost, heap_row, heap_col, state, store.cols, store.costs, start, end, pointer,
+                    lists.bound, lists.taken, out_row, out_col, out_cost, limit, TIE_TOLERANCE)
         lists._taken_in_tree += int(state[1]) - made
         i = int(state[2])
         if i < 0:
@@ -259,8 +265,6 @@ class _Store:
 def warm_up() -> None:
     """Compile (or load from the disk cache) the kernels of the candidate search on a toy
     block, so that processes forked afterwards start with them."""
-    from attack.linkage.distances import KeySpec, build_distance_model
-
     frame = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
     model = build_distance_model(frame, frame, [KeySpec("x", "metric")])
     tree_greedy(model, embedding(model))
