@@ -23,7 +23,7 @@ import pandas as pd
 from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
-from attack.linkage.compiled import greedy_heap
+from attack.linkage.compiled import greedy
 from attack.linkage.distances import (
     DistanceModel,
     KeySpec,
@@ -31,7 +31,7 @@ from attack.linkage.distances import (
     _MetricComponent,
     build_distance_model,
 )
-from attack.linkage.refill import ExactCost, FreeTree, first_lists
+from attack.linkage.refill import LEAF, ExactCost, FreeTree, first_lists
 
 #: Most embedding dimensions for which the KD-tree is used.
 MAX_DIMENSIONS = 16
@@ -85,7 +85,7 @@ class CandidateLists:
         self.taken = np.zeros(self.n_rel, dtype=bool)
         self._full_tree = cKDTree(x_rel)
         self._free: FreeTree | None = None  # the free release rows, built at the first refill
-        self._exact = ExactCost(model)
+        self.exact = ExactCost(model)
         self._taken_in_tree = 0
         neighbours = INITIAL_NEIGHBOURS if neighbours is None else neighbours
         self.neighbours = np.full(self.n_ext, min(neighbours, self.n_rel), dtype=np.int64)
@@ -105,7 +105,7 @@ class CandidateLists:
             return
         dist, idx = self._full_tree.query(self.x_ext, k=k, workers=-1)
         dist, idx = dist.reshape(self.n_ext, k), idx.reshape(self.n_ext, k)
-        self.first_cols, self.first_costs = first_lists(idx, self._exact)  # by (distance, release row)
+        self.first_cols, self.first_costs = first_lists(idx, self.exact)  # by (distance, release row)
         self.bound[:] = self._bounds(np.square(dist[:, -1]), k >= self.n_rel)
 
     def candidates(self, i: int) -> tuple[np.ndarray, np.ndarray]:
@@ -127,7 +127,7 @@ class CandidateLists:
         self._maybe_rebuild()
         k = int(min(max(4 * self.neighbours[i], INITIAL_NEIGHBOURS), self._free.n))
         self.neighbours[i] = k
-        self.cols[i], self.costs[i], reach = self._free.refill(self.x_ext[i], k, i, self._exact)
+        self.cols[i], self.costs[i], reach = self._free.refill(self.x_ext[i], k, i, self.exact)
         self.pointer[i] = 0
         self.bound[i] = self._bounds(reach, k >= self._free.n)
         self.from_full_tree[i] = self._free.n == self.n_rel
@@ -207,59 +207,36 @@ def tree_greedy(model: DistanceModel, embedded) -> tuple[np.ndarray, np.ndarray,
     """Procedure II (ties by distance, external row, release row) via certified candidates.
 
     A heap holds each row's best free candidate; the smallest ``(distance, row, column)`` is
-    assigned when its column is still free, otherwise that row's next candidate is pushed. The
-    heap runs compiled (:func:`attack.linkage.compiled.greedy_heap`) and hands a row back
-    whenever its certified list has run out; the row is queried again here and the heap goes on.
+    assigned when its column is still free, otherwise that row's next candidate is pushed, and a
+    row whose certified list has run out gets a fresh one from the free release rows. All of it
+    runs compiled (:func:`attack.linkage.compiled.greedy`) with the rules of
+    :class:`CandidateLists`.
     """
     lists = CandidateLists(model, *embedded)
     n, k = lists.first_cols.shape
-    store = _Store(lists.first_cols.ravel(), lists.first_costs.ravel())
-    start = np.arange(n, dtype=np.int64) * k
-    end, pointer = start + k, start.copy()
     ready = lists.first_certified() if k else np.zeros(n, dtype=bool)
     heap_cost = np.where(ready, lists.first_costs[:, 0] if k else 0.0, -np.inf)
     heap_row = np.arange(n, dtype=np.int64)
     heap_col = np.where(ready, lists.first_cols[:, 0] if k else -1, -1).astype(np.int64)
     order = np.lexsort((heap_col, heap_row, heap_cost))  # a sorted array is a heap
-    heap_cost, heap_row, heap_col = heap_cost[order], heap_row[order], heap_col[order]
+    room = n * k + max(1024, n * k // 4)
+    cols, costs = np.zeros(room, dtype=np.int64), np.zeros(room)
+    cols[: n * k], costs[: n * k] = lists.first_cols.ravel(), lists.first_costs.ravel()
+    start = np.arange(n, dtype=np.int64) * k
+    end = start + k
     limit = min(lists.n_ext, lists.n_rel)
-    out_row, out_col = np.empty(limit, dtype=np.int64), np.empty(limit, dtype=np.int64)
-    out_cost = np.empty(limit)
-    state = np.array([n, 0, -1], dtype=np.int64)  # heap size, links made, row handed back
-    while True:
-        made = int(state[1])
-        greedy_heap(heap_cost, heap_row, heap_col, state, store.cols, store.costs, start, end, pointer,
-                    lists.bound, lists.taken, out_row, out_col, out_cost, limit, TIE_TOLERANCE)
-        lists._taken_in_tree += int(state[1]) - made
-        i = int(state[2])
-        if i < 0:
-            break
-        if lists.bound[i] == np.inf and pointer[i] >= end[i]:
-            raise LookupError("no free release row left")
-        lists.requery(i)
-        start[i], end[i] = store.append(lists.cols[i], lists.costs[i])
-        pointer[i] = start[i]
-    made = int(state[1])
+    out_row, out_col, out_cost = np.empty(limit, dtype=np.int64), np.empty(limit, dtype=np.int64), np.empty(limit)
+    made, cols, costs, _ = greedy(
+        heap_cost[order], heap_row[order], heap_col[order], cols, costs, n * k, start, end, start.copy(),
+        lists.bound, lists.taken, lists.neighbours, lists.requeried, lists.from_full_tree,
+        np.ascontiguousarray(lists.x_ext, dtype=np.float64), np.ascontiguousarray(lists.x_rel, dtype=np.float64),
+        float(lists.constant), *lists.exact.arrays(), limit, TIE_TOLERANCE, INITIAL_NEIGHBOURS, LEAF,
+        out_row, out_col, out_cost)
+    if made < 0:
+        raise LookupError("no free release row left")
+    for i in np.flatnonzero(lists.requeried).tolist():  # the refilled lists, for the tie counts
+        lists.cols[i], lists.costs[i] = cols[start[i]:end[i]], costs[start[i]:end[i]]
     return _finish(lists, out_row[:made], out_col[:made], out_cost[:made])
-
-
-class _Store:
-    """The candidate lists of all rows, end to end, with room to append queried ones."""
-
-    def __init__(self, cols: np.ndarray, costs: np.ndarray) -> None:
-        self.used = cols.size
-        room = max(1024, cols.size // 4)
-        self.cols = np.concatenate([cols.astype(np.int64), np.zeros(room, dtype=np.int64)])
-        self.costs = np.concatenate([costs, np.zeros(room)])
-
-    def append(self, cols: np.ndarray, costs: np.ndarray) -> tuple[int, int]:
-        begin, self.used = self.used, self.used + cols.size
-        if self.used > self.cols.size:
-            grow = max(self.used, 2 * self.cols.size) - self.cols.size
-            self.cols = np.concatenate([self.cols, np.zeros(grow, dtype=np.int64)])
-            self.costs = np.concatenate([self.costs, np.zeros(grow)])
-        self.cols[begin:self.used], self.costs[begin:self.used] = cols, costs
-        return begin, self.used
 
 
 def warm_up() -> None:

@@ -17,6 +17,7 @@ from numba import njit
 def before(c1, r1, k1, c2, r2, k2):  # pragma: no cover - compiled
     return c1 < c2 or (c1 == c2 and (r1 < r2 or (r1 == r2 and k1 < k2)))
 
+
 @njit(cache=True)
 def push(cost, row, col, size, c, r, k):  # pragma: no cover - compiled
     at = size
@@ -28,6 +29,7 @@ def push(cost, row, col, size, c, r, k):  # pragma: no cover - compiled
         at = up
     cost[at], row[at], col[at] = c, r, k
     return size + 1
+
 
 @njit(cache=True)
 def pop(cost, row, col, size):  # pragma: no cover - compiled
@@ -49,31 +51,69 @@ def pop(cost, row, col, size):  # pragma: no cover - compiled
         cost[at], row[at], col[at] = c, r, k
     return size
 
+
 @njit(cache=True)
-def greedy_heap(cost, row, col, state, cols, costs, start, end, pointer, bound, taken,
-        out_row, out_col, out_cost, limit, tolerance):  # pragma: no cover - compiled
-    size, made, i = state[0], state[1], state[2]
-    while i >= 0 or (size > 0 and made < limit):
-        if i < 0:  # the smallest entry: a link when its column is free
-            c, i, j = cost[0], row[0], col[0]
-            size = pop(cost, row, col, size)
-            if j >= 0 and not taken[j]:
-                taken[j] = True
-                out_row[made], out_col[made], out_cost[made] = i, j, c
-                made += 1
-                i = -1
-                continue
-        p = pointer[i]  # else the row's next certified free candidate
-        while p < end[i] and taken[cols[p]]:
-            p += 1
-        pointer[i] = p
-        if p < end[i] and costs[p] + tolerance < bound[i]:
-            size = push(cost, row, col, size, costs[p], i, cols[p])
-            i = -1
+def greedy(heap_cost, heap_row, heap_col, cols, costs, used, start, end, pointer, bound, taken, neighbours,
+           requeried, full_list, x_ext, x_rel, constant, metric, a, b, offset, scale, weight,
+           limit, tolerance, initial, leaf, out_row, out_col, out_cost):  # pragma: no cover - compiled
+    """Procedure II's heap over certified candidate lists, refilling a list from a k-d tree of
+    the free release rows when it runs out (the rules of
+    :class:`attack.linkage.candidates.CandidateLists`). Returns ``(links made, candidate
+    records, their distances, slots used)``: the store grows with the refills."""
+    size, made, m = heap_cost.size, 0, x_rel.shape[0]
+    tree_rows = np.arange(m)
+    points = x_rel
+    tree = build_tree(points, leaf)
+    built, taken_in_tree = False, 0
+    while size > 0 and made < limit:
+        c, i, j = heap_cost[0], heap_row[0], heap_col[0]
+        size = pop(heap_cost, heap_row, heap_col, size)
+        if j >= 0 and not taken[j]:  # the smallest entry: a link when its column is free
+            taken[j] = True
+            taken_in_tree += 1
+            out_row[made], out_col[made], out_cost[made] = i, j, c
+            made += 1
             continue
-        state[0], state[1], state[2] = size, made, i  # its list has run out: query again
-        return
-    state[0], state[1], state[2] = size, made, -1
+        while True:  # else the row's next certified free candidate, refilling its list as needed
+            p = pointer[i]
+            while p < end[i] and taken[cols[p]]:
+                p += 1
+            pointer[i] = p
+            if p < end[i] and costs[p] + tolerance < bound[i]:
+                size = push(heap_cost, heap_row, heap_col, size, costs[p], i, cols[p])
+                break
+            if bound[i] == np.inf and p >= end[i]:
+                return -1, cols, costs, used  # no free release row left
+            if not built:
+                built = True
+            elif taken_in_tree * 2 > tree_rows.size and made < m:
+                tree_rows = np.flatnonzero(~taken)
+                points = np.ascontiguousarray(x_rel[tree_rows])
+                tree = build_tree(points, leaf)
+                taken_in_tree = 0
+            k = min(max(4 * neighbours[i], initial), tree_rows.size)
+            neighbours[i] = k
+            found, found_costs, reach = refill(x_ext[i], k, i, points, tree_rows, tree[0], tree[1], tree[2],
+                                               tree[3], tree[4], tree[5], tree[6], metric, a, b, offset, scale,
+                                               weight)
+            if used + k > cols.size:
+                grow = max(used + k, 2 * cols.size)
+                more_cols = np.zeros(grow, np.int64)
+                more_costs = np.zeros(grow)
+                more_cols[:used] = cols[:used]
+                more_costs[:used] = costs[:used]
+                cols, costs = more_cols, more_costs
+            cols[used:used + k] = found
+            costs[used:used + k] = found_costs
+            start[i], end[i], pointer[i] = used, used + k, used
+            used += k
+            if k >= tree_rows.size:
+                bound[i] = np.inf
+            else:
+                bound[i] = reach - constant - 1e-9 * (1.0 + reach + abs(constant))
+            full_list[i] = tree_rows.size == m
+            requeried[i] = True
+    return made, cols, costs, used
 
 
 @njit(cache=True)
@@ -142,6 +182,7 @@ def build_tree(points, leaf):  # pragma: no cover - compiled
                 hi[node, c] = max(hi[left[node], c], hi[right[node], c])
     return perm, start[:nodes].copy(), end[:nodes].copy(), left[:nodes].copy(), right[:nodes].copy(), lo, hi
 
+
 @njit(cache=True)
 def gap_to(query, lo, hi, node):  # pragma: no cover - compiled
     gap = 0.0
@@ -153,6 +194,7 @@ def gap_to(query, lo, hi, node):  # pragma: no cover - compiled
             g = query[c] - hi[node, c]
             gap += g * g
     return gap
+
 
 @njit(cache=True)
 def nearest(query, k, points, perm, start, end, left, right, lo, hi):  # pragma: no cover - compiled
@@ -198,6 +240,7 @@ def nearest(query, k, points, perm, start, end, left, right, lo, hi):  # pragma:
                 top += 1
     return best_i[:filled].copy(), best_d[filled - 1]
 
+
 @njit(cache=True)
 def cost(row, j, metric, a, b, offset, scale, weight):  # pragma: no cover - compiled
     total = 0.0
@@ -218,6 +261,7 @@ def cost(row, j, metric, a, b, offset, scale, weight):  # pragma: no cover - com
         total = part if key == 0 else total + part
     return total
 
+
 @njit(cache=True)
 def order(cols, costs):  # pragma: no cover - compiled
     """Sort one list in place by distance, then record (insertion: lists are short or
@@ -230,6 +274,7 @@ def order(cols, costs):  # pragma: no cover - compiled
             at -= 1
         costs[at], cols[at] = c, j
 
+
 @njit(cache=True)
 def refill(query, k, row, points, rows, perm, start, end, left, right, lo, hi,
            metric, a, b, offset, scale, weight):  # pragma: no cover - compiled
@@ -240,6 +285,7 @@ def refill(query, k, row, points, rows, perm, start, end, left, right, lo, hi,
         costs[t] = cost(row, cols[t], metric, a, b, offset, scale, weight)
     order(cols, costs)
     return cols, costs, reach
+
 
 @njit(cache=True)
 def first_lists(cols, metric, a, b, offset, scale, weight):  # pragma: no cover - compiled
