@@ -53,10 +53,12 @@ class SyntheticScenarioResult:
 
     @property
     def passed(self) -> bool:
+        """True when the upper 95% bound of every check is below τ."""
         return self.result.passed
 
     @property
     def checks(self) -> pd.DataFrame:
+        """One row per decision: attack family, measure, value, upper bound, τ, verdict."""
         return self.result.checks
 
     def to_dict(self) -> dict:
@@ -64,9 +66,11 @@ class SyntheticScenarioResult:
         return self.result.to_dict()
 
     def to_markdown(self) -> str:
+        """The summary ``attack run`` prints."""
         return self.result.to_markdown()
 
     def to_html(self, path: str | Path | None = None) -> str:
+        """The self-contained HTML report; written atomically to ``path`` when given."""
         return self.result.to_html(path)
 
     def _repr_html_(self) -> str:
@@ -105,6 +109,7 @@ class SyntheticScenario:
 
     @property
     def title(self) -> str:
+        """The scenario's title (heading of the reports)."""
         return self.settings.title
 
     @classmethod
@@ -118,6 +123,8 @@ class SyntheticScenario:
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any], base: str | Path = ".") -> SyntheticScenario:
+        """A scenario from its settings as data (the TOML file's tables as a mapping); paths
+        are relative to ``base``."""
         settings = validate_synthetic(raw)
         outputs = settings.output.model_dump(by_alias=True, exclude_none=True)
         return cls(settings, Path(base), None, {k: Path(base) / v for k, v in outputs.items()})
