@@ -277,16 +277,18 @@ def _run_synthetic(scenario: SyntheticScenario, json_path, html_path, certificat
     from attack.io.writers import table_content
     from attack.study.synthetic_scenario import certificate_files
 
-    outcome = scenario.run()
     json_path = json_path or scenario.outputs.get("json")
     html_path = html_path or scenario.outputs.get("html")
     certificate_path = _certificate_path(certificate_path, scenario, json_path, scenario.path)
+    made_path = scenario.outputs.get("synthetic")
+    check_outputs([certificate_path, certificate_path.with_suffix(".html"), json_path, html_path, made_path],
+                  scenario.input_paths())
+    outcome = scenario.run()
     files = certificate_files(certificate_path, outcome.certificate(certificate_path.parent, key=key))
     if json_path:
         files[Path(json_path)] = (to_json(outcome.to_dict()), None)
     if html_path:
         files[Path(html_path)] = (outcome.to_html(), None)
-    made_path = scenario.outputs.get("synthetic")
     if made_path is not None and outcome.synthetic is not None:
         files[made_path] = (table_content(outcome.synthetic, made_path), OWNER_ONLY)
     write_files_atomic(files, inputs=scenario.input_paths())

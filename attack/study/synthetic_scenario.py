@@ -21,7 +21,7 @@ from attack.datasets.demo import demo_source
 from attack.errors import InputError
 from attack.io.fingerprint import file_input, frame_input, sha256_frame
 from attack.io.jsonio import to_json
-from attack.io.readers import read_table
+from attack.io.readers import read_table, source_name
 from attack.io.writers import write_files_atomic
 from attack.report.certificate import render_html as render_certificate
 from attack.study import certificate, signing
@@ -195,11 +195,28 @@ class SyntheticScenario:
 
     # -- the steps ---------------------------------------------------------------------------
 
+    def _known_columns(self, original: pd.DataFrame) -> None:
+        """Every column the settings name exists in the original (checked before the synthesis
+        and the attacks start)."""
+        synthesis, attacks = self.settings.synthesis, self.settings.attacks
+        named = [("attacks." + f, getattr(attacks, f)) for f in ("keys", "targets", "exclude", "categorical")]
+        named.append(("attacks.bins", list(attacks.bins)))
+        if synthesis is not None:
+            named += [("synthesis." + f, getattr(synthesis, f) or []) for f in
+                      ("columns", "drop", "keep", "strata", "visit_sequence")]
+            named += [("synthesis.method", list(synthesis.method)), ("synthesis.predictors", list(synthesis.predictors or {}))]
+        for field_name, columns in named:
+            for column in columns:
+                if column not in original.columns:
+                    raise InputError(f"column {column!r} is not in the original", field=field_name,
+                                     file=source_name(original))
+
     def _training(self) -> tuple[pd.DataFrame, pd.DataFrame | None]:
         """The original the synthesiser learns from, and the holdout (a file, or a share of the
         original's records drawn with the synthesis seed)."""
         data, synthesis = self.settings.data, self.settings.synthesis
         original = self._read("original", data.original)
+        self._known_columns(original)
         if data.holdout is not None:
             return original, self._read("holdout", data.holdout)
         if synthesis is not None and synthesis.holdout_share and data.synthetic is None:

@@ -40,6 +40,8 @@ from attack.synthetic.space import prepare
 
 __all__ = ["DEFAULT_SYNTH_TAU", "SynthSpec", "attack_synthetic", "categorical_mode_for", "parse_binning"]
 
+#: Columns per multivariate singling-out query (Anonymeter's default; fewer when the files have fewer).
+SINGLING_OUT_COLUMNS = 3
 DEFAULT_SYNTH_TAU = 0.10  # [Proposal] the sources set no τ for synthetic data (docs/method/synthetic-attacks.md)
 
 
@@ -188,7 +190,8 @@ def attack_synthetic(
     }
     checks = []
     single = singling_out(original, synthetic, holdout, columns=columns, categorical=categorical,
-                          n_attacks=spec.n_attacks, tau=tau, seed=seed).as_dict()
+                          n_attacks=spec.n_attacks, n_cols=min(SINGLING_OUT_COLUMNS, len(columns)),
+                          tau=tau, seed=seed).as_dict()
     document["singling_out"] = single
     checks.append(_attack_check("singling_out", single, tau))
     if len(spec.keys) >= 2:

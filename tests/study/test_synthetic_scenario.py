@@ -226,3 +226,33 @@ def test_attack_schema_synthetic_prints_its_schema():
     result = invoke(["schema", "--synthetic"])
     assert result.exit_code == 0
     assert json.loads(result.output)["title"] == "attack synthetic-release scenario file"
+
+
+@pytest.mark.parametrize("tables, field, needle", [
+    ('[synthesis]\ndrop = ["idd"]\n', "synthesis.drop", "column 'idd' is not in the original"),
+    ('[synthesis]\ndrop = ["unit_id"]\n[attacks]\nkeys = ["region", "nope"]\n', "attacks.keys", "'nope'"),
+    ('[synthesis]\ndrop = ["unit_id"]\nmethod = { turnovr = "norm" }\n', "synthesis.method", "'turnovr'"),
+])
+def test_columns_the_settings_name_are_checked_before_synthesis(tmp_path, firms, tables, field, needle):
+    firms.to_csv(tmp_path / "firms.csv", index=False)
+    scenario = _write(tmp_path, 'kind = "synthetic"\n[data]\noriginal = { path = "firms.csv" }\n' + tables)
+    result = invoke(["run", scenario, "--quiet"])
+    assert result.exit_code == 2 and field in result.output and needle in result.output, result.output
+    assert "firms.csv" in result.output and not (tmp_path / "reports").exists()
+
+
+def test_an_output_that_is_an_input_is_refused_before_the_run(tmp_path, firms):
+    firms.to_csv(tmp_path / "firms.csv", index=False)
+    scenario = _write(tmp_path, 'kind = "synthetic"\n[data]\noriginal = { path = "firms.csv" }\n'
+                                '[synthesis]\ndrop = ["unit_id"]\n[output]\nsynthetic = "firms.csv"\n')
+    before = (tmp_path / "firms.csv").read_bytes()
+    result = invoke(["run", scenario, "--quiet"])
+    assert result.exit_code == 2 and "is also the input" in result.output
+    assert (tmp_path / "firms.csv").read_bytes() == before
+
+
+def test_a_synthetic_file_of_two_columns_is_attacked(tmp_path, firms):
+    """Multivariate singling out asks about three columns, or all of them when there are fewer."""
+    two = firms[["region", "turnover"]]
+    result = attack.attack_synthetic(two, attack.synthesize(two, seed=2).frame, n_attacks=50)
+    assert result.figures["singling_out"]["parameters"]["n_cols"] == 2
