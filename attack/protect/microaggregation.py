@@ -20,9 +20,9 @@ from numbers import Real
 
 import numpy as np
 import pandas as pd
-from scipy.spatial import cKDTree
 
 from attack.errors import InputError
+from attack.protect.mdav_index import mdav_groups
 
 __all__ = [
     "GroupSizes",
@@ -442,7 +442,8 @@ def mdav(
 
     Records with a missing value in a listed column are rejected. ``k >= 2`` is accepted to
     reproduce sdcMicro's fixtures; the handbook minimum is 3 (§3). The searches use an exact
-    index (:class:`_Remaining`): the groups are those of the direct O(n²/k) scan, found faster.
+    compiled index (:mod:`attack.protect.mdav_index`): the groups are those of the direct
+    O(n²/k) scan, found faster.
     """
     k = _check_size(k, "k", 2)
     columns = _distinct(columns)
@@ -458,191 +459,26 @@ def mdav(
 
 
 def _standardised(x: np.ndarray) -> np.ndarray:
-    """z-scores with the population SD; constant columns are centred but not scaled."""
-    sd = x.std(axis=0)
+    """z-scores with the population SD; constant columns are centred but not scaled. Columns
+    whose squares overflow (values beyond about 1e154) are first divided by their largest
+    absolute value."""
+    with np.errstate(over="ignore"):
+        sd = x.std(axis=0)
+    huge = ~np.isfinite(sd)
+    if huge.any():
+        x = x.copy()
+        x[:, huge] /= np.abs(x[:, huge]).max(axis=0)
+        sd[huge] = x[:, huge].std(axis=0)
     sd[~(sd > 0)] = 1.0
     return (x - x.mean(axis=0)) / sd
 
 
-_SCALE_BITS = 1126  # 2**1126 times any finite double is an integer (smallest: 2**-1074)
-_SLACK = 1e-9       # relative slack on distance bounds, far above rounding (~1e-15)
-_REBUILD = 10       # rebuild the index when 1/_REBUILD of its records are grouped
-_OUTERMOST = 256    # "farthest" searches start with this many outermost records
-_SAMPLE = 2048      # and, from a record, with a sample of about this many records
-
-
-def _scaled_column_sums(values: np.ndarray) -> list[int]:
-    """Exact column sums of ``values`` (m × p, finite) times 2**_SCALE_BITS, as Python ints.
-
-    A few rows are converted one value at a time (``float.as_integer_ratio``). Many rows are
-    split into 53-bit integer mantissas and exponents; the mantissas are summed per (column,
-    exponent) in two 26/27-bit halves, whose float sums stay exact below 2**26 rows, and the
-    partial sums are shifted into place with Python's unbounded integers.
-    """
-    if values.shape[0] <= 64:
-        sums = []
-        for column in values.T.tolist():
-            total = 0
-            for value in column:
-                numerator, denominator = value.as_integer_ratio()
-                total += numerator << (_SCALE_BITS + 1 - denominator.bit_length())
-            sums.append(total)
-        return sums
-    mantissa, exponent = np.frexp(values)
-    digits = (mantissa * 2.0**53).astype(np.int64)
-    column = np.broadcast_to(np.arange(values.shape[1]), values.shape)
-    keys, inverse = np.unique((column * 4096 + exponent + 2048).ravel(), return_inverse=True)
-    high = np.bincount(inverse, weights=(digits >> 26).ravel(), minlength=keys.size)
-    low = np.bincount(inverse, weights=(digits & (2**26 - 1)).ravel(), minlength=keys.size)
-    sums = [0] * values.shape[1]
-    for key, h, lo in zip(keys.tolist(), high.tolist(), low.tolist(), strict=True):
-        j, e = divmod(key, 4096)
-        sums[j] += ((int(h) << 26) + int(lo)) << (e - 2048 - 53 + _SCALE_BITS)
-    return sums
-
-
-class _Remaining:
-    """The records MDAV has not grouped yet, indexed for exact "farthest" and "nearest" searches.
-
-    Records are sorted by their distance ``rho`` from an anchor ``a`` (the centroid when the
-    index was built); a k-d tree over them serves the "nearest" searches.
-
-    Farthest from ``q``: the first records in ``rho`` order (and, for a query far from the
-    anchor, a sample of all records) give a distance ``L`` that the answer must reach. As
-    ``|q - x| <= |q - a| + rho`` (triangle inequality), only the leading records with ``rho >=
-    L - |q - a|`` can reach it; they are ranked by the Gram form ``|x|² - 2 q·x + |q|²`` (one
-    matrix product over a contiguous block) and the exact distance is computed for every record
-    within a proven rounding margin of the maximum. Nearest to a record: the point tree is asked
-    for a few more records than needed until the k-th exact distance is provably below the
-    tree's next distance.
-
-    Bounds carry a relative slack (``_SLACK``) far above rounding, and exact distances use the
-    arithmetic of a plain scan (squared differences added column by column), so the answers,
-    ties included, are those of scanning all remaining records. Grouped records are only
-    marked; the index is rebuilt from the remaining records when a tenth of it is grouped or
-    the centroid has drifted so far from the anchor that its searches scan many records.
-    """
-
-    def __init__(self, z: np.ndarray, keys: np.ndarray) -> None:
-        self.z, self.all_keys = z, keys
-        self.sums = _scaled_column_sums(z)
-        self.count = z.shape[0]
-        self.scale = float(np.sqrt(np.einsum("ij,ij->i", z, z).max()))
-        self._build(np.arange(self.count))
-
-    def _build(self, rows: np.ndarray) -> None:
-        self.anchor = self.centroid()
-        offsets = self.z[rows] - self.anchor
-        rho = np.sqrt(np.einsum("ij,ij->i", offsets, offsets))
-        order = np.argsort(-rho, kind="stable")
-        self.rows, self.rho, self.keys = rows[order], rho[order], self.all_keys[rows[order]]
-        self.points = np.ascontiguousarray(self.z[self.rows])
-        self.norms = np.einsum("ij,ij->i", self.points, self.points)
-        self.alive = np.ones(rows.size, dtype=bool)
-        self.start, self.dead, self.stale = 0, 0, False
-        self.tree = cKDTree(self.points, leafsize=16, balanced_tree=False)
-
-    def centroid(self) -> np.ndarray:
-        """Correctly rounded column sums of the remaining records, divided by their count."""
-        return np.array([total / (1 << _SCALE_BITS) for total in self.sums]) / self.count
-
-    def _distances(self, positions: np.ndarray, reference: np.ndarray) -> np.ndarray:
-        """Exact squared distances: squared differences summed column by column, in order."""
-        diff = self.points[positions] - reference
-        return np.add.accumulate(diff * diff, axis=1)[:, -1]
-
-    def _near_max(self, where: slice | np.ndarray, reference: np.ndarray,
-                  floor: float) -> tuple[np.ndarray, np.ndarray]:
-        """Alive records at ``where`` (a slice or positions) whose distance from ``reference``
-        may be the largest (or reach ``floor``): their positions and exact squared distances."""
-        points = self.points[where]
-        gram = self.norms[where] - 2.0 * (points @ reference) + reference @ reference
-        gram[~self.alive[where]] = -np.inf
-        top = max(float(gram.max(initial=-np.inf)), floor)
-        scale = self.scale + math.sqrt(reference @ reference)
-        pick = np.flatnonzero(gram >= top - 1e-13 * (points.shape[1] + 2) * scale * scale)
-        positions = where.start + pick if isinstance(where, slice) else where[pick]
-        return positions, self._distances(positions, reference)
-
-    def farthest(self, reference: np.ndarray, centroid: bool = False) -> int:
-        """Position of the remaining record farthest from ``reference`` (ties: largest key)."""
-        while not self.alive[self.start]:
-            self.start += 1
-        first = min(self.start + _OUTERMOST, self.rho.size)
-        seeds = np.arange(self.start, first)    # the outermost records, and for a record far
-        if not centroid:                        # from the anchor a sample of all records
-            seeds = np.concatenate([seeds, np.arange(first, self.rho.size,
-                                                     max(1, self.rho.size // _SAMPLE))])
-        positions, d = self._near_max(seeds, reference, -np.inf)
-        offset = math.sqrt(np.square(reference - self.anchor).sum())
-        reach = math.sqrt(d.max()) * (1 - _SLACK) / (1 + _SLACK) - offset
-        end = int(np.searchsorted(-self.rho, -reach, side="right"))  # records with rho >= reach
-        if end > first:
-            more, d_more = self._near_max(slice(self.start, end), reference, float(d.max()))
-            positions, d = np.concatenate([positions, more]), np.concatenate([d, d_more])
-        if centroid and end - self.start > max(2048, self.count // 32) \
-                and offset > 1e-3 * math.sqrt(d.max()):
-            self.stale = True                   # the centroid has drifted from the anchor
-        ties = positions[d == d.max()]
-        return int(ties[np.argmax(self.keys[ties])])
-
-    def nearest(self, centre: int, k: int) -> np.ndarray:
-        """Positions of the record at ``centre`` and its ``k - 1`` nearest remaining records
-        (ties: smallest keys)."""
-        reference = self.points[centre]
-        size = self.rho.size
-        wanted = min(4 * k, size)
-        while True:
-            bound, found = self.tree.query(reference, k=max(wanted, 2))
-            keep = found < size
-            bound, found = bound[keep], found[keep]
-            positions = found[self.alive[found]]
-            if positions.size >= k:
-                d = self._distances(positions, reference)
-                d[positions == centre] = -1.0
-                chosen = np.lexsort((self.keys[positions], d))[:k]
-                kth = math.sqrt(max(d[chosen[-1]], 0.0))
-                if wanted >= size or kth * (1 + _SLACK) < bound[-1] * (1 - _SLACK):
-                    return positions[chosen]
-            wanted = min(4 * wanted, size)
-
-    def remove(self, positions: np.ndarray) -> np.ndarray:
-        """Drop the records at ``positions``; returns their row numbers."""
-        rows = self.rows[positions]
-        self.alive[positions] = False
-        self.count -= positions.size
-        self.dead += positions.size
-        for j, total in enumerate(_scaled_column_sums(self.z[rows])):
-            self.sums[j] -= total
-        if self.count and (self.stale or _REBUILD * self.dead > self.rho.size):
-            self._build(self.remaining())
-        return rows
-
-    def remaining(self) -> np.ndarray:
-        return self.rows[self.alive]
-
-
 def _mdav_groups(z: np.ndarray, k: int, tiebreak: np.ndarray) -> np.ndarray:
     """MDAV group label of every row of ``z`` (n × p, finite); see :func:`mdav`."""
-    group = np.full(z.shape[0], -1, dtype=np.int64)
-    remaining = _Remaining(z, tiebreak)
-    label = 0
-
-    def take_group(centre: int) -> None:
-        nonlocal label
-        group[remaining.remove(remaining.nearest(centre, k))] = label
-        label += 1
-
-    while remaining.count >= 3 * k:
-        r = remaining.farthest(remaining.centroid(), centroid=True)
-        r_point = remaining.points[r].copy()
-        take_group(r)
-        take_group(remaining.farthest(r_point))
-    if remaining.count >= 2 * k:
-        take_group(remaining.farthest(remaining.centroid(), centroid=True))
-    if remaining.count:
-        group[remaining.remaining()] = label
-    return group
+    if np.abs(z).max(initial=0.0) >= 1e150:
+        raise InputError("values of 1e150 or more (after standardising) cannot be grouped by "
+                         "MDAV: their squared distances overflow; rescale the columns")
+    return mdav_groups(z, k, tiebreak)
 
 
 def hoehne_joint_microaggregation(

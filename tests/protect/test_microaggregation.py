@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attack.errors import InputError
-from attack.protect import microaggregation
+from attack.protect import mdav_index, microaggregation
 from attack.protect.microaggregation import (
     bootstrap_microaggregation,
     correlation_groups,
@@ -559,10 +559,10 @@ def mdav_cases(draw: st.DrawFn) -> tuple[np.ndarray, int, int]:
     return x, k, draw(st.integers(min_value=0, max_value=2**32 - 1))
 
 
-def _small_seeds() -> mock._patch:
-    """Start "farthest" searches from 2 outermost records and a sample of about 4, so that
-    small data exercise the bounds (the defaults cover every record of a small file)."""
-    return mock.patch.multiple(microaggregation, _OUTERMOST=2, _SAMPLE=4)
+def _small_leaves() -> mock._patch:
+    """Leaves of at most 2 records, so that small data build deep trees and exercise every
+    bound (with the default leaves a small file sits in one leaf and is scanned whole)."""
+    return mock.patch.object(mdav_index, "LEAF", 2)
 
 
 @settings(max_examples=60, deadline=None)
@@ -571,9 +571,35 @@ def test_mdav_groups_equal_the_direct_scan(case) -> None:
     x, k, seed = case
     z = microaggregation._standardised(x)
     tiebreak = microaggregation._tiebreak(seed, x.shape[0])
-    with _small_seeds():
+    with _small_leaves():
         fast = microaggregation._mdav_groups(z, k, tiebreak)
     np.testing.assert_array_equal(fast, _direct_mdav_groups(z, k, tiebreak))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300,
+                          max_value=1e300), min_size=1, max_size=40),
+       st.data())
+def test_mdav_centroid_sums_are_exact(values: list[float], data: st.DataObject) -> None:
+    # the running column sum (values in, grouped values out) is math.fsum of those left
+    parts = np.zeros((1, mdav_index.PARTIALS))
+    used = np.zeros(1, dtype=np.int64)
+    for value in values:
+        mdav_index._grow(parts, used, 0, value)
+    gone = data.draw(st.sets(st.integers(0, len(values) - 1)))
+    for at in gone:
+        mdav_index._grow(parts, used, 0, -values[at])
+    left = [value for at, value in enumerate(values) if at not in gone]
+    assert mdav_index._rounded(parts, used, 0) == math.fsum(left)
+
+
+def test_mdav_rejects_values_whose_squared_distances_overflow() -> None:
+    data = pd.DataFrame({"x": [1e200, 2e200, 3e200, 4e200], "y": [1.0, 2.0, 3.0, 4.0]})
+    with pytest.raises(InputError, match="overflow"):
+        mdav(data, ["x", "y"], k=2, standardise=False)
+    standardised = mdav(data, ["x", "y"], k=2)             # z-scores are small
+    assert standardised["y"].tolist() == [1.5, 1.5, 3.5, 3.5]
+    assert standardised["x"].tolist() == [1.5e200, 1.5e200, 3.5e200, 3.5e200]
 
 
 @pytest.mark.parametrize("kind", ["lognormal", "integers", "normal"])
@@ -587,7 +613,7 @@ def test_mdav_groups_equal_the_direct_scan_on_larger_data(kind: str) -> None:
     tiebreak = microaggregation._tiebreak(4, n)
     direct = _direct_mdav_groups(z, 3, tiebreak)
     np.testing.assert_array_equal(microaggregation._mdav_groups(z, 3, tiebreak), direct)
-    with _small_seeds():
+    with _small_leaves():
         np.testing.assert_array_equal(microaggregation._mdav_groups(z, 3, tiebreak), direct)
 
 

@@ -1,0 +1,509 @@
+"""Exact MDAV searches on a compiled k-d tree (numba; compiled once per machine, kept on disk).
+
+:func:`mdav_groups` gives the groups of :func:`attack.protect.microaggregation.mdav`: the
+answers, ties included, of scanning every remaining record for each "farthest" and "nearest"
+search, found while reading only the records that can still be the answer.
+
+The records sit in the leaves (at most ``LEAF`` each) of a balanced k-d tree built on their
+principal-component coordinates and their radius, the distance from an anchor ``a`` (their
+mean when the tree is built); within a leaf the outermost come first. Distances themselves
+are computed on the original coordinates as a plain scan does (squared differences added
+column by column). Every node keeps, for its remaining records, their count, their box and
+their largest radius; a grouped record is marked and the nodes above it are updated.
+
+* Farthest from ``q``: a record can only reach the best distance D found so far if its radius
+  is at least sqrt(D) - |q - a|; a node can if the smaller of two upper bounds does (the
+  farthest corner of its box, and |x - a|² + |q - a|² - 2 (x - a)·(q - a) with the largest
+  radius and the box's smallest projection). Boxes of ``2**FAN_BITS`` leaves are bounded
+  first, read in decreasing order of bound and shared out between two threads.
+* Nearest to a record: depth first from the root, nearer child first; a node is skipped once
+  its lower bound (its box, or the gap between the radii) exceeds the current ``k - 1``-th
+  nearest distance.
+
+Every bound carries a margin far above the rounding of the rotation and a relative slack of
+1e-9, so a record is passed over only if it is strictly farther (nearer) than the answer. The
+centroid is the correctly rounded column sum of the remaining records (kept exactly as a
+floating-point expansion, Shewchuk's algorithm as in ``math.fsum``) divided by their count.
+When half the records of a tree are grouped the tree is rebuilt from those left.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+LEAF = 32        # records per leaf (at most; at least half as many)
+FAN_BITS = 5     # a "farthest" search first bounds boxes of 2**FAN_BITS leaves
+RADIAL = 4.0     # weight of the radius among the split coordinates
+SLACK = 1e-9     # relative slack on every bound
+MARGIN = 1e-12   # box widening relative to the largest coordinate, far above rounding
+PARTIALS = 64    # capacity of an exact sum (a double expansion needs at most 40 parts)
+
+
+def mdav_groups(z: np.ndarray, k: int, keys: np.ndarray) -> np.ndarray:
+    """MDAV group label of every row of ``z`` (n >= k rows, p columns, finite, below 1e150
+    so that squared distances stay finite); ``keys`` break ties (farthest: largest key;
+    nearest: smallest key, the record itself first)."""
+    n, p = z.shape
+    z = np.ascontiguousarray(z, dtype=np.float64)
+    group = np.full(n, -1, dtype=np.int64)
+    partials = np.zeros((p, PARTIALS))
+    used = np.zeros(p, dtype=np.int64)
+    _exact_sums(z, partials, used)
+    rotation = _rotation(z)
+    margin = MARGIN * max(float(np.abs(z).max(initial=0.0)), 1e-300) * p
+    rows = np.arange(n)
+    label, count = 0, n
+    while True:
+        tree = _Tree(z, keys, rows, rotation)
+        stop = rows.size // 2 if rows.size > 4 * LEAF * 2**FAN_BITS else 0
+        near = np.empty((2, int(np.diff(tree.leaf_start).max(initial=1))))
+        label, count = _run(tree.arrays(), rotation, margin, partials, used, count, group,
+                            label, k, stop, near)
+        if count < 3 * k:
+            return group
+        rows = tree.rows[tree.alive]
+
+
+def _rotation(z: np.ndarray) -> np.ndarray:
+    """Principal axes of ``z`` (p × p, columns by decreasing variance)."""
+    centred = z - z.mean(axis=0)
+    _, vectors = np.linalg.eigh(centred.T @ centred)
+    return np.ascontiguousarray(vectors[:, ::-1])
+
+
+class _Tree:
+    """A balanced k-d tree of ``rows`` in principal-component coordinates, records in leaf
+    order; nodes in heap order (children of node i: 2i + 1, 2i + 2)."""
+
+    def __init__(self, z: np.ndarray, keys: np.ndarray, rows: np.ndarray,
+                 rotation: np.ndarray) -> None:
+        m = rows.size
+        depth = max(0, math.ceil(math.log2(m / LEAF))) if m else 0
+        rotated = z[rows] @ rotation
+        self.anchor = rotated.mean(axis=0) if m else np.zeros(z.shape[1])
+        radius = np.sqrt(np.einsum("ij,ij->i", rotated - self.anchor, rotated - self.anchor))
+        features = np.column_stack([rotated, RADIAL * radius])
+        order = np.arange(m)
+        spans = [(0, m)]
+        for _ in range(depth):
+            halves = []
+            for a, b in spans:
+                part = order[a:b]
+                values = features[part]
+                dim = int(np.argmax(values.max(axis=0) - values.min(axis=0)))
+                mid = (b - a) // 2
+                order[a:b] = part[np.argpartition(values[:, dim], mid)]
+                halves += [(a, a + mid), (a + mid, b)]
+            spans = halves
+        self.depth = depth
+        leaf = np.repeat(np.arange(len(spans)), [b - a for a, b in spans])
+        order = order[np.lexsort((-radius[order], leaf))]  # each leaf: outermost first
+        self.radius = np.ascontiguousarray(radius[order])
+        self.rows = rows[order]
+        self.points = np.ascontiguousarray(z[self.rows])
+        self.rotated = np.ascontiguousarray(rotated[order])
+        self.columns = np.ascontiguousarray(self.points.T)
+        self.keys = np.ascontiguousarray(keys[self.rows])
+        self.alive = np.ones(m, dtype=np.bool_)
+        self.leaf_start = np.array([a for a, _ in spans] + [m], dtype=np.int64)
+        self.leaf_of = np.repeat(np.arange(len(spans)), np.diff(self.leaf_start))
+        nodes = 2 ** (depth + 1) - 1
+        self.lo = np.full((z.shape[1], nodes), np.inf)   # box of each node, by coordinate
+        self.hi = np.full((z.shape[1], nodes), -np.inf)
+        self.count = np.zeros(nodes, dtype=np.int64)
+        self.reach = np.zeros(nodes)
+        _init_boxes(self.rotated, self.anchor, self.leaf_start, depth, self.lo, self.hi,
+                    self.count, self.reach)
+        self.floor = np.zeros(nodes)                 # smallest radius of a node's records
+        if m:
+            self.floor[nodes // 2:] = self.radius[self.leaf_start[1:] - 1]
+        for node in range(nodes // 2 - 1, -1, -1):
+            self.floor[node] = min(self.floor[2 * node + 1], self.floor[2 * node + 2])
+
+    def arrays(self) -> tuple:
+        return (self.points, self.columns, self.rotated, self.keys, self.rows, self.alive,
+                self.leaf_of, self.leaf_start, self.lo, self.hi, self.count, self.reach,
+                self.anchor, self.radius, self.floor, self.depth)
+
+
+# --- exact sums ----------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _grow(parts, used, j, x):  # pragma: no cover - compiled
+    """Add ``x`` to the expansion ``parts[j, :used[j]]`` exactly (Shewchuk's grow-expansion)."""
+    i = 0
+    for t in range(used[j]):
+        y = parts[j, t]
+        if abs(x) < abs(y):
+            x, y = y, x
+        hi = x + y
+        lo = y - (hi - x)
+        if lo != 0.0:
+            parts[j, i] = lo
+            i += 1
+        x = hi
+    parts[j, i] = x
+    used[j] = i + 1
+
+
+@njit(cache=True)
+def _rounded(parts, used, j):  # pragma: no cover - compiled
+    """The expansion ``parts[j, :used[j]]`` correctly rounded (half to even), as ``math.fsum``."""
+    n = used[j]
+    if n == 0:
+        return 0.0
+    n -= 1
+    hi = parts[j, n]
+    lo = 0.0
+    while n > 0:
+        x = hi
+        n -= 1
+        y = parts[j, n]
+        hi = x + y
+        lo = y - (hi - x)
+        if lo != 0.0:
+            break
+    if n > 0 and ((lo < 0.0 and parts[j, n - 1] < 0.0) or (lo > 0.0 and parts[j, n - 1] > 0.0)):
+        y = lo * 2.0
+        x = hi + y
+        if y == x - hi:
+            hi = x
+    return hi
+
+
+@njit(cache=True)
+def _exact_sums(z, parts, used):  # pragma: no cover - compiled
+    for i in range(z.shape[0]):
+        for j in range(z.shape[1]):
+            _grow(parts, used, j, z[i, j])
+
+
+# --- the tree ------------------------------------------------------------------------------------
+# A tree is the tuple of :meth:`_Tree.arrays`. Per node: ``count`` remaining records, their box
+# ``lo``/``hi`` (rotated coordinates), ``reach`` their largest squared radius and ``floor`` the
+# smallest radius of all its records; per record (leaf order): ``radius``, ``alive``, ``leaf_of``.
+
+
+@njit(cache=True)
+def _merge(node, lo, hi, count, reach):  # pragma: no cover - compiled
+    """Box, count and reach of ``node`` from its two children."""
+    left, right = 2 * node + 1, 2 * node + 2
+    count[node] = count[left] + count[right]
+    reach[node] = max(reach[left], reach[right])
+    for d in range(lo.shape[0]):
+        lo[d, node] = min(lo[d, left], lo[d, right])
+        hi[d, node] = max(hi[d, left], hi[d, right])
+
+
+@njit(cache=True)
+def _merge_up(node, lo, hi, count, reach):  # pragma: no cover - compiled
+    """Box, count and reach of every ancestor of ``node``."""
+    while node > 0:
+        node = (node - 1) // 2
+        _merge(node, lo, hi, count, reach)
+
+
+@njit(cache=True)
+def _leaf_box(leaf, node, rotated, anchor, alive, leaf_start, lo, hi, count,
+              reach):  # pragma: no cover - compiled
+    p = rotated.shape[1]
+    for d in range(p):
+        lo[d, node] = np.inf
+        hi[d, node] = -np.inf
+    c = 0
+    far = 0.0
+    for i in range(leaf_start[leaf], leaf_start[leaf + 1]):
+        if alive[i]:
+            c += 1
+            r = 0.0
+            for d in range(p):
+                v = rotated[i, d]
+                lo[d, node] = min(lo[d, node], v)
+                hi[d, node] = max(hi[d, node], v)
+                r += (v - anchor[d]) ** 2
+            far = max(far, r)
+    count[node] = c
+    reach[node] = far
+
+
+@njit(cache=True)
+def _init_boxes(rotated, anchor, leaf_start, depth, lo, hi, count,
+                reach):  # pragma: no cover - compiled
+    alive = np.ones(rotated.shape[0], dtype=np.bool_)
+    first = 2**depth - 1
+    for leaf in range(leaf_start.size - 1):
+        _leaf_box(leaf, first + leaf, rotated, anchor, alive, leaf_start, lo, hi, count, reach)
+    for node in range(first - 1, -1, -1):
+        _merge(node, lo, hi, count, reach)
+
+
+@njit(cache=True)
+def _rotate(q, rotation):  # pragma: no cover - compiled
+    p = q.size
+    out = np.zeros(p)
+    for j in range(p):
+        s = 0.0
+        for i in range(p):
+            s += q[i] * rotation[i, j]
+        out[j] = s
+    return out
+
+
+@njit(cache=True)
+def _distance(points, i, q):  # pragma: no cover - compiled
+    """Squared distance, squared differences added column by column (the plain scan's sum)."""
+    s = 0.0
+    for d in range(q.size):
+        t = points[i, d] - q[d]
+        s += t * t
+    return s
+
+
+@njit(cache=True)
+def _upper(lo, hi, reach, anchor, node, qy, margin):  # pragma: no cover - compiled
+    """Upper bound of the squared distance from ``qy`` to the remaining records of ``node``:
+    the smaller of the farthest corner of its box and |x - a|² + |q - a|² - 2 (x - a)·(q - a)
+    with |x - a|² at most its reach and (x - a)·(q - a) at least its minimum over the box."""
+    corner = 0.0
+    offset = 0.0
+    least = 0.0
+    for d in range(qy.size):
+        t = max(qy[d] - lo[d, node], hi[d, node] - qy[d]) + margin
+        corner += t * t
+        u = qy[d] - anchor[d]
+        offset += u * u
+        least += min((lo[d, node] - anchor[d]) * u, (hi[d, node] - anchor[d]) * u) \
+            - margin * abs(u)
+    scale = np.sqrt(reach[node]) + np.sqrt(offset) + margin
+    linear = reach[node] + offset - 2.0 * least + SLACK * scale * scale
+    return min(corner, linear) * (1.0 + SLACK)
+
+
+@njit(cache=True)
+def _lower(lo, hi, floor, reach, node, qy, rq, margin):  # pragma: no cover - compiled
+    """Lower bound of the squared distance from ``qy`` (radius ``rq``) to the remaining
+    records of ``node``: the nearer of its box, or the gap between ``rq`` and the node's
+    radii (|x - q| >= | |x - a| - |q - a| |)."""
+    s = 0.0
+    for d in range(qy.size):
+        t = max(lo[d, node] - qy[d], qy[d] - hi[d, node]) - margin
+        if t > 0.0:
+            s += t * t
+    gap = max(floor[node] - rq, rq - np.sqrt(reach[node])) - 4.0 * margin * np.sqrt(qy.size) \
+        - SLACK * (rq + floor[node])
+    if gap > 0.0:
+        s = max(s, gap * gap)
+    return s * (1.0 - SLACK)
+
+
+@njit(cache=True)
+def _farther(d1, i1, d2, i2, keys):  # pragma: no cover - compiled
+    """Whether record ``i1`` at distance ``d1`` wins "farthest" against ``i2`` at ``d2``."""
+    return i2 < 0 or d1 > d2 or (d1 == d2 and keys[i1] > keys[i2])
+
+
+@njit(cache=True)
+def _scan(q, columns, alive, keys, radius, start, end, least, near, best_d,
+          best):  # pragma: no cover - compiled
+    """The farthest of the remaining records at positions [start, end) (one leaf, outermost
+    first) from ``q`` if it is at least as far as ``best`` (distance ``best_d``); records with
+    a radius below ``least`` cannot be and are not read. Returns the new best."""
+    while end > start and radius[end - 1] < least:
+        end -= 1
+    size = end - start
+    near[:size] = 0.0
+    for d in range(q.size):                     # vectorised over the records
+        qd = q[d]
+        for i in range(size):
+            diff = columns[d, start + i] - qd
+            near[i] += diff * diff
+    for i in range(size):
+        dist = near[i]
+        if alive[start + i] and _farther(dist, start + i, best_d, best, keys):
+            best_d, best = dist, start + i
+    return best_d, best
+
+
+@njit(cache=True)
+def _least(best_d, offset, margin, p):  # pragma: no cover - compiled
+    """The smallest radius |x - a| with which a record can reach the squared distance
+    ``best_d`` from a query at distance ``offset`` from the anchor (|x - q| <= |x - a| +
+    |q - a|), less a margin for rounding."""
+    if best_d < 0.0:
+        return -np.inf
+    root = np.sqrt(best_d)
+    return root * (1.0 - 2.0 * SLACK) - offset - 4.0 * margin * np.sqrt(p) \
+        - SLACK * (offset + root)
+
+
+@njit(cache=True)
+def _box(b, q, qy, offset, tree, margin, near, bounds, best_d, best):  # pragma: no cover
+    """The farthest record under box ``b`` of the first scan, if farther than ``best``: a
+    leaf is read if its largest radius and then its bound can reach the best distance."""
+    (points, columns, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach,
+     anchor, radius, floor, depth) = tree
+    fan = bounds.size
+    first = 2**depth - 1 + b * fan
+    least = _least(best_d, offset, margin, q.size)
+    for t in range(fan):
+        if count[first + t] == 0 or np.sqrt(reach[first + t]) < least \
+                or _upper(lo, hi, reach, anchor, first + t, qy, margin) < best_d:
+            continue
+        leaf = b * fan + t
+        found_d, best = _scan(q, columns, alive, keys, radius, leaf_start[leaf],
+                              leaf_start[leaf + 1], least, near, best_d, best)
+        if found_d > best_d:
+            best_d = found_d
+            least = _least(best_d, offset, margin, q.size)
+    return best_d, best
+
+
+@njit(cache=True, parallel=True)
+def _farthest(q, tree, rotation, margin, near):  # pragma: no cover - compiled
+    """Position of the remaining record farthest from ``q`` (ties: largest key). The boxes of
+    the first scan that can hold the answer are shared out between two threads; ``near`` has
+    a scratch row per thread as long as the largest leaf."""
+    (points, columns, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach,
+     anchor, radius, floor, depth) = tree
+    qy = _rotate(q, rotation)
+    offset = 0.0
+    for d in range(qy.size):
+        offset += (qy[d] - anchor[d]) ** 2
+    offset = np.sqrt(offset)
+    level = max(depth - FAN_BITS, 0)
+    bound = np.full(2**level, -1.0)
+    for b in range(bound.size):
+        if count[2**level - 1 + b] > 0:
+            bound[b] = _upper(lo, hi, reach, anchor, 2**level - 1 + b, qy, margin)
+    order = np.argsort(-bound)
+    fan = 2 ** (depth - level)
+    bounds = np.empty((2, fan))
+    best_d, best = _box(order[0], q, qy, offset, tree, margin, near[0], bounds[0], -1.0, -1)
+    rest = order[1:][bound[order[1:]] >= best_d]
+    found_d = np.full(2, best_d)
+    found = np.full(2, best)
+    for thread in prange(2):
+        d_t, i_t = best_d, best
+        for at in range(thread, rest.size, 2):
+            if bound[rest[at]] < d_t:
+                break
+            d_t, i_t = _box(rest[at], q, qy, offset, tree, margin, near[thread], bounds[thread],
+                            d_t, i_t)
+        found_d[thread], found[thread] = d_t, i_t
+    if _farther(found_d[1], found[1], found_d[0], found[0], keys):
+        return found[1]
+    return found[0]
+
+
+@njit(cache=True)
+def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
+    """Positions of the record at ``centre`` and its ``k - 1`` nearest remaining records
+    (ties: smallest keys)."""
+    (points, columns, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach,
+     anchor, radius, floor, depth) = tree
+    q = points[centre].copy()
+    qy = _rotate(q, rotation)
+    rq = radius[centre]
+    m = k - 1
+    near_d = np.full(m, np.inf)
+    near_k = np.full(m, np.inf)
+    near = np.full(m, -1, dtype=np.int64)
+    stack = np.empty(2 * depth + 2, dtype=np.int64)
+    stack[0] = 0
+    size = 1
+    first_leaf = 2**depth - 1
+    while size > 0:
+        size -= 1
+        node = stack[size]
+        if count[node] == 0 or _lower(lo, hi, floor, reach, node, qy, rq, margin) > near_d[m - 1]:
+            continue
+        if node >= first_leaf:
+            leaf = node - first_leaf
+            for i in range(leaf_start[leaf], leaf_start[leaf + 1]):
+                if not alive[i] or i == centre:
+                    continue
+                d = _distance(points, i, q)
+                key = keys[i]
+                if d < near_d[m - 1] or (d == near_d[m - 1] and key < near_k[m - 1]):
+                    at = m - 1
+                    while at > 0 and (d < near_d[at - 1]
+                                      or (d == near_d[at - 1] and key < near_k[at - 1])):
+                        near_d[at], near_k[at], near[at] = \
+                            near_d[at - 1], near_k[at - 1], near[at - 1]
+                        at -= 1
+                    near_d[at], near_k[at], near[at] = d, key, i
+            continue
+        left, right = 2 * node + 1, 2 * node + 2
+        if count[left] == 0 or (count[right] > 0
+                                and _lower(lo, hi, floor, reach, right, qy, rq, margin)
+                                < _lower(lo, hi, floor, reach, left, qy, rq, margin)):
+            left, right = right, left
+        stack[size] = right
+        stack[size + 1] = left
+        size += 2
+    out = np.empty(k, dtype=np.int64)
+    out[0] = centre
+    out[1:] = near
+    return out
+
+
+@njit(cache=True)
+def _take(chosen, tree, parts, used, group, label):  # pragma: no cover - compiled
+    """Group the records at ``chosen`` under ``label``; update sums, boxes and counts."""
+    (points, columns, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach,
+     anchor, radius, floor, depth) = tree
+    first_leaf = 2**depth - 1
+    for i in chosen:
+        alive[i] = False
+        group[rows[i]] = label
+        for j in range(points.shape[1]):
+            _grow(parts, used, j, -points[i, j])
+    for i in chosen:
+        leaf = leaf_of[i]
+        node = first_leaf + leaf
+        _leaf_box(leaf, node, rotated, anchor, alive, leaf_start, lo, hi, count, reach)
+        _merge_up(node, lo, hi, count, reach)
+
+
+@njit(cache=True)
+def _centroid(parts, used, n):  # pragma: no cover - compiled
+    c = np.empty(parts.shape[0])
+    for j in range(parts.shape[0]):
+        c[j] = _rounded(parts, used, j) / n
+    return c
+
+
+@njit(cache=True)
+def _group(centre, k, tree, rotation, margin, parts, used, group, label):  # pragma: no cover
+    _take(_nearest(centre, k, tree, rotation, margin), tree, parts, used, group, label)
+
+
+@njit(cache=True)
+def _run(tree, rotation, margin, parts, used, n, group, label, k, stop,
+         near):  # pragma: no cover - compiled
+    """The MDAV loop until fewer than ``stop`` records remain (then the tree is rebuilt) or
+    the groups are complete; returns the next label and the number of records left."""
+    points, alive, rows = tree[0], tree[5], tree[4]
+    while n >= 3 * k and n >= stop:
+        r = _farthest(_centroid(parts, used, n), tree, rotation, margin, near)
+        q = points[r].copy()
+        _group(r, k, tree, rotation, margin, parts, used, group, label)
+        s = _farthest(q, tree, rotation, margin, near)
+        _group(s, k, tree, rotation, margin, parts, used, group, label + 1)
+        label += 2
+        n -= 2 * k
+    if n < 3 * k:
+        if n >= 2 * k:
+            r = _farthest(_centroid(parts, used, n), tree, rotation, margin, near)
+            _group(r, k, tree, rotation, margin, parts, used, group, label)
+            label += 1
+            n -= k
+        for i in range(rows.size):
+            if alive[i]:
+                group[rows[i]] = label
+        label += 1
+    return label, n
