@@ -111,8 +111,8 @@ class _Tree:
         self.leaf_start = np.array([a for a, _ in spans] + [m], dtype=np.int64)
         self.leaf_of = np.repeat(np.arange(len(spans)), np.diff(self.leaf_start))
         nodes = 2 ** (depth + 1) - 1
-        self.lo = np.full((z.shape[1], nodes), np.inf)   # box of each node, by coordinate
-        self.hi = np.full((z.shape[1], nodes), -np.inf)
+        self.lo = np.full((nodes, z.shape[1]), np.inf)   # box of each node
+        self.hi = np.full((nodes, z.shape[1]), -np.inf)
         self.count = np.zeros(nodes, dtype=np.int64)
         self.reach = np.zeros(nodes)
         _init_boxes(self.rotated, self.anchor, self.leaf_start, depth, self.lo, self.hi,
@@ -194,9 +194,9 @@ def _merge(node, lo, hi, count, reach):  # pragma: no cover - compiled
     left, right = 2 * node + 1, 2 * node + 2
     count[node] = count[left] + count[right]
     reach[node] = max(reach[left], reach[right])
-    for d in range(lo.shape[0]):
-        lo[d, node] = min(lo[d, left], lo[d, right])
-        hi[d, node] = max(hi[d, left], hi[d, right])
+    for d in range(lo.shape[1]):
+        lo[node, d] = min(lo[left, d], lo[right, d])
+        hi[node, d] = max(hi[left, d], hi[right, d])
 
 
 @njit(cache=True)
@@ -212,8 +212,8 @@ def _leaf_box(leaf, node, rotated, anchor, alive, leaf_start, lo, hi, count,
               reach):  # pragma: no cover - compiled
     p = rotated.shape[1]
     for d in range(p):
-        lo[d, node] = np.inf
-        hi[d, node] = -np.inf
+        lo[node, d] = np.inf
+        hi[node, d] = -np.inf
     c = 0
     far = 0.0
     for i in range(leaf_start[leaf], leaf_start[leaf + 1]):
@@ -222,8 +222,8 @@ def _leaf_box(leaf, node, rotated, anchor, alive, leaf_start, lo, hi, count,
             r = 0.0
             for d in range(p):
                 v = rotated[i, d]
-                lo[d, node] = min(lo[d, node], v)
-                hi[d, node] = max(hi[d, node], v)
+                lo[node, d] = min(lo[node, d], v)
+                hi[node, d] = max(hi[node, d], v)
                 r += (v - anchor[d]) ** 2
             far = max(far, r)
     count[node] = c
@@ -272,11 +272,11 @@ def _upper(lo, hi, reach, anchor, node, qy, margin):  # pragma: no cover - compi
     offset = 0.0
     least = 0.0
     for d in range(qy.size):
-        t = max(qy[d] - lo[d, node], hi[d, node] - qy[d]) + margin
+        t = max(qy[d] - lo[node, d], hi[node, d] - qy[d]) + margin
         corner += t * t
         u = qy[d] - anchor[d]
         offset += u * u
-        least += min((lo[d, node] - anchor[d]) * u, (hi[d, node] - anchor[d]) * u) \
+        least += min((lo[node, d] - anchor[d]) * u, (hi[node, d] - anchor[d]) * u) \
             - margin * abs(u)
     scale = np.sqrt(reach[node]) + np.sqrt(offset) + margin
     linear = reach[node] + offset - 2.0 * least + SLACK * scale * scale
@@ -290,7 +290,7 @@ def _lower(lo, hi, floor, reach, node, qy, rq, margin):  # pragma: no cover - co
     radii (|x - q| >= | |x - a| - |q - a| |)."""
     s = 0.0
     for d in range(qy.size):
-        t = max(lo[d, node] - qy[d], qy[d] - hi[d, node]) - margin
+        t = max(lo[node, d] - qy[d], qy[d] - hi[node, d]) - margin
         if t > 0.0:
             s += t * t
     gap = max(floor[node] - rq, rq - np.sqrt(reach[node])) - 4.0 * margin * np.sqrt(qy.size) \
@@ -413,13 +413,15 @@ def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
     near_k = np.full(m, np.inf)
     near = np.full(m, -1, dtype=np.int64)
     stack = np.empty(2 * depth + 2, dtype=np.int64)
+    lower_at = np.empty(2 * depth + 2)           # lower bound of each node on the stack
     stack[0] = 0
+    lower_at[0] = 0.0
     size = 1
     first_leaf = 2**depth - 1
     while size > 0:
         size -= 1
         node = stack[size]
-        if count[node] == 0 or _lower(lo, hi, floor, reach, node, qy, rq, margin) > near_d[m - 1]:
+        if lower_at[size] > near_d[m - 1]:
             continue
         if node >= first_leaf:
             leaf = node - first_leaf
@@ -438,13 +440,16 @@ def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
                     near_d[at], near_k[at], near[at] = d, key, i
             continue
         left, right = 2 * node + 1, 2 * node + 2
-        if count[left] == 0 or (count[right] > 0
-                                and _lower(lo, hi, floor, reach, right, qy, rq, margin)
-                                < _lower(lo, hi, floor, reach, left, qy, rq, margin)):
-            left, right = right, left
-        stack[size] = right
-        stack[size + 1] = left
-        size += 2
+        low_l = _lower(lo, hi, floor, reach, left, qy, rq, margin) if count[left] > 0 else np.inf
+        low_r = _lower(lo, hi, floor, reach, right, qy, rq, margin) if count[right] > 0 else np.inf
+        if low_r < low_l:
+            left, right, low_l, low_r = right, left, low_r, low_l
+        if low_r <= near_d[m - 1]:
+            stack[size], lower_at[size] = right, low_r
+            size += 1
+        if low_l <= near_d[m - 1]:
+            stack[size], lower_at[size] = left, low_l
+            size += 1
     out = np.empty(k, dtype=np.int64)
     out[0] = centre
     out[1:] = near
