@@ -341,12 +341,12 @@ def _least(best_d, offset, margin, p):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _box(b, q, qy, offset, tree, margin, near, bounds, best_d, best):  # pragma: no cover
-    """The farthest record under box ``b`` of the first scan, if farther than ``best``: a
-    leaf is read if its largest radius and then its bound can reach the best distance."""
+def _box(b, fan, q, qy, offset, tree, margin, near, best_d, best):  # pragma: no cover
+    """The farthest record under box ``b`` (of ``fan`` leaves) of the first scan, if farther
+    than ``best``: a leaf is read if its largest radius and then its bound can reach the best
+    distance."""
     (points, columns, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach,
      anchor, radius, floor, depth) = tree
-    fan = bounds.size
     first = 2**depth - 1 + b * fan
     least = _least(best_d, offset, margin, q.size)
     for t in range(fan):
@@ -381,8 +381,7 @@ def _farthest(q, tree, rotation, margin, near):  # pragma: no cover - compiled
             bound[b] = _upper(lo, hi, reach, anchor, 2**level - 1 + b, qy, margin)
     order = np.argsort(-bound)
     fan = 2 ** (depth - level)
-    bounds = np.empty((2, fan))
-    best_d, best = _box(order[0], q, qy, offset, tree, margin, near[0], bounds[0], -1.0, -1)
+    best_d, best = _box(order[0], fan, q, qy, offset, tree, margin, near[0], -1.0, -1)
     rest = order[1:][bound[order[1:]] >= best_d]
     found_d = np.full(2, best_d)
     found = np.full(2, best)
@@ -391,8 +390,7 @@ def _farthest(q, tree, rotation, margin, near):  # pragma: no cover - compiled
         for at in range(thread, rest.size, 2):
             if bound[rest[at]] < d_t:
                 break
-            d_t, i_t = _box(rest[at], q, qy, offset, tree, margin, near[thread], bounds[thread],
-                            d_t, i_t)
+            d_t, i_t = _box(rest[at], fan, q, qy, offset, tree, margin, near[thread], d_t, i_t)
         found_d[thread], found[thread] = d_t, i_t
     if _farther(found_d[1], found[1], found_d[0], found[0], keys):
         return found[1]
