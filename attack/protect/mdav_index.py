@@ -99,8 +99,8 @@ class _Tree:
                 halves += [(a, a + mid), (a + mid, b)]
             spans = halves
         self.depth = depth
-        leaf = np.repeat(np.arange(len(spans)), [b - a for a, b in spans])
-        order = order[np.lexsort((-radius[order], leaf))]  # each leaf: outermost first
+        self.leaf_of = np.repeat(np.arange(len(spans)), [b - a for a, b in spans])
+        order = order[np.lexsort((-radius[order], self.leaf_of))]  # each leaf: outermost first
         self.radius = np.ascontiguousarray(radius[order])
         self.rows = rows[order]
         self.points = np.ascontiguousarray(z[self.rows])
@@ -109,19 +109,14 @@ class _Tree:
         self.keys = np.ascontiguousarray(keys[self.rows])
         self.alive = np.ones(m, dtype=np.bool_)
         self.leaf_start = np.array([a for a, _ in spans] + [m], dtype=np.int64)
-        self.leaf_of = np.repeat(np.arange(len(spans)), np.diff(self.leaf_start))
         nodes = 2 ** (depth + 1) - 1
         self.lo = np.full((nodes, z.shape[1]), np.inf)   # box of each node
         self.hi = np.full((nodes, z.shape[1]), -np.inf)
         self.count = np.zeros(nodes, dtype=np.int64)
         self.reach = np.zeros(nodes)
-        _init_boxes(self.rotated, self.anchor, self.leaf_start, depth, self.lo, self.hi,
-                    self.count, self.reach)
         self.floor = np.zeros(nodes)                 # smallest radius of a node's records
-        if m:
-            self.floor[nodes // 2:] = self.radius[self.leaf_start[1:] - 1]
-        for node in range(nodes // 2 - 1, -1, -1):
-            self.floor[node] = min(self.floor[2 * node + 1], self.floor[2 * node + 2])
+        _init_nodes(self.rotated, self.anchor, self.radius, self.alive, self.leaf_start, depth,
+                    self.lo, self.hi, self.count, self.reach, self.floor)
 
     def arrays(self) -> tuple:
         return (self.points, self.columns, self.rotated, self.keys, self.rows, self.alive,
@@ -231,14 +226,18 @@ def _leaf_box(leaf, node, rotated, anchor, alive, leaf_start, lo, hi, count,
 
 
 @njit(cache=True)
-def _init_boxes(rotated, anchor, leaf_start, depth, lo, hi, count,
-                reach):  # pragma: no cover - compiled
-    alive = np.ones(rotated.shape[0], dtype=np.bool_)
+def _init_nodes(rotated, anchor, radius, alive, leaf_start, depth, lo, hi, count, reach,
+                floor):  # pragma: no cover - compiled
+    """Every node's box, count, reach and floor, leaves first (a leaf's records are sorted by
+    decreasing radius, so its floor is its last record's)."""
     first = 2**depth - 1
     for leaf in range(leaf_start.size - 1):
         _leaf_box(leaf, first + leaf, rotated, anchor, alive, leaf_start, lo, hi, count, reach)
+        if leaf_start[leaf + 1] > leaf_start[leaf]:
+            floor[first + leaf] = radius[leaf_start[leaf + 1] - 1]
     for node in range(first - 1, -1, -1):
         _merge(node, lo, hi, count, reach)
+        floor[node] = min(floor[2 * node + 1], floor[2 * node + 2])
 
 
 @njit(cache=True)
