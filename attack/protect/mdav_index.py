@@ -11,11 +11,15 @@ are computed on the original coordinates as a plain scan does (squared differenc
 column by column). Every node keeps, for its remaining records, their count, their box and
 their largest radius; a grouped record is marked and the nodes above it are updated.
 
-* Farthest from ``q``: a record can only reach the best distance D found so far if its radius
-  is at least sqrt(D) - |q - a|; a node can if the smaller of two upper bounds does (the
-  farthest corner of its box, and |x - a|² + |q - a|² - 2 (x - a)·(q - a) with the largest
-  radius and the box's smallest projection). Boxes of ``2**FAN_BITS`` leaves are bounded
-  first, read in decreasing order of bound and shared out between two threads.
+* Farthest from ``q``: with u = x - a and v = q - a, |x - q|² = |u|² + |v|² - 2 u·v, and
+  u·v is at least u₁v₁ - |u'| |v'| (first principal coordinate, and the length of the rest).
+  A record can only reach the best distance D found so far if its radius is at least
+  sqrt(D) - |v| and if this bound, from its stored radius, u₁ and |u'|, reaches D; only those
+  records are read. A node can if the smallest of three upper bounds does: the farthest
+  corner of its box; |u|² + |v|² - 2 u·v with its largest radius and the box's smallest
+  projection; and the same with the box's smallest u₁v₁ and its largest |u'|. Boxes of
+  ``2**FAN_BITS`` leaves are bounded first, read in decreasing order of bound and shared out
+  between two threads.
 * Nearest to a record: depth first from the root, nearer child first; a node is skipped once
   its lower bound (its box, or the gap between the radii) exceeds the current ``k - 1``-th
   nearest distance.
@@ -59,9 +63,8 @@ def mdav_groups(z: np.ndarray, k: int, keys: np.ndarray) -> np.ndarray:
     while True:
         tree = _Tree(z, keys, rows, rotation)
         stop = rows.size // 2 if rows.size > 4 * LEAF * 2**FAN_BITS else 0
-        near = np.empty((2, int(np.diff(tree.leaf_start).max(initial=1))))
         label, count = _run(tree.arrays(), rotation, margin, partials, used, count, group,
-                            label, k, stop, near)
+                            label, k, stop)
         if count < 3 * k:
             return group
         rows = tree.rows[tree.alive]
@@ -102,10 +105,12 @@ class _Tree:
         self.leaf_of = np.repeat(np.arange(len(spans)), [b - a for a, b in spans])
         order = order[np.lexsort((-radius[order], self.leaf_of))]  # each leaf: outermost first
         self.radius = np.ascontiguousarray(radius[order])
+        centred = rotated[order] - self.anchor
+        self.head = np.ascontiguousarray(centred[:, 0])     # first principal coordinate
+        self.tail = np.sqrt(np.einsum("ij,ij->i", centred[:, 1:], centred[:, 1:]))  # the rest
         self.rows = rows[order]
         self.points = np.ascontiguousarray(z[self.rows])
         self.rotated = np.ascontiguousarray(rotated[order])
-        self.columns = np.ascontiguousarray(self.points.T)
         self.keys = np.ascontiguousarray(keys[self.rows])
         self.alive = np.ones(m, dtype=np.bool_)
         self.leaf_start = np.array([a for a, _ in spans] + [m], dtype=np.int64)
@@ -115,13 +120,15 @@ class _Tree:
         self.count = np.zeros(nodes, dtype=np.int64)
         self.reach = np.zeros(nodes)
         self.floor = np.zeros(nodes)                 # smallest radius of a node's records
-        _init_nodes(self.rotated, self.anchor, self.radius, self.alive, self.leaf_start, depth,
-                    self.lo, self.hi, self.count, self.reach, self.floor)
+        self.tail_max = np.zeros(nodes)              # largest tail of a node's records
+        _init_nodes(self.rotated, self.anchor, self.radius, self.tail, self.alive,
+                    self.leaf_start, depth, self.lo, self.hi, self.count, self.reach, self.floor,
+                    self.tail_max)
 
     def arrays(self) -> tuple:
-        return (self.points, self.columns, self.rotated, self.keys, self.rows, self.alive,
-                self.leaf_of, self.leaf_start, self.lo, self.hi, self.count, self.reach,
-                self.anchor, self.radius, self.floor, self.depth)
+        return (self.points, self.rotated, self.keys, self.rows, self.alive, self.leaf_of,
+                self.leaf_start, self.lo, self.hi, self.count, self.reach, self.anchor,
+                self.radius, self.head, self.tail, self.floor, self.tail_max, self.depth)
 
 
 # --- exact sums ----------------------------------------------------------------------------------
@@ -180,7 +187,8 @@ def _exact_sums(z, parts, used):  # pragma: no cover - compiled
 # --- the tree ------------------------------------------------------------------------------------
 # A tree is the tuple of :meth:`_Tree.arrays`. Per node: ``count`` remaining records, their box
 # ``lo``/``hi`` (rotated coordinates), ``reach`` their largest squared radius and ``floor`` the
-# smallest radius of all its records; per record (leaf order): ``radius``, ``alive``, ``leaf_of``.
+# smallest radius of all its records, ``tail_max`` the largest |u'| of all its records; per
+# record (leaf order): ``radius`` |u|, ``head`` u₁, ``tail`` |u'|, ``alive``, ``leaf_of``.
 
 
 @njit(cache=True)
@@ -226,18 +234,21 @@ def _leaf_box(leaf, node, rotated, anchor, alive, leaf_start, lo, hi, count,
 
 
 @njit(cache=True)
-def _init_nodes(rotated, anchor, radius, alive, leaf_start, depth, lo, hi, count, reach,
-                floor):  # pragma: no cover - compiled
-    """Every node's box, count, reach and floor, leaves first (a leaf's records are sorted by
-    decreasing radius, so its floor is its last record's)."""
+def _init_nodes(rotated, anchor, radius, tail, alive, leaf_start, depth, lo, hi, count, reach,
+                floor, tail_max):  # pragma: no cover - compiled
+    """Every node's box, count, reach, floor and tail_max, leaves first (a leaf's records are
+    sorted by decreasing radius, so its floor is its last record's)."""
     first = 2**depth - 1
     for leaf in range(leaf_start.size - 1):
         _leaf_box(leaf, first + leaf, rotated, anchor, alive, leaf_start, lo, hi, count, reach)
         if leaf_start[leaf + 1] > leaf_start[leaf]:
             floor[first + leaf] = radius[leaf_start[leaf + 1] - 1]
+        for i in range(leaf_start[leaf], leaf_start[leaf + 1]):
+            tail_max[first + leaf] = max(tail_max[first + leaf], tail[i])
     for node in range(first - 1, -1, -1):
         _merge(node, lo, hi, count, reach)
         floor[node] = min(floor[2 * node + 1], floor[2 * node + 2])
+        tail_max[node] = max(tail_max[2 * node + 1], tail_max[2 * node + 2])
 
 
 @njit(cache=True)
@@ -263,10 +274,12 @@ def _distance(points, i, q):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _upper(lo, hi, reach, anchor, node, qy, margin):  # pragma: no cover - compiled
-    """Upper bound of the squared distance from ``qy`` to the remaining records of ``node``:
-    the smaller of the farthest corner of its box and |x - a|² + |q - a|² - 2 (x - a)·(q - a)
-    with |x - a|² at most its reach and (x - a)·(q - a) at least its minimum over the box."""
+def _upper(lo, hi, reach, tail_max, anchor, node, qy, qt, margin):  # pragma: no cover
+    """Upper bound of the squared distance from ``qy`` to the remaining records of ``node``,
+    the smallest of: the farthest corner of its box; |x - a|² + |q - a|² - 2 (x - a)·(q - a)
+    with |x - a|² at most its reach and (x - a)·(q - a) at least its minimum over the box;
+    the same with (x - a)·(q - a) at least the box's minimum of its first coordinate less
+    ``tail_max`` times ``qt``, the length of the rest of q - a (Cauchy-Schwarz)."""
     corner = 0.0
     offset = 0.0
     least = 0.0
@@ -277,9 +290,12 @@ def _upper(lo, hi, reach, anchor, node, qy, margin):  # pragma: no cover - compi
         offset += u * u
         least += min((lo[node, d] - anchor[d]) * u, (hi[node, d] - anchor[d]) * u) \
             - margin * abs(u)
+    u = qy[0] - anchor[0]
+    split = min((lo[node, 0] - anchor[0]) * u, (hi[node, 0] - anchor[0]) * u) - margin * abs(u) \
+        - (tail_max[node] + 2.0 * margin * np.sqrt(qy.size)) * qt
     scale = np.sqrt(reach[node]) + np.sqrt(offset) + margin
-    linear = reach[node] + offset - 2.0 * least + SLACK * scale * scale
-    return min(corner, linear) * (1.0 + SLACK)
+    top = reach[node] + offset + SLACK * scale * scale
+    return min(corner, top - 2.0 * least, top - 2.0 * split) * (1.0 + SLACK)
 
 
 @njit(cache=True)
@@ -306,24 +322,22 @@ def _farther(d1, i1, d2, i2, keys):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _scan(q, columns, alive, keys, radius, start, end, least, near, best_d,
+def _scan(q, points, alive, keys, radius, head, tail, start, end, least, cut, qh, qt, best_d,
           best):  # pragma: no cover - compiled
     """The farthest of the remaining records at positions [start, end) (one leaf, outermost
-    first) from ``q`` if it is at least as far as ``best`` (distance ``best_d``); records with
-    a radius below ``least`` cannot be and are not read. Returns the new best."""
+    first) from ``q`` if it is at least as far as ``best`` (distance ``best_d``). Records
+    that cannot be are not read: those with a radius below ``least``, and those whose bound
+    |x - a|² - 2 head·qh + 2 tail·qt (|x - q|² less |q - a|², at most) is below ``cut``.
+    Returns the new best."""
     while end > start and radius[end - 1] < least:
         end -= 1
-    size = end - start
-    near[:size] = 0.0
-    for d in range(q.size):                     # vectorised over the records
-        qd = q[d]
-        for i in range(size):
-            diff = columns[d, start + i] - qd
-            near[i] += diff * diff
-    for i in range(size):
-        dist = near[i]
-        if alive[start + i] and _farther(dist, start + i, best_d, best, keys):
-            best_d, best = dist, start + i
+    for i in range(start, end):
+        r = radius[i]
+        if not alive[i] or r * r - 2.0 * head[i] * qh + 2.0 * tail[i] * qt < cut:
+            continue
+        dist = _distance(points, i, q)
+        if _farther(dist, i, best_d, best, keys):
+            best_d, best = dist, i
     return best_d, best
 
 
@@ -340,21 +354,38 @@ def _least(best_d, offset, margin, p):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _box(b, fan, q, qy, offset, tree, margin, near, best_d, best):  # pragma: no cover
+def _cut(best_d, offset, reach, margin, p):  # pragma: no cover - compiled
+    """The smallest value of a record's bound in :func:`_scan` with which it can reach the
+    squared distance ``best_d`` (records of largest squared radius ``reach``), less margins
+    for rounding."""
+    if best_d < 0.0:
+        return -np.inf
+    low = np.sqrt(best_d) * (1.0 - 2.0 * SLACK) - 4.0 * margin * np.sqrt(p)
+    if low <= 0.0:
+        return -np.inf
+    scale = np.sqrt(reach) + offset + margin
+    return low * low - offset * offset - 4.0 * SLACK * scale * scale
+
+
+@njit(cache=True)
+def _box(b, fan, q, qy, offset, qh, qt, tree, margin, best_d, best):  # pragma: no cover
     """The farthest record under box ``b`` (of ``fan`` leaves) of the first scan, if farther
     than ``best``: a leaf is read if its largest radius and then its bound can reach the best
     distance."""
-    (points, columns, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach,
-     anchor, radius, floor, depth) = tree
+    (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
+     radius, head, tail, floor, tail_max, depth) = tree
     first = 2**depth - 1 + b * fan
     least = _least(best_d, offset, margin, q.size)
     for t in range(fan):
-        if count[first + t] == 0 or np.sqrt(reach[first + t]) < least \
-                or _upper(lo, hi, reach, anchor, first + t, qy, margin) < best_d:
+        node = first + t
+        if count[node] == 0 or np.sqrt(reach[node]) < least \
+                or _upper(lo, hi, reach, tail_max, anchor, node, qy, qt, margin) < best_d:
             continue
         leaf = b * fan + t
-        found_d, best = _scan(q, columns, alive, keys, radius, leaf_start[leaf],
-                              leaf_start[leaf + 1], least, near, best_d, best)
+        found_d, best = _scan(q, points, alive, keys, radius, head, tail, leaf_start[leaf],
+                              leaf_start[leaf + 1], least,
+                              _cut(best_d, offset, reach[node], margin, q.size), qh, qt,
+                              best_d, best)
         if found_d > best_d:
             best_d = found_d
             least = _least(best_d, offset, margin, q.size)
@@ -362,25 +393,26 @@ def _box(b, fan, q, qy, offset, tree, margin, near, best_d, best):  # pragma: no
 
 
 @njit(cache=True, parallel=True)
-def _farthest(q, tree, rotation, margin, near):  # pragma: no cover - compiled
+def _farthest(q, tree, rotation, margin):  # pragma: no cover - compiled
     """Position of the remaining record farthest from ``q`` (ties: largest key). The boxes of
-    the first scan that can hold the answer are shared out between two threads; ``near`` has
-    a scratch row per thread as long as the largest leaf."""
-    (points, columns, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach,
-     anchor, radius, floor, depth) = tree
+    the first scan that can hold the answer are shared out between two threads."""
+    (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
+     radius, head, tail, floor, tail_max, depth) = tree
     qy = _rotate(q, rotation)
-    offset = 0.0
-    for d in range(qy.size):
-        offset += (qy[d] - anchor[d]) ** 2
-    offset = np.sqrt(offset)
+    qh = qy[0] - anchor[0]
+    qt = 0.0
+    for d in range(1, qy.size):
+        qt += (qy[d] - anchor[d]) ** 2
+    offset = np.sqrt(qh * qh + qt)
+    qt = np.sqrt(qt)
     level = max(depth - FAN_BITS, 0)
     bound = np.full(2**level, -1.0)
     for b in range(bound.size):
         if count[2**level - 1 + b] > 0:
-            bound[b] = _upper(lo, hi, reach, anchor, 2**level - 1 + b, qy, margin)
+            bound[b] = _upper(lo, hi, reach, tail_max, anchor, 2**level - 1 + b, qy, qt, margin)
     order = np.argsort(-bound)
     fan = 2 ** (depth - level)
-    best_d, best = _box(order[0], fan, q, qy, offset, tree, margin, near[0], -1.0, -1)
+    best_d, best = _box(order[0], fan, q, qy, offset, qh, qt, tree, margin, -1.0, -1)
     rest = order[1:][bound[order[1:]] >= best_d]
     found_d = np.full(2, best_d)
     found = np.full(2, best)
@@ -389,7 +421,7 @@ def _farthest(q, tree, rotation, margin, near):  # pragma: no cover - compiled
         for at in range(thread, rest.size, 2):
             if bound[rest[at]] < d_t:
                 break
-            d_t, i_t = _box(rest[at], fan, q, qy, offset, tree, margin, near[thread], d_t, i_t)
+            d_t, i_t = _box(rest[at], fan, q, qy, offset, qh, qt, tree, margin, d_t, i_t)
         found_d[thread], found[thread] = d_t, i_t
     if _farther(found_d[1], found[1], found_d[0], found[0], keys):
         return found[1]
@@ -400,8 +432,8 @@ def _farthest(q, tree, rotation, margin, near):  # pragma: no cover - compiled
 def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
     """Positions of the record at ``centre`` and its ``k - 1`` nearest remaining records
     (ties: smallest keys)."""
-    (points, columns, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach,
-     anchor, radius, floor, depth) = tree
+    (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
+     radius, head, tail, floor, tail_max, depth) = tree
     q = points[centre].copy()
     qy = _rotate(q, rotation)
     rq = radius[centre]
@@ -456,8 +488,8 @@ def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
 @njit(cache=True)
 def _take(chosen, tree, parts, used, group, label):  # pragma: no cover - compiled
     """Group the records at ``chosen`` under ``label``; update sums, boxes and counts."""
-    (points, columns, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach,
-     anchor, radius, floor, depth) = tree
+    (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
+     radius, head, tail, floor, tail_max, depth) = tree
     first_leaf = 2**depth - 1
     for i in chosen:
         alive[i] = False
@@ -485,22 +517,22 @@ def _group(centre, k, tree, rotation, margin, parts, used, group, label):  # pra
 
 
 @njit(cache=True)
-def _run(tree, rotation, margin, parts, used, n, group, label, k, stop,
-         near):  # pragma: no cover - compiled
+def _run(tree, rotation, margin, parts, used, n, group, label, k,
+         stop):  # pragma: no cover - compiled
     """The MDAV loop until fewer than ``stop`` records remain (then the tree is rebuilt) or
     the groups are complete; returns the next label and the number of records left."""
-    points, alive, rows = tree[0], tree[5], tree[4]
+    points, alive, rows = tree[0], tree[4], tree[3]
     while n >= 3 * k and n >= stop:
-        r = _farthest(_centroid(parts, used, n), tree, rotation, margin, near)
+        r = _farthest(_centroid(parts, used, n), tree, rotation, margin)
         q = points[r].copy()
         _group(r, k, tree, rotation, margin, parts, used, group, label)
-        s = _farthest(q, tree, rotation, margin, near)
+        s = _farthest(q, tree, rotation, margin)
         _group(s, k, tree, rotation, margin, parts, used, group, label + 1)
         label += 2
         n -= 2 * k
     if n < 3 * k:
         if n >= 2 * k:
-            r = _farthest(_centroid(parts, used, n), tree, rotation, margin, near)
+            r = _farthest(_centroid(parts, used, n), tree, rotation, margin)
             _group(r, k, tree, rotation, margin, parts, used, group, label)
             label += 1
             n -= k
