@@ -90,20 +90,9 @@ class _Tree:
         radius = np.sqrt(np.einsum("ij,ij->i", rotated - self.anchor, rotated - self.anchor))
         features = np.column_stack([rotated, RADIAL * radius])
         order = np.arange(m)
-        spans = [(0, m)]
-        for _ in range(depth):
-            halves = []
-            for a, b in spans:
-                part = order[a:b]
-                values = features[part]
-                dim = int(np.argmax(values.max(axis=0) - values.min(axis=0)))
-                mid = (b - a) // 2
-                order[a:b] = part[np.argpartition(values[:, dim], mid)]
-                halves += [(a, a + mid), (a + mid, b)]
-            spans = halves
+        self.leaf_start = _split(features, -radius, order, depth)
         self.depth = depth
-        self.leaf_of = np.repeat(np.arange(len(spans)), [b - a for a, b in spans])
-        order = order[np.lexsort((-radius[order], self.leaf_of))]  # each leaf: outermost first
+        self.leaf_of = np.repeat(np.arange(self.leaf_start.size - 1), np.diff(self.leaf_start))
         self.radius = np.ascontiguousarray(radius[order])
         centred = rotated[order] - self.anchor
         self.head = np.ascontiguousarray(centred[:, 0])     # first principal coordinate
@@ -113,7 +102,6 @@ class _Tree:
         self.rotated = np.ascontiguousarray(rotated[order])
         self.keys = np.ascontiguousarray(keys[self.rows])
         self.alive = np.ones(m, dtype=np.bool_)
-        self.leaf_start = np.array([a for a, _ in spans] + [m], dtype=np.int64)
         nodes = 2 ** (depth + 1) - 1
         self.lo = np.full((nodes, z.shape[1]), np.inf)   # box of each node
         self.hi = np.full((nodes, z.shape[1]), -np.inf)
@@ -182,6 +170,82 @@ def _exact_sums(z, parts, used):  # pragma: no cover - compiled
     for i in range(z.shape[0]):
         for j in range(z.shape[1]):
             _grow(parts, used, j, z[i, j])
+
+
+# --- building ------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _split(features, rank, order, depth):  # pragma: no cover - compiled
+    """Reorder ``order`` (positions into ``features``) into the leaves of a balanced k-d tree of
+    ``depth`` levels: every span is halved at the median of its widest feature; within a leaf
+    by increasing ``rank``. Returns the start of each leaf and the end of the last."""
+    m, f = features.shape
+    here = features.copy()                           # the features in the current order
+    moved = np.empty_like(here)
+    spare = np.empty_like(order)
+    key = np.empty(m)
+    at = np.empty(m, dtype=np.int64)
+    low, high = np.empty(f), np.empty(f)
+    starts = np.zeros(2, dtype=np.int64)
+    starts[1] = m
+    for _ in range(depth):
+        halves = np.empty(2 * starts.size - 1, dtype=np.int64)
+        for s in range(starts.size - 1):
+            a, b = starts[s], starts[s + 1]
+            halves[2 * s], halves[2 * s + 1] = a, a + (b - a) // 2
+            low[:] = np.inf
+            high[:] = -np.inf
+            for i in range(a, b):
+                at[i] = i
+                for d in range(f):
+                    low[d], high[d] = min(low[d], here[i, d]), max(high[d], here[i, d])
+            dim = np.argmax(high - low)
+            for i in range(a, b):
+                key[i] = here[i, dim]
+            _select(key, at, a, b, a + (b - a) // 2)
+        halves[-1] = m
+        starts = halves
+        for i in range(m):
+            moved[i] = here[at[i]]
+            spare[i] = order[at[i]]
+        here, moved = moved, here
+        order[:] = spare
+    for s in range(starts.size - 1):                 # insertion sort of each leaf by rank
+        for i in range(starts[s] + 1, starts[s + 1]):
+            j, row = i, order[i]
+            while j > starts[s] and rank[order[j - 1]] > rank[row]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = row
+    return starts
+
+
+@njit(cache=True)
+def _select(key, order, a, b, target):  # pragma: no cover - compiled
+    """Permute ``key[a:b]`` (and ``order[a:b]`` alike) so that position ``target`` holds the value
+    of its rank, smaller or equal values before it and greater or equal after (Hoare)."""
+    lo, hi = a, b - 1
+    while hi > lo:
+        x, y, w = key[lo], key[(lo + hi) // 2], key[hi]
+        pivot = max(min(x, y), min(max(x, y), w))
+        i, j = lo, hi
+        while i <= j:
+            while key[i] < pivot:
+                i += 1
+            while key[j] > pivot:
+                j -= 1
+            if i <= j:
+                key[i], key[j] = key[j], key[i]
+                order[i], order[j] = order[j], order[i]
+                i += 1
+                j -= 1
+        if target <= j:
+            hi = j
+        elif target >= i:
+            lo = i
+        else:
+            return
 
 
 # --- the tree ------------------------------------------------------------------------------------
@@ -392,10 +456,11 @@ def _box(b, fan, q, qy, offset, qh, qt, tree, margin, best_d, best):  # pragma: 
     return best_d, best
 
 
-@njit(cache=True, parallel=True)
-def _farthest(q, tree, rotation, margin):  # pragma: no cover - compiled
-    """Position of the remaining record farthest from ``q`` (ties: largest key). The boxes of
-    the first scan that can hold the answer are shared out between two threads."""
+@njit(cache=True)
+def _query(q, tree, rotation, margin):  # pragma: no cover - compiled
+    """What a "farthest" search from ``q`` needs: ``q`` rotated, its first coordinate and the
+    length of the rest about the anchor, its distance from the anchor, and the upper bound of
+    every box of the first scan with the boxes in decreasing order of it."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
      radius, head, tail, floor, tail_max, depth) = tree
     qy = _rotate(q, rotation)
@@ -410,19 +475,63 @@ def _farthest(q, tree, rotation, margin):  # pragma: no cover - compiled
     for b in range(bound.size):
         if count[2**level - 1 + b] > 0:
             bound[b] = _upper(lo, hi, reach, tail_max, anchor, 2**level - 1 + b, qy, qt, margin)
-    order = np.argsort(-bound)
-    fan = 2 ** (depth - level)
-    best_d, best = _box(order[0], fan, q, qy, offset, qh, qt, tree, margin, -1.0, -1)
-    rest = order[1:][bound[order[1:]] >= best_d]
-    found_d = np.full(2, best_d)
-    found = np.full(2, best)
+    return qy, qh, qt, offset, bound, np.argsort(-bound)
+
+
+@njit(cache=True)
+def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin):  # pragma: no cover
+    """One thread's part of a "farthest" search: it claims boxes in decreasing order of bound
+    (``next_box[0]``, shared) until the next cannot beat its own best. Claims are a plain read
+    and write of the shared counter: when both threads read the same value, that box is read
+    twice; no box is ever passed over, as every value the counter takes was read by a thread."""
+    fan = 2 ** (tree[-1] - max(tree[-1] - FAN_BITS, 0))
+    best_d, best = -1.0, -1
+    while True:
+        at = next_box[0]
+        if at >= order.size:
+            break
+        next_box[0] = at + 1
+        if bound[order[at]] < best_d:
+            break
+        best_d, best = _box(order[at], fan, q, qy, offset, qh, qt, tree, margin, best_d, best)
+    return best_d, best
+
+
+@njit(cache=True, parallel=True)
+def _farthest(q, tree, rotation, margin):  # pragma: no cover - compiled
+    """Position of the remaining record farthest from ``q`` (ties: largest key); two threads
+    share the boxes of the first scan."""
+    qy, qh, qt, offset, bound, order = _query(q, tree, rotation, margin)
+    next_box = np.zeros(1, dtype=np.int64)
+    found_d = np.full(2, -1.0)
+    found = np.full(2, -1)
     for thread in prange(2):
-        d_t, i_t = best_d, best
-        for at in range(thread, rest.size, 2):
-            if bound[rest[at]] < d_t:
-                break
-            d_t, i_t = _box(rest[at], fan, q, qy, offset, qh, qt, tree, margin, d_t, i_t)
-        found_d[thread], found[thread] = d_t, i_t
+        found_d[thread], found[thread] = _share(next_box, order, bound, q, qy, qh, qt, offset,
+                                                tree, margin)
+    return _winner(found_d, found, tree[2])
+
+
+@njit(cache=True, parallel=True)
+def _nearest_and_farthest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
+    """:func:`_nearest` of ``centre`` and :func:`_farthest` from it, both on the records
+    remaining before that group is taken: one thread first finds the nearest, the other
+    starts on the boxes of the farthest search, and both then share the rest."""
+    q = tree[0][centre].copy()
+    qy, qh, qt, offset, bound, order = _query(q, tree, rotation, margin)
+    next_box = np.zeros(1, dtype=np.int64)
+    found_d = np.full(2, -1.0)
+    found = np.full(2, -1)
+    near = np.empty(k, dtype=np.int64)
+    for thread in prange(2):
+        if thread == 0:
+            near[:] = _nearest(centre, k, tree, rotation, margin)
+        found_d[thread], found[thread] = _share(next_box, order, bound, q, qy, qh, qt, offset,
+                                                tree, margin)
+    return near, _winner(found_d, found, tree[2])
+
+
+@njit(cache=True)
+def _winner(found_d, found, keys):  # pragma: no cover - compiled
     if _farther(found_d[1], found[1], found_d[0], found[0], keys):
         return found[1]
     return found[0]
@@ -521,12 +630,13 @@ def _run(tree, rotation, margin, parts, used, n, group, label, k,
          stop):  # pragma: no cover - compiled
     """The MDAV loop until fewer than ``stop`` records remain (then the tree is rebuilt) or
     the groups are complete; returns the next label and the number of records left."""
-    points, alive, rows = tree[0], tree[4], tree[3]
+    alive, rows = tree[4], tree[3]
     while n >= 3 * k and n >= stop:
         r = _farthest(_centroid(parts, used, n), tree, rotation, margin)
-        q = points[r].copy()
-        _group(r, k, tree, rotation, margin, parts, used, group, label)
-        s = _farthest(q, tree, rotation, margin)
+        near, s = _nearest_and_farthest(r, k, tree, rotation, margin)
+        _take(near, tree, parts, used, group, label)
+        if np.any(near == s):          # only when the farthest record is in r's group
+            s = _farthest(tree[0][r].copy(), tree, rotation, margin)
         _group(s, k, tree, rotation, margin, parts, used, group, label + 1)
         label += 2
         n -= 2 * k
