@@ -40,7 +40,7 @@ from numba import njit, prange
 
 LEAF = 32        # records per leaf (at most; at least half as many)
 FAN_BITS = 7     # a "farthest" search first bounds boxes of 2**FAN_BITS leaves
-REBUILT = 4096   # trees of more records are rebuilt when half of them are grouped
+REBUILT = 128    # trees of more than REBUILT * LEAF records are rebuilt when half are grouped
 RADIAL = 4.0     # weight of the radius among the split coordinates
 SLACK = 1e-9     # relative slack on every bound
 MARGIN = 1e-12   # box widening relative to the largest coordinate, far above rounding
@@ -63,7 +63,7 @@ def mdav_groups(z: np.ndarray, k: int, keys: np.ndarray) -> np.ndarray:
     label, count = 0, n
     while True:
         tree = _Tree(z, keys, rows, rotation)
-        stop = rows.size // 2 if rows.size > REBUILT else 0
+        stop = rows.size // 2 if rows.size > REBUILT * LEAF else 0
         label, count = _run(tree.arrays(), rotation, margin, partials, used, count, group,
                             label, k, stop)
         if count < 3 * k:
