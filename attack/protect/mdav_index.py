@@ -18,17 +18,20 @@ their largest radius; a grouped record is marked and the nodes above it are upda
   records are read. A node can if the smallest of three upper bounds does: the farthest
   corner of its box; |u|² + |v|² - 2 u·v with its largest radius and the box's smallest
   projection; and the same with the box's smallest u₁v₁ and its largest |u'|. Boxes of
-  ``2**FAN_BITS`` leaves are bounded first, read in decreasing order of bound and shared out
-  between two threads.
+  ``2**FAN_BITS`` leaves are bounded first and read in decreasing order of bound; two
+  threads claim them one by one.
 * Nearest to a record: depth first from the root, nearer child first; a node is skipped once
   its lower bound (its box, or the gap between the radii) exceeds the current ``k - 1``-th
-  nearest distance.
+  nearest distance. The nearest of the first record of an MDAV step are found by one thread
+  while the other starts the search for the record farthest from it (among the records left
+  before that group is taken; searched again in the rare case that it falls in the group).
 
 Every bound carries a margin far above the rounding of the rotation and a relative slack of
 1e-9, so a record is passed over only if it is strictly farther (nearer) than the answer. The
 centroid is the correctly rounded column sum of the remaining records (kept exactly as a
 floating-point expansion, Shewchuk's algorithm as in ``math.fsum``) divided by their count.
-When half the records of a tree are grouped the tree is rebuilt from those left.
+When half the records of a tree are grouped the tree is rebuilt from those left (a compiled
+median split, each span on its widest coordinate).
 """
 
 from __future__ import annotations

@@ -602,6 +602,18 @@ def test_mdav_rejects_values_whose_squared_distances_overflow() -> None:
     assert standardised["x"].tolist() == [1.5e200, 1.5e200, 3.5e200, 3.5e200]
 
 
+@pytest.mark.parametrize("n", [9, 31, 300])
+def test_mdav_groups_equal_the_direct_scan_when_records_coincide(n: int) -> None:
+    # every distance is 0: the record farthest from r is r itself (largest key), in r's own
+    # group, so the search overlapped with r's nearest is redone after the group is taken
+    z = np.zeros((n, 2))
+    tiebreak = microaggregation._tiebreak(5, n)
+    direct = _direct_mdav_groups(z, 3, tiebreak)
+    with _small_leaves():
+        np.testing.assert_array_equal(microaggregation._mdav_groups(z, 3, tiebreak), direct)
+    assert np.bincount(direct).min() >= 3
+
+
 @pytest.mark.parametrize("kind", ["lognormal", "integers", "normal"])
 def test_mdav_groups_equal_the_direct_scan_on_larger_data(kind: str) -> None:
     rng = np.random.default_rng(11)
