@@ -25,12 +25,12 @@ import pandas as pd
 from measure import run_child
 
 CASES = {
-    # name: (rows, method, budget in seconds or None)
-    "separate-1M": (1_000_000, "separate", 30),
-    "separate-gap-1M": (1_000_000, "separate-gap", 120),
+    # name: (rows, method, budget in seconds and GiB, or None)
+    "separate-1M": (1_000_000, "separate", (30, None)),
+    "separate-gap-1M": (1_000_000, "separate-gap", (120, None)),
     "mdav-100k": (100_000, "mdav", None),
     "mdav-300k": (300_000, "mdav", None),
-    "mdav-1M": (1_000_000, "mdav", 60),
+    "mdav-1M": (1_000_000, "mdav", (60, 2.0)),
 }
 DEFAULT = [name for name in CASES if name != "mdav-1M"]
 VARIABLES = [f"v{j}" for j in range(10)]
@@ -86,9 +86,14 @@ def main() -> None:
         parser.error(f"unknown case {unknown[0]!r}")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
     for name in args.cases or DEFAULT:
-        n, method, max_s = CASES[name]
+        n, method, limits = CASES[name]
         run = run_child([sys.executable, __file__, "--child", name])
-        budget = f" [budget {max_s} s]" if max_s else ""
+        budget = ""
+        if limits:
+            max_s, max_gib = limits
+            over = run.seconds > max_s or (max_gib is not None and run.peak_gib > max_gib)
+            memory = f", {max_gib} GiB" if max_gib is not None else ""
+            budget = f" [budget {max_s} s{memory}: {'OVER' if over else 'met'}]"
         ok = " FAILED" if run.failed else ""
         print(f"{name}: {n:,} x {len(VARIABLES)}, {run.seconds:.1f} s wall incl. data generation, "
               f"peak {run.peak_gib:.2f} GiB ; {run.output}{budget}{ok}", flush=True)
