@@ -19,7 +19,7 @@ their largest radius; a grouped record is marked and the nodes above it are upda
   corner of its box; |u|² + |v|² - 2 u·v with its largest radius and the box's smallest
   projection; and the same with the box's smallest u₁v₁ and its largest |u'|. Boxes of
   ``2**FAN_BITS`` leaves are bounded first and read in decreasing order of bound; two
-  threads claim them one by one.
+  threads claim them one by one and prune with the best distance either has found.
 * Nearest to a record: depth first from the root, nearer child first; a node is skipped once
   its lower bound (its box, or the gap between the radii) exceeds the current ``k - 1``-th
   nearest distance. The nearest of the first record of an MDAV step are found by one thread
@@ -436,27 +436,29 @@ def _cut(best_d, offset, reach, margin, p):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _box(b, fan, q, qy, offset, qh, qt, tree, margin, best_d, best):  # pragma: no cover
+def _box(b, fan, q, qy, offset, qh, qt, tree, margin, best_d, best, shared,
+         me):  # pragma: no cover - compiled
     """The farthest record under box ``b`` (of ``fan`` leaves) of the first scan, if farther
     than ``best``: a leaf is read if its largest radius and then its bound can reach the best
-    distance."""
+    distance found by either thread (``shared``; this thread's is ``shared[me]``)."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
      radius, head, tail, floor, tail_max, depth) = tree
     first = 2**depth - 1 + b * fan
-    least = _least(best_d, offset, margin, q.size)
     for t in range(fan):
         node = first + t
+        thr = max(best_d, shared[1 - me])
+        least = _least(thr, offset, margin, q.size)
         if count[node] == 0 or np.sqrt(reach[node]) < least \
-                or _upper(lo, hi, reach, tail_max, anchor, node, qy, qt, margin) < best_d:
+                or _upper(lo, hi, reach, tail_max, anchor, node, qy, qt, margin) < thr:
             continue
         leaf = b * fan + t
         found_d, best = _scan(q, points, alive, keys, radius, head, tail, leaf_start[leaf],
                               leaf_start[leaf + 1], least,
-                              _cut(best_d, offset, reach[node], margin, q.size), qh, qt,
+                              _cut(thr, offset, reach[node], margin, q.size), qh, qt,
                               best_d, best)
         if found_d > best_d:
             best_d = found_d
-            least = _least(best_d, offset, margin, q.size)
+            shared[me] = best_d
     return best_d, best
 
 
@@ -483,11 +485,14 @@ def _query(q, tree, rotation, margin):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin):  # pragma: no cover
-    """One thread's part of a "farthest" search: it claims boxes in decreasing order of bound
-    (``next_box[0]``, shared) until the next cannot beat its own best. Claims are a plain read
-    and write of the shared counter: when both threads read the same value, that box is read
-    twice; no box is ever passed over, as every value the counter takes was read by a thread."""
+def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin, shared,
+           me):  # pragma: no cover - compiled
+    """Thread ``me``'s part of a "farthest" search: it claims boxes in decreasing order of
+    bound (``next_box[0]``, shared) until the next cannot reach the best distance either
+    thread has found (``shared``, each thread writing its own). Claims are a plain read and
+    write of the shared counter: when both threads read the same value, that box is read
+    twice; no box is ever passed over, as every value the counter takes was read by a thread.
+    A record is passed over only if it is strictly nearer than one the other thread holds."""
     fan = 2 ** (tree[-1] - max(tree[-1] - FAN_BITS, 0))
     best_d, best = -1.0, -1
     while True:
@@ -495,9 +500,10 @@ def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin):  # prag
         if at >= order.size:
             break
         next_box[0] = at + 1
-        if bound[order[at]] < best_d:
+        if bound[order[at]] < max(best_d, shared[1 - me]):
             break
-        best_d, best = _box(order[at], fan, q, qy, offset, qh, qt, tree, margin, best_d, best)
+        best_d, best = _box(order[at], fan, q, qy, offset, qh, qt, tree, margin, best_d, best,
+                            shared, me)
     return best_d, best
 
 
@@ -507,11 +513,12 @@ def _farthest(q, tree, rotation, margin):  # pragma: no cover - compiled
     share the boxes of the first scan."""
     qy, qh, qt, offset, bound, order = _query(q, tree, rotation, margin)
     next_box = np.zeros(1, dtype=np.int64)
+    shared = np.full(2, -1.0)
     found_d = np.full(2, -1.0)
     found = np.full(2, -1)
     for thread in prange(2):
         found_d[thread], found[thread] = _share(next_box, order, bound, q, qy, qh, qt, offset,
-                                                tree, margin)
+                                                tree, margin, shared, thread)
     return _winner(found_d, found, tree[2])
 
 
@@ -523,6 +530,7 @@ def _nearest_and_farthest(centre, k, tree, rotation, margin):  # pragma: no cove
     q = tree[0][centre].copy()
     qy, qh, qt, offset, bound, order = _query(q, tree, rotation, margin)
     next_box = np.zeros(1, dtype=np.int64)
+    shared = np.full(2, -1.0)
     found_d = np.full(2, -1.0)
     found = np.full(2, -1)
     near = np.empty(k, dtype=np.int64)
@@ -530,7 +538,7 @@ def _nearest_and_farthest(centre, k, tree, rotation, margin):  # pragma: no cove
         if thread == 0:
             near[:] = _nearest(centre, k, tree, rotation, margin)
         found_d[thread], found[thread] = _share(next_box, order, bound, q, qy, qh, qt, offset,
-                                                tree, margin)
+                                                tree, margin, shared, thread)
     return near, _winner(found_d, found, tree[2])
 
 
