@@ -507,27 +507,18 @@ def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin, shared,
     return best_d, best
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _farthest(q, tree, rotation, margin):  # pragma: no cover - compiled
     """Position of the remaining record farthest from ``q`` (ties: largest key); two threads
     share the boxes of the first scan."""
-    qy, qh, qt, offset, bound, order = _query(q, tree, rotation, margin)
-    next_box = np.zeros(1, dtype=np.int64)
-    shared = np.full(2, -1.0)
-    found_d = np.full(2, -1.0)
-    found = np.full(2, -1)
-    for thread in prange(2):
-        found_d[thread], found[thread] = _share(next_box, order, bound, q, qy, qh, qt, offset,
-                                                tree, margin, shared, thread)
-    return _winner(found_d, found, tree[2])
+    return _nearest_and_farthest(q, -1, 1, tree, rotation, margin)[1]
 
 
 @njit(cache=True, parallel=True)
-def _nearest_and_farthest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
-    """:func:`_nearest` of ``centre`` and :func:`_farthest` from it, both on the records
-    remaining before that group is taken: one thread first finds the nearest, the other
+def _nearest_and_farthest(q, centre, k, tree, rotation, margin):  # pragma: no cover - compiled
+    """:func:`_nearest` of ``centre`` (unless it is -1) and the remaining record farthest from
+    ``q``, both on the records remaining now: one thread first finds the nearest, the other
     starts on the boxes of the farthest search, and both then share the rest."""
-    q = tree[0][centre].copy()
     qy, qh, qt, offset, bound, order = _query(q, tree, rotation, margin)
     next_box = np.zeros(1, dtype=np.int64)
     shared = np.full(2, -1.0)
@@ -535,7 +526,7 @@ def _nearest_and_farthest(centre, k, tree, rotation, margin):  # pragma: no cove
     found = np.full(2, -1)
     near = np.empty(k, dtype=np.int64)
     for thread in prange(2):
-        if thread == 0:
+        if thread == 0 and centre >= 0:
             near[:] = _nearest(centre, k, tree, rotation, margin)
         found_d[thread], found[thread] = _share(next_box, order, bound, q, qy, qh, qt, offset,
                                                 tree, margin, shared, thread)
@@ -645,7 +636,7 @@ def _run(tree, rotation, margin, parts, used, n, group, label, k,
     alive, rows = tree[4], tree[3]
     while n >= 3 * k and n >= stop:
         r = _farthest(_centroid(parts, used, n), tree, rotation, margin)
-        near, s = _nearest_and_farthest(r, k, tree, rotation, margin)
+        near, s = _nearest_and_farthest(tree[0][r].copy(), r, k, tree, rotation, margin)
         _take(near, tree, parts, used, group, label)
         if np.any(near == s):          # only when the farthest record is in r's group
             s = _farthest(tree[0][r].copy(), tree, rotation, margin)
