@@ -48,6 +48,8 @@ RADIAL = 4.0     # weight of the radius among the split coordinates
 SLACK = 1e-9     # relative slack on every bound
 MARGIN = 1e-12   # box widening relative to the largest coordinate, far above rounding
 PARTIALS = 64    # capacity of an exact sum (a double expansion needs at most 40 parts)
+# bounds may be summed in any order (their rounding is far below MARGIN); no other fast-math
+REORDER = {"nsz", "arcp", "contract", "reassoc"}
 
 
 def mdav_groups(z: np.ndarray, k: int, keys: np.ndarray) -> np.ndarray:
@@ -107,8 +109,8 @@ class _Tree:
         self.keys = np.ascontiguousarray(keys[self.rows])
         self.alive = np.ones(m, dtype=np.bool_)
         nodes = 2 ** (depth + 1) - 1
-        self.lo = np.full((nodes, z.shape[1]), np.inf)   # box of each node
-        self.hi = np.full((nodes, z.shape[1]), -np.inf)
+        self.lo = np.full((z.shape[1], nodes), np.inf)   # box of each node (a column each)
+        self.hi = np.full((z.shape[1], nodes), -np.inf)
         self.count = np.zeros(nodes, dtype=np.int64)
         self.reach = np.zeros(nodes)
         self.floor = np.zeros(nodes)                 # smallest radius of a node's records
@@ -265,9 +267,9 @@ def _merge(node, lo, hi, count, reach):  # pragma: no cover - compiled
     left, right = 2 * node + 1, 2 * node + 2
     count[node] = count[left] + count[right]
     reach[node] = max(reach[left], reach[right])
-    for d in range(lo.shape[1]):
-        lo[node, d] = min(lo[left, d], lo[right, d])
-        hi[node, d] = max(hi[left, d], hi[right, d])
+    for d in range(lo.shape[0]):
+        lo[d, node] = min(lo[d, left], lo[d, right])
+        hi[d, node] = max(hi[d, left], hi[d, right])
 
 
 @njit(cache=True)
@@ -283,8 +285,8 @@ def _leaf_box(leaf, node, rotated, anchor, alive, leaf_start, lo, hi, count,
               reach):  # pragma: no cover - compiled
     p = rotated.shape[1]
     for d in range(p):
-        lo[node, d] = np.inf
-        hi[node, d] = -np.inf
+        lo[d, node] = np.inf
+        hi[d, node] = -np.inf
     c = 0
     far = 0.0
     for i in range(leaf_start[leaf], leaf_start[leaf + 1]):
@@ -293,8 +295,8 @@ def _leaf_box(leaf, node, rotated, anchor, alive, leaf_start, lo, hi, count,
             r = 0.0
             for d in range(p):
                 v = rotated[i, d]
-                lo[node, d] = min(lo[node, d], v)
-                hi[node, d] = max(hi[node, d], v)
+                lo[d, node] = min(lo[d, node], v)
+                hi[d, node] = max(hi[d, node], v)
                 r += (v - anchor[d]) ** 2
             far = max(far, r)
     count[node] = c
@@ -341,46 +343,64 @@ def _distance(points, i, q):  # pragma: no cover - compiled
     return s
 
 
-@njit(cache=True)
-def _upper(lo, hi, reach, tail_max, anchor, node, qy, qt, margin):  # pragma: no cover
-    """Upper bound of the squared distance from ``qy`` to the remaining records of ``node``,
-    the smallest of: the farthest corner of its box; |x - a|² + |q - a|² - 2 (x - a)·(q - a)
-    with |x - a|² at most its reach and (x - a)·(q - a) at least its minimum over the box;
-    the same with (x - a)·(q - a) at least the box's minimum of its first coordinate less
-    ``tail_max`` times ``qt``, the length of the rest of q - a (Cauchy-Schwarz)."""
-    corner = 0.0
+@njit(cache=True, fastmath=REORDER)
+def _upper(lo, hi, reach, tail_max, anchor, first, qy, qt, margin, out):  # pragma: no cover
+    """Upper bounds of the squared distance from ``qy`` to the remaining records of the nodes
+    ``first``, ``first + 1``, ... (one per place of ``out``), each the smallest of: the
+    farthest corner of the node's box; |x - a|² + |q - a|² - 2 (x - a)·(q - a) with |x - a|²
+    at most its reach and (x - a)·(q - a) at least its minimum over the box; the same with
+    (x - a)·(q - a) at least the box's minimum of its first coordinate less ``tail_max``
+    times ``qt``, the length of the rest of q - a (Cauchy-Schwarz). Computed a coordinate at a
+    time over all the nodes (contiguous slices, so that the loops are vectorised)."""
+    m = out.size
+    corner = np.zeros(m)
+    least = np.zeros(m)
     offset = 0.0
-    least = 0.0
+    loose = 0.0                  # the margin of the minimum projection
     for d in range(qy.size):
-        t = max(qy[d] - lo[node, d], hi[node, d] - qy[d]) + margin
-        corner += t * t
-        u = qy[d] - anchor[d]
+        q, c = qy[d], anchor[d]
+        u = q - c
         offset += u * u
-        least += min((lo[node, d] - anchor[d]) * u, (hi[node, d] - anchor[d]) * u) \
-            - margin * abs(u)
+        loose += margin * abs(u)
+        low, high = lo[d, first:first + m], hi[d, first:first + m]
+        for j in range(m):
+            t = max(q - low[j], high[j] - q) + margin
+            corner[j] += t * t
+            least[j] += min((low[j] - c) * u, (high[j] - c) * u)
     u = qy[0] - anchor[0]
-    split = min((lo[node, 0] - anchor[0]) * u, (hi[node, 0] - anchor[0]) * u) - margin * abs(u) \
-        - (tail_max[node] + 2.0 * margin * np.sqrt(qy.size)) * qt
-    scale = np.sqrt(reach[node]) + np.sqrt(offset) + margin
-    top = reach[node] + offset + SLACK * scale * scale
-    return min(corner, top - 2.0 * least, top - 2.0 * split) * (1.0 + SLACK)
+    loose_split = margin * abs(u) + 2.0 * margin * np.sqrt(qy.size) * qt
+    root = np.sqrt(offset)
+    low, high = lo[0, first:first + m], hi[0, first:first + m]
+    far, tails = reach[first:first + m], tail_max[first:first + m]
+    for j in range(m):
+        split = min((low[j] - anchor[0]) * u, (high[j] - anchor[0]) * u) - tails[j] * qt \
+            - loose_split
+        scale = np.sqrt(far[j]) + root + margin
+        top = far[j] + offset + SLACK * scale * scale
+        out[j] = min(corner[j], top - 2.0 * (least[j] - loose), top - 2.0 * split) \
+            * (1.0 + SLACK)
 
 
-@njit(cache=True)
-def _lower(lo, hi, floor, reach, node, qy, rq, margin):  # pragma: no cover - compiled
-    """Lower bound of the squared distance from ``qy`` (radius ``rq``) to the remaining
-    records of ``node``: the nearer of its box, or the gap between ``rq`` and the node's
-    radii (|x - q| >= | |x - a| - |q - a| |)."""
-    s = 0.0
+@njit(cache=True, fastmath=REORDER)
+def _lower(lo, hi, floor, reach, first, qy, rq, margin, out):  # pragma: no cover - compiled
+    """Lower bounds of the squared distance from ``qy`` (radius ``rq``) to the remaining
+    records of the nodes ``first``, ``first + 1``, ... (one per place of ``out``; infinite for
+    a node without any): the nearer of its box, or the gap between ``rq`` and the node's radii
+    (|x - q| >= | |x - a| - |q - a| |). Vectorised as :func:`_upper`."""
+    m = out.size
+    box = np.zeros(m)
     for d in range(qy.size):
-        t = max(lo[node, d] - qy[d], qy[d] - hi[node, d]) - margin
-        if t > 0.0:
-            s += t * t
-    gap = max(floor[node] - rq, rq - np.sqrt(reach[node])) - 4.0 * margin * np.sqrt(qy.size) \
-        - SLACK * (rq + floor[node])
-    if gap > 0.0:
-        s = max(s, gap * gap)
-    return s * (1.0 - SLACK)
+        q = qy[d]
+        low, high = lo[d, first:first + m], hi[d, first:first + m]
+        for j in range(m):
+            t = max(max(low[j] - q, q - high[j]) - margin, 0.0)
+            box[j] += t * t
+    eps = 4.0 * margin * np.sqrt(qy.size)
+    inner, far = floor[first:first + m], reach[first:first + m]
+    for j in range(m):
+        gap = max(inner[j] - rq, rq - np.sqrt(far[j])) - eps - SLACK * (rq + inner[j])
+        gap = max(gap, 0.0)
+        out[j] = max(box[j], gap * gap) * (1.0 - SLACK)
 
 
 @njit(cache=True)
@@ -436,20 +456,22 @@ def _cut(best_d, offset, reach, margin, p):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _box(b, fan, q, qy, offset, qh, qt, tree, margin, best_d, best, shared,
-         me):  # pragma: no cover - compiled
-    """The farthest record under box ``b`` (of ``fan`` leaves) of the first scan, if farther
-    than ``best``: a leaf is read if its largest radius and then its bound can reach the best
-    distance found by either thread (``shared``; this thread's is ``shared[me]``)."""
+def _box(b, q, qy, offset, qh, qt, tree, margin, best_d, best, shared, me,
+         bound):  # pragma: no cover - compiled
+    """The farthest record under box ``b`` (of ``bound.size`` leaves) of the first scan, if
+    farther than ``best``: the leaves' bounds are computed together (into ``bound``), and a
+    leaf is read if its largest radius and then its bound can reach the best distance found
+    by either thread (``shared``; this thread's is ``shared[me]``)."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
      radius, head, tail, floor, tail_max, depth) = tree
+    fan = bound.size
     first = 2**depth - 1 + b * fan
+    _upper(lo, hi, reach, tail_max, anchor, first, qy, qt, margin, bound)
     for t in range(fan):
         node = first + t
         thr = max(best_d, shared[1 - me])
         least = _least(thr, offset, margin, q.size)
-        if count[node] == 0 or np.sqrt(reach[node]) < least \
-                or _upper(lo, hi, reach, tail_max, anchor, node, qy, qt, margin) < thr:
+        if count[node] == 0 or np.sqrt(reach[node]) < least or bound[t] < thr:
             continue
         leaf = b * fan + t
         found_d, best = _scan(q, points, alive, keys, radius, head, tail, leaf_start[leaf],
@@ -477,10 +499,11 @@ def _query(q, tree, rotation, margin):  # pragma: no cover - compiled
     offset = np.sqrt(qh * qh + qt)
     qt = np.sqrt(qt)
     level = max(depth - FAN_BITS, 0)
-    bound = np.full(2**level, -1.0)
+    bound = np.empty(2**level)
+    _upper(lo, hi, reach, tail_max, anchor, 2**level - 1, qy, qt, margin, bound)
     for b in range(bound.size):
-        if count[2**level - 1 + b] > 0:
-            bound[b] = _upper(lo, hi, reach, tail_max, anchor, 2**level - 1 + b, qy, qt, margin)
+        if count[2**level - 1 + b] == 0:
+            bound[b] = -1.0
     return qy, qh, qt, offset, bound, np.argsort(-bound)
 
 
@@ -493,7 +516,7 @@ def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin, shared,
     write of the shared counter: when both threads read the same value, that box is read
     twice; no box is ever passed over, as every value the counter takes was read by a thread.
     A record is passed over only if it is strictly nearer than one the other thread holds."""
-    fan = 2 ** (tree[-1] - max(tree[-1] - FAN_BITS, 0))
+    leaf_bound = np.empty(2 ** (tree[-1] - max(tree[-1] - FAN_BITS, 0)))
     best_d, best = -1.0, -1
     while True:
         at = next_box[0]
@@ -502,8 +525,8 @@ def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin, shared,
         next_box[0] = at + 1
         if bound[order[at]] < max(best_d, shared[1 - me]):
             break
-        best_d, best = _box(order[at], fan, q, qy, offset, qh, qt, tree, margin, best_d, best,
-                            shared, me)
+        best_d, best = _box(order[at], q, qy, offset, qh, qt, tree, margin, best_d, best,
+                            shared, me, leaf_bound)
     return best_d, best
 
 
@@ -543,7 +566,9 @@ def _winner(found_d, found, keys):  # pragma: no cover - compiled
 @njit(cache=True)
 def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
     """Positions of the record at ``centre`` and its ``k - 1`` nearest remaining records
-    (ties: smallest keys)."""
+    (ties: smallest keys). Its own leaf is read first; then, starting with its own box, every
+    box of the first scan and every leaf in it whose lower bound does not exceed the current
+    ``k - 1``-th nearest distance."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
      radius, head, tail, floor, tail_max, depth) = tree
     q = points[centre].copy()
@@ -553,48 +578,48 @@ def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
     near_d = np.full(m, np.inf)
     near_k = np.full(m, np.inf)
     near = np.full(m, -1, dtype=np.int64)
-    stack = np.empty(2 * depth + 2, dtype=np.int64)
-    lower_at = np.empty(2 * depth + 2)           # lower bound of each node on the stack
-    stack[0] = 0
-    lower_at[0] = 0.0
-    size = 1
-    first_leaf = 2**depth - 1
-    while size > 0:
-        size -= 1
-        node = stack[size]
-        if lower_at[size] > near_d[m - 1]:
+    level = max(depth - FAN_BITS, 0)
+    boxes = 2**level
+    fan = 2**depth // boxes
+    box_bound = np.empty(boxes)
+    _lower(lo, hi, floor, reach, boxes - 1, qy, rq, margin, box_bound)
+    leaf_bound = np.empty(fan)
+    own = leaf_of[centre]
+    _closer(centre, points, alive, keys, q, leaf_start[own], leaf_start[own + 1], near_d,
+            near_k, near)
+    for step in range(boxes):
+        b = (own // fan + step) % boxes
+        if box_bound[b] > near_d[m - 1]:
             continue
-        if node >= first_leaf:
-            leaf = node - first_leaf
-            for i in range(leaf_start[leaf], leaf_start[leaf + 1]):
-                if not alive[i] or i == centre:
-                    continue
-                d = _distance(points, i, q)
-                key = keys[i]
-                if d < near_d[m - 1] or (d == near_d[m - 1] and key < near_k[m - 1]):
-                    at = m - 1
-                    while at > 0 and (d < near_d[at - 1]
-                                      or (d == near_d[at - 1] and key < near_k[at - 1])):
-                        near_d[at], near_k[at], near[at] = \
-                            near_d[at - 1], near_k[at - 1], near[at - 1]
-                        at -= 1
-                    near_d[at], near_k[at], near[at] = d, key, i
-            continue
-        left, right = 2 * node + 1, 2 * node + 2
-        low_l = _lower(lo, hi, floor, reach, left, qy, rq, margin) if count[left] > 0 else np.inf
-        low_r = _lower(lo, hi, floor, reach, right, qy, rq, margin) if count[right] > 0 else np.inf
-        if low_r < low_l:
-            left, right, low_l, low_r = right, left, low_r, low_l
-        if low_r <= near_d[m - 1]:
-            stack[size], lower_at[size] = right, low_r
-            size += 1
-        if low_l <= near_d[m - 1]:
-            stack[size], lower_at[size] = left, low_l
-            size += 1
+        _lower(lo, hi, floor, reach, 2**depth - 1 + b * fan, qy, rq, margin, leaf_bound)
+        for t in range(fan):
+            leaf = b * fan + t
+            if leaf != own and leaf_bound[t] <= near_d[m - 1]:
+                _closer(centre, points, alive, keys, q, leaf_start[leaf],
+                        leaf_start[leaf + 1], near_d, near_k, near)
     out = np.empty(k, dtype=np.int64)
     out[0] = centre
     out[1:] = near
     return out
+
+
+@njit(cache=True)
+def _closer(centre, points, alive, keys, q, start, end, near_d, near_k,
+            near):  # pragma: no cover - compiled
+    """Merge the remaining records at positions [start, end) other than ``centre`` into the
+    nearest found so far (``near``, by increasing distance ``near_d`` then key ``near_k``)."""
+    m = near.size
+    for i in range(start, end):
+        if not alive[i] or i == centre:
+            continue
+        d = _distance(points, i, q)
+        key = keys[i]
+        if d < near_d[m - 1] or (d == near_d[m - 1] and key < near_k[m - 1]):
+            at = m - 1
+            while at > 0 and (d < near_d[at - 1] or (d == near_d[at - 1] and key < near_k[at - 1])):
+                near_d[at], near_k[at], near[at] = near_d[at - 1], near_k[at - 1], near[at - 1]
+                at -= 1
+            near_d[at], near_k[at], near[at] = d, key, i
 
 
 @njit(cache=True)
