@@ -263,21 +263,29 @@ def _select(key, order, a, b, target):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _merge(node, lo, hi, count, reach):  # pragma: no cover - compiled
-    """Box, count and reach of ``node`` from its two children."""
+    """Box, count and reach of ``node`` from its two children; whether box or reach changed."""
     left, right = 2 * node + 1, 2 * node + 2
     count[node] = count[left] + count[right]
+    changed = reach[node] != max(reach[left], reach[right])
     reach[node] = max(reach[left], reach[right])
     for d in range(lo.shape[0]):
-        lo[d, node] = min(lo[d, left], lo[d, right])
-        hi[d, node] = max(hi[d, left], hi[d, right])
+        low, high = min(lo[d, left], lo[d, right]), max(hi[d, left], hi[d, right])
+        changed = changed or low != lo[d, node] or high != hi[d, node]
+        lo[d, node], hi[d, node] = low, high
+    return changed
 
 
 @njit(cache=True)
 def _merge_up(node, lo, hi, count, reach):  # pragma: no cover - compiled
-    """Box, count and reach of every ancestor of ``node``."""
+    """Box, count and reach of every ancestor of ``node`` (above the first whose box and reach
+    stay as they were, only the counts change)."""
+    changed = True
     while node > 0:
         node = (node - 1) // 2
-        _merge(node, lo, hi, count, reach)
+        if changed:
+            changed = _merge(node, lo, hi, count, reach)
+        else:
+            count[node] = count[2 * node + 1] + count[2 * node + 2]
 
 
 @njit(cache=True)
