@@ -42,7 +42,8 @@ import numpy as np
 from numba import njit, prange
 
 LEAF = 32        # records per leaf (at most; at least half as many)
-FAN_BITS = 7     # a "farthest" search first bounds boxes of 2**FAN_BITS leaves
+FAN_BITS = 7     # searches first bound boxes of 2**FAN_BITS leaves,
+PART_BITS = 4    # then parts of a box of 2**PART_BITS leaves, then leaves
 REBUILT = 128    # trees of more than REBUILT * LEAF records are rebuilt when half are grouped
 RADIAL = 4.0     # weight of the radius among the split coordinates
 SLACK = 1e-9     # relative slack on every bound
@@ -105,6 +106,7 @@ class _Tree:
         self.tail = np.sqrt(np.einsum("ij,ij->i", centred[:, 1:], centred[:, 1:]))  # the rest
         self.rows = rows[order]
         self.points = np.ascontiguousarray(z[self.rows])
+        self.widest = int(np.diff(self.leaf_start).max(initial=0))   # records of a leaf, at most
         self.rotated = np.ascontiguousarray(rotated[order])
         self.keys = np.ascontiguousarray(keys[self.rows])
         self.alive = np.ones(m, dtype=np.bool_)
@@ -122,7 +124,8 @@ class _Tree:
     def arrays(self) -> tuple:
         return (self.points, self.rotated, self.keys, self.rows, self.alive, self.leaf_of,
                 self.leaf_start, self.lo, self.hi, self.count, self.reach, self.anchor,
-                self.radius, self.head, self.tail, self.floor, self.tail_max, self.depth)
+                self.radius, self.head, self.tail, self.floor, self.tail_max, self.widest,
+                self.depth)
 
 
 # --- exact sums ----------------------------------------------------------------------------------
@@ -419,7 +422,7 @@ def _farther(d1, i1, d2, i2, keys):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _scan(q, points, alive, keys, radius, head, tail, start, end, least, cut, qh, qt, best_d,
-          best):  # pragma: no cover - compiled
+          best, pick):  # pragma: no cover - compiled
     """The farthest of the remaining records at positions [start, end) (one leaf, outermost
     first) from ``q`` if it is at least as far as ``best`` (distance ``best_d``). Records
     that cannot be are not read: those with a radius below ``least``, and those whose bound
@@ -427,10 +430,13 @@ def _scan(q, points, alive, keys, radius, head, tail, start, end, least, cut, qh
     Returns the new best."""
     while end > start and radius[end - 1] < least:
         end -= 1
-    for i in range(start, end):
+    m = 0
+    for i in range(start, end):                # without branches: those to read, in ``pick``
         r = radius[i]
-        if not alive[i] or r * r - 2.0 * head[i] * qh + 2.0 * tail[i] * qt < cut:
-            continue
+        pick[m] = i
+        m += alive[i] & (r * r - 2.0 * head[i] * qh + 2.0 * tail[i] * qt >= cut)
+    for j in range(m):
+        i = pick[j]
         dist = _distance(points, i, q)
         if _farther(dist, i, best_d, best, keys):
             best_d, best = dist, i
@@ -464,31 +470,38 @@ def _cut(best_d, offset, reach, margin, p):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _box(b, q, qy, offset, qh, qt, tree, margin, best_d, best, shared, me,
-         bound):  # pragma: no cover - compiled
-    """The farthest record under box ``b`` (of ``bound.size`` leaves) of the first scan, if
-    farther than ``best``: the leaves' bounds are computed together (into ``bound``), and a
-    leaf is read if its largest radius and then its bound can reach the best distance found
-    by either thread (``shared``; this thread's is ``shared[me]``)."""
+def _box(b, q, qy, offset, qh, qt, tree, margin, best_d, best, shared, me, part_bound,
+         bound, pick):  # pragma: no cover - compiled
+    """The farthest record under box ``b`` of the first scan, if farther than ``best``. The
+    box's parts (``part_bound.size`` of them, each of ``bound.size`` leaves) are bounded
+    together, then the leaves of each part that can reach the best distance found by either
+    thread (``shared``; this thread's is ``shared[me]``); a leaf is read if its largest
+    radius and then its bound can reach it too."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
-     radius, head, tail, floor, tail_max, depth) = tree
+     radius, head, tail, floor, tail_max, widest, depth) = tree
     fan = bound.size
-    first = 2**depth - 1 + b * fan
-    _upper(lo, hi, reach, tail_max, anchor, first, qy, qt, margin, bound)
-    for t in range(fan):
-        node = first + t
-        thr = max(best_d, shared[1 - me])
-        least = _least(thr, offset, margin, q.size)
-        if count[node] == 0 or np.sqrt(reach[node]) < least or bound[t] < thr:
+    parts = 2**depth // fan - 1 + b * part_bound.size      # node of the box's first part
+    _upper(lo, hi, reach, tail_max, anchor, parts, qy, qt, margin, part_bound)
+    for s in range(part_bound.size):
+        if count[parts + s] == 0 or part_bound[s] < max(best_d, shared[1 - me]):
             continue
-        leaf = b * fan + t
-        found_d, best = _scan(q, points, alive, keys, radius, head, tail, leaf_start[leaf],
-                              leaf_start[leaf + 1], least,
-                              _cut(thr, offset, reach[node], margin, q.size), qh, qt,
-                              best_d, best)
-        if found_d > best_d:
-            best_d = found_d
-            shared[me] = best_d
+        leaves = (b * part_bound.size + s) * fan             # the part's first leaf
+        _upper(lo, hi, reach, tail_max, anchor, 2**depth - 1 + leaves, qy, qt, margin, bound)
+        for t in range(fan):
+            node = 2**depth - 1 + leaves + t
+            thr = max(best_d, shared[1 - me])
+            if bound[t] < thr or count[node] == 0:
+                continue
+            least = _least(thr, offset, margin, q.size)
+            if np.sqrt(reach[node]) < least:
+                continue
+            found_d, best = _scan(q, points, alive, keys, radius, head, tail,
+                                  leaf_start[leaves + t], leaf_start[leaves + t + 1], least,
+                                  _cut(thr, offset, reach[node], margin, q.size), qh, qt,
+                                  best_d, best, pick)
+            if found_d > best_d:
+                best_d = found_d
+                shared[me] = best_d
     return best_d, best
 
 
@@ -498,7 +511,7 @@ def _query(q, tree, rotation, margin):  # pragma: no cover - compiled
     length of the rest about the anchor, its distance from the anchor, and the upper bound of
     every box of the first scan with the boxes in decreasing order of it."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
-     radius, head, tail, floor, tail_max, depth) = tree
+     radius, head, tail, floor, tail_max, widest, depth) = tree
     qy = _rotate(q, rotation)
     qh = qy[0] - anchor[0]
     qt = 0.0
@@ -524,7 +537,8 @@ def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin, shared,
     write of the shared counter: when both threads read the same value, that box is read
     twice; no box is ever passed over, as every value the counter takes was read by a thread.
     A record is passed over only if it is strictly nearer than one the other thread holds."""
-    leaf_bound = np.empty(2 ** (tree[-1] - max(tree[-1] - FAN_BITS, 0)))
+    part_bound, leaf_bound = _parts(tree[-1])
+    pick = np.empty(tree[-2], dtype=np.int64)
     best_d, best = -1.0, -1
     while True:
         at = next_box[0]
@@ -534,8 +548,16 @@ def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin, shared,
         if bound[order[at]] < max(best_d, shared[1 - me]):
             break
         best_d, best = _box(order[at], q, qy, offset, qh, qt, tree, margin, best_d, best,
-                            shared, me, leaf_bound)
+                            shared, me, part_bound, leaf_bound, pick)
     return best_d, best
+
+
+@njit(cache=True)
+def _parts(depth):  # pragma: no cover - compiled
+    """Room for the bounds of the parts of a box of the first scan, and of a part's leaves."""
+    box = depth - max(depth - FAN_BITS, 0)          # a box has 2**box leaves
+    part = min(PART_BITS, box)
+    return np.empty(2 ** (box - part)), np.empty(2**part)
 
 
 @njit(cache=True)
@@ -578,7 +600,7 @@ def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
     box of the first scan and every leaf in it whose lower bound does not exceed the current
     ``k - 1``-th nearest distance."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
-     radius, head, tail, floor, tail_max, depth) = tree
+     radius, head, tail, floor, tail_max, widest, depth) = tree
     q = points[centre].copy()
     qy = _rotate(q, rotation)
     rq = radius[centre]
@@ -634,7 +656,7 @@ def _closer(centre, points, alive, keys, q, start, end, near_d, near_k,
 def _take(chosen, tree, parts, used, group, label):  # pragma: no cover - compiled
     """Group the records at ``chosen`` under ``label``; update sums, boxes and counts."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
-     radius, head, tail, floor, tail_max, depth) = tree
+     radius, head, tail, floor, tail_max, widest, depth) = tree
     first_leaf = 2**depth - 1
     for i in chosen:
         alive[i] = False
