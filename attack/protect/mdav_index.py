@@ -596,40 +596,101 @@ def _winner(found_d, found, keys):  # pragma: no cover - compiled
 @njit(cache=True)
 def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
     """Positions of the record at ``centre`` and its ``k - 1`` nearest remaining records
-    (ties: smallest keys). Its own leaf is read first; then, starting with its own box, every
-    box of the first scan and every leaf in it whose lower bound does not exceed the current
-    ``k - 1``-th nearest distance."""
+    (ties: smallest keys), found by one thread (:func:`_near_part` alone)."""
+    q, qy, rq, box_bound, near_d, near_k, near = _near_query(centre, k, 1, tree, rotation,
+                                                             margin)
+    shared = np.full(2, np.inf)
+    _near_part(centre, q, qy, rq, tree, margin, box_bound, np.zeros(1, dtype=np.int64), shared,
+               0, near_d[0], near_k[0], near[0])
+    return _nearest_of(centre, near_d, near_k, near)
+
+
+@njit(cache=True, parallel=True)
+def _nearest_in_two(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
+    """:func:`_nearest` with two threads sharing the boxes (:func:`_near_part`)."""
+    q, qy, rq, box_bound, near_d, near_k, near = _near_query(centre, k, 2, tree, rotation,
+                                                             margin)
+    next_box = np.zeros(1, dtype=np.int64)
+    shared = np.full(2, np.inf)
+    for thread in prange(2):
+        _near_part(centre, q, qy, rq, tree, margin, box_bound, next_box, shared, thread,
+                   near_d[thread], near_k[thread], near[thread])
+    return _nearest_of(centre, near_d, near_k, near)
+
+
+@njit(cache=True)
+def _near_query(centre, k, threads, tree, rotation, margin):  # pragma: no cover - compiled
+    """What a "nearest" search of the record at ``centre`` needs: the record, rotated, its
+    radius, the lower bound of every box of the first scan, and an empty list of the ``k - 1``
+    nearest (distances, keys, positions) for each of ``threads`` threads."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
      radius, head, tail, floor, tail_max, widest, depth) = tree
     q = points[centre].copy()
     qy = _rotate(q, rotation)
-    rq = radius[centre]
-    m = k - 1
-    near_d = np.full(m, np.inf)
-    near_k = np.full(m, np.inf)
-    near = np.full(m, -1, dtype=np.int64)
-    level = max(depth - FAN_BITS, 0)
-    boxes = 2**level
-    fan = 2**depth // boxes
+    boxes = 2 ** max(depth - FAN_BITS, 0)
     box_bound = np.empty(boxes)
-    _lower(lo, hi, floor, reach, boxes - 1, qy, rq, margin, box_bound)
+    _lower(lo, hi, floor, reach, boxes - 1, qy, radius[centre], margin, box_bound)
+    return (q, qy, radius[centre], box_bound, np.full((threads, k - 1), np.inf),
+            np.full((threads, k - 1), np.inf), np.full((threads, k - 1), -1, dtype=np.int64))
+
+
+@njit(cache=True)
+def _near_part(centre, q, qy, rq, tree, margin, box_bound, next_box, shared, me, near_d, near_k,
+               near):  # pragma: no cover - compiled
+    """Thread ``me``'s part of a "nearest" search into its list ``near``: thread 0 first reads
+    the record's own leaf; then each thread claims boxes of the first scan from
+    ``next_box[0]`` (as in :func:`_share`), starting with the record's own box, and reads the
+    leaves whose lower bound does not exceed the ``k - 1``-th nearest distance of its own list
+    or of the other thread's (``shared``; each is at least the final one). A box read by both
+    threads puts a record in both lists."""
+    (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
+     radius, head, tail, floor, tail_max, widest, depth) = tree
+    m = near.size
+    boxes = box_bound.size
+    fan = 2**depth // boxes
     leaf_bound = np.empty(fan)
     own = leaf_of[centre]
-    _closer(centre, points, alive, keys, q, leaf_start[own], leaf_start[own + 1], near_d,
-            near_k, near)
-    for step in range(boxes):
+    if me == 0:
+        _closer(centre, points, alive, keys, q, leaf_start[own], leaf_start[own + 1], near_d,
+                near_k, near)
+        shared[me] = near_d[m - 1]
+    while True:
+        step = next_box[0]
+        if step >= boxes:
+            break
+        next_box[0] = step + 1
         b = (own // fan + step) % boxes
-        if box_bound[b] > near_d[m - 1]:
+        if box_bound[b] > min(near_d[m - 1], shared[1 - me]):
             continue
         _lower(lo, hi, floor, reach, 2**depth - 1 + b * fan, qy, rq, margin, leaf_bound)
         for t in range(fan):
             leaf = b * fan + t
-            if leaf != own and leaf_bound[t] <= near_d[m - 1]:
+            if leaf != own and leaf_bound[t] <= min(near_d[m - 1], shared[1 - me]):
                 _closer(centre, points, alive, keys, q, leaf_start[leaf],
                         leaf_start[leaf + 1], near_d, near_k, near)
-    out = np.empty(k, dtype=np.int64)
+                shared[me] = near_d[m - 1]
+
+
+@njit(cache=True)
+def _nearest_of(centre, near_d, near_k, near):  # pragma: no cover - compiled
+    """``centre`` and the ``k - 1`` nearest of the threads' lists together (each record once)."""
+    m = near.shape[1]
+    out = np.empty(m + 1, dtype=np.int64)
     out[0] = centre
-    out[1:] = near
+    out[1:] = near[0]
+    best_d, best_k = near_d[0].copy(), near_k[0].copy()
+    for t in range(1, near.shape[0]):
+        for j in range(m):
+            d, key, i = near_d[t, j], near_k[t, j], near[t, j]
+            if i < 0 or np.any(out[1:] == i):
+                continue
+            if d < best_d[m - 1] or (d == best_d[m - 1] and key < best_k[m - 1]):
+                at = m - 1
+                while at > 0 and (d < best_d[at - 1] or (d == best_d[at - 1]
+                                                         and key < best_k[at - 1])):
+                    best_d[at], best_k[at], out[at + 1] = best_d[at - 1], best_k[at - 1], out[at]
+                    at -= 1
+                best_d[at], best_k[at], out[at + 1] = d, key, i
     return out
 
 
@@ -680,7 +741,7 @@ def _centroid(parts, used, n):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _group(centre, k, tree, rotation, margin, parts, used, group, label):  # pragma: no cover
-    _take(_nearest(centre, k, tree, rotation, margin), tree, parts, used, group, label)
+    _take(_nearest_in_two(centre, k, tree, rotation, margin), tree, parts, used, group, label)
 
 
 @njit(cache=True)
