@@ -48,6 +48,8 @@ REBUILT = 128    # trees of more than REBUILT * LEAF records are rebuilt when ha
 RADIAL = 4.0     # weight of the radius among the split coordinates
 SLACK = 1e-9     # relative slack on every bound
 MARGIN = 1e-12   # box widening relative to the largest coordinate, far above rounding
+SHELL = 16384    # records in the outer shell about the centroid (farthest-from-centroid)
+SHELL_READS = 256  # a new shell is drawn when one search reads more distances than this
 PARTIALS = 64    # capacity of an exact sum (a double expansion needs at most 40 parts)
 # bounds may be summed in any order (their rounding is far below MARGIN); no other fast-math
 REORDER = {"nsz", "arcp", "contract", "reassoc"}
@@ -745,13 +747,82 @@ def _group(centre, k, tree, rotation, margin, parts, used, group, label):  # pra
 
 
 @njit(cache=True)
+def _shell(tree, ref, size):  # pragma: no cover - compiled
+    """The outer shell about ``ref``: the positions of (at most) ``size`` remaining records
+    farther from ``ref`` than all others, by decreasing distance; their distances; the
+    largest distance of any other remaining record (-1 if none); ``ref``; and the place in the
+    list before which every record is grouped (``[0]``)."""
+    (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
+     radius, head, tail, floor, tail_max, widest, depth) = tree
+    where = np.flatnonzero(alive)
+    far = np.empty(where.size)
+    for j in range(where.size):
+        far[j] = np.sqrt(_distance(points, where[j], ref))
+    outside = -1.0
+    if where.size > size:
+        outside = np.partition(far, where.size - size - 1)[where.size - size - 1]
+        keep = far > outside
+        where, far = where[keep], far[keep]
+    order = np.argsort(-far)
+    return where[order], far[order], outside, ref.copy(), np.zeros(1, dtype=np.int64)
+
+
+@njit(cache=True)
+def _outermost(c, tree, shell, margin):  # pragma: no cover - compiled
+    """The remaining record farthest from ``c`` (ties: largest key) if the shell shows it (a
+    record can be no farther from ``c`` than from the shell's ``ref`` plus |c - ref|), else
+    -1; and the number of distances computed."""
+    (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
+     radius, head, tail, floor, tail_max, widest, depth) = tree
+    where, far, outside, ref, front = shell
+    eps = 4.0 * margin * np.sqrt(c.size)
+    shift = 0.0
+    for d in range(c.size):
+        shift += (c[d] - ref[d]) ** 2
+    shift = np.sqrt(shift) * (1.0 + SLACK) + eps
+    while front[0] < where.size and not alive[where[front[0]]]:
+        front[0] += 1
+    best_d, best, read = -1.0, -1, 0
+    for j in range(front[0], where.size):
+        if best >= 0 and far[j] * (1.0 + SLACK) + shift < np.sqrt(best_d) * (1.0 - SLACK) - eps:
+            break
+        i = where[j]
+        if alive[i]:
+            dist = _distance(points, i, c)
+            read += 1
+            if _farther(dist, i, best_d, best, keys):
+                best_d, best = dist, i
+    if best < 0 or (outside >= 0.0 and outside * (1.0 + SLACK) + shift
+                    >= np.sqrt(best_d) * (1.0 - SLACK) - eps):
+        return -1, read
+    return best, read
+
+
+@njit(cache=True)
+def _farthest_from_centroid(c, tree, shell, rotation, margin):  # pragma: no cover - compiled
+    """The remaining record farthest from the centroid ``c``, from the outer shell if it can
+    tell (a new shell about ``c`` when it cannot, or when it took more than ``SHELL_READS``
+    distances), else from the tree; and the shell to use next."""
+    r, read = _outermost(c, tree, shell, margin)
+    if r < 0 or read > SHELL_READS:
+        shell = _shell(tree, c, SHELL)
+        if r < 0:
+            r = _outermost(c, tree, shell, margin)[0]
+    if r < 0:
+        r = _farthest(c, tree, rotation, margin)
+    return r, shell
+
+
+@njit(cache=True)
 def _run(tree, rotation, margin, parts, used, n, group, label, k,
          stop):  # pragma: no cover - compiled
     """The MDAV loop until fewer than ``stop`` records remain (then the tree is rebuilt) or
     the groups are complete; returns the next label and the number of records left."""
     alive, rows = tree[4], tree[3]
+    shell = _shell(tree, _centroid(parts, used, n), SHELL)
     while n >= 3 * k and n >= stop:
-        r = _farthest(_centroid(parts, used, n), tree, rotation, margin)
+        r, shell = _farthest_from_centroid(_centroid(parts, used, n), tree, shell, rotation,
+                                           margin)
         near, s = _nearest_and_farthest(tree[0][r].copy(), r, k, tree, rotation, margin)
         _take(near, tree, parts, used, group, label)
         if np.any(near == s):          # only when the farthest record is in r's group
@@ -761,7 +832,8 @@ def _run(tree, rotation, margin, parts, used, n, group, label, k,
         n -= 2 * k
     if n < 3 * k:
         if n >= 2 * k:
-            r = _farthest(_centroid(parts, used, n), tree, rotation, margin)
+            r = _farthest_from_centroid(_centroid(parts, used, n), tree, shell, rotation,
+                                        margin)[0]
             _group(r, k, tree, rotation, margin, parts, used, group, label)
             label += 1
             n -= k
