@@ -661,11 +661,12 @@ def _near_part(centre, q, qy, rq, tree, margin, box_bound, next_box, shared, me,
         if step >= boxes:
             break
         next_box[0] = step + 1
-        b = (own // fan + step) % boxes
+        b = (own // fan) ^ step                # nearest subtrees first
         if box_bound[b] > min(near_d[m - 1], shared[1 - me]):
             continue
         _lower(lo, hi, floor, reach, 2**depth - 1 + b * fan, qy, rq, margin, leaf_bound)
-        for t in range(fan):
+        for j in range(fan):
+            t = (own % fan) ^ j
             leaf = b * fan + t
             if leaf != own and leaf_bound[t] <= min(near_d[m - 1], shared[1 - me]):
                 _closer(centre, points, alive, keys, q, leaf_start[leaf],
