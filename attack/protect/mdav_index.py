@@ -96,21 +96,14 @@ class _Tree:
         depth = max(0, math.ceil(math.log2(m / LEAF))) if m else 0
         rotated = z[rows] @ rotation
         self.anchor = rotated.mean(axis=0) if m else np.zeros(z.shape[1])
-        radius = np.sqrt(np.einsum("ij,ij->i", rotated - self.anchor, rotated - self.anchor))
-        features = np.column_stack([rotated, RADIAL * radius])
+        features, radius = _features(rotated, self.anchor)
         order = np.arange(m)
         self.leaf_start = _split(features, -radius, order, depth)
         self.depth = depth
-        self.leaf_of = np.repeat(np.arange(self.leaf_start.size - 1), np.diff(self.leaf_start))
-        self.radius = np.ascontiguousarray(radius[order])
-        centred = rotated[order] - self.anchor
-        self.head = np.ascontiguousarray(centred[:, 0])     # first principal coordinate
-        self.tail = np.sqrt(np.einsum("ij,ij->i", centred[:, 1:], centred[:, 1:]))  # the rest
-        self.rows = rows[order]
-        self.points = np.ascontiguousarray(z[self.rows])
+        (self.leaf_of, self.radius, self.head, self.tail, self.rows, self.points, self.rotated,
+         self.keys) = _leaf_order(z, keys, rows, rotated, radius, self.anchor, order,
+                                  self.leaf_start)
         self.widest = int(np.diff(self.leaf_start).max(initial=0))   # records of a leaf, at most
-        self.rotated = np.ascontiguousarray(rotated[order])
-        self.keys = np.ascontiguousarray(keys[self.rows])
         self.alive = np.ones(m, dtype=np.bool_)
         nodes = 2 ** (depth + 1) - 1
         self.lo = np.full((z.shape[1], nodes), np.inf)   # box of each node (a column each)
@@ -186,27 +179,26 @@ def _exact_sums(z, parts, used):  # pragma: no cover - compiled
 # --- building ------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _split(features, rank, order, depth):  # pragma: no cover - compiled
     """Reorder ``order`` (positions into ``features``) into the leaves of a balanced k-d tree of
     ``depth`` levels: every span is halved at the median of its widest feature; within a leaf
-    by increasing ``rank``. Returns the start of each leaf and the end of the last."""
+    by increasing ``rank``. Returns the start of each leaf and the end of the last. The spans
+    of a level are split in parallel."""
     m, f = features.shape
     here = features.copy()                           # the features in the current order
     moved = np.empty_like(here)
     spare = np.empty_like(order)
     key = np.empty(m)
     at = np.empty(m, dtype=np.int64)
-    low, high = np.empty(f), np.empty(f)
     starts = np.zeros(2, dtype=np.int64)
     starts[1] = m
     for _ in range(depth):
         halves = np.empty(2 * starts.size - 1, dtype=np.int64)
-        for s in range(starts.size - 1):
+        for s in prange(starts.size - 1):
             a, b = starts[s], starts[s + 1]
             halves[2 * s], halves[2 * s + 1] = a, a + (b - a) // 2
-            low[:] = np.inf
-            high[:] = -np.inf
+            low, high = np.full(f, np.inf), np.full(f, -np.inf)
             for i in range(a, b):
                 at[i] = i
                 for d in range(f):
@@ -217,12 +209,12 @@ def _split(features, rank, order, depth):  # pragma: no cover - compiled
             _select(key, at, a, b, a + (b - a) // 2)
         halves[-1] = m
         starts = halves
-        for i in range(m):
+        for i in prange(m):
             moved[i] = here[at[i]]
             spare[i] = order[at[i]]
         here, moved = moved, here
         order[:] = spare
-    for s in range(starts.size - 1):                 # insertion sort of each leaf by rank
+    for s in prange(starts.size - 1):                # insertion sort of each leaf by rank
         for i in range(starts[s] + 1, starts[s + 1]):
             j, row = i, order[i]
             while j > starts[s] and rank[order[j - 1]] > rank[row]:
@@ -257,6 +249,48 @@ def _select(key, order, a, b, target):  # pragma: no cover - compiled
             lo = i
         else:
             return
+
+
+@njit(cache=True)
+def _features(rotated, anchor):  # pragma: no cover - compiled
+    """The split coordinates of every record (rotated, and ``RADIAL`` times the radius) and
+    its radius, the distance from ``anchor``."""
+    m, p = rotated.shape
+    features, radius = np.empty((m, p + 1)), np.empty(m)
+    for i in range(m):
+        r = 0.0
+        for d in range(p):
+            features[i, d] = rotated[i, d]
+            r += (rotated[i, d] - anchor[d]) ** 2
+        radius[i] = np.sqrt(r)
+        features[i, p] = RADIAL * radius[i]
+    return features, radius
+
+
+@njit(cache=True)
+def _leaf_order(z, keys, rows, rotated, radius, anchor, order, leaf_start):  # pragma: no cover
+    """Per record in leaf order (``order``): its leaf, radius, first principal coordinate and
+    the length of the rest (about ``anchor``), row, original and rotated coordinates, key."""
+    m, p = rotated.shape
+    leaf_of = np.empty(m, dtype=np.int64)
+    for leaf in range(leaf_start.size - 1):
+        leaf_of[leaf_start[leaf]:leaf_start[leaf + 1]] = leaf
+    out_radius, head, tail = np.empty(m), np.empty(m), np.empty(m)
+    out_rows, out_keys = np.empty(m, dtype=rows.dtype), np.empty(m, dtype=keys.dtype)
+    points, out_rotated = np.empty((m, p)), np.empty((m, p))
+    for i in range(m):
+        j = order[i]
+        row = rows[j]
+        out_rows[i], out_keys[i], out_radius[i] = row, keys[row], radius[j]
+        rest = 0.0
+        for d in range(p):
+            points[i, d] = z[row, d]
+            out_rotated[i, d] = rotated[j, d]
+            if d > 0:
+                rest += (rotated[j, d] - anchor[d]) ** 2
+        head[i] = rotated[j, 0] - anchor[0]
+        tail[i] = np.sqrt(rest)
+    return leaf_of, out_radius, head, tail, out_rows, points, out_rotated, out_keys
 
 
 # --- the tree ------------------------------------------------------------------------------------
