@@ -18,20 +18,32 @@ their largest radius; a grouped record is marked and the nodes above it are upda
   records are read. A node can if the smallest of three upper bounds does: the farthest
   corner of its box; |u|² + |v|² - 2 u·v with its largest radius and the box's smallest
   projection; and the same with the box's smallest u₁v₁ and its largest |u'|. Boxes of
-  ``2**FAN_BITS`` leaves are bounded first and read in decreasing order of bound; two
-  threads claim them one by one and prune with the best distance either has found.
-* Nearest to a record: depth first from the root, nearer child first; a node is skipped once
-  its lower bound (its box, or the gap between the radii) exceeds the current ``k - 1``-th
-  nearest distance. The nearest of the first record of an MDAV step are found by one thread
-  while the other starts the search for the record farthest from it (among the records left
-  before that group is taken; searched again in the rare case that it falls in the group).
+  ``2**FAN_BITS`` leaves are bounded first and read in decreasing order of bound, each by
+  its parts of ``2**PART_BITS`` leaves and then their leaves; two threads claim the boxes one
+  by one and prune with the best distance either has found.
+* Farthest from the centroid: first in the outer shell, the ``SHELL`` records farthest from
+  a recent centroid ``c'`` by decreasing distance. No record is farther from the centroid
+  ``c`` than from ``c'`` plus |c - c'|, so the shell is read only down to where that bound
+  falls below the best distance, and its answer stands if no record outside it can reach
+  that distance either. Otherwise (or when the shell has become slow to read) a new shell is
+  drawn about ``c``, and if even that cannot tell, the tree is searched.
+* Nearest to a record: its own leaf first, then the boxes and within them the leaves, in
+  order of kinship with the record's own (index xor: nearest subtrees first); a box or leaf
+  is skipped once its lower bound (its box, or the gap between the radii) exceeds the
+  current ``k - 1``-th nearest distance. The nearest of the first record of an MDAV step are
+  found by one thread while the other starts the search for the record farthest from it
+  (among the records left before that group is taken; searched again in the rare case that
+  it falls in the group); those of the second record by two threads sharing the boxes.
+
+The bounds of the nodes of a box (or of a part) are computed together, a coordinate at a
+time over contiguous rows of node data, so that the loops are vectorised.
 
 Every bound carries a margin far above the rounding of the rotation and a relative slack of
 1e-9, so a record is passed over only if it is strictly farther (nearer) than the answer. The
 centroid is the correctly rounded column sum of the remaining records (kept exactly as a
 floating-point expansion, Shewchuk's algorithm as in ``math.fsum``) divided by their count.
 When half the records of a tree are grouped the tree is rebuilt from those left (a compiled
-median split, each span on its widest coordinate).
+median split, each span on its widest coordinate, the spans of a level in parallel).
 """
 
 from __future__ import annotations

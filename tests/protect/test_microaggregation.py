@@ -614,6 +614,53 @@ def test_mdav_groups_equal_the_direct_scan_when_records_coincide(n: int) -> None
     assert np.bincount(direct).min() >= 3
 
 
+def _farthest_by_scan(points: np.ndarray, alive: np.ndarray, keys: np.ndarray,
+                      c: np.ndarray) -> int:
+    """Position of the remaining record farthest from ``c`` (ties: largest key), by scan."""
+    distance = ((points - c) ** 2).sum(axis=1)
+    where = np.flatnonzero(alive)
+    return int(where[np.lexsort((keys[where], distance[where]))[-1]])
+
+
+def test_mdav_outer_shell_answers_only_what_it_can_prove() -> None:
+    # the shell holds the 20 records farthest from ref, all in a cluster out along the first
+    # axis; for centroids moved along that axis the farthest record ends up on the other side,
+    # outside the shell: the shell must then say it cannot tell (-1), never give a wrong one
+    rng = np.random.default_rng(3)
+    z = rng.normal(0, 1, (400, 3))
+    z[:30, 0] += 8.0
+    z[30:38] = z[38]                                 # coinciding records: ties
+    keys = microaggregation._tiebreak(2, 400)
+    rotation = mdav_index._rotation(z)
+    with _small_leaves():
+        tree = mdav_index._Tree(z, keys, np.arange(400), rotation)
+    arrays = tree.arrays()
+    margin = mdav_index.MARGIN * np.abs(z).max() * 3
+    tree.alive[np.isin(tree.rows, rng.choice(np.arange(30, 400), 150, replace=False))] = False
+    ref = tree.points[tree.alive].mean(axis=0)
+    shell = mdav_index._shell(arrays, ref, 20)
+    assert shell[0].size == 20 and np.all(np.diff(shell[1]) <= 0) and shell[2] < shell[1][-1]
+    answers = []
+    for step in np.linspace(0.0, 14.0, 29):
+        c = ref + np.array([step, 0.0, 0.0]) + 0.01 * rng.normal(0, 1, 3)
+        found, _ = mdav_index._outermost(c, arrays, shell, margin)
+        answers.append(found >= 0)
+        if found >= 0:
+            assert found == _farthest_by_scan(tree.points, tree.alive, tree.keys, c)
+        found, _ = mdav_index._farthest_from_centroid(c, arrays, shell, rotation, margin)
+        assert found == _farthest_by_scan(tree.points, tree.alive, tree.keys, c)
+    assert answers[0] and not all(answers)
+
+
+def test_mdav_nearest_lists_of_two_threads_merge_each_record_once() -> None:
+    # thread lists (distance, key, position): record 7 is in both; the k - 1 = 3 nearest are
+    # 7, 4 and then 9 (same distance as 5, smaller key)
+    near_d = np.array([[1.0, 2.0, 3.0], [1.0, 3.0, 9.0]])
+    near_k = np.array([[0.5, 0.2, 0.9], [0.5, 0.1, 0.3]])
+    near = np.array([[7, 4, 5], [7, 9, 2]])
+    assert mdav_index._nearest_of(11, near_d, near_k, near).tolist() == [11, 7, 4, 9]
+
+
 @pytest.mark.parametrize("kind", ["lognormal", "integers", "normal"])
 def test_mdav_groups_equal_the_direct_scan_on_larger_data(kind: str) -> None:
     rng = np.random.default_rng(11)
