@@ -690,7 +690,8 @@ def _near_part(centre, q, qy, rq, tree, margin, box_bound, next_box, shared, me,
     ``next_box[0]`` (as in :func:`_share`), starting with the record's own box, and reads the
     leaves whose lower bound does not exceed the ``k - 1``-th nearest distance of its own list
     or of the other thread's (``shared``; each is at least the final one). A box read by both
-    threads puts a record in both lists."""
+    threads puts a record in both lists; one thread may also claim a box twice (after a stale
+    write of the counter), which :func:`_closer` allows for."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
      radius, head, tail, floor, tail_max, widest, depth) = tree
     m = near.size
@@ -747,7 +748,8 @@ def _nearest_of(centre, near_d, near_k, near):  # pragma: no cover - compiled
 def _closer(centre, points, alive, keys, q, start, end, near_d, near_k,
             near):  # pragma: no cover - compiled
     """Merge the remaining records at positions [start, end) other than ``centre`` into the
-    nearest found so far (``near``, by increasing distance ``near_d`` then key ``near_k``)."""
+    nearest found so far (``near``, by increasing distance ``near_d`` then key ``near_k``),
+    each record once: a thread of :func:`_near_part` may read a box a second time."""
     m = near.size
     for i in range(start, end):
         if not alive[i] or i == centre:
@@ -755,11 +757,21 @@ def _closer(centre, points, alive, keys, q, start, end, near_d, near_k,
         d = _distance(points, i, q)
         key = keys[i]
         if d < near_d[m - 1] or (d == near_d[m - 1] and key < near_k[m - 1]):
+            if _listed(near, i):
+                continue
             at = m - 1
             while at > 0 and (d < near_d[at - 1] or (d == near_d[at - 1] and key < near_k[at - 1])):
                 near_d[at], near_k[at], near[at] = near_d[at - 1], near_k[at - 1], near[at - 1]
                 at -= 1
             near_d[at], near_k[at], near[at] = d, key, i
+
+
+@njit(cache=True)
+def _listed(near, i):  # pragma: no cover - compiled
+    for j in range(near.size):
+        if near[j] == i:
+            return True
+    return False
 
 
 @njit(cache=True)

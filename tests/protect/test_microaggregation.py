@@ -652,6 +652,21 @@ def test_mdav_outer_shell_answers_only_what_it_can_prove() -> None:
     assert answers[0] and not all(answers)
 
 
+def test_mdav_nearest_list_takes_each_record_once() -> None:
+    # a thread may read a leaf a second time (two threads share a counter without locks):
+    # the list of nearest must not take the same record twice
+    rng = np.random.default_rng(5)
+    z = rng.normal(0, 1, (40, 2))
+    with _small_leaves():
+        tree = mdav_index._Tree(z, np.arange(40.0), np.arange(40), mdav_index._rotation(z))
+    near_d, near_k, near = np.full(3, np.inf), np.full(3, np.inf), np.full(3, -1)
+    q = tree.points[0].copy()
+    for _ in range(2):
+        mdav_index._closer(0, tree.points, tree.alive, tree.keys, q, 0, 40, near_d, near_k, near)
+    distance = ((tree.points - q) ** 2).sum(axis=1)
+    assert near.tolist() == (np.argsort(distance, kind="stable")[1:4]).tolist()
+
+
 def test_mdav_nearest_lists_of_two_threads_merge_each_record_once() -> None:
     # thread lists (distance, key, position): record 7 is in both; the k - 1 = 3 nearest are
     # 7, 4 and then 9 (same distance as 5, smaller key)
