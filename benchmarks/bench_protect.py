@@ -2,8 +2,9 @@
 
 Usage: ``python benchmarks/bench_protect.py [CASE ...]`` (default: every case but
 ``mdav-1M``; name it to run it). Exact MDAV (compiled index, ``attack/protect/mdav_index.py``)
-measured 2026-11-25 on 2 cores: 100k rows 2.9 s, 300k 11.9 s, 1M 78-88 s (four runs) at
-0.94 GiB; the budget printed for 1M is the 60 s target, not met.
+measured 2026-11-25 on 2 cores: 100k rows 1.9 s, 300k 8.6 s, 1M 43.6-49.4 s (four runs;
+47.0-52.8 s wall with data generation) at 0.89 GiB; the budget printed for 1M is the 60 s
+target, compared with the wall time.
 
 Each case runs in its own process (peak resident memory from ``wait4`` is that process's
 alone) and microaggregates a synthetic file of firms: a log-normal size factor times a
