@@ -612,7 +612,7 @@ def _parts(depth):  # pragma: no cover - compiled
 def _farthest(q, tree, rotation, margin):  # pragma: no cover - compiled
     """Position of the remaining record farthest from ``q`` (ties: largest key); two threads
     share the boxes of the first scan."""
-    return _nearest_and_farthest(q, -1, 1, tree, rotation, margin)[1]
+    return _nearest_and_farthest(q, np.int64(-1), np.int64(1), tree, rotation, margin)[1]
 
 
 @njit(cache=True, parallel=True)
@@ -819,7 +819,9 @@ def _shell(tree, ref, size):  # pragma: no cover - compiled
         far[j] = np.sqrt(_distance(points, where[j], ref))
     outside = -1.0
     if where.size > size:
-        outside = np.partition(far, where.size - size - 1)[where.size - size - 1]
+        cut, ranked = where.size - size - 1, far.copy()
+        _select(ranked, np.arange(where.size), 0, where.size, cut)
+        outside = ranked[cut]                      # the (size + 1)-th largest distance
         keep = far > outside
         where, far = where[keep], far[keep]
     order = np.argsort(-far)
