@@ -2,8 +2,8 @@
 
 Usage: ``python benchmarks/bench_protect.py [CASE ...]`` (default: every case but
 ``mdav-1M``; name it to run it). Exact MDAV (compiled index, ``attack/protect/mdav_index.py``)
-measured 2026-11-25 on 2 cores: 100k rows 1.9 s, 300k 8.6 s, 1M 43.6-49.4 s (four runs;
-47.0-52.8 s wall with data generation) at 0.89 GiB; the budget printed for 1M is the 60 s
+measured 2026-11-25 on 2 cores: 100k rows 1.9 s, 300k 8.6 s, 1M 43.6-55.5 s (eight runs;
+47.0-59.5 s wall with data generation) at 0.89 GiB; the budget printed for 1M is the 60 s
 target, compared with the wall time.
 
 Each case runs in its own process (peak resident memory from ``wait4`` is that process's
