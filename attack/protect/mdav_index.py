@@ -307,9 +307,10 @@ def _leaf_order(z, keys, rows, rotated, radius, anchor, order, leaf_start):  # p
 
 # --- the tree ------------------------------------------------------------------------------------
 # A tree is the tuple of :meth:`_Tree.arrays`. Per node: ``count`` remaining records, their box
-# ``lo``/``hi`` (rotated coordinates), ``reach`` their largest squared radius and ``floor`` the
-# smallest radius of all its records, ``tail_max`` the largest |u'| of all its records; per
-# record (leaf order): ``radius`` |u|, ``head`` u₁, ``tail`` |u'|, ``alive``, ``leaf_of``.
+# ``lo``/``hi`` (rotated coordinates, a row per coordinate), ``reach`` their largest squared
+# radius and ``floor`` the smallest radius of all its records, ``tail_max`` the largest |u'| of
+# all its records; per record (leaf order): ``radius`` |u|, ``head`` u₁, ``tail`` |u'|,
+# ``alive``, ``leaf_of``; ``widest``, the most records of a leaf.
 
 
 @njit(cache=True)
@@ -725,22 +726,15 @@ def _near_part(centre, q, qy, rq, tree, margin, box_bound, next_box, shared, me,
 def _nearest_of(centre, near_d, near_k, near):  # pragma: no cover - compiled
     """``centre`` and the ``k - 1`` nearest of the threads' lists together (each record once)."""
     m = near.shape[1]
-    out = np.empty(m + 1, dtype=np.int64)
+    by_key = np.argsort(near_k.ravel(), kind="mergesort")     # by distance, then key
+    ranked = by_key[np.argsort(near_d.ravel()[by_key], kind="mergesort")]
+    out = np.full(m + 1, -1, dtype=np.int64)
     out[0] = centre
-    out[1:] = near[0]
-    best_d, best_k = near_d[0].copy(), near_k[0].copy()
-    for t in range(1, near.shape[0]):
-        for j in range(m):
-            d, key, i = near_d[t, j], near_k[t, j], near[t, j]
-            if i < 0 or np.any(out[1:] == i):
-                continue
-            if d < best_d[m - 1] or (d == best_d[m - 1] and key < best_k[m - 1]):
-                at = m - 1
-                while at > 0 and (d < best_d[at - 1] or (d == best_d[at - 1]
-                                                         and key < best_k[at - 1])):
-                    best_d[at], best_k[at], out[at + 1] = best_d[at - 1], best_k[at - 1], out[at]
-                    at -= 1
-                best_d[at], best_k[at], out[at + 1] = d, key, i
+    taken = 0
+    for i in near.ravel()[ranked]:
+        if taken < m and i >= 0 and not _listed(out[1:1 + taken], i):
+            taken += 1
+            out[taken] = i
     return out
 
 
