@@ -6,6 +6,7 @@ Bad input ends with one line on stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import logging
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,10 +14,10 @@ from typing import TYPE_CHECKING
 import click
 
 from attack._version import __version__
-from attack.errors import InputError
+from attack.errors import InputError, Terminated
 from attack.io.jsonio import to_json
 from attack.io.readers import ReadOptions, read_table
-from attack.io.writers import OWNER_ONLY, check_outputs, write_files_atomic
+from attack.io.writers import OWNER_ONLY, certificate_paths, check_outputs, write_files_atomic
 from attack.linkage.assignment import METHODS
 from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
 from attack.linkage.engines import ENGINES, parse_size
@@ -44,6 +45,7 @@ class _Attack(click.Group):
     exit status 2."""
 
     def invoke(self, ctx: click.Context):
+        previous = _terminate_by_exception()
         try:
             return super().invoke(ctx)
         except InputError as exc:
@@ -53,6 +55,35 @@ class _Attack(click.Group):
             where = f"file {exc.filename}: " if exc.filename else ""
             click.echo(f"attack: error: {where}{exc.strerror or exc}", err=True)
             ctx.exit(2)
+        except MemoryError:
+            click.echo("attack: error: not enough memory for this run (nothing was written); "
+                       "use a machine with more memory, fewer or smaller blocks, or --memory-budget", err=True)
+            ctx.exit(2)
+        except KeyboardInterrupt:
+            click.echo("attack: interrupted (nothing was written)", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+        except Terminated:
+            click.echo("attack: terminated (nothing was written)", err=True)
+            ctx.exit(EXIT_TERMINATED)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+
+#: Exit status after Ctrl-C (SIGINT) and after SIGTERM: 128 + the signal number, as shells report.
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
+
+
+def _terminate_by_exception():
+    """Let SIGTERM raise :class:`Terminated` (cleaned up like Ctrl-C) instead of killing the
+    process mid-write; returns the handler it replaced (None off the main thread)."""
+    def handler(_signum, _frame):
+        raise Terminated()
+
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread (e.g. inside a test runner's worker)
+        return None
 
 
 @click.group(cls=_Attack)
@@ -219,7 +250,8 @@ def link_command(external_path, release_path, external_id, release_id, original_
         engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=not quiet,
         name=f"{_name(external_path)} against {_name(release_path)}", reading=reading,
     )
-    _emit(result, json_path, html_path, matches_path, say=_Say(quiet, verbose, timings))
+    _emit(result, json_path, html_path, matches_path, say=_Say(quiet, verbose, timings),
+          inputs=[external_path, release_path, original_path])
 
 
 @main.command("run")
@@ -248,18 +280,16 @@ def run_command(scenario_path, json_path, html_path, matches_path, certificate_p
             raise InputError("--matches applies to linkage scenarios; a synthetic release has no links")
         _run_synthetic(scenario, json_path, html_path, certificate_path, key, quiet)
         return
-    result = scenario.run(engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=not quiet)
     json_path = json_path or scenario.outputs.get("json")
+    html_path = html_path or scenario.outputs.get("html")
+    matches_path = matches_path or scenario.outputs.get("matches")
     certificate_path = _certificate_path(certificate_path, scenario, json_path, scenario_path)
+    inputs = scenario.input_paths()
+    check_outputs([*certificate_paths(certificate_path), json_path, html_path, matches_path], inputs)
+    result = scenario.run(engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=not quiet)
     sealed = result.certificate(certificate_path.parent, key=key)
-    _emit(
-        result,
-        json_path,
-        html_path or scenario.outputs.get("html"),
-        matches_path or scenario.outputs.get("matches"),
-        certificate=(certificate_path, sealed),
-        say=_Say(quiet, verbose, timings),
-    )
+    _emit(result, json_path, html_path, matches_path, certificate=(certificate_path, sealed),
+          say=_Say(quiet, verbose, timings), inputs=inputs)
 
 
 def _certificate_path(given, scenario, json_path, scenario_path: Path) -> Path:
@@ -275,14 +305,13 @@ def _certificate_path(given, scenario, json_path, scenario_path: Path) -> Path:
 def _run_synthetic(scenario: SyntheticScenario, json_path, html_path, certificate_path, key, quiet) -> None:
     """``attack run`` on a synthetic-release scenario: synthesise if asked, attack, certify."""
     from attack.io.writers import table_content
-    from attack.study.synthetic_scenario import certificate_files
+    from attack.study.results import certificate_files
 
     json_path = json_path or scenario.outputs.get("json")
     html_path = html_path or scenario.outputs.get("html")
     certificate_path = _certificate_path(certificate_path, scenario, json_path, scenario.path)
     made_path = scenario.outputs.get("synthetic")
-    check_outputs([certificate_path, certificate_path.with_suffix(".html"), json_path, html_path, made_path],
-                  scenario.input_paths())
+    check_outputs([*certificate_paths(certificate_path), json_path, html_path, made_path], scenario.input_paths())
     outcome = scenario.run()
     files = certificate_files(certificate_path, outcome.certificate(certificate_path.parent, key=key))
     if json_path:
@@ -380,7 +409,7 @@ REVIEW_WARNING = (
 @click.option("--block", "blocks", multiple=True, callback=_classifiers, metavar="NAME[:prefix=N]", help="Blocking key, e.g. plz:prefix=3 or city.")
 @click.option("--accept", type=float, default=0.92, show_default=True, help="Score from which a link is accepted as ground truth.")
 @click.option("--review", type=float, default=0.80, show_default=True, help="Score from which a pair goes to clerical review.")
-@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV: the external file plus the ground-truth column unit_id.")
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV: the external file plus the ground-truth column unit_id (confidential, owner-only).")
 @click.option("--review-out", "review_path", type=click.Path(dir_okay=False, path_type=Path), help="CSV of the review band (confidential, owner-only).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="JSON of the counts per legal form and per block (aggregates only).")
 @_read_options
@@ -400,15 +429,16 @@ def truth_command(external_path, external_id, original_path, original_id, name_c
     result = link_names(external, external_id, original, original_id, name=name_column,
                         address=address_column, block=[b.classifier() for b in blocks], accept=accept, review=review,
                         margin=margin, address_weight=address_weight, form_penalty=form_penalty)
-    files = {Path(out_path): (result.key().to_csv(index=False), None)}
+    files = {Path(out_path): (result.key().to_csv(index=False), OWNER_ONLY)}
     if review_path:
         band = result.review_band().to_csv(index=False, float_format="%.6f")
         files[Path(review_path)] = (band, OWNER_ONLY)
     if json_path:
         files[Path(json_path)] = (to_json(result.to_dict()), None)
     write_files_atomic(files, inputs=[external_path, original_path])
-    if review_path:
-        click.echo(REVIEW_WARNING.format(path=review_path), err=True)
+    for path in (out_path, review_path):
+        if path:
+            click.echo(REVIEW_WARNING.format(path=path), err=True)
     for label, count in result.summary().items():
         click.echo(f"{label}: {count}")
     click.echo("\nby legal form (external records):")
@@ -430,7 +460,7 @@ class _Say:
 
 
 def _emit(result: AttackResult | ScenarioResult, json_path, html_path, matches_path,
-          certificate=None, say: _Say = _Say()) -> None:
+          certificate=None, say: _Say = _Say(), inputs=()) -> None:
     """Write the requested files (all or none), print the Markdown summary, and end with the
     exit status of the verdict: 0 passed, 1 NOT PASSED."""
     from attack.risk.results import AttackResult
@@ -442,7 +472,7 @@ def _emit(result: AttackResult | ScenarioResult, json_path, html_path, matches_p
             stages = ", ".join(f"{stage} {sec:.2f} s" for stage, sec in run.timings.items())
             click.echo(f"timings ({run.name}): {stages}", err=True)
     write_outputs(result, json=json_path, html=html_path, matches=matches_path,
-                  certificate=certificate, timings=say.timings)
+                  certificate=certificate, timings=say.timings, inputs=inputs)
     if matches_path:
         click.echo(MATCHES_WARNING.format(path=matches_path), err=True)
     if certificate and not say.quiet:
@@ -519,28 +549,35 @@ def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine
     from attack.io.writers import table_content
     from attack.report.release import render_tune_html, render_tune_markdown
     from attack.study.synthetic_scenario import SyntheticScenario, open_scenario
-    from attack.study.tuning import tune
+    from attack.study.tuning import tune, tune_spec
 
     scenario = open_scenario(scenario_path)
     if isinstance(scenario, SyntheticScenario):
         _tune_synthetic(scenario, json_path, release_path, html_path)
         return
     say = None if quiet else (lambda line: click.echo(line, err=True))
+    json_path = json_path or scenario.outputs.get("json") or Path("reports") / f"{scenario_path.stem}.tune.json"
+    html_path = html_path or scenario.outputs.get("html")
+    if scenario.tune is None:
+        raise InputError("the scenario has no [tune] table", file=str(scenario_path))
+    release_path = release_path or tune_spec(scenario.tune, scenario.base).release
+    inputs = scenario.input_paths()
+    check_outputs([json_path, html_path, release_path], inputs)
     outcome = tune(scenario, say=say, engine=_engine_flags(engine, jobs, scheduler, memory_budget))
     document = outcome.as_dict()
-    json_path = json_path or scenario.outputs.get("json") or Path("reports") / f"{scenario_path.stem}.tune.json"
-    release_path = release_path or outcome.spec.release
     files = {Path(json_path): (to_json(document), None)}
-    if html_path or scenario.outputs.get("html"):
-        files[Path(html_path or scenario.outputs["html"])] = (render_tune_html(document, scenario.title), None)
+    if html_path:
+        files[Path(html_path)] = (render_tune_html(document, scenario.title), None)
     chosen = outcome.chosen
     if release_path and chosen is not None:
         files[Path(release_path)] = (table_content(chosen.release, release_path), OWNER_ONLY)
-    write_files_atomic(files)
+    write_files_atomic(files, inputs=inputs)
     if release_path and chosen is not None:
         click.echo(RELEASE_NOTE.format(path=release_path), err=True)
     if not quiet:
         click.echo(render_tune_markdown(document, scenario.title))
+    if chosen is None:
+        raise SystemExit(1)
 
 
 @main.command("utility")
@@ -618,8 +655,8 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
     """Attack a synthetic release: distance to closest record, the CAP family, singling out,
     linkability and inference against a holdout baseline (docs/method/synthetic-attacks.md)."""
     from attack.io.fingerprint import file_input
-    from attack.report.certificate import render_html as render_certificate
     from attack.study.certificate import build_synthetic
+    from attack.study.results import certificate_files
     from attack.synthesis.sequential import settings_from_log
     from attack.synthetic.run import (
         DEFAULT_SYNTH_TAU,
@@ -640,8 +677,8 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
             "n_random": random_targets, "shadow_sets": shadow_sets, "test_sets": test_sets,
             "shadow_size": shadow_size, "jobs": jobs},
     )
-    inputs = [original_path, synthetic_path, holdout_path]
-    check_outputs([json_path, html_path, certificate_path], inputs)
+    inputs = [original_path, synthetic_path, holdout_path, membership_log]
+    check_outputs([json_path, html_path, *(certificate_paths(certificate_path) if certificate_path else [])], inputs)
     if sign_path is not None and certificate_path is None:
         raise InputError("--sign needs --certificate PATH")
     key = None if sign_path is None else load_private_key(sign_path, passphrase_from_env(passphrase_env))
@@ -658,13 +695,13 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
         files[Path(html_path)] = (result.to_html(), None)
     if certificate_path:
         folder = Path(certificate_path).parent
-        fingerprints = [file_input(role, path, folder) for role, path in
-                        (("original", original_path), ("synthetic", synthetic_path), ("holdout", holdout_path))
+        fingerprints = [file_input(role, path, folder, (frame.attrs["sha256"], frame.attrs["bytes"]))
+                        for role, path, frame in (("original", original_path, original),
+                                                  ("synthetic", synthetic_path, synthetic),
+                                                  ("holdout", holdout_path, holdout))
                         if path is not None]
         sealed = build_synthetic(figures=result.figures, inputs=fingerprints, key=key)
-        files[Path(certificate_path)] = (to_json(sealed), None)
-        files[Path(certificate_path).with_suffix(".html")] = (
-            render_certificate(sealed, Path(certificate_path).name), None)
+        files.update(certificate_files(certificate_path, sealed))
     write_files_atomic(files, inputs=inputs)
     click.echo(result.to_markdown())
     if not result.passed:
@@ -786,10 +823,11 @@ def _tune_synthetic(scenario: SyntheticScenario, json_path, release_path, html_p
 
     if html_path:
         raise InputError("--html: the synthesis tuning writes JSON and prints its table; no HTML report yet")
-    outcome = scenario.tune()
     json_path = Path(json_path or scenario.outputs.get("json") or Path("reports") / f"{scenario.path.stem}.tune.json")
-    release_path = release_path or (None if scenario.settings.tune.release is None
+    release_path = release_path or (None if scenario.settings.tune is None or scenario.settings.tune.release is None
                                     else scenario.base / scenario.settings.tune.release)
+    check_outputs([json_path, release_path], scenario.input_paths())
+    outcome = scenario.tune()
     files = {json_path: (to_json(outcome.as_dict()), None)}
     if release_path and outcome.release is not None:
         files[Path(release_path)] = (table_content(outcome.release, release_path), OWNER_ONLY)

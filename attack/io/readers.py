@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import codecs
 import csv
+import hashlib
 import io
 import logging
 import os
 import re
+import stat
 import struct
 import zipfile
 from collections.abc import Mapping, Sequence
@@ -49,7 +51,7 @@ from attack.io.columns import (
 
 __all__ = [
     "ReadInfo", "ReadOptions", "Table", "code_column", "id_column", "numeric_column", "read",
-    "read_table", "require_columns", "source_name",
+    "read_file_bytes", "read_table", "require_columns", "source_name",
 ]
 
 log = logging.getLogger("attack.io")
@@ -66,7 +68,10 @@ _SAMPLE = 1 << 16
 _SIGNATURES = {
     b"PAR1": "a Parquet file", b"PK\x03\x04": "a zip archive (Excel .xlsx or OpenDocument .ods)",
     b"\xd0\xcf\x11\xe0": "an old Excel .xls workbook", b"$FL2": "an SPSS .sav file",
+    b"\x1f\x8b": "gzip-compressed data",
+    b"\xfd7zXZ\x00": "xz-compressed data", b"\x28\xb5\x2f\xfd": "zstd-compressed data",
 }
+_COMPRESSED = {"gzip-compressed data", "xz-compressed data", "zstd-compressed data"}
 
 
 @dataclass(frozen=True)
@@ -164,11 +169,14 @@ class ReadInfo:
 
 @dataclass(frozen=True)
 class Table:
-    """A data file as read: the frame, the name of its source and how it was read."""
+    """A data file as read: the frame, the name of its source, how it was read, and the SHA-256
+    and size of the very bytes that were parsed (what a certificate binds)."""
 
     frame: pd.DataFrame
     source: str
     info: ReadInfo = field(default_factory=lambda: ReadInfo("memory"))
+    sha256: str | None = None
+    size: int | None = None
 
 
 def read(path: str | Path, columns: Sequence[str] | None = None,
@@ -182,37 +190,39 @@ def read(path: str | Path, columns: Sequence[str] | None = None,
     options = options or ReadOptions()
     path = Path(path)
     name = str(path)
-    if path.is_dir():
-        raise InputError("is a folder, not a data file", file=name)
-    if not path.is_file():
-        raise InputError("file not found", file=name)
-    if path.stat().st_size == 0:
-        raise InputError("file is empty", file=name)
     kind = _FORMATS.get(path.suffix.lower())
+    raw = read_file_bytes(path)
+    if not raw:
+        raise InputError("file is empty", file=name)
     if kind is None:
         known = ", ".join(sorted(_FORMATS))
         raise InputError(f"unknown file format {path.suffix or '(no suffix)'!r}; expected one of {known}",
                          file=name)
-    _check_signature(path, kind)
+    digest = hashlib.sha256(raw).hexdigest()
+    _check_signature(raw, kind, name)
     wanted = None if columns is None else list(dict.fromkeys(columns))
     try:
         if kind == "csv":
-            frame, info = _read_csv(path, wanted, options)
+            frame, info = _read_csv(raw, name, wanted, options)
         elif kind in ("excel", "ods"):
             try:
-                frame, info = _read_workbook(path, kind, wanted, options)
+                frame, info = _read_workbook(raw, name, kind, wanted, options)
             except (KeyError, zipfile.BadZipFile) as exc:  # e.g. an .xlsx renamed .ods
                 raise InputError(f"is not a readable {kind} workbook: {_short(exc)}", file=name) from exc
         else:
-            frame = _read_typed(path, kind, wanted)
+            frame = _read_typed(raw, path, kind, wanted, digest)
             _check_duplicates(list(frame.columns), name)
             frame = _typed_missing(frame, options)
             info = ReadInfo(kind, na=tuple(dict.fromkeys(options.na)))
     except InputError:
         raise
+    except MemoryError:
+        raise
     except pd.errors.EmptyDataError as exc:
         raise InputError("file is empty", file=name) from exc
     except (ValueError, OSError, UnicodeDecodeError, struct.error, pa.ArrowException) as exc:
+        if "malloc" in str(exc) or "out of memory" in str(exc).lower():
+            raise MemoryError(str(exc)) from exc
         raise InputError(f"cannot be read as {kind}: {_short(exc)}", file=name) from exc
     _check_columns(frame.columns, wanted, name)
     if wanted is not None:
@@ -223,9 +233,31 @@ def read(path: str | Path, columns: Sequence[str] | None = None,
     info = ReadInfo(**{**info.__dict__, "rows": len(frame), "columns": frame.shape[1]})
     # provenance only, never a setting: the name errors quote, and how the file was read (for
     # results; without the number of columns read, which depends on the caller, not the file)
-    frame.attrs.update(source=name, read={k: v for k, v in info.as_dict().items() if k != "columns"})
+    frame.attrs.update(source=name, read={k: v for k, v in info.as_dict().items() if k != "columns"},
+                       sha256=digest, bytes=len(raw))
     log.info("read %s: %s", name, info.as_dict())
-    return Table(frame, name, info)
+    return Table(frame, name, info, digest, len(raw))
+
+
+def read_file_bytes(path: str | Path) -> bytes:
+    """The whole content of a regular file, read once (what is parsed is what is hashed);
+    a folder, a missing file or a special file (a FIFO, a device) is an :class:`InputError`."""
+    path = Path(path)
+    name = str(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError("file not found", file=name) from None
+    except OSError as exc:
+        raise InputError(f"cannot be read: {exc.strerror or exc}", file=name) from None
+    if stat.S_ISDIR(mode):
+        raise InputError("is a folder, not a data file", file=name)
+    if not stat.S_ISREG(mode):
+        raise InputError("is not a regular file (a FIFO, socket or device); give a data file", file=name)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot be read: {exc.strerror or exc}", file=name) from None
 
 
 def read_table(path: str | Path, columns: Sequence[str] | None = None,
@@ -238,27 +270,22 @@ def _short(exc: BaseException) -> str:
     return quote(str(exc), 200).strip("'\"")
 
 
-def _check_signature(path: Path, kind: str) -> None:
+def _check_signature(raw: bytes, kind: str, name: str) -> None:
     """Refuse a file whose first bytes contradict its suffix (a CSV renamed ``.parquet``, a
-    truncated download)."""
-    with open(path, "rb") as handle:
-        head = handle.read(8)
+    truncated download, a compressed file named ``.csv``)."""
+    head = raw[:8]
     found = next((what for magic, what in _SIGNATURES.items() if head.startswith(magic)), None)
     expected = {"parquet": b"PAR1", "excel": b"PK\x03\x04", "ods": b"PK\x03\x04"}.get(kind)
     if expected is not None and not head.startswith(expected):
         seen = found or ("text" if _looks_like_text(head) else "something else")
         article = "an" if kind[0] in "aeiou" else "a"
         raise InputError(f"is not {article} {kind} file (its first bytes show {seen}); is the suffix right?",
-                         file=str(path))
-    if kind == "parquet":
-        with open(path, "rb") as handle:
-            handle.seek(-4, 2)
-            if handle.read(4) != b"PAR1":
-                raise InputError("is a truncated or damaged Parquet file (its end marker is missing)",
-                                 file=str(path))
+                         file=name)
+    if kind == "parquet" and raw[-4:] != b"PAR1":
+        raise InputError("is a truncated or damaged Parquet file (its end marker is missing)", file=name)
     if kind == "csv" and (found is not None or b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff"))):
-        raise InputError(f"is not a text file (it looks like {found or 'binary data'}); is the suffix right?",
-                         file=str(path))
+        raise InputError(f"is not a text file (it looks like {found or 'binary data'}); is the suffix right?"
+                         + (" Decompress it first." if found in _COMPRESSED else ""), file=name)
 
 
 def _looks_like_text(head: bytes) -> bool:
@@ -269,11 +296,10 @@ def _looks_like_text(head: bytes) -> bool:
 # CSV
 
 
-def _read_csv(path: Path, wanted: list[str] | None, options: ReadOptions) -> tuple[pd.DataFrame, ReadInfo]:
+def _read_csv(raw: bytes, name: str, wanted: list[str] | None, options: ReadOptions) -> tuple[pd.DataFrame, ReadInfo]:
     import pyarrow.csv as pcsv
 
-    name = str(path)
-    encoding, content = _decode(path, options.encoding)
+    encoding, content = _decode(raw, name, options.encoding)
     sample = _sample(content)
     sep, quotechar = _dialect(sample, options.sep, name)
     if not sample.strip():
@@ -300,7 +326,7 @@ def _read_csv(path: Path, wanted: list[str] | None, options: ReadOptions) -> tup
                 null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
         )
     except pa.ArrowInvalid as exc:
-        raise _malformed(path, encoding, sep, quotechar, len(header), exc) from exc
+        raise _malformed(content, name, sep, quotechar, len(header), exc) from exc
     decimal, thousands = _number_format(sample, sep, quotechar, options)
     frame = _typed_text(table, name, options, decimal, thousands)
     info = ReadInfo("csv", encoding=encoding, sep=sep, decimal=decimal, thousands=thousands,
@@ -308,12 +334,14 @@ def _read_csv(path: Path, wanted: list[str] | None, options: ReadOptions) -> tup
     return frame, info
 
 
-def _decode(path: Path, given: str | None) -> tuple[str, bytes]:
-    """The encoding, and the content as UTF-8 (Arrow reads UTF-8 only). The given encoding must decode the whole file; else detected: UTF-8 (a
-    byte-order mark gives ``utf-8-sig`` or ``utf-16``), else what charset-normalizer proposes
-    for the bytes around the first non-UTF-8 byte unless that is a single-byte Latin code page,
-    else Windows-1252, else Latin-1 (which decodes any byte)."""
-    raw = path.read_bytes()
+def _decode(raw: bytes, name: str, given: str | None) -> tuple[str, bytes]:
+    """The encoding, and the content as UTF-8 (Arrow reads UTF-8 only).
+
+    A given encoding must decode the whole file. Otherwise: a byte-order mark decides (UTF-8 or
+    UTF-16); else UTF-8 when the whole file decodes so; else, when the file holds no UTF-8
+    character beyond ASCII at all, Windows-1252 (Latin-1 where a byte is undefined there), which
+    then changes only the bytes UTF-8 refused. A file mixing valid UTF-8 characters with bytes
+    that are not UTF-8 is refused, naming the line and the byte: no encoding reads both right."""
     if given is not None:
         first = given
     elif raw.startswith(codecs.BOM_UTF8):
@@ -325,36 +353,33 @@ def _decode(path: Path, given: str | None) -> tuple[str, bytes]:
     try:
         text = raw.decode(first)
     except UnicodeDecodeError as exc:
-        if given is not None:
-            line = raw[: exc.start].count(b"\n") + 1
+        line = raw[: exc.start].count(b"\n") + 1
+        if given is not None or first != "utf-8" or _has_utf8_beyond_ascii(raw):
+            mixed = "" if given is not None or first != "utf-8" else (
+                "the file holds UTF-8 characters elsewhere, so it mixes two encodings; ")
             raise InputError(
-                f"line {line} cannot be decoded as {given} (byte 0x{raw[exc.start]:02x}); leave "
-                "the encoding out to detect it, or set another (e.g. --encoding cp1252)",
-                file=str(path)) from exc
-        bad = exc.start
-    else:
-        log.info("%s: encoding %s", path, first)
-        return first, raw if codecs.lookup(first).name in ("utf-8", "utf-8-sig") else text.encode("utf-8")
-    guess = _guess_encoding(raw, bad)
-    candidates = ["cp1252", "latin-1"]
-    if guess and not re.match(r"(cp125|iso8859|latin|mac_)", guess):
-        candidates.insert(0, guess)  # a single-byte Latin guess is taken as Windows-1252
-    for candidate in candidates:
-        try:
-            text = raw.decode(candidate)
-        except UnicodeDecodeError:
-            continue
-        log.info("%s: not UTF-8 (byte %d); encoding %s", path, bad, candidate)
-        return candidate, text.encode("utf-8")
-    raise AssertionError("Latin-1 decodes every byte")
+                f"line {line} cannot be decoded as {first} (byte 0x{raw[exc.start]:02x}) at byte "
+                f"offset {exc.start}; {mixed}fix that line, or set the file's encoding (e.g. --encoding cp1252)",
+                file=name) from exc
+        for candidate in ("cp1252", "latin-1"):
+            try:
+                text = raw.decode(candidate)
+            except UnicodeDecodeError:
+                continue
+            log.info("%s: not UTF-8 (first at line %d); no UTF-8 character in the file; encoding %s",
+                     name, line, candidate)
+            return candidate, text.encode("utf-8")
+        raise AssertionError("Latin-1 decodes every byte") from exc
+    log.info("%s: encoding %s", name, first)
+    return first, raw if codecs.lookup(first).name in ("utf-8", "utf-8-sig") else text.encode("utf-8")
 
 
-def _guess_encoding(raw: bytes, bad: int) -> str | None:
-    from charset_normalizer import from_bytes
+_UTF8_MULTIBYTE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 
-    around = raw[max(0, bad - _SAMPLE // 2): bad + _SAMPLE // 2]
-    best = from_bytes(raw[:_SAMPLE] + b"\n" + around).best()
-    return None if best is None else best.encoding
+
+def _has_utf8_beyond_ascii(raw: bytes) -> bool:
+    """Whether the bytes hold a well-formed UTF-8 sequence for a character beyond ASCII."""
+    return _UTF8_MULTIBYTE.search(raw) is not None
 
 
 def _sample(content: bytes) -> str:
@@ -422,18 +447,18 @@ def _number_format(sample: str, sep: str, quotechar: str | None,
     return decimal, thousands
 
 
-def _malformed(path: Path, encoding: str, sep: str, quotechar: str | None, width: int,
+def _malformed(content: bytes, name: str, sep: str, quotechar: str | None, width: int,
                exc: Exception) -> InputError:
-    """The row of a malformed CSV file (a wrong number of fields), found by rereading it."""
-    with open(path, encoding=encoding, newline="") as handle:
-        reader = csv.reader(handle, delimiter=sep, quotechar=quotechar or '"')
-        next(reader, None)
-        for row_number, row in enumerate(reader, start=1):
-            if len(row) != width and row:
-                return InputError(
-                    f"has {len(row)} fields where the header has {width} (separator {sep!r}); "
-                    "is the separator right (--sep)?", file=str(path), row=row_number)
-    return InputError(f"cannot be read as CSV: {_short(exc)}", file=str(path))
+    """The row of a malformed CSV file (a wrong number of fields), found by rereading its text."""
+    reader = csv.reader(io.StringIO(content.decode("utf-8", "replace"), newline=""), delimiter=sep,
+                        quotechar=quotechar or '"')
+    next(reader, None)
+    for row_number, row in enumerate(reader, start=1):
+        if len(row) != width and row:
+            return InputError(
+                f"has {len(row)} fields where the header has {width} (separator {sep!r}); "
+                "is the separator right (--sep)?", file=name, row=row_number)
+    return InputError(f"cannot be read as CSV: {_short(exc)}", file=name)
 
 
 def _typed_text(table: pa.Table, name: str, options: ReadOptions, decimal: str,
@@ -460,42 +485,84 @@ def _typed_text(table: pa.Table, name: str, options: ReadOptions, decimal: str,
 # Excel and OpenDocument
 
 
-def _read_workbook(path: Path, kind: str, wanted: list[str] | None,
+def _read_workbook(raw: bytes, name: str, kind: str, wanted: list[str] | None,
                    options: ReadOptions) -> tuple[pd.DataFrame, ReadInfo]:
-    name = str(path)
-    engine = "openpyxl" if kind == "excel" else "odf"
-    sheets = pd.ExcelFile(path, engine=engine).sheet_names
-    sheet = 0 if options.sheet is None else options.sheet
-    if isinstance(sheet, int):
-        if not 0 <= sheet < len(sheets):
-            raise InputError(f"has no sheet number {sheet} (sheets, from 0: {', '.join(sheets)})", file=name)
-        sheet = sheets[sheet]
-    elif sheet not in sheets:
-        raise InputError(f"has no sheet {sheet!r} (sheets: {', '.join(sheets)})", file=name)
-    raw = pd.read_excel(path, sheet_name=sheet, header=None, dtype=object, engine=engine,
-                        na_filter=False)
-    raw = raw.dropna(how="all")
-    if raw.empty:
+    if kind == "excel":
+        sheets, sheet, cells = _excel_sheet(raw, name, options.sheet)
+    else:
+        sheets = pd.ExcelFile(io.BytesIO(raw), engine="odf").sheet_names
+        sheet = _chosen_sheet(sheets, options.sheet, name)
+        cells = pd.read_excel(io.BytesIO(raw), sheet_name=sheet, header=None, dtype=object, engine="odf",
+                              na_filter=False)
+    raw_cells = cells.dropna(how="all")
+    if raw_cells.empty:
         raise InputError(f"sheet {sheet!r} is empty", file=name)
-    header = [_cell_text(v) or "" for v in raw.iloc[0]]
-    while header and header[-1] == "" and raw.iloc[1:, len(header) - 1].map(_cell_text).isna().all():
+    header = [_cell_text(v) or "" for v in raw_cells.iloc[0]]
+    while header and header[-1] == "" and raw_cells.iloc[1:, len(header) - 1].map(_cell_text).isna().all():
         header.pop()
-    raw = raw.iloc[1:, : len(header)]
+    raw_cells = raw_cells.iloc[1:, : len(header)]
     _check_duplicates(header, name)
-    _check_columns(header, wanted, name)
+    try:
+        _check_columns(header, wanted, name)
+    except InputError as exc:
+        others = [s for s in sheets if s != sheet]
+        if others:
+            exc.message += f"; sheet {sheet!r} was read (others: {', '.join(others)}); choose one with --sheet"
+        raise
     out = {}
     for j, column in enumerate(header):
         if wanted is not None and column not in wanted:
             continue
-        cells = raw.iloc[:, j]
-        _check_mixed_codes(cells, name, column)
-        text = pa.array([_cell_text(v) for v in cells], type=pa.string())
+        column_cells = raw_cells.iloc[:, j]
+        _check_mixed_codes(column_cells, name, column)
+        text = pa.array([_cell_text(v) for v in column_cells], type=pa.string())
         missing = [*DEFAULT_NA, *options.na_for(column)]
         text = pc.if_else(pc.is_in(text, value_set=pa.array(missing, pa.string())),
                           pa.scalar(None, pa.string()), text)
         out[column] = type_text(text, code=column in options.codes).values
     frame = pd.DataFrame(out)
     return frame, ReadInfo(kind, sheet=str(sheet), na=tuple(dict.fromkeys(options.na)))
+
+
+def _chosen_sheet(sheets: list[str], given: str | int | None, name: str) -> str:
+    sheet = 0 if given is None else given
+    if isinstance(sheet, int):
+        if not 0 <= sheet < len(sheets):
+            raise InputError(f"has no sheet number {sheet} (sheets, from 0: {', '.join(sheets)})", file=name)
+        return sheets[sheet]
+    if sheet not in sheets:
+        raise InputError(f"has no sheet {sheet!r} (sheets: {', '.join(sheets)})", file=name)
+    return sheet
+
+
+def _excel_sheet(raw: bytes, name: str, given: str | int | None) -> tuple[list[str], str, pd.DataFrame]:
+    """The cells of one Excel sheet as the workbook last computed them. A cell whose value the
+    file does not hold cannot be read as missing: a formula without a cached result (a workbook
+    written by a program that does not calculate), an error value (``#DIV/0!``, ``#N/A``) and a
+    merged range (one value meant for several cells) are refused, naming sheet and cell."""
+    import openpyxl
+
+    values = openpyxl.load_workbook(io.BytesIO(raw), data_only=True)
+    sheet = _chosen_sheet(values.sheetnames, given, name)
+    sheet_values = values[sheet]
+    if sheet_values.merged_cells.ranges:
+        merged = sorted(str(r) for r in sheet_values.merged_cells.ranges)
+        raise InputError(f"sheet {sheet!r} has merged cells ({', '.join(merged[:5])}); unmerge them so that "
+                         "every cell holds its own value", file=name)
+    for row in sheet_values.iter_rows():
+        for cell in row:
+            if cell.data_type == "e":
+                raise InputError(f"sheet {sheet!r}, cell {cell.coordinate} holds the error value {cell.value}; "
+                                 "correct it or clear the cell", file=name)
+    formulas = openpyxl.load_workbook(io.BytesIO(raw), data_only=False, read_only=True)[sheet]
+    for row in formulas.iter_rows():
+        for cell in row:
+            if cell.data_type == "f" and sheet_values[cell.coordinate].value is None:
+                raise InputError(f"sheet {sheet!r}, cell {cell.coordinate} holds a formula whose result the file "
+                                 "does not store; open and save it in a spreadsheet program, or save the sheet "
+                                 "as values", file=name)
+    cells = pd.DataFrame(list(sheet_values.iter_rows(values_only=True)), dtype=object)
+    return values.sheetnames, sheet, cells
 
 
 def _cell_text(value: object) -> str | None:
@@ -536,32 +603,37 @@ def _check_mixed_codes(cells: pd.Series, name: str, column: str) -> None:
 # Typed formats
 
 
-def _read_typed(path: Path, kind: str, wanted: list[str] | None) -> pd.DataFrame:
+def _read_typed(raw: bytes, path: Path, kind: str, wanted: list[str] | None, digest: str) -> pd.DataFrame:
+    """Parquet, Stata and SAS files parsed from the bytes already read; SPSS (whose reader takes
+    only a path) from the file, which must still hold the same bytes afterwards."""
     name = str(path)
     if kind == "parquet":
         import pyarrow.parquet as pq
 
-        names = pq.read_schema(path).names
+        names = pq.read_schema(pa.BufferReader(raw)).names
         _check_duplicates(names, name)
         _check_columns(names, wanted, name)
-        return pd.read_parquet(path, columns=wanted)
+        return pd.read_parquet(io.BytesIO(raw), columns=wanted)
     if kind == "stata":
-        with pd.read_stata(path, iterator=True) as reader:
+        with pd.read_stata(io.BytesIO(raw), iterator=True) as reader:
             names = list(reader.variable_labels())
         _check_columns(names, wanted, name)
-        return pd.read_stata(path, columns=wanted)
+        return pd.read_stata(io.BytesIO(raw), columns=wanted)
     if kind == "sas":
-        frame = pd.read_sas(path, format="sas7bdat")
+        frame = pd.read_sas(io.BytesIO(raw), format="sas7bdat")
         for column in frame.columns:
             if frame[column].dtype == object:
                 frame[column] = frame[column].map(
                     lambda v: v.decode("utf-8", "replace") if isinstance(v, bytes) else v)
         return frame
     try:  # SPSS: user-missing values become missing (pyreadstat's default)
-        return pd.read_spss(path, usecols=wanted)
+        frame = pd.read_spss(path, usecols=wanted)
     except ImportError as exc:
         raise InputError("reading SPSS files needs the optional reader: pip install 'attack[spss]'",
                          file=name) from exc
+    if hashlib.sha256(read_file_bytes(path)).hexdigest() != digest:
+        raise InputError("changed while it was being read; read it again once nothing writes to it", file=name)
+    return frame
 
 
 def _typed_missing(frame: pd.DataFrame, options: ReadOptions) -> pd.DataFrame:

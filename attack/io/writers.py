@@ -1,47 +1,117 @@
-"""Writing result files safely: atomically, and record-level files owner-only.
+"""Writing result files safely: one output guard, atomic writes, record-level files owner-only.
 
-A file is written to a temporary name in its target directory and renamed into place, so a
-failed run never leaves a partial file (and never replaces a good one with half of a new one).
+Every command and every writer of the API goes through :func:`check_outputs` (before anything is
+computed) and :func:`write_files_atomic` (which checks again): an output may not be an input of
+the run (the same file, also through a symbolic or hard link), a scenario file, another output of
+the same run (a certificate's printable twin included), a folder or a special file (a device, a
+FIFO, a socket). A file is written to a temporary name in its target directory and renamed into
+place, so a failed or interrupted run never leaves a partial file (and never replaces a good one
+with half of a new one).
 """
 
 from __future__ import annotations
 
 import io
 import os
+import signal
+import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 
 from attack.errors import InputError
 
+#: Permissions of record-level files.
+OWNER_ONLY = 0o600
+
+
+def certificate_paths(path: str | Path) -> list[Path]:
+    """A certificate's JSON and its printable HTML twin (both are outputs of one run)."""
+    path = Path(path)
+    return [path, path.with_suffix(".html")]
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file ``path`` names after following links, None if absent."""
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError:  # e.g. a name too long, or no permission to look: found out when written
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _kind(mode: int) -> str | None:
+    """What a file that is not a regular file is, in words (None for a regular file)."""
+    for test, word in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return word
+    return None
+
 
 def check_outputs(outputs: Iterable[str | Path | None], inputs: Iterable[str | Path | None] = ()) -> None:
     """Refuse, before anything is computed or written, an output that is one of the inputs (the
-    same file after resolving links and ``..``), two outputs that are one file, an output that is
-    a folder, and an output whose folder is a regular file. ``None`` entries are skipped."""
-    seen: dict[Path, str] = {}
+    same file after resolving links and ``..``, or the same inode: hard links), two outputs that
+    are one file, an output that is a folder or a special file, and an output whose folder is a
+    regular file. ``None`` entries are skipped; give a scenario file among the inputs."""
+    by_path: dict[Path, str] = {}
+    by_inode: dict[tuple[int, int], str] = {}
     for given in inputs:
-        if given is not None and Path(given).exists():
-            seen[Path(given).resolve()] = f"the input {given}"
+        if given is None:
+            continue
+        label = f"the input {given}"
+        by_path.setdefault(Path(given).resolve(), label)
+        identity = _identity(Path(given))
+        if identity is not None:
+            by_inode.setdefault(identity, label)
     for given in outputs:
         if given is None:
             continue
         path = Path(given)
         resolved = path.resolve()
-        if resolved in seen:
-            raise InputError(f"is also {seen[resolved]}; choose another output path (nothing was "
+        identity = _identity(path)
+        clash = by_path.get(resolved) or (by_inode.get(identity) if identity else None)
+        if clash is not None:
+            raise InputError(f"is also {clash}; choose another output path (nothing was "
                              "written)", file=str(given))
-        seen[resolved] = f"the output {given}"
+        label = f"the output {given}"
+        by_path[resolved] = label
+        if identity is not None:
+            by_inode[identity] = label
         if path.is_dir():
             raise InputError("is a folder; give a file name", file=str(given))
+        if identity is not None:
+            kind = _kind(os.stat(path).st_mode)
+            if kind is not None:
+                raise InputError(f"is {kind}, not a regular file; outputs are written only as "
+                                 "regular files (nothing was written)", file=str(given))
         for parent in path.parents:
             if parent.exists():
                 if not parent.is_dir():
                     raise InputError(f"cannot be written: {parent} is a file, not a folder",
                                      file=str(given))
                 break
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while the staged files are renamed into place, so that an
+    interrupt cannot leave some of them written and others not (delivered right after)."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    except (AttributeError, ValueError, OSError):  # not the main thread, or no such call
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def write_files_atomic(files: dict[Path, tuple[str | bytes, int | None]],
@@ -51,8 +121,8 @@ def write_files_atomic(files: dict[Path, tuple[str | bytes, int | None]],
     ``files`` maps each path to ``(content, mode)``, content as text or bytes; ``mode`` None
     means the permissions a new file gets under the current umask, ``0o600`` makes it
     owner-only before it appears. Every text is first written to a temporary file beside its
-    target, then all are renamed into place. The paths are first checked by
-    :func:`check_outputs` against ``inputs``; a path that cannot be written raises
+    target, then all are renamed into place (interrupts held meanwhile). The paths are first
+    checked by :func:`check_outputs` against ``inputs``; a path that cannot be written raises
     :class:`InputError` naming the path as given (never the temporary file).
     """
     check_outputs(files, inputs)
@@ -71,9 +141,10 @@ def write_files_atomic(files: dict[Path, tuple[str | bytes, int | None]],
                 with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
                     handle.write(text)
             os.chmod(tmp, _default_mode() if mode is None else mode)
-        for tmp, path in staged:
-            current = path
-            os.replace(tmp, path)
+        with _signals_deferred():
+            for tmp, path in staged:
+                current = path
+                os.replace(tmp, path)
     except BaseException as exc:
         for tmp, _ in staged:
             if os.path.exists(tmp):
@@ -109,6 +180,3 @@ def _default_mode() -> int:
     os.umask(umask)
     return 0o666 & ~umask
 
-
-#: Permissions of record-level files.
-OWNER_ONLY = 0o600

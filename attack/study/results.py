@@ -3,7 +3,7 @@ natural protection and single attacks, with the one JSON layout and the certific
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -13,7 +13,7 @@ import pandas as pd
 from attack._version import __version__
 from attack.errors import InputError
 from attack.io.jsonio import SCHEMA_VERSION, to_json
-from attack.io.writers import OWNER_ONLY, write_files_atomic
+from attack.io.writers import OWNER_ONLY, certificate_paths, check_outputs, write_files_atomic
 from attack.report.attack import render_html, render_markdown
 from attack.report.certificate import render_html as render_certificate
 from attack.risk.mass import matches_csv
@@ -27,6 +27,8 @@ class RunSource(Protocol):
     origin: Mapping | None
 
     def fingerprints(self, certificate_dir: Path) -> list[dict]: ...
+
+    def input_paths(self) -> list[Path]: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,7 +116,7 @@ class ScenarioResult:
             [r.as_run() for r in self.runs], title=self.title, notes=self.notes, **self._report_args()
         )
         if path is not None:
-            write_files_atomic({Path(path): (text, None)})
+            write_files_atomic({Path(path): (text, None)}, inputs=_inputs(self))
         return text
 
     def _repr_html_(self) -> str:
@@ -162,7 +164,7 @@ class ScenarioResult:
         keygen``). Returns the sealed certificate."""
         key = None if sign is None else signing.load_private_key(sign, passphrase)
         sealed = self.certificate(Path(path).parent, key=key)
-        write_outputs(self, certificate=(path, sealed))
+        write_outputs(self, certificate=(path, sealed), inputs=_inputs(self))
         return sealed
 
 
@@ -174,17 +176,18 @@ def write_outputs(
     matches: str | Path | None = None,
     certificate: tuple[str | Path, Mapping[str, Any]] | None = None,
     timings: bool = False,
+    inputs: Sequence[str | Path | None] = (),
 ) -> list[Path]:
-    """Write the requested files, all or none of them (atomically).
+    """Write the requested files, all or none of them (atomically), none of them over one of
+    ``inputs`` or over another output.
 
     ``matches`` (record-level links, one intruder only) is written owner-only; ``certificate``
     is ``(path, sealed certificate)`` and gets a printable HTML twin beside it.
     """
+    check_outputs([*(certificate_paths(certificate[0]) if certificate else []), json, html, matches], inputs)
     files: dict[Path, tuple[str, int | None]] = {}
     if certificate is not None:
-        path, sealed = certificate
-        files[Path(path)] = (to_json(sealed), None)
-        files[Path(path).with_suffix(".html")] = (render_certificate(sealed, Path(path).name), None)
+        files.update(certificate_files(*certificate))
     if json is not None:
         files[Path(json)] = (to_json(result.to_dict(timings=timings)), None)
     if html is not None:
@@ -194,7 +197,18 @@ def write_outputs(
         if len(runs) != 1:
             raise InputError("--matches writes the links of one intruder; this scenario has several")
         files[Path(matches)] = (matches_csv(runs[0].links), OWNER_ONLY)
-    return write_files_atomic(files)
+    return write_files_atomic(files, inputs)
+
+
+def certificate_files(path: str | Path, sealed: Mapping[str, Any]) -> dict[Path, tuple[str, int | None]]:
+    """The certificate's JSON and its printable HTML twin, ready for :func:`write_files_atomic`."""
+    json_path, twin = certificate_paths(path)
+    return {json_path: (to_json(sealed), None), twin: (render_certificate(sealed, json_path.name), None)}
+
+
+def _inputs(result: ScenarioResult) -> list[Path]:
+    """The files a result's scenario read (none for a result built in memory)."""
+    return [] if result.scenario is None else result.scenario.input_paths()
 
 
 def _plain(value: Any) -> Any:

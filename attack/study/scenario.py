@@ -26,8 +26,8 @@ import tomli_w
 
 from attack.datasets.demo import DEMO_ID, demo_source
 from attack.errors import InputError
-from attack.io.fingerprint import file_input, frame_input
-from attack.io.readers import id_column, read_table
+from attack.io.fingerprint import ReadLedger, frame_input
+from attack.io.readers import id_column, read_file_bytes, read_table
 from attack.linkage.engines import Engine
 from attack.linkage.link import LinkageSpec
 from attack.linkage.settings import linkage_spec
@@ -80,6 +80,8 @@ class Scenario:
     origin: Mapping | None = None
     #: The validated settings it was built from (None for a scenario built in code).
     settings: ScenarioSettings | None = field(default=None, repr=False)
+    #: SHA-256 of every file as this scenario read it (what its certificate binds).
+    ledger: ReadLedger = field(default_factory=ReadLedger, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.intruders:
@@ -103,8 +105,12 @@ class Scenario:
 
         ``engine`` (an :class:`attack.Engine` or a mapping with ``name``, ``jobs``,
         ``scheduler``, ``memory_budget``) overrides the scenario's ``[engine]`` table entry by
-        entry; neither changes the figures.
+        entry; neither changes the figures. Each run keeps its own record of the bytes it read
+        (the files its certificate binds).
         """
+        return replace(self, ledger=self.ledger.copy())._run(engine, progress)
+
+    def _run(self, engine: Mapping[str, Any] | Any | None, progress: bool) -> ScenarioResult:
         base, override = self.engine.fixed(), engine_settings(engine)
         if override.get("name", "dask") != "dask":  # the file's scheduler goes with its dask engine
             base.pop("scheduler", None)
@@ -144,8 +150,8 @@ class Scenario:
         table = dict(self.single)
         if "original" not in self.sources:
             raise InputError("[single_attack] needs [data] original (targets and knowledge come from it)")
-        original, original_id = _load_source("original", self.sources["original"], self.base, None)
-        release, release_id = _load_source("release", self.sources["release"], self.base, None)
+        original, original_id = _load_source("original", self.sources["original"], self.base, None, self.ledger)
+        release, release_id = _load_source("release", self.sources["release"], self.base, None, self.ledger)
         if "leaders" in table:
             targets = single_attack.market_leaders(original, original_id, **table["leaders"])
         else:
@@ -213,7 +219,7 @@ class Scenario:
         """Each realistic intruder against FORMAL beside each release, with the agreement
         tables of the overlap variables (Destatis handbook, §12.1; Tables 36.4, 37.1–37.2).
         A release that is the FORMAL file itself is not compared with itself."""
-        formal, formal_id = _load_source("formal", self.formal, self.base, None)
+        formal, formal_id = _load_source("formal", self.formal, self.base, None, self.ledger)
         out, on_formal = [], {}
         for release_name, intruder, run in attacks:
             if intruder.role == "worst" or _same_source(self.releases[release_name], self.formal):
@@ -247,11 +253,11 @@ class Scenario:
         """All columns of the data source ``role`` (release, original, ...) and its id column."""
         if role not in self.sources:
             raise InputError(f"[data] has no entry {role!r}")
-        return _load_source(role, self.sources[role], self.base, None)
+        return _load_source(role, self.sources[role], self.base, None, self.ledger)
 
     def fingerprints(self, certificate_dir: Path) -> list[dict]:
         """SHA-256 of the scenario file and of every data source, for a certificate."""
-        out = [file_input("scenario", self.path, certificate_dir)] if self.path else []
+        out = [self.ledger.file_input("scenario", self.path, certificate_dir)] if self.path else []
         roles = [("release", source) for source in self.releases.values()]
         if "original" in self.sources:
             roles.append(("original", self.sources["original"]))
@@ -265,8 +271,18 @@ class Scenario:
                 out.append(frame_input(role, f"demo:{source['demo']}", frame, options))
             else:
                 file = Path(source["path"])
-                out.append(file_input(role, file if file.is_absolute() else self.base / file, certificate_dir))
+                out.append(self.ledger.file_input(role, file if file.is_absolute() else self.base / file,
+                                                  certificate_dir))
         return out
+
+    def input_paths(self) -> list[Path]:
+        """The scenario file and every data file it names (outputs must never replace them)."""
+        sources = [*self.sources.values(), *self.releases.values(), *(i.source for i in self.intruders)]
+        if self.formal is not None:
+            sources.append(self.formal)
+        files = [Path(s["path"]) for s in sources if "path" in s]
+        out = [f if f.is_absolute() else self.base / f for f in files]
+        return list(dict.fromkeys(([self.path] if self.path else []) + out))
 
     def load_data(self, intruder: Intruder, release: Mapping | None = None) -> AttackInput:
         """Read (or generate) the files one intruder's attack on ``release`` (default: the
@@ -282,7 +298,7 @@ class Scenario:
                 continue
             id_column = str(source.get("id", DEMO_ID))
             columns = needed_columns(role, id_column, intruder.linkage, self.evaluation, has_original)
-            frames[role], ids[role] = _load_source(role, source, self.base, columns)
+            frames[role], ids[role] = _load_source(role, source, self.base, columns, self.ledger)
         return AttackInput(
             external=frames["external"],
             external_id=ids["external"],
@@ -302,11 +318,18 @@ def _same_source(a: Mapping, b: Mapping) -> bool:
 
 def read_scenario_file(path: str | Path) -> dict:
     """The parsed TOML of a scenario file; a missing file or bad TOML is an input error."""
+    return scenario_file(path)[0]
+
+
+def scenario_file(path: str | Path) -> tuple[dict, bytes]:
+    """The parsed TOML of a scenario file and the bytes it was parsed from (a byte-order mark,
+    as some editors save, is allowed); a missing file or bad TOML is an input error."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError("scenario file not found", file=str(path))
+    content = read_file_bytes(path)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(content.decode("utf-8-sig")), content
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid TOML: {exc}", file=str(path)) from exc
 
@@ -314,7 +337,7 @@ def read_scenario_file(path: str | Path) -> dict:
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a linkage scenario file (no data file is read)."""
     path = Path(path)
-    raw = read_scenario_file(path)
+    raw, content = scenario_file(path)
     if raw.get("kind") == "synthetic":
         raise InputError('a synthetic-release scenario (kind = "synthetic"): load it with '
                          "attack.SyntheticScenario.from_toml or attack.load_scenario", file=str(path))
@@ -325,6 +348,7 @@ def load_scenario(path: str | Path) -> Scenario:
             exc.file = str(path)
         raise
     scenario.path = path
+    scenario.ledger.record_bytes(path, content)
     return scenario
 
 
@@ -404,7 +428,7 @@ def _agreement_columns(linkage: LinkageSpec, external: pd.DataFrame, truth: pd.D
 
 
 def _load_source(
-    role: str, source: Mapping, base: Path, columns: list[str] | None
+    role: str, source: Mapping, base: Path, columns: list[str] | None, ledger: ReadLedger
 ) -> tuple[pd.DataFrame, str]:
     if "demo" in source:
         return demo_source(source["demo"], **source.get("demo_options", {}))
@@ -412,5 +436,7 @@ def _load_source(
         frame = source["frame"]
         return (frame if columns is None else frame[list(dict.fromkeys(columns))]), str(source["id"])
     path = Path(source["path"])
-    frame = read_table(path if path.is_absolute() else base / path, columns, source.get("read"))
+    path = path if path.is_absolute() else base / path
+    frame = read_table(path, columns, source.get("read"))
+    ledger.record_frame(path, frame)
     return frame, str(source["id"])

@@ -27,6 +27,9 @@ from attack.protect.catalogue import parse_params
 from attack.risk.combine import LAMBDA_PRESETS, ROLES, resolve_lambda
 from attack.risk.settings import Evaluation
 
+#: Longest title a scenario may carry (it heads every report and certificate), in characters.
+TITLE_LIMIT = 200
+
 
 class Reading(SettingsTable):
     """How a file is read where detection should not decide."""
@@ -214,13 +217,27 @@ class Tune(SettingsTable):
                 parse_params(spec, {**self.params, self.parameter: value})
             except InputError as exc:
                 raise InputError(exc.message, field=f"values[{i}]") from None
+        _listed_in_one_direction(self.values)
         return self
+
+
+def _listed_in_one_direction(values: list[Any]) -> None:
+    """The tuning grid is read in the order given, weak to strong: numbers must run in one
+    direction without repeats, or "the weakest passing value" would mean nothing."""
+    if len(values) < 2 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        if len({repr(v) for v in values}) < len(values):
+            raise InputError("a value is listed twice", field="values")
+        return
+    steps = [b - a for a, b in zip(values, values[1:])]
+    if not (all(s > 0 for s in steps) or all(s < 0 for s in steps)):
+        raise InputError(f"values {values} must run in one direction, weak to strong, without repeats "
+                         "(the first passing value in this order is chosen as the weakest)", field="values")
 
 
 class ScenarioSettings(SettingsTable):
     """A scenario file: the data, the intruders, the evaluation, the outputs, the engine."""
 
-    title: str = "attack scenario"
+    title: str = Field("attack scenario", max_length=TITLE_LIMIT)
     notes: list[str] = Field(default_factory=list)
     data: Data
     linkage: Linkage

@@ -19,13 +19,12 @@ import tomli_w
 
 from attack.datasets.demo import demo_source
 from attack.errors import InputError
-from attack.io.fingerprint import file_input, frame_input, sha256_frame
-from attack.io.jsonio import to_json
+from attack.io.fingerprint import ReadLedger, frame_input, sha256_frame
 from attack.io.readers import read_table, source_name
 from attack.io.writers import write_files_atomic
-from attack.report.certificate import render_html as render_certificate
 from attack.study import certificate, signing
-from attack.study.scenario import Scenario, read_scenario_file, scenario_from_dict
+from attack.study.results import certificate_files
+from attack.study.scenario import Scenario, scenario_file, scenario_from_dict
 from attack.study.synthesis_tuning import SynthesisTuning, tune_synthesis
 from attack.study.synthetic_settings import (
     SyntheticEntry,
@@ -92,12 +91,6 @@ class SyntheticScenarioResult:
         return sealed
 
 
-def certificate_files(path: str | Path, sealed: Mapping[str, Any]) -> dict[Path, tuple[str, None]]:
-    """The certificate's JSON and its printable HTML twin, ready for :func:`write_files_atomic`."""
-    path = Path(path)
-    return {path: (to_json(sealed), None), path.with_suffix(".html"): (render_certificate(sealed, path.name), None)}
-
-
 @dataclass
 class SyntheticScenario:
     """A loaded synthetic-release scenario (no data read yet)."""
@@ -106,6 +99,8 @@ class SyntheticScenario:
     base: Path = Path(".")
     path: Path | None = None
     outputs: dict[str, Path] = field(default_factory=dict)
+    #: SHA-256 of every file as this scenario read it (what its certificate binds).
+    ledger: ReadLedger = field(default_factory=ReadLedger, repr=False, compare=False)
 
     @property
     def title(self) -> str:
@@ -135,7 +130,11 @@ class SyntheticScenario:
                              | {"kind": "synthetic"})
 
     def run(self) -> SyntheticScenarioResult:
-        """Make the synthetic file when the scenario says how (else read it), then attack it."""
+        """Make the synthetic file when the scenario says how (else read it), then attack it.
+        Each run keeps its own record of the bytes it read (the files its certificate binds)."""
+        return replace(self, ledger=self.ledger.copy())._run()
+
+    def _run(self) -> SyntheticScenarioResult:
         original, holdout = self._training()
         made = None
         if self.settings.data.synthetic is not None:
@@ -169,7 +168,7 @@ class SyntheticScenario:
 
     def fingerprints(self, directory: Path, made: pd.DataFrame | None = None) -> list[dict]:
         """SHA-256 of the scenario file and of every data source, for a certificate."""
-        out = [file_input("scenario", self.path, directory)] if self.path else []
+        out = [self.ledger.file_input("scenario", self.path, directory)] if self.path else []
         data = self.settings.data
         for role in ("original", "synthetic", "holdout"):
             entry = getattr(data, role)
@@ -180,7 +179,7 @@ class SyntheticScenario:
                 frame, _ = demo_source(entry.demo, **options)
                 out.append(frame_input(role, f"demo:{entry.demo}", frame, options))
             else:
-                out.append(file_input(role, self._resolve(entry.path), directory))
+                out.append(self.ledger.file_input(role, self._resolve(entry.path), directory))
         if made is not None:  # not re-derivable on its own: attack verify --rerun makes it again
             out.append({"role": "synthetic", "made_by": "the scenario's [synthesis] table",
                         "sha256": sha256_frame(made), "rows": len(made)})
@@ -269,7 +268,9 @@ class SyntheticScenario:
             return frame
         options = entry.read_options()
         codes = tuple(dict.fromkeys([*options.codes, *self.settings.attacks.categorical]))
-        return read_table(self._resolve(entry.path), None, replace(options, codes=codes))
+        frame = read_table(self._resolve(entry.path), None, replace(options, codes=codes))
+        self.ledger.record_frame(self._resolve(entry.path), frame)
+        return frame
 
     def _demo_options(self) -> dict:
         demo = self.settings.data.demo
@@ -287,7 +288,7 @@ def open_scenario(path: str | Path) -> Scenario | SyntheticScenario:
     """Read and validate a scenario file of either kind: a linkage scenario (:class:`Scenario`)
     or, with ``kind = "synthetic"``, a synthetic-release scenario."""
     path = Path(path)
-    raw = read_scenario_file(path)
+    raw, content = scenario_file(path)
     try:
         if raw.get("kind") == "synthetic":
             scenario = SyntheticScenario.from_dict(raw, base=path.parent)
@@ -298,4 +299,5 @@ def open_scenario(path: str | Path) -> Scenario | SyntheticScenario:
             exc.file = str(path)
         raise
     scenario.path = path
+    scenario.ledger.record_bytes(path, content)
     return scenario

@@ -17,7 +17,7 @@ from pydantic import Field, ValidationError, model_validator
 from attack.datasets.demo import DEMO_SOURCES
 from attack.errors import InputError, from_validation
 from attack.linkage.settings import SettingsTable, parses
-from attack.study.settings import DemoOptions, Reading
+from attack.study.settings import TITLE_LIMIT, DemoOptions, Reading
 from attack.study.synthesis_tuning import GRID_KEYS, grid_type
 from attack.synthesis.methods import METHODS as SYNTHESIS_METHODS
 from attack.synthetic.run import DEFAULT_SYNTH_TAU, parse_binning
@@ -191,7 +191,7 @@ class SyntheticScenarioSettings(SettingsTable):
     """A synthetic-release scenario file."""
 
     kind: Literal["synthetic"]
-    title: str = "attacks on a synthetic release"
+    title: str = Field("attacks on a synthetic release", max_length=TITLE_LIMIT)
     notes: list[str] = Field(default_factory=list)
     data: SyntheticData
     synthesis: Synthesis | None = None

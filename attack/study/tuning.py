@@ -127,8 +127,9 @@ class TuneOutcome:
         return {
             "tune": self.spec.describe(),
             "tau": self.tau,
-            "decision": "the weakest value whose candidates pass tau in every cell for every "
-                        "seed; utility is reported, never traded against risk (docs/method/utility.md)",
+            "decision": "the first value, in the order the grid lists them (weak to strong), whose "
+                        "candidates pass tau in every cell for every seed; utility is reported, never "
+                        "traded against risk (docs/method/utility.md)",
             "chosen": None if self.chosen_value is None else {
                 "value": self.chosen_value, "seed": self.spec.seeds[0]},
             "verdict": "feasible" if self.chosen_value is not None
