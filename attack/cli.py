@@ -17,7 +17,12 @@ from attack._version import __version__
 from attack.errors import InputError, Terminated
 from attack.io.jsonio import to_json
 from attack.io.readers import ReadOptions, read_table
-from attack.io.writers import OWNER_ONLY, certificate_paths, check_outputs, write_files_atomic
+from attack.io.writers import (
+    OWNER_ONLY,
+    certificate_paths,
+    check_outputs,
+    write_files_atomic,
+)
 from attack.linkage.assignment import METHODS
 from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
 from attack.linkage.engines import ENGINES, parse_size
@@ -133,6 +138,16 @@ def _gamma_vars(_ctx, _param, values):
     return out
 
 
+def _finite(_ctx, _param, values):
+    """Numbers given on the command line must be finite (``nan`` and ``inf`` are not codes)."""
+    import math
+
+    for value in values:
+        if not math.isfinite(value):
+            raise click.BadParameter(f"{value!r} is not a finite number")
+    return values
+
+
 def _memory_budget(_ctx, _param, value):
     if value is None:
         return None
@@ -215,7 +230,8 @@ def _engine_flags(engine, jobs, scheduler, memory_budget) -> dict:
 @click.option("--method", type=click.Choice(METHODS), default="greedy", show_default=True)
 @click.option("--standardise", type=click.Choice(STANDARDISATIONS), default="maxmin", show_default=True)
 @click.option("--metric-distance", type=click.Choice(METRIC_DISTANCES), default="squared", show_default=True)
-@click.option("--seed", type=int, help="Shuffle the external order of the sequential method.")
+@click.option("--seed", type=click.IntRange(min=0), help="Shuffle the external order of the sequential method.")
+@click.option("--winsorise", is_flag=True, help="Set a metric value that alone spans its key's range to the nearest other value (recorded in the result) instead of stopping.")
 @click.option("--gamma", "gammas", multiple=True, help="Usefulness threshold γ (repeatable; default 0.05 and 0.1).")
 @click.option("--gamma-var", "gamma_vars", multiple=True, callback=_gamma_vars, metavar="NAME=G1[,G2...]", help="Per-variable γ_i, one per --gamma.")
 @click.option("--tau", type=float, default=DEFAULT_TAU, show_default=True, help="Risk limit τ per cell.")
@@ -229,7 +245,7 @@ def _engine_flags(engine, jobs, scheduler, memory_budget) -> dict:
 @_output_options
 @_read_options
 def link_command(external_path, release_path, external_id, release_id, original_path, original_id,
-                 keys, blocks, method, standardise, metric_distance, seed, gammas, gamma_vars, tau,
+                 keys, blocks, method, standardise, metric_distance, seed, winsorise, gammas, gamma_vars, tau,
                  targets, cells, zero_tolerance, json_path, html_path, matches_path,
                  jobs, engine, scheduler, memory_budget, quiet, verbose, timings,
                  sep, decimal, encoding, sheet, na, codes) -> None:
@@ -246,7 +262,7 @@ def link_command(external_path, release_path, external_id, release_id, original_
         release_id=release_id, original_id=original_id, keys=keys, blocks=blocks, cells=cells,
         targets=targets or None, method=method, gammas=gammas or DEFAULT_GAMMAS,
         gamma_by_variable=gamma_vars or None, tau=tau, zero_tolerance=zero_tolerance,
-        standardise=standardise, metric_distance=metric_distance, seed=seed,
+        standardise=standardise, metric_distance=metric_distance, seed=seed, winsorise=winsorise,
         engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=not quiet,
         name=f"{_name(external_path)} against {_name(release_path)}", reading=reading,
     )
@@ -374,7 +390,7 @@ def keygen_command(out_dir, passphrase_env) -> None:
 @main.command("demo")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports/demo"), show_default=True)
 @click.option("--units", type=click.IntRange(min=100), default=17000, show_default=True, help="Size of the synthetic population.")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--method", type=click.Choice(METHODS), default="greedy", show_default=True)
 @_engine_options
 def demo_command(out_dir, units, seed, method, jobs, engine, scheduler, memory_budget) -> None:
@@ -509,7 +525,7 @@ def _list_methods(ctx, _param, value):
 @click.option("--columns", default="", metavar="A,B,...", help="Variables the method changes.")
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Method parameter, e.g. k=3 or f=0.08 (repeatable).")
 @click.option("--by", "by", multiple=True, metavar="COLUMN", help="Run the method separately within each group of this variable (repeatable).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Master seed of every random step.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Master seed of every random step.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the protection log (JSON) goes (default: OUTPUT with .protection.json).")
 @_read_options
 def protect_command(method, input_path, output_path, columns, params, by, seed, log_path,
@@ -591,7 +607,7 @@ def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine
 @click.option("--id", "id_columns", metavar="ORIGINAL[,RELEASE]", help="Unit id column(s) aligning records: per-value deviations and IL1s.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the full profile as JSON.")
 @click.option("--propensity", is_flag=True, help="Add propensity-score utility: pMSE and S_pMSE (logistic, CART), two-way tables (for synthetic releases).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the CART permutation null.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the CART permutation null.")
 @_read_options
 def utility_command(original_path, release_path, variables, by, crosses, weight, models, id_columns, json_path,
                     propensity, seed, sep, decimal, encoding, sheet, na, codes) -> None:
@@ -634,7 +650,7 @@ def utility_command(original_path, release_path, variables, by, crosses, weight,
 @click.option("--scaling", type=click.Choice(["minmax_range", "zscore", "robust", "none"]), default="minmax_range", show_default=True, help="Scaling of numeric columns, fitted on the original (Gower metrics need minmax_range).")
 @click.option("--bins", "bins", multiple=True, metavar="VAR=RULE", help="Grouping of a numeric key or target for the table measures: quantile:K, equal_width:K or breaks:B1,B2,... (default quantile:5).")
 @click.option("--n-attacks", type=click.IntRange(min=1), default=500, show_default=True, help="Targets per attack (singling out, linkability, inference).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the results as JSON.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML report.")
 @click.option("--certificate", "certificate_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a certificate of the verdict (JSON and a printable .html twin).")
@@ -766,11 +782,11 @@ def _names(text: str | None) -> list[str] | None:
 @click.option("--ntree", type=int, default=10, show_default=True, help="Trees of the rf method.")
 @click.option("--smoothing", type=click.Choice(["none", "density"]), default="none", show_default=True, help="Gaussian kernel smoothing of drawn numbers.")
 @click.option("--proper", is_flag=True, help="Fit every model to a bootstrap sample of the original.")
-@click.option("--special-code", "special_codes", multiple=True, type=float, metavar="NUMBER", help="A number that is a code, not a value, e.g. -8 (repeatable).")
+@click.option("--special-code", "special_codes", multiple=True, type=float, callback=_finite, metavar="NUMBER", help="A number that is a code, not a value, e.g. -8 (repeatable).")
 @click.option("--strata", multiple=True, metavar="COLUMN", help="Synthesise separately within each group of this column (repeatable).")
 @click.option("--m", "m", type=int, default=1, show_default=True, help="Number of synthetic copies.")
 @click.option("--rows", type=int, help="Rows of each copy (default: as many as the original).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed: the same seed gives the same file.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed: the same seed gives the same file.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Synthesis log (JSON; default: OUT with .synthesis.json).")
 @_read_options
 def synthesize_command(original_path, out_path, columns, dropped, kept, methods, default_method, visit, predictors,
@@ -854,14 +870,14 @@ def _print_synthesis_tuning(outcome) -> None:
 @click.option("--holdout", "holdout_path", type=click.Path(dir_okay=False, path_type=Path), help="Original records kept out of synthesis (control set of the attacks).")
 @click.option("--grid", "grid", multiple=True, required=True, metavar="KEY=V1,V2", help="Settings to search, e.g. minbucket=5,20,50 or smoothing=none,density (repeatable; keys: method, method.COLUMN, minbucket, cp, smoothing, proper, ntree).")
 @click.option("--drop", "dropped", multiple=True, metavar="COLUMN", help="Leave this column out, e.g. the unit id (repeatable).")
-@click.option("--special-code", "special_codes", multiple=True, type=float, metavar="NUMBER", help="A number that is a code, not a value, e.g. -8 (repeatable).")
+@click.option("--special-code", "special_codes", multiple=True, type=float, callback=_finite, metavar="NUMBER", help="A number that is a code, not a value, e.g. -8 (repeatable).")
 @click.option("--key", "keys", multiple=True, metavar="COLUMN", help="Variable the intruder knows (repeatable).")
 @click.option("--target", "targets", multiple=True, metavar="COLUMN", help="Variable the intruder wants (repeatable; needs --key).")
 @click.option("--tau", type=float, default=0.1, show_default=True, help="Risk limit τ of every check.")
 @click.option("--n-attacks", type=click.IntRange(min=1), default=500, show_default=True, help="Targets per attack (singling out, linkability, inference).")
 @click.option("--membership", is_flag=True, help="Also run shadow-model membership inference against every candidate.")
 @click.option("--utility-model", type=click.Choice(["logistic", "logistic2", "cart"]), default="logistic", show_default=True, help="Propensity model whose S_pMSE ranks the candidates.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Every candidate, the choice and the risk-utility frontier (JSON).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), help="The chosen synthetic file (owner-only).")
 @_read_options

@@ -38,8 +38,8 @@ class Classifier:
         if self.prefix is not None and self.prefix < 1:
             raise InputError(f"{self.name!r}: the prefix length must be at least 1")
         if self.bins is not None:
-            if len(self.bins) == 0 or any(np.diff(self.bins) <= 0):
-                raise InputError(f"{self.name!r}: bins must be strictly increasing break points")
+            if len(self.bins) == 0 or not np.isfinite(self.bins).all() or any(np.diff(self.bins) <= 0):
+                raise InputError(f"{self.name!r}: bins must be strictly increasing finite break points")
 
     @property
     def external_column(self) -> str:

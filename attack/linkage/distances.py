@@ -30,6 +30,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -39,6 +40,7 @@ from rapidfuzz.distance import JaroWinkler, Levenshtein
 
 from attack.errors import InputError
 from attack.io.readers import code_column, numeric_column, source_name
+from attack.linkage.outliers import check_key_values
 
 KeyType = Literal["metric", "nominal", "ordinal", "hierarchical", "string"]
 KEY_TYPES: tuple[str, ...] = ("metric", "nominal", "ordinal", "hierarchical", "string")
@@ -534,11 +536,14 @@ def build_distance_model(
     *,
     standardise: str = "maxmin",
     metric_distance: str = "squared",
+    winsorise: bool = False,
 ) -> DistanceModel:
     """Prepare the components of every key over the whole files (docs/method/linkage.md).
 
     Extremes for ``maxmin`` are taken over all pairs A × B of the two files, before blocking,
-    without building the pairs (docs/method/linkage.md).
+    without building the pairs (docs/method/linkage.md). Under a standardisation, a metric value
+    that alone spans its key's range stops the run, or with ``winsorise`` is set to the nearest
+    value that does not (:mod:`attack.linkage.outliers`).
     """
     if standardise not in STANDARDISATIONS:
         raise InputError(
@@ -550,9 +555,13 @@ def build_distance_model(
         raise InputError("at least one distance key is needed")
     names = (source_name(external), source_name(release))
     components, offsets, scales, fills, notes = [], [], [], [], []
+    screen = "winsorise" if winsorise else ("stop" if standardise != "none" else None)
     for key in keys:
-        comp = _component(external, release, key, names, metric_distance)
+        comp = _component(external, release, key, names, metric_distance, screen)
         low, high = comp.extremes()
+        if not (np.isfinite(low) and np.isfinite(high)):
+            raise InputError("the distances of this key overflow (its values are too large to compare); "
+                             "rescale the variable, e.g. to thousands, or use its log (:log)", column=key.name)
         if standardise == "maxmin":
             offset, scale = low, high - low
         elif standardise == "range":
@@ -587,6 +596,7 @@ def _component(
     key: KeySpec,
     names: tuple[str, str],
     metric_distance: str,
+    screen: str | None = None,
 ) -> _Component:
     ext_col, rel_col = key.external_column, key.name
     if key.type == "metric":
@@ -603,8 +613,19 @@ def _component(
                         row=int(negative[0]) + 1,
                     )
             a, b = np.log1p(a), np.log1p(b)
+        notes = []
+        if screen is not None:
+            checked = []
+            for values, name, column in ((a, names[0], ext_col), (b, names[1], rel_col)):
+                values, changed = check_key_values(values, file=name, column=column, winsorise=screen == "winsorise")
+                checked.append(values)
+                if changed:
+                    notes.append(f"{changed} value(s) in {Path(name).name} winsorised: each alone spanned the range")
+            a, b = checked
         power = 2 if (key.metric_distance or metric_distance) == "squared" else 1
-        return _MetricComponent(a, b, power)
+        component = _MetricComponent(a, b, power)
+        component.notes = tuple(notes)
+        return component
     a = code_column(external, ext_col, required=True)
     b = code_column(release, rel_col, required=True)
     if key.type == "nominal":

@@ -29,9 +29,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from attack.errors import InputError, from_validation
+from attack.io.strict import SettingsModel
 from attack.linkage.limits import DENSE_PAIRS
 
 T = TypeVar("T")
@@ -98,7 +99,7 @@ def parse_size(value: str | int) -> int:
     return size
 
 
-class Engine(BaseModel):
+class Engine(SettingsModel):
     """How the blocks of an attack are solved; never changes a figure.
 
     ``name`` is ``local`` (this process or a pool of ``jobs`` worker processes) or ``dask`` (the

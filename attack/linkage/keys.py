@@ -18,6 +18,7 @@ Text keys read ``NAME:TYPE[:WEIGHT][:OPTION...]`` with the options ``log``, ``sq
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, Union
 
@@ -31,6 +32,7 @@ from pydantic import (
 )
 
 from attack.errors import InputError, from_validation
+from attack.io.strict import SettingsModel
 from attack.linkage.blocking import Classifier
 from attack.linkage.distances import KEY_TYPES, KeySpec
 
@@ -52,7 +54,7 @@ def _alias_properties(schema: dict[str, Any]) -> None:
         schema["anyOf"] = [{"required": ["name"]}, {"required": ["column"]}]
 
 
-class _Setting(BaseModel):
+class _Setting(SettingsModel):
     """A frozen settings object whose column name may also be given positionally."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True,
@@ -168,6 +170,8 @@ class Block(_Setting):
     def _one_rule(self) -> Block:
         if self.prefix is not None and self.bins is not None:
             raise ValueError("use either a prefix or bins, not both")
+        if self.bins is not None and not all(math.isfinite(b) for b in self.bins):
+            raise ValueError("bins must be finite numbers (no nan or inf)")
         if self.bins is not None and any(b <= a for a, b in zip(self.bins, self.bins[1:])):
             raise ValueError("bins must be strictly increasing break points")
         return self

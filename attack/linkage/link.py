@@ -33,6 +33,9 @@ class LinkageSpec:
     standardise: str = "maxmin"
     metric_distance: str = "squared"
     seed: int | None = None
+    #: Set a metric value that alone spans its key's range to the nearest other value
+    #: (:mod:`attack.linkage.outliers`) instead of stopping the run.
+    winsorise: bool = False
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -44,6 +47,9 @@ class LinkageSpec:
         names = [k.name for k in self.keys]
         if len(set(names)) != len(names):
             raise InputError("a key is declared twice")
+        if all(k.weight == 0 for k in self.keys):
+            raise InputError("every key has weight 0: every distance would be 0 and the links arbitrary; "
+                             "give at least one key a positive weight", field="keys")
 
     def release_columns(self) -> list[str]:
         return list(dict.fromkeys([k.name for k in self.keys] + [b.name for b in self.blocks]))
@@ -63,6 +69,8 @@ class LinkageSpec:
             "keys": [k.describe() for k in self.keys],
             "blocking": [b.label() for b in self.blocks],
         }
+        if self.winsorise:
+            out["winsorise"] = True
         if self.method == "sequential":
             out["order"] = "input" if self.seed is None else f"random (seed {self.seed})"
         return out
@@ -147,7 +155,8 @@ def link(
     ext = _only(external, spec.external_columns())
     rel = _only(release, spec.release_columns())
     model = build_distance_model(
-        ext, rel, spec.keys, standardise=spec.standardise, metric_distance=spec.metric_distance
+        ext, rel, spec.keys, standardise=spec.standardise, metric_distance=spec.metric_distance,
+        winsorise=spec.winsorise,
     )
     blocking = make_blocks(ext, rel, spec.blocks)
     rank = _sequential_rank(len(ext), spec)

@@ -11,9 +11,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag
 
 from attack.errors import InputError
+from attack.io.strict import SettingsModel
 from attack.linkage.assignment import METHODS
 from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
 from attack.linkage.keys import (
@@ -27,7 +28,7 @@ from attack.linkage.keys import (
 from attack.linkage.link import LinkageSpec
 
 
-class SettingsTable(BaseModel):
+class SettingsTable(SettingsModel):
     """A table of settings: unknown fields are refused, values cannot change after validation."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -75,7 +76,9 @@ class Linkage(SettingsTable):
     method: Methods = Field("greedy", description="One-to-one assignment procedure.")
     standardise: Standardisations = "maxmin"
     metric_distance: MetricDistances = "squared"
-    seed: int | None = Field(None, description="Shuffles the external order of the sequential method.")
+    seed: int | None = Field(None, ge=0, description="Shuffles the external order of the sequential method.")
+    winsorise: bool = Field(False, description="Set a metric value that alone spans its key's range to the "
+                                               "nearest other value instead of stopping the run.")
 
 
 class IntruderLinkage(SettingsTable):
@@ -86,7 +89,8 @@ class IntruderLinkage(SettingsTable):
     method: Methods | None = None
     standardise: Standardisations | None = None
     metric_distance: MetricDistances | None = None
-    seed: int | None = None
+    seed: int | None = Field(None, ge=0)
+    winsorise: bool | None = None
 
 
 def linkage_spec(table: Linkage | IntruderLinkage, default: LinkageSpec | None = None) -> LinkageSpec:

@@ -128,8 +128,9 @@ def _preparation_line(document: Mapping[str, Any]) -> str:
     return (f"Distances: metric {p.get('metric')}, scaling {p.get('scaling')} fitted on the "
             f"original, categorical coding {p.get('categorical_mode')}; numeric "
             f"{', '.join(c['name'] for c in p['numeric']) or 'none'}; categorical "
-            f"{', '.join(c['name'] for c in p['categorical']) or 'none'}. The JSON holds the "
-            "fitted scaling parameters (docs/method/synthetic-attacks.md).")
+            f"{', '.join(c['name'] for c in p['categorical']) or 'none'}. The original's minima, "
+            "maxima and ranges are confidential and never written to a report "
+            "(docs/method/synthetic-attacks.md).")
 
 
 def render_synth_markdown(document: Mapping[str, Any], title: str) -> str:

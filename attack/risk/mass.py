@@ -163,6 +163,15 @@ def check_columns(data: AttackInput, linkage: LinkageSpec, evaluation: Evaluatio
     require_columns(data.external, [data.external_id, *linkage.external_columns()])
     require_columns(data.release, [data.release_id, *linkage.release_columns(), *targets])
     require_columns(truth, [truth_id, *targets, *(c.name for c in evaluation.cells)])
+    hidden = {data.release_id: "the release's id column (hidden from the intruder)",
+              data.external_id: "the external file's ground-truth id column"}
+    for what, columns in (("key", [k.name for k in linkage.keys]), ("block", [b.name for b in linkage.blocks]),
+                          ("key", [k.external_column for k in linkage.keys]),
+                          ("block", [b.external_column for b in linkage.blocks])):
+        for column in columns:
+            if column in hidden:
+                raise InputError(f"a {what} may not be {hidden[column]}: the intruder does not know it",
+                                 field="keys" if what == "key" else "block", column=column)
 
 
 def code_columns(linkage: LinkageSpec) -> list[str]:
@@ -218,6 +227,7 @@ def mass_attack(
     standardise: str = "maxmin",
     metric_distance: str = "squared",
     seed: int | None = None,
+    winsorise: bool = False,
     engine: Engine | Mapping[str, Any] | None = None,
     progress: bool = False,
     name: str | None = None,
@@ -233,7 +243,9 @@ def mass_attack(
     (missing where unknown), ``release_id`` the provenance of each release row (hidden from the
     matcher). Without ``original`` the release values count as the truth. Every cell passes when
     its disclosure risk is below ``tau`` for every γ in ``gammas``. ``seed`` shuffles the
-    external order of the sequential method only. ``engine`` (an :class:`attack.Engine` or a
+    external order of the sequential method only. A metric value that alone spans its key's
+    range stops the attack (:class:`attack.InputError` naming file, column, row and value)
+    unless ``winsorise`` sets it to the nearest other value, which the result records. ``engine`` (an :class:`attack.Engine` or a
     mapping of its fields) and ``progress`` (a progress bar over the blocks) never change a
     figure. ``reading`` (:class:`attack.io.readers.ReadOptions`: separator, decimal mark,
     encoding, sheet, missing-value codes, code columns) applies to every path given.
@@ -245,7 +257,7 @@ def mass_attack(
     linkage, evaluation = attack_specs(
         keys=keys, blocks=blocks, cells=cells, targets=targets, method=method, gammas=gammas,
         gamma_by_variable=gamma_by_variable, tau=tau, zero_tolerance=zero_tolerance,
-        standardise=standardise, metric_distance=metric_distance, seed=seed,
+        standardise=standardise, metric_distance=metric_distance, seed=seed, winsorise=winsorise,
     )
     has_original = original is not None
     original_id = original_id or release_id
@@ -268,13 +280,14 @@ def mass_attack(
 
 def attack_specs(
     *, keys, blocks, cells, targets, method, gammas, gamma_by_variable, tau, zero_tolerance,
-    standardise, metric_distance, seed,
+    standardise, metric_distance, seed, winsorise=False,
 ) -> tuple[LinkageSpec, EvaluationSpec]:
     """Linkage and evaluation settings from the arguments of :func:`mass_attack`, validated by the
     schema of scenario files (:class:`~attack.linkage.settings.Linkage`,
     :class:`~attack.risk.settings.Evaluation`); errors name the argument (``keys[1].weight``)."""
     linkage = _validated(Linkage, {"keys": keys, "block": blocks, "method": method, "standardise": standardise,
-                                   "metric_distance": metric_distance, "seed": seed}, {"block": "blocks"})
+                                   "metric_distance": metric_distance, "seed": seed, "winsorise": winsorise},
+                        {"block": "blocks"})
     evaluation = _validated(Evaluation, {"gamma": gammas, "gamma_by_variable": gamma_by_variable, "tau": tau,
                                          "targets": targets, "cells": cells, "zero_tolerance": zero_tolerance},
                             {"gamma": "gammas"})

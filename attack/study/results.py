@@ -13,7 +13,12 @@ import pandas as pd
 from attack._version import __version__
 from attack.errors import InputError
 from attack.io.jsonio import SCHEMA_VERSION, to_json
-from attack.io.writers import OWNER_ONLY, certificate_paths, check_outputs, write_files_atomic
+from attack.io.writers import (
+    OWNER_ONLY,
+    certificate_paths,
+    check_outputs,
+    write_files_atomic,
+)
 from attack.report.attack import render_html, render_markdown
 from attack.report.certificate import render_html as render_certificate
 from attack.risk.mass import matches_csv

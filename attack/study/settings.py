@@ -82,7 +82,7 @@ class DemoOptions(SettingsTable):
     """The generated population the ``demo`` entries derive from."""
 
     n_units: int = Field(17000, ge=100, strict=True)
-    seed: int = Field(1, strict=True)
+    seed: int = Field(1, strict=True, ge=0)
 
 
 class Data(SettingsTable):
@@ -161,7 +161,7 @@ class SingleAttack(SettingsTable):
     exact: list[str] = Field(default_factory=lambda: ["nace", "east_west"])
     noisy: list[str] = Field(default_factory=lambda: ["employees", "turnover"])
     relative_error: float = Field(0.10, ge=0, allow_inf_nan=False)
-    seed: int = 0
+    seed: int = Field(0, ge=0)
     window: float = Field(0.10, ge=0, allow_inf_nan=False)
     delta: float = Field(0.5, ge=0, allow_inf_nan=False)
     groups: SizeGroups | None = None
@@ -193,7 +193,7 @@ class Tune(SettingsTable):
     columns: list[str] = Field(default_factory=list, description="Variables the method changes.")
     params: dict[str, Any] = Field(default_factory=dict, description="Fixed parameters.")
     by: list[str] = Field(default_factory=list, description="Run the method within groups of these variables.")
-    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1, description="Seed sweep.")
+    seeds: list[Annotated[int, Field(ge=0)]] = Field(default_factory=lambda: [0], min_length=1, description="Seed sweep.")
     base: str = Field("release", description="The data entry protected.")
     stop_at_first: bool = False
     release: str | None = Field(None, description="Where the chosen release goes.")

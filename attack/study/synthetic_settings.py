@@ -76,7 +76,7 @@ class Synthesis(SettingsTable):
     holdout_share: float = Field(0.0, ge=0, lt=1, description=(
         "Share of the original's records kept out of synthesis as the holdout (0: none); "
         "only when the synthetic file is made here and [data] names no holdout."))
-    seed: int = Field(0, strict=True)
+    seed: int = Field(0, strict=True, ge=0)
 
     @model_validator(mode="after")
     def _methods(self) -> Synthesis:
@@ -111,7 +111,7 @@ class Attacks(SettingsTable):
     bins: dict[str, Any] = Field(default_factory=dict, description=(
         "Grouping of a numeric key or target: 'quantile:K', 'equal_width:K' or 'breaks:B1,B2,...'."))
     n_attacks: int = Field(500, ge=1, strict=True)
-    seed: int = Field(0, strict=True)
+    seed: int = Field(0, strict=True, ge=0)
 
     @model_validator(mode="after")
     def _consistent(self) -> Attacks:

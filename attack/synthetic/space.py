@@ -144,17 +144,15 @@ class Preparation:
         )
 
     def as_dict(self) -> dict:
-        """Everything needed to recompute the distances (JSON-ready)."""
+        """How the distances are computed (JSON-ready), for shared reports: the fitted extremes
+        of the original (minimum, maximum, range, and the divisors and centres derived from
+        them) are confidential (the largest firm's turnover) and left out; a mean and standard
+        deviation or a median and IQR of the whole original are kept."""
+        aggregates = self.scaling in ("zscore", "robust")
         numeric = [
             {
                 "name": name,
-                "centre": self.centres[i],
-                "scale": self.scales[i],
-                "min": self.minima[i],
-                "max": self.maxima[i],
-                "range": self.ranges[i],
-                "divisor": self.divisors[i] if self.divisors[i] > 0 else None,
-                "missing_cost": self.missing_costs[i],
+                **({"centre": self.centres[i], "scale": self.scales[i]} if aggregates else {}),
                 "unscaled": name in self.unscaled,
                 "constant": name in self.constant,
             }

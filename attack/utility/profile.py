@@ -39,6 +39,7 @@ from scipy import stats
 from attack.errors import InputError
 from attack.io.columns import number_columns, warn_unshared
 from attack.io.readers import id_column, numeric_column, require_columns, source_name
+from attack.report.attack import MIN_CELL_COUNT
 from attack.risk.evaluation import default_targets
 from attack.utility.anonymity import (
     IntervalDisclosure,
@@ -106,7 +107,14 @@ class Case:
     n_release: int | None = None
 
     def as_dict(self) -> dict:
-        return {k: json_float(v) if isinstance(v, float) else v for k, v in self.__dict__.items()}
+        """JSON-ready; a case resting on fewer than :data:`MIN_CELL_COUNT` original units (the
+        minimum cell size of the risk reports) shows its status only: its values and deviation
+        would disclose those units' values."""
+        out = {k: json_float(v) if isinstance(v, float) else v for k, v in self.__dict__.items()}
+        if self.n_original is not None and self.n_original < MIN_CELL_COUNT:
+            out.update(original=None, release=None, deviation=None,
+                       suppressed=f"fewer than {MIN_CELL_COUNT} original units")
+        return out
 
 
 @dataclass(frozen=True)
@@ -590,7 +598,7 @@ def _frequency_cases(scopes: Sequence[_Scope], th: Thresholds) -> list[Case]:
         o = np.bincount(scope.cells_original[scope.cells_original >= 0], minlength=g).astype(float)
         r = np.bincount(scope.cells_release[scope.cells_release >= 0], minlength=g).astype(float)
         out += _cases(
-            [scope.name], scope.labels, o, r, *relative_status(o, r, th.relative, th.zero_epsilon)
+            [scope.name], scope.labels, o, r, *relative_status(o, r, th.relative, th.zero_epsilon), o, r
         )
     return out
 
