@@ -16,7 +16,7 @@ import click
 from attack._version import __version__
 from attack.errors import InputError, Terminated
 from attack.io.jsonio import to_json
-from attack.io.readers import ReadOptions, read_table
+from attack.io.readers import ReadOptions, read_table, require_codes
 from attack.io.writers import (
     OWNER_ONLY,
     certificate_paths,
@@ -442,6 +442,7 @@ def truth_command(external_path, external_id, original_path, original_id, name_c
     check_outputs([out_path, review_path, json_path], [external_path, original_path])
     external = read_table(external_path, options=reading)
     original = read_table(original_path, [original_id, *text, *(b.name for b in blocks)], reading)
+    require_codes([external, original])
     result = link_names(external, external_id, original, original_id, name=name_column,
                         address=address_column, block=[b.classifier() for b in blocks], accept=accept, review=review,
                         margin=margin, address_weight=address_weight, form_penalty=form_penalty)
@@ -537,6 +538,7 @@ def protect_command(method, input_path, output_path, columns, params, by, seed, 
     log_path = log_path or Path(output_path).with_suffix(".protection.json")
     check_outputs([output_path, log_path], [input_path])
     data = read_table(input_path, options=_reading(sep, decimal, encoding, sheet, na, codes))
+    require_codes([data])
     columns = [c.strip() for c in columns.split(",") if c.strip()]
     result = protect(data, method, params, columns=columns, by=by, seed=seed)
     log = {**result.log, "input": str(input_path), "output": str(output_path)}
@@ -620,6 +622,7 @@ def utility_command(original_path, release_path, variables, by, crosses, weight,
     check_outputs([json_path], [original_path, release_path])
     original = read_table(original_path, options=reading)
     release = read_table(release_path, options=reading)
+    require_codes([original, release])
     ids = None
     if id_columns:
         parts = [p.strip() for p in id_columns.split(",")]
@@ -702,6 +705,7 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
     original = read_table(original_path, options=reading)
     synthetic = read_table(synthetic_path, options=reading)
     holdout = read_table(holdout_path, options=reading) if holdout_path else None
+    require_codes([original, synthetic, holdout])
     result = attack_synthetic(original, synthetic, holdout, spec,
                               title=f"Attacks on the synthetic release {synthetic_path.name}")
     files = {}
@@ -802,6 +806,7 @@ def synthesize_command(original_path, out_path, columns, dropped, kept, methods,
     log_path = log_path or out_path.with_suffix(".synthesis.json")
     check_outputs([*targets, log_path], [original_path])
     data = read_table(original_path, options=_reading(sep, decimal, encoding, sheet, na, codes))
+    require_codes([data])
     chosen = _names(columns)
     if chosen is None:
         chosen = [c for c in data.columns if c not in set(dropped) | set(kept) | set(strata)]
@@ -894,6 +899,7 @@ def tune_synthesis_command(original_path, holdout_path, grid, dropped, special_c
     reading = _reading(sep, decimal, encoding, sheet, na, codes)
     original = read_table(original_path, options=reading)
     holdout = read_table(holdout_path, options=reading) if holdout_path else None
+    require_codes([original, holdout])
     columns = [c for c in original.columns if c not in dropped]
     outcome = tune_synthesis(
         original, parsed, holdout=holdout, columns=columns,

@@ -51,7 +51,7 @@ from attack.io.columns import (
 
 __all__ = [
     "ReadInfo", "ReadOptions", "Table", "code_column", "id_column", "numeric_column", "read",
-    "read_file_bytes", "read_table", "require_columns", "source_name",
+    "read_file_bytes", "read_table", "require_codes", "require_columns", "source_name",
 ]
 
 log = logging.getLogger("attack.io")
@@ -155,6 +155,8 @@ class ReadInfo:
     na: tuple[str, ...] = ()
     rows: int = 0
     columns: int = 0
+    #: Every column of the file (not only those read); not part of the record.
+    header: tuple[str, ...] = field(default=(), repr=False)
 
     def as_dict(self) -> dict:
         """JSON-ready record of the reading (for results and certificates)."""
@@ -233,8 +235,9 @@ def read(path: str | Path, columns: Sequence[str] | None = None,
     info = ReadInfo(**{**info.__dict__, "rows": len(frame), "columns": frame.shape[1]})
     # provenance only, never a setting: the name errors quote, and how the file was read (for
     # results; without the number of columns read, which depends on the caller, not the file)
+    absent = [c for c in options.codes if info.header and c not in info.header]
     frame.attrs.update(source=name, read={k: v for k, v in info.as_dict().items() if k != "columns"},
-                       sha256=digest, bytes=len(raw))
+                       sha256=digest, bytes=len(raw), codes_absent=absent)
     log.info("read %s: %s", name, info.as_dict())
     return Table(frame, name, info, digest, len(raw))
 
@@ -330,7 +333,7 @@ def _read_csv(raw: bytes, name: str, wanted: list[str] | None, options: ReadOpti
     decimal, thousands = _number_format(sample, sep, quotechar, options)
     frame = _typed_text(table, name, options, decimal, thousands)
     info = ReadInfo("csv", encoding=encoding, sep=sep, decimal=decimal, thousands=thousands,
-                    quotechar=quotechar, na=tuple(dict.fromkeys(options.na)))
+                    quotechar=quotechar, na=tuple(dict.fromkeys(options.na)), header=tuple(header))
     return frame, info
 
 
@@ -521,7 +524,7 @@ def _read_workbook(raw: bytes, name: str, kind: str, wanted: list[str] | None,
                           pa.scalar(None, pa.string()), text)
         out[column] = type_text(text, code=column in options.codes).values
     frame = pd.DataFrame(out)
-    return frame, ReadInfo(kind, sheet=str(sheet), na=tuple(dict.fromkeys(options.na)))
+    return frame, ReadInfo(kind, sheet=str(sheet), na=tuple(dict.fromkeys(options.na)), header=tuple(header))
 
 
 def _chosen_sheet(sheets: list[str], given: str | int | None, name: str) -> str:
@@ -656,6 +659,19 @@ def _typed_missing(frame: pd.DataFrame, options: ReadOptions) -> pd.DataFrame:
 
 # ---------------------------------------------------------------------------------------------
 # Columns
+
+
+def require_codes(frames: Sequence[pd.DataFrame | None], *, field: str = "--code") -> None:
+    """Refuse a column declared as holding codes that no file read with those options has (a
+    misspelt name would otherwise be ignored and its codes read as numbers)."""
+    read = [f for f in frames if f is not None and "codes_absent" in f.attrs]
+    if not read:
+        return
+    absent = set.intersection(*(set(f.attrs["codes_absent"]) for f in read))
+    if absent:
+        files = ", ".join(source_name(f) for f in read)
+        raise InputError(f"is declared as a code column but no input file has it ({files})",
+                         field=field, column=sorted(absent)[0])
 
 
 def require_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:

@@ -157,9 +157,16 @@ def write_files_atomic(files: dict[Path, tuple[str | bytes, int | None]],
     return [path for _, path in staged]
 
 
-def write_text_atomic(path: str | Path, text: str, *, mode: int | None = None) -> Path:
-    """Write one file atomically (see :func:`write_files_atomic`)."""
-    return write_files_atomic({Path(path): (text, mode)})[0]
+def write_text_atomic(path: str | Path, text: str, *, mode: int | None = None,
+                      inputs: Iterable[str | Path | None] = ()) -> Path:
+    """Write one file atomically, never over one of ``inputs`` (see :func:`write_files_atomic`)."""
+    return write_files_atomic({Path(path): (text, mode)}, inputs)[0]
+
+
+def files_read(*frames: pd.DataFrame | None) -> tuple[str, ...]:
+    """The paths the frames were read from (frames built in memory have none): the inputs a
+    result's writers must never replace."""
+    return tuple(f.attrs["source"] for f in frames if f is not None and "sha256" in f.attrs)
 
 
 def table_content(frame: pd.DataFrame, path: str | Path) -> str | bytes:

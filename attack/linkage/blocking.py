@@ -136,6 +136,8 @@ def make_blocks(
     n_ext, n_rel = len(external), len(release)
     if not keys:
         return Blocking((Block((), np.arange(n_ext), np.arange(n_rel)),), np.array([], dtype=np.int64))
+    for key in keys:
+        _same_coding(external, release, key)
     ext_labels = [k.classes(external, k.external_column) for k in keys]
     rel_labels = [k.classes(release, k.name) for k in keys]
     joint = pd.DataFrame(
@@ -168,3 +170,21 @@ def make_blocks(
             file=source_name(external),
         )
     return Blocking(tuple(blocks), np.flatnonzero(~covered))
+
+
+def _same_coding(external: pd.DataFrame, release: pd.DataFrame, key: Classifier) -> None:
+    """Refuse a code blocking key spelt two ways in the two files (``01`` here, ``1`` there): the
+    units would silently fall into different blocks and never be compared."""
+    if key.bins is not None:
+        return
+    ext = {c for c in pd.unique(code_column(external, key.external_column)) if isinstance(c, str)}
+    rel = {c for c in pd.unique(code_column(release, key.name)) if isinstance(c, str)}
+    unpadded = {c.lstrip("0"): c for c in rel - ext}
+    for code in sorted(ext - rel):
+        other = unpadded.get(code.lstrip("0"))
+        if other is not None:
+            raise InputError(
+                f"the code {code!r} in {source_name(external)} is {other!r} in {source_name(release)}: the files "
+                "spell codes with and without leading zeros, so their units would fall into different blocks; "
+                "write the codes alike in both files (and read them as codes: --code)",
+                column=key.name)

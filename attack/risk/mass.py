@@ -23,9 +23,11 @@ from attack.io.readers import (
     ReadOptions,
     id_column,
     read_table,
+    require_codes,
     require_columns,
     source_name,
 )
+from attack.io.writers import files_read
 from attack.linkage.engines import Engine
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.link import LinkageSpec, Links, link
@@ -108,6 +110,7 @@ def run_attack(
         figures=figures,
         links=links_table(links, external_ids, release_ids),
         timings=clock.laps,
+        inputs=files_read(data.external, data.release, data.original),
     )
 
 
@@ -275,6 +278,7 @@ def mass_attack(
         original=frame(original, "original", original_id) if has_original else None,
         original_id=original_id if has_original else None,
     )
+    require_codes([data.external, data.release, data.original])
     return run_attack(data, linkage, evaluation, name=name, engine=solve)
 
 

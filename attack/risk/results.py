@@ -43,6 +43,8 @@ class AttackResult:
         they pair confidential release records with external identities.
     timings:
         Wall seconds per stage; not part of :meth:`to_dict` unless asked for.
+    inputs:
+        The files the attack read; the writers never replace them.
     """
 
     name: str
@@ -51,6 +53,7 @@ class AttackResult:
     figures: Mapping[str, Any]
     links: pd.DataFrame = field(repr=False)
     timings: Mapping[str, float] = field(default_factory=dict, repr=False)
+    inputs: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def passed(self) -> bool:
@@ -102,7 +105,7 @@ class AttackResult:
         """The self-contained HTML report; written atomically to ``path`` when given."""
         text = render_html([self.as_run()], title=title or self.name)
         if path is not None:
-            write_text_atomic(Path(path), text)
+            write_text_atomic(Path(path), text, inputs=self.inputs)
         return text
 
     def _repr_html_(self) -> str:

@@ -27,7 +27,7 @@ import tomli_w
 from attack.datasets.demo import DEMO_ID, demo_source
 from attack.errors import InputError
 from attack.io.fingerprint import ReadLedger, frame_input
-from attack.io.readers import id_column, read_file_bytes, read_table
+from attack.io.readers import id_column, read_file_bytes, read_table, require_codes
 from attack.linkage.engines import Engine
 from attack.linkage.link import LinkageSpec
 from attack.linkage.settings import linkage_spec
@@ -439,4 +439,5 @@ def _load_source(
     path = path if path.is_absolute() else base / path
     frame = read_table(path, columns, source.get("read"))
     ledger.record_frame(path, frame)
+    require_codes([frame], field=f"data.{role}.codes")
     return frame, str(source["id"])

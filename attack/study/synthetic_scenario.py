@@ -145,7 +145,7 @@ class SyntheticScenario:
         result = attack_synthetic(original, synthetic, holdout, self._spec(), title=self.title)
         if made is not None:
             figures = {**result.figures, "synthesis": {"made_by_scenario": True, **self._synthesis_log()}}
-            result = SyntheticResult(figures, result.title)
+            result = SyntheticResult(figures, result.title, result.inputs)
         return SyntheticScenarioResult(result, made, self)
 
     def tune(self) -> SynthesisTuning:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +26,13 @@ class SyntheticResult:
         ``linkability``, ``attribute`` (per target), ``checks`` and ``passed``.
     title:
         The heading of the reports.
+    inputs:
+        The files the attacks read; the writers never replace them.
     """
 
     figures: Mapping[str, Any]
     title: str = "Attacks on a synthetic release"
+    inputs: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def passed(self) -> bool:
@@ -52,7 +55,7 @@ class SyntheticResult:
         """The self-contained HTML report; written atomically to ``path`` when given."""
         text = render_synth_html(self.figures, self.title)
         if path is not None:
-            write_text_atomic(Path(path), text)
+            write_text_atomic(Path(path), text, inputs=self.inputs)
         return text
 
     def _repr_html_(self) -> str:

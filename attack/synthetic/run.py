@@ -30,6 +30,7 @@ import pandas as pd
 from attack._version import __version__
 from attack.errors import InputError
 from attack.io.columns import warn_unshared
+from attack.io.writers import files_read
 from attack.risk.evaluation import wilson_interval
 from attack.synthetic.anonymeter import inference, linkability, singling_out
 from attack.synthetic.cap import Binning, cap_scores, knn_attribution, table_measures
@@ -215,7 +216,7 @@ def attack_synthetic(
     document["checks"] = checks
     document["tau"] = tau
     document["passed"] = all(c["passed"] for c in checks)
-    return SyntheticResult(document, title)
+    return SyntheticResult(document, title, files_read(original, synthetic, holdout))
 
 
 def _membership_check(member, tau: float) -> dict:

@@ -1,0 +1,147 @@
+"""The one output guard (attack.io.writers.check_outputs) as every command meets it: an output is
+never an input (by path, symbolic link or hard link), a scenario file, another output of the run
+(a certificate's printable twin included), a folder or a special file; record-level files are
+owner-only whatever the umask; an interrupted run leaves nothing and exits 130 or 143."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fixtures import EXTERNAL, ORIGINAL, RELEASE
+
+from attack.cli import main
+from attack.errors import InputError
+from attack.io.writers import check_outputs, write_files_atomic
+
+SCENARIO = """\
+title = "guard"
+
+[data]
+external = { path = "ext.csv", id = "unit_id" }
+release = { path = "rel.csv", id = "unit_id" }
+original = { path = "orig.csv", id = "unit_id" }
+
+[linkage]
+keys = ["turnover:metric", "employees:metric"]
+block = ["wz"]
+
+[evaluation]
+gamma = [0.1]
+targets = ["turnover", "employees"]
+"""
+
+TUNE = """
+[tune]
+method = "separate-ma"
+parameter = "k"
+values = [3, 4]
+columns = ["turnover", "employees"]
+"""
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> Path:
+    EXTERNAL.to_csv(tmp_path / "ext.csv", index=False)
+    RELEASE.to_csv(tmp_path / "rel.csv", index=False)
+    ORIGINAL.to_csv(tmp_path / "orig.csv", index=False)
+    path = tmp_path / "scenario.toml"
+    path.write_text(SCENARIO + TUNE, encoding="utf-8")
+    return path
+
+
+def _invoke(args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
+@pytest.mark.parametrize("option,target", [
+    ("--json", "orig.csv"), ("--json", "rel.csv"), ("--html", "ext.csv"), ("--json", "scenario.toml"),
+    ("--certificate", "scenario.toml"), ("--certificate", "orig.csv"), ("--matches", "rel.csv"),
+])
+def test_run_refuses_every_input_as_output_before_the_attack(study, option, target) -> None:
+    before = _snapshot(study.parent)
+    result = _invoke(["run", study, option, study.parent / target])
+    assert result.exit_code == 2, result.output
+    assert "is also the input" in result.stderr and target in result.stderr
+    assert _snapshot(study.parent) == before
+
+
+@pytest.mark.parametrize("option,target", [("--release", "orig.csv"), ("--release", "rel.csv"),
+                                           ("--json", "scenario.toml"), ("--html", "ext.csv")])
+def test_tune_refuses_every_input_as_output(study, option, target) -> None:
+    before = _snapshot(study.parent)
+    result = _invoke(["tune", study, option, study.parent / target, "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert "is also the input" in result.stderr
+    assert _snapshot(study.parent) == before
+
+
+def test_links_to_an_input_are_refused_symbolic_and_hard(study) -> None:
+    folder = study.parent
+    (folder / "soft.csv").symlink_to(folder / "orig.csv")
+    os.link(folder / "orig.csv", folder / "hard.csv")
+    for alias in ("soft.csv", "hard.csv"):
+        with pytest.raises(InputError, match="is also the input"):
+            check_outputs([folder / alias], [folder / "orig.csv"])
+        result = _invoke(["tune", study, "--release", folder / alias, "--quiet"])
+        assert result.exit_code == 2 and "is also the input" in result.stderr
+    assert (folder / "orig.csv").read_bytes() == ORIGINAL.to_csv(index=False).encode()
+
+
+def test_two_outputs_of_one_run_and_the_certificate_twin(study) -> None:
+    folder = study.parent
+    same = _invoke(["run", study, "--json", folder / "x.json", "--certificate", folder / "x.json"])
+    assert same.exit_code == 2 and "is also the output" in same.stderr
+    twin = _invoke(["run", study, "--html", folder / "cert.html", "--certificate", folder / "cert.json"])
+    assert twin.exit_code == 2 and "cert.html" in twin.stderr
+    assert not (folder / "x.json").exists() and not (folder / "cert.json").exists()
+
+
+def test_special_files_are_never_outputs(tmp_path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="FIFO"):
+        check_outputs([fifo])
+    with pytest.raises(InputError, match="character device"):
+        write_files_atomic({Path(os.devnull): ("x", None)})
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_record_level_files_are_owner_only_under_any_umask(tmp_path) -> None:
+    EXTERNAL.assign(name=[f"firm {i}" for i in range(len(EXTERNAL))]).rename(columns={"unit_id": "record"}) \
+        .to_csv(tmp_path / "ext.csv", index=False)
+    ORIGINAL.assign(name=[f"firm {i}" for i in range(len(ORIGINAL))]).to_csv(tmp_path / "orig.csv", index=False)
+    old = os.umask(0)
+    try:
+        result = _invoke(["truth", "--external", tmp_path / "ext.csv", "--external-id", "record",
+                          "--original", tmp_path / "orig.csv", "--original-id", "unit_id", "--name", "name",
+                          "--out", tmp_path / "truth.csv"])
+    finally:
+        os.umask(old)
+    assert result.exit_code == 0, result.output
+    assert stat.S_IMODE((tmp_path / "truth.csv").stat().st_mode) == 0o600
+    assert "owner-only" in result.stderr
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_run_writes_nothing_and_says_how_it_ended(tmp_path, sig, code) -> None:
+    out = tmp_path / "demo"
+    proc = subprocess.Popen([sys.executable, "-m", "attack", "demo", "--units", "200000", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4.0)  # past start-up, inside generation or the attack
+    proc.send_signal(sig)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == code, stderr
+    assert "Traceback" not in stderr
+    assert not out.exists() or list(out.iterdir()) == []
