@@ -558,7 +558,8 @@ def build_distance_model(
     screen = "winsorise" if winsorise else ("stop" if standardise != "none" else None)
     for key in keys:
         comp = _component(external, release, key, names, metric_distance, screen)
-        low, high = comp.extremes()
+        with np.errstate(over="ignore"):  # an overflow is reported below, by the key's name
+            low, high = comp.extremes()
         if not (np.isfinite(low) and np.isfinite(high)):
             raise InputError("the distances of this key overflow (its values are too large to compare); "
                              "rescale the variable, e.g. to thousands, or use its log (:log)", column=key.name)
