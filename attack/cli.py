@@ -832,10 +832,15 @@ def _json_file(path: Path) -> dict:
     """A JSON document read from a user's file; unreadable or invalid JSON is an input error."""
     import json
 
+    from attack.io.readers import read_file_bytes
+
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"cannot read JSON: {exc}", file=Path(path).name) from None
+        document = json.loads(read_file_bytes(path).decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(f"cannot read JSON: {str(exc)[:200] or 'nested too deeply'}", file=Path(path).name) from None
+    if not isinstance(document, dict):
+        raise InputError("expected a JSON object", file=Path(path).name)
+    return document
 
 
 def _tune_synthetic(scenario: SyntheticScenario, json_path, release_path, html_path) -> None:
