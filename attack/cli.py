@@ -64,12 +64,14 @@ class _Attack(click.Group):
             click.echo("attack: error: not enough memory for this run (nothing was written); "
                        "use a machine with more memory, fewer or smaller blocks, or --memory-budget", err=True)
             ctx.exit(2)
-        except KeyboardInterrupt:
-            click.echo("attack: interrupted (nothing was written)", err=True)
-            ctx.exit(EXIT_INTERRUPTED)
-        except Terminated:
-            click.echo("attack: terminated (nothing was written)", err=True)
-            ctx.exit(EXIT_TERMINATED)
+        except (KeyboardInterrupt, Terminated, SystemError, RuntimeError) as exc:
+            # an interrupt that arrives inside a callback from compiled code comes wrapped
+            signal_exit = _signal_exit(exc)
+            if signal_exit is None:
+                raise
+            click.echo(f"attack: {'interrupted' if signal_exit == EXIT_INTERRUPTED else 'terminated'} "
+                       "(nothing was written)", err=True)
+            ctx.exit(signal_exit)
         finally:
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
@@ -77,6 +79,19 @@ class _Attack(click.Group):
 
 #: Exit status after Ctrl-C (SIGINT) and after SIGTERM: 128 + the signal number, as shells report.
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
+
+
+def _signal_exit(exc: BaseException | None) -> int | None:
+    """130 or 143 when ``exc`` is, or was caused by, Ctrl-C or SIGTERM; None otherwise."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, KeyboardInterrupt):
+            return EXIT_INTERRUPTED
+        if isinstance(exc, Terminated):
+            return EXIT_TERMINATED
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _terminate_by_exception():

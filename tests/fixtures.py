@@ -55,3 +55,33 @@ TABLE_13_1_B = pd.DataFrame(
         "v5": [1711353, 5078378, 508494, 3871084],
     }
 )
+
+
+# a scenario over the three frames above, written beside them by write_study()
+STUDY_SCENARIO = """\
+title = "study"
+
+[data]
+external = { path = "ext.csv", id = "unit_id" }
+release = { path = "rel.csv", id = "unit_id" }
+original = { path = "orig.csv", id = "unit_id" }
+
+[linkage]
+keys = ["turnover:metric", "employees:metric"]
+block = ["wz"]
+
+[evaluation]
+gamma = [0.1]
+targets = ["turnover", "employees"]
+"""
+
+
+def write_study(folder, extra: str = ""):
+    """The three frames as ext.csv, rel.csv and orig.csv and STUDY_SCENARIO (plus ``extra``
+    tables) as scenario.toml in ``folder``; returns the scenario's path."""
+    EXTERNAL.to_csv(folder / "ext.csv", index=False)
+    RELEASE.to_csv(folder / "rel.csv", index=False)
+    ORIGINAL.to_csv(folder / "orig.csv", index=False)
+    path = folder / "scenario.toml"
+    path.write_text(STUDY_SCENARIO + extra, encoding="utf-8")
+    return path

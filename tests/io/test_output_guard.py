@@ -15,28 +15,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fixtures import EXTERNAL, ORIGINAL, RELEASE
+from fixtures import EXTERNAL, ORIGINAL, write_study
 
 from attack.cli import main
 from attack.errors import InputError
 from attack.io.writers import check_outputs, write_files_atomic
-
-SCENARIO = """\
-title = "guard"
-
-[data]
-external = { path = "ext.csv", id = "unit_id" }
-release = { path = "rel.csv", id = "unit_id" }
-original = { path = "orig.csv", id = "unit_id" }
-
-[linkage]
-keys = ["turnover:metric", "employees:metric"]
-block = ["wz"]
-
-[evaluation]
-gamma = [0.1]
-targets = ["turnover", "employees"]
-"""
 
 TUNE = """
 [tune]
@@ -49,12 +32,7 @@ columns = ["turnover", "employees"]
 
 @pytest.fixture
 def study(tmp_path: Path) -> Path:
-    EXTERNAL.to_csv(tmp_path / "ext.csv", index=False)
-    RELEASE.to_csv(tmp_path / "rel.csv", index=False)
-    ORIGINAL.to_csv(tmp_path / "orig.csv", index=False)
-    path = tmp_path / "scenario.toml"
-    path.write_text(SCENARIO + TUNE, encoding="utf-8")
-    return path
+    return write_study(tmp_path, TUNE)
 
 
 def _invoke(args):
@@ -139,9 +117,11 @@ def test_an_interrupted_run_writes_nothing_and_says_how_it_ended(tmp_path, sig, 
     out = tmp_path / "demo"
     proc = subprocess.Popen([sys.executable, "-m", "attack", "demo", "--units", "200000", "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4.0)  # past start-up, inside generation or the attack
+    first = proc.stderr.read(1)  # the run has started (its progress line), past start-up
+    time.sleep(0.5)
     proc.send_signal(sig)
     _, stderr = proc.communicate(timeout=120)
+    stderr = first + stderr
     assert proc.returncode == code, stderr
     assert "Traceback" not in stderr
     assert not out.exists() or list(out.iterdir()) == []

@@ -12,27 +12,12 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from fixtures import EXTERNAL, ORIGINAL, RELEASE
+from fixtures import EXTERNAL, RELEASE, write_study
 
 from attack.errors import InputError
 from attack.io.fingerprint import ReadLedger
 from attack.io.readers import ReadOptions, read, read_table, require_codes
 from attack.study.scenario import load_scenario
-
-SCENARIO = """\
-[data]
-external = { path = "ext.csv", id = "unit_id" }
-release = { path = "rel.csv", id = "unit_id" }
-original = { path = "orig.csv", id = "unit_id" }
-
-[linkage]
-keys = ["turnover:metric", "employees:metric"]
-block = ["wz"]
-
-[evaluation]
-gamma = [0.1]
-targets = ["turnover", "employees"]
-"""
 
 
 def test_a_table_carries_the_digest_of_the_bytes_it_parsed(tmp_path) -> None:
@@ -45,18 +30,16 @@ def test_a_table_carries_the_digest_of_the_bytes_it_parsed(tmp_path) -> None:
 
 
 def test_the_certificate_binds_the_file_as_read_not_as_it_is_later(tmp_path) -> None:
-    for name, frame in (("ext.csv", EXTERNAL), ("rel.csv", RELEASE), ("orig.csv", ORIGINAL)):
-        frame.to_csv(tmp_path / name, index=False)
-    (tmp_path / "s.toml").write_text(SCENARIO, encoding="utf-8")
+    scenario_path = write_study(tmp_path)
     read_bytes = (tmp_path / "rel.csv").read_bytes()
-    result = load_scenario(tmp_path / "s.toml").run()
+    result = load_scenario(scenario_path).run()
     (tmp_path / "rel.csv").write_text(RELEASE.assign(turnover=1.0).to_csv(index=False))  # swapped afterwards
     sealed = result.certificate(tmp_path)
     release = next(i for i in sealed["inputs"] if i["role"] == "release")
     assert release["sha256"] == hashlib.sha256(read_bytes).hexdigest()
     assert release["bytes"] == len(read_bytes)
     scenario = next(i for i in sealed["inputs"] if i["role"] == "scenario")
-    assert scenario["sha256"] == hashlib.sha256((tmp_path / "s.toml").read_bytes()).hexdigest()
+    assert scenario["sha256"] == hashlib.sha256(scenario_path.read_bytes()).hexdigest()
 
 
 def test_a_file_that_changes_between_two_reads_of_a_run_is_refused(tmp_path) -> None:
