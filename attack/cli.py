@@ -6,6 +6,7 @@ Bad input ends with one line on stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import logging
+import os
 import signal
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,13 +15,14 @@ from typing import TYPE_CHECKING
 import click
 
 from attack._version import __version__
-from attack.errors import InputError, Terminated
+from attack.errors import InputError
 from attack.io.jsonio import to_json
 from attack.io.readers import ReadOptions, read_table, require_codes
 from attack.io.writers import (
     OWNER_ONLY,
     certificate_paths,
     check_outputs,
+    discard_staged,
     write_files_atomic,
 )
 from attack.linkage.assignment import METHODS
@@ -50,7 +52,7 @@ class _Attack(click.Group):
     exit status 2."""
 
     def invoke(self, ctx: click.Context):
-        previous = _terminate_by_exception()
+        previous = _leave_on_signals()
         try:
             return super().invoke(ctx)
         except InputError as exc:
@@ -64,46 +66,31 @@ class _Attack(click.Group):
             click.echo("attack: error: not enough memory for this run (nothing was written); "
                        "use a machine with more memory, fewer or smaller blocks, or --memory-budget", err=True)
             ctx.exit(2)
-        except (KeyboardInterrupt, Terminated, SystemError, RuntimeError) as exc:
-            # an interrupt that arrives inside a callback from compiled code comes wrapped
-            signal_exit = _signal_exit(exc)
-            if signal_exit is None:
-                raise
-            click.echo(f"attack: {'interrupted' if signal_exit == EXIT_INTERRUPTED else 'terminated'} "
-                       "(nothing was written)", err=True)
-            ctx.exit(signal_exit)
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+            for number, handler in previous.items():
+                signal.signal(number, handler)
 
 
 #: Exit status after Ctrl-C (SIGINT) and after SIGTERM: 128 + the signal number, as shells report.
-EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
+EXIT_ON_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
 
-def _signal_exit(exc: BaseException | None) -> int | None:
-    """130 or 143 when ``exc`` is, or was caused by, Ctrl-C or SIGTERM; None otherwise."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, KeyboardInterrupt):
-            return EXIT_INTERRUPTED
-        if isinstance(exc, Terminated):
-            return EXIT_TERMINATED
-        exc = exc.__cause__ or exc.__context__
-    return None
-
-
-def _terminate_by_exception():
-    """Let SIGTERM raise :class:`Terminated` (cleaned up like Ctrl-C) instead of killing the
-    process mid-write; returns the handler it replaced (None off the main thread)."""
-    def handler(_signum, _frame):
-        raise Terminated()
+def _leave_on_signals() -> dict:
+    """On Ctrl-C or SIGTERM: remove the output files being staged, say so, and leave at once with
+    130 or 143. Nothing is raised into the running computation (an exception thrown into a
+    compiled kernel's callback can crash the interpreter); renames into place hold these
+    signals, so a run ends with all its outputs or none. Returns the handlers replaced (none off
+    the main thread)."""
+    def leave(number, _frame):
+        discard_staged()
+        word = "interrupted" if number == signal.SIGINT else "terminated"
+        os.write(2, f"attack: {word} (nothing was written)\n".encode())
+        os._exit(EXIT_ON_SIGNAL[number])
 
     try:
-        return signal.signal(signal.SIGTERM, handler)
+        return {number: signal.signal(number, leave) for number in EXIT_ON_SIGNAL}
     except ValueError:  # not the main thread (e.g. inside a test runner's worker)
-        return None
+        return {}
 
 
 @click.group(cls=_Attack)

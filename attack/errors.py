@@ -54,11 +54,6 @@ class InputError(ValueError):
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
-class Terminated(BaseException):
-    """Raised in place of the default action of SIGTERM, so that a terminated run cleans up
-    (no partial output file) and the CLI exits with 143 (128 + 15), as for an interrupt (130)."""
-
-
 def dotted(loc: tuple[Any, ...], prefix: str = "") -> str:
     """``("evaluation", "cells", 0, "bins")`` → ``evaluation.cells[0].bins``."""
     out = prefix

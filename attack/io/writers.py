@@ -27,6 +27,20 @@ from attack.errors import InputError
 #: Permissions of record-level files.
 OWNER_ONLY = 0o600
 
+#: Temporary files being written right now (removed by :func:`discard_staged` on an interrupt).
+_STAGED: set[str] = set()
+
+
+def discard_staged() -> None:
+    """Remove the temporary files of writes under way (the CLI's signal handler calls this
+    before it leaves, so an interrupted run leaves no partial file)."""
+    for tmp in list(_STAGED):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        _STAGED.discard(tmp)
+
 
 def certificate_paths(path: str | Path) -> list[Path]:
     """A certificate's JSON and its printable HTML twin (both are outputs of one run)."""
@@ -133,6 +147,7 @@ def write_files_atomic(files: dict[Path, tuple[str | bytes, int | None]],
             path = current = Path(path)
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            _STAGED.add(tmp)
             staged.append((tmp, path))
             if isinstance(text, bytes):
                 with os.fdopen(fd, "wb") as handle:
@@ -145,10 +160,12 @@ def write_files_atomic(files: dict[Path, tuple[str | bytes, int | None]],
             for tmp, path in staged:
                 current = path
                 os.replace(tmp, path)
+                _STAGED.discard(tmp)
     except BaseException as exc:
         for tmp, _ in staged:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+            _STAGED.discard(tmp)
         if isinstance(exc, OSError) and current is not None:
             reason = exc.strerror or str(exc)
             raise InputError(f"cannot be written: {reason} (nothing was written)",
