@@ -112,6 +112,8 @@ def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: boo
         else:
             inside = Path(root) if root is not None else folder
             checks += [_input(item, folder, inside) for item in certificate["inputs"]]
+            if certificate["kind"] != "synthetic" and all(c.ok is not False for c in checks):
+                checks.append(_parts_of_the_scenario(certificate, folder))
         if rerun:
             checks.append(_rerun_check(certificate, folder, ok_so_far=all(c.ok is not False for c in checks)))
     signature = certificate.get("signature")
@@ -295,11 +297,51 @@ def _demo_frame(item: dict) -> pd.DataFrame:
     return demo_source(item["source"].removeprefix("demo:"), **(item.get("options") or {}))[0]
 
 
-# -- the rerun -------------------------------------------------------------------------------
-
-
 class _NotRepeatable(Exception):
     """The certificate does not hold what a rerun needs."""
+
+
+def _parts_of_the_scenario(certificate: dict, folder: Path) -> Check:
+    """The certified scenario (its SHA-256 checked) read again without its data: the
+    certificate must carry a run per intruder and release, the combined measure exactly when the
+    scenario has λ, single attacks exactly when it has them, and the scenario's τ."""
+    try:
+        scenario = _certified_scenario(certificate, folder)
+    except (InputError, _NotRepeatable) as exc:
+        return Check(False, f"the certified scenario cannot be read again: {exc}")
+    problems = []
+    runs = len(scenario.releases) * len(scenario.intruders)
+    if len(certificate["results"]) != runs:
+        problems.append(f"{len(certificate['results'])} run(s); the scenario has {runs}")
+    if certificate["scenario"]["evaluation"]["tau"] != scenario.evaluation.tau:
+        problems.append(f"τ = {certificate['scenario']['evaluation']['tau']}; the scenario's is {scenario.evaluation.tau}")
+    for part, wanted in (("combined", scenario.lam is not None), ("single_attack", scenario.single is not None)):
+        if (certificate[part] is not None) != wanted:
+            problems.append(f"{part} is {'missing' if wanted else 'present'}, the scenario "
+                            f"{'asks for it' if wanted else 'does not ask for it'}")
+    if problems:
+        return Check(False, "the certificate does NOT carry what its scenario asks for: " + "; ".join(problems))
+    return Check(True, "the certificate carries every part its scenario asks for (runs, combined measure, "
+                       "single attacks) at the scenario's τ")
+
+
+def _certified_scenario(certificate: dict, folder: Path) -> Any:
+    from attack.study.demo import demo_scenario
+    from attack.study.scenario import load_scenario
+
+    if certificate["kind"] == "demo":
+        settings = certificate["rerun"]
+        try:
+            return demo_scenario(settings["n_units"], settings["seed"], settings["method"])
+        except KeyError as exc:
+            raise _NotRepeatable(f"the demo's rerun entry lacks {exc}") from None
+    entry = next((i for i in certificate["inputs"] if i["role"] == "scenario" and i.get("path")), None)
+    if entry is None:
+        raise _NotRepeatable("the certificate names no scenario input")
+    return load_scenario(folder / entry["path"])
+
+
+# -- the rerun -------------------------------------------------------------------------------
 
 
 def _rerun_check(certificate: dict, folder: Path, ok_so_far: bool) -> Check:
@@ -328,28 +370,14 @@ def _rerun_check(certificate: dict, folder: Path, ok_so_far: bool) -> Check:
 
 def _rerun(certificate: dict, folder: Path) -> dict:
     """The certificate a fresh run (in this process, one job) would issue, unsealed parts and all."""
-    from attack.study.demo import demo_scenario
-    from attack.study.synthetic_scenario import SyntheticScenario, open_scenario
+    from attack.study.synthetic_scenario import SyntheticScenario
 
-    if certificate["kind"] == "demo":
-        settings = certificate["rerun"]
-        try:
-            scenario = demo_scenario(settings["n_units"], settings["seed"], settings["method"])
-        except KeyError as exc:
-            raise _NotRepeatable(f"the demo's rerun entry lacks {exc}") from None
-        return scenario.run(engine={"jobs": 1}).certificate(folder)
+    if certificate["kind"] != "synthetic":
+        return _certified_scenario(certificate, folder).run(engine={"jobs": 1}).certificate(folder)
     entry = next((i for i in certificate["inputs"] if i["role"] == "scenario" and i.get("path")), None)
-    if entry is not None:
-        scenario = open_scenario(folder / entry["path"])
-        kind = "synthetic" if isinstance(scenario, SyntheticScenario) else "run"
-        if kind != certificate["kind"]:
-            raise _NotRepeatable(f"the certified scenario is a {kind} scenario, the certificate of kind "
-                                 f"{certificate['kind']}")
-        outcome = scenario.run() if kind == "synthetic" else scenario.run(engine={"jobs": 1})
-        return outcome.certificate(folder)
-    if certificate["kind"] == "synthetic":
+    if entry is None:
         return _rerun_synth_command(certificate, folder)
-    raise _NotRepeatable("the certificate names no scenario input")
+    return SyntheticScenario.from_toml(folder / entry["path"]).run().certificate(folder)
 
 
 def _is_synth_command(certificate: dict) -> bool:
