@@ -56,16 +56,24 @@ class Signature(_Part):
     value: str
 
 
-class Cell(_Part):
-    cell: Label
+class _Figures(_Part):
     n_verifiable: Count
     disclosure_risk: Risks
+    n_correct: Count | None = None
+    n_false: Count | None = None
+    n_none: Count | None = None
+    reidentification_rate: float | None = None
+    false_match_rate: float | None = None
+    usefulness: dict[str, float | None] | None = None
+
+
+class Cell(_Figures):
+    cell: Label
     passed: bool
 
 
-class Overall(_Part):
-    n_verifiable: Count
-    disclosure_risk: Risks
+class Overall(_Figures):
+    passed: bool | None = None
 
 
 class Run(_Part):
@@ -247,7 +255,8 @@ MODELS: dict[str, type[_Header]] = {"run": AttackCertificate, "demo": AttackCert
 
 def structure_problems(certificate: dict[str, Any]) -> list[str]:
     """One line per way ``certificate`` breaks the structure of its kind (empty: it holds)."""
-    model = MODELS.get(certificate.get("kind"))  # type: ignore[arg-type]
+    kind = certificate.get("kind")
+    model = MODELS.get(kind) if isinstance(kind, str) else None
     if model is None:
         return [f"kind is {certificate.get('kind')!r}; expected one of {', '.join(MODELS)}"]
     try:
@@ -259,5 +268,14 @@ def structure_problems(certificate: dict[str, Any]) -> list[str]:
 
 def _line(error: dict[str, Any]) -> str:
     where = dotted(tuple(error["loc"])) or "the certificate"
+    if error["type"] in ("model_type", "model_attributes_type", "dict_type"):
+        return f"{where}: expected an object, found {_json_type(error['input'])}"
+    if error["type"] == "list_type":
+        return f"{where}: expected a list, found {_json_type(error['input'])}"
     message = str(error["msg"]).removeprefix("Value error, ")
     return f"{where}: {message}"
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")

@@ -188,8 +188,9 @@ def _attack_verdict(certificate: dict, problems: list[str]) -> dict:
     for run in results:
         _judge_cells(run["cells"], tau, run["name"], problems)
         expected = all(c["passed"] for c in run["cells"])
-        if run["passed"] is not expected:
-            problems.append(f"run {run['name']}: marked {_mark(run['passed'])} against its cells")
+        for where, marked in (("", run["passed"]), (" overall", run["overall"].get("passed", expected))):
+            if marked is not expected:
+                problems.append(f"run {run['name']}{where}: marked {_mark(marked)} against its cells")
     combined = None
     if certificate["combined"] is not None:
         combined = _combined(results, certificate["combined"], certificate["scenario"]["lam"], tau, problems)
@@ -211,7 +212,7 @@ def _combined(results: list[dict], certified: dict, lam: float, tau: float, prob
     try:
         fresh = combine([(r["intruder"], {"cells": r["cells"], "disclosure_risk": r["overall"]["disclosure_risk"]})
                          for r in results], lam, tau)
-    except InputError as exc:
+    except (InputError, TypeError) as exc:  # e.g. two worst cases, a run cell without an estimate
         problems.append(f"the combined measure cannot be recomputed from the runs: {exc}")
         return certified
     stated = {cell_key(c["cell"]): c for c in certified["cells"]}
