@@ -417,3 +417,82 @@ def test_a_private_key_readable_by_others_is_used_with_a_warning(tmp_path, caplo
     private.chmod(0o644)
     signing.load_private_key(private)
     assert "can be read by others than its owner (mode 0o644)" in caplog.text
+
+
+# -- synthetic-data certificates --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def synth_issued(tmp_path_factory) -> dict:
+    """A certificate of ``attack synth`` (no scenario file): two keys, one target, a holdout."""
+    from attack.datasets.demo import demo_source
+
+    folder = tmp_path_factory.mktemp("synth")
+    original, uid = demo_source("original", n_units=400, seed=3)
+    original = original.drop(columns=[uid])[["turnover", "employees", "east_west"]]
+    original.iloc[:200].to_csv(folder / "train.csv", index=False)
+    original.iloc[200:].to_csv(folder / "holdout.csv", index=False)
+    original.iloc[:200].sample(frac=1.0, random_state=0).to_csv(folder / "copy.csv", index=False)
+    result = invoke("synth", "--original", folder / "train.csv", "--synthetic", folder / "copy.csv",
+                    "--holdout", folder / "holdout.csv", "--key", "turnover", "--key", "employees",
+                    "--target", "east_west", "--n-attacks", 40, "--tau", 0.5, "--certificate", folder / "s.json")
+    assert result.exit_code == 1, result.output  # a copy of the training data is NOT PASSED
+    return {"folder": folder, "text": (folder / "s.json").read_text(encoding="utf-8")}
+
+
+@pytest.fixture()
+def synth_cert(synth_issued) -> Path:
+    path = synth_issued["folder"] / "s.json"
+    path.write_text(synth_issued["text"], encoding="utf-8")
+    return path
+
+
+def test_an_attack_synth_certificate_is_rerun_from_its_settings_and_files(synth_cert):
+    result = invoke("verify", synth_cert, "--rerun")
+    assert result.exit_code == 0, result.output
+    assert "✔ rerun: checks identical" in result.output and "not available" not in result.output
+    forge(synth_cert, lambda c: c["results"][0].update(value=0.0))  # a figure the verdict does not use
+    assert invoke("verify", synth_cert).exit_code == 0
+    out = failed(synth_cert, "--rerun")
+    assert "✘ rerun: the checks differ from the certified ones: results[0].value: certified 0.0" in out
+    assert "does not record --categorical/--code, --bins or the reading options" in out
+
+
+def test_an_attack_synth_rerun_that_cannot_be_done_is_not_passed(synth_cert):
+    def with_membership(c):
+        c["scenario"]["settings"]["membership"] = {"n_isolated": 10}
+        c["results"].append({"family": "membership", "measure": "advantage", "target": "isolated 1",
+                             "value": 0.0, "upper": 0.1, "tau": 0.5, "passed": True})
+
+    assert invoke("verify", forge(synth_cert, with_membership)).exit_code == 0
+    out = failed(synth_cert, "--rerun")
+    assert "✘ rerun NOT done: membership inference needs the synthesis log" in out
+    forge(synth_cert, lambda c: c["scenario"]["settings"].update(membership=None, metric=None) or c["results"].pop())
+    assert "✘ rerun failed" in failed(synth_cert, "--rerun")
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda c: c["results"][0].update(tau=0.9), "results[0].tau is 0.9, the settings' τ is 0.5"),
+    (lambda c: c.update(results=[]), "results: List should have at least 1 item"),
+    (lambda c: c.update(results=[r for r in c["results"] if r["family"] != "linkability"]),
+     "the settings ask for a linkability check, the results lack it"),
+    (lambda c: c.update(results=[r for r in c["results"] if r["family"] != "singling_out"]),
+     "the settings ask for a singling_out check, the results lack it"),
+    (lambda c: c.update(results=[r for r in c["results"] if r.get("target") != "east_west"]),
+     "no check of the settings' target 'east_west'"),
+    (lambda c: c["results"][0].update(upper="0.1"), "results[0].upper: Input should be a valid number"),
+    (lambda c: c["scenario"]["settings"].update(tau=False), "scenario.settings.tau: Input should be a valid number"),
+])
+def test_synthetic_structure(synth_cert, change, expected):
+    out = failed(forge(synth_cert, change))
+    assert expected in out, out
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda c: c["results"][0].update(passed=not c["results"][0]["passed"]), "marked"),
+    (lambda c: c["results"][0].update(upper=None, passed=True), "its upper bound None against τ = 0.5 says FAIL"),
+    (lambda c: c.update(verdict=certificate.synthetic_verdict([])), "verdict factually_anonymous is True"),
+])
+def test_synthetic_verdict(synth_cert, change, expected):
+    out = failed(forge(synth_cert, change))
+    assert "✘ verdict does NOT follow from the figures" in out and expected in out, out
