@@ -304,10 +304,12 @@ class _NotRepeatable(Exception):
 
 def _parts_of_the_scenario(certificate: dict, folder: Path) -> Check:
     """The certified scenario (its SHA-256 checked) read again without its data: the
-    certificate must carry a run per intruder and release, the combined measure exactly when the
-    scenario has λ, single attacks exactly when it has them, and the scenario's τ."""
+    certificate must name exactly the scenario's inputs and carry a run per intruder and release,
+    the combined measure exactly when the scenario has λ, single attacks exactly when it has
+    them, and the scenario's τ."""
     try:
         scenario = _certified_scenario(certificate, folder)
+        fingerprints = scenario.fingerprints(folder)
     except (InputError, _NotRepeatable) as exc:
         return Check(False, f"the certified scenario cannot be read again: {exc}")
     problems = []
@@ -316,14 +318,19 @@ def _parts_of_the_scenario(certificate: dict, folder: Path) -> Check:
         problems.append(f"{len(certificate['results'])} run(s); the scenario has {runs}")
     if certificate["scenario"]["evaluation"]["tau"] != scenario.evaluation.tau:
         problems.append(f"τ = {certificate['scenario']['evaluation']['tau']}; the scenario's is {scenario.evaluation.tau}")
+    named = sorted((i["role"], i["sha256"]) for i in certificate["inputs"] if i.get("made_by") is None)
+    wanted_inputs = sorted((i["role"], i["sha256"]) for i in fingerprints)
+    if named != wanted_inputs:
+        missing = [role for role, _ in wanted_inputs if role not in {r for r, _ in named}]
+        problems.append("its inputs are not the scenario's" + (f" (no {', '.join(missing)} input)" if missing else ""))
     for part, wanted in (("combined", scenario.lam is not None), ("single_attack", scenario.single is not None)):
         if (certificate[part] is not None) != wanted:
             problems.append(f"{part} is {'missing' if wanted else 'present'}, the scenario "
                             f"{'asks for it' if wanted else 'does not ask for it'}")
     if problems:
         return Check(False, "the certificate does NOT carry what its scenario asks for: " + "; ".join(problems))
-    return Check(True, "the certificate carries every part its scenario asks for (runs, combined measure, "
-                       "single attacks) at the scenario's τ")
+    return Check(True, "the certificate carries every part its scenario asks for (inputs, runs, combined "
+                       "measure, single attacks) at the scenario's τ")
 
 
 def _certified_scenario(certificate: dict, folder: Path) -> Any:

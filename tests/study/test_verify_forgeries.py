@@ -267,6 +267,24 @@ def test_single_attacks_removed_are_missed_by_no_check(cert):
     assert "rerun skipped: an earlier check failed" in rerun
 
 
+def test_an_input_dropped_from_the_certificate(cert):
+    forge(cert, lambda c: c["inputs"].pop(2))  # the confidential original no longer bound
+    out = failed(cert)
+    assert "its inputs are not the scenario's (no original input)" in out
+
+
+def test_the_printable_twin_says_no_check_covers_it(cert):
+    from attack.report.certificate import render_html
+
+    body = json.loads(cert.read_text())
+    page = render_html(body, "c.json")
+    assert "This page is not the certificate" in page and "no check covers it" in page
+    assert "--root FOLDER" not in page
+    for item in body["inputs"]:
+        item["path"] = "../" + item["path"]
+    assert "--root FOLDER" in render_html(body, "c.json")
+
+
 def test_the_rerun_alone_catches_single_attacks_removed_when_the_scenario_is_forged_too(cert):
     """Even without the scenario cross-check, the rerun compares the single attacks."""
     body = json.loads(cert.read_text())
@@ -378,16 +396,20 @@ def test_a_symbolic_link_out_of_the_folder_is_not_followed(cert, opened):
 
 
 def test_root_widens_the_folder_and_a_link_inside_it_is_followed(cert):
-    scenario = cert.parent / "scenario.toml"
     (cert.parent / "sub").mkdir(exist_ok=True)
     moved = cert.parent / "sub" / "c.json"
     moved.write_text(cert.read_text())
     forge(moved, lambda c: [i.update(path="../" + i["path"]) for i in c["inputs"]])  # the usual layout: out/
     assert "leaves the folder" in failed(moved)
     assert invoke("verify", moved, "--root", cert.parent).exit_code == 0
-    (cert.parent / "sub" / "alias.toml").symlink_to(scenario)
-    _point_first_input_at(moved, "alias.toml")  # a link that stays inside the wider folder
+    (cert.parent / "sub" / "alias.csv").symlink_to(cert.parent / "release.csv")
+    forge(moved, lambda c: c["inputs"][1].update(path="alias.csv"))  # a link that stays inside the wider folder
+    assert c_inputs(moved)[1] == ("release", "alias.csv")
     assert invoke("verify", moved, "--root", cert.parent).exit_code == 0
+
+
+def c_inputs(path: Path) -> list[tuple[str, str]]:
+    return [(i["role"], i.get("path")) for i in json.loads(path.read_text())["inputs"]]
 
 
 def test_offline_checks_the_certificate_alone(cert, tmp_path):
