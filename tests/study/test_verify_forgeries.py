@@ -25,15 +25,15 @@ title = "forgeries"
 release = { path = "release.csv", id = "unit_id", codes = ["wz"] }
 original = { path = "original.csv", id = "unit_id", codes = ["wz"] }
 [linkage]
-keys = ["turnover:metric", "employees:metric"]
 block = ["wz", "region"]
+keys = ["turnover:metric", "employees:metric"]
 [[intruder]]
-name = "worst case"
 role = "worst"
+name = "worst case"
 external = { path = "worst.csv", id = "unit_id", codes = ["wz"] }
 [[intruder]]
-name = "commercial"
 role = "realistic"
+name = "commercial"
 external = { path = "external.csv", id = "unit_id", codes = ["wz"] }
 [combine]
 lam = 0.2
@@ -56,7 +56,7 @@ def invoke(*args) -> object:
 
 
 @pytest.fixture(scope="module")
-def issued(tmp_path_factory) -> dict:
+def issued(tmp_path_factory) -> tuple[Path, str]:
     """A certificate of a scenario with every verdict-bearing part (two intruders, combined
     measure λ = 0.2, single attacks, natural protection), beside its inputs; the text as issued."""
     folder = tmp_path_factory.mktemp("issued")
@@ -68,15 +68,19 @@ def issued(tmp_path_factory) -> dict:
     (folder / "scenario.toml").write_text(SCENARIO, encoding="utf-8")
     result = invoke("run", folder / "scenario.toml", "--certificate", folder / "c.json", "--jobs", 1, "--quiet")
     assert result.exit_code == 1, result.output  # cell 22 and three single-attack targets fail
-    return {"folder": folder, "text": (folder / "c.json").read_text(encoding="utf-8")}
+    return folder / "c.json", (folder / "c.json").read_text(encoding="utf-8")
+
+
+def _as_issued(issued: tuple[Path, str]) -> Path:
+    """The issued certificate, fresh for each test (tests overwrite it with their forgery)."""
+    path, text = issued
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 @pytest.fixture()
 def cert(issued) -> Path:
-    """The issued certificate, fresh for each test (tests overwrite it with their forgery)."""
-    path = issued["folder"] / "c.json"
-    path.write_text(issued["text"], encoding="utf-8")
-    return path
+    return _as_issued(issued)
 
 
 def forge(path: Path, change: Callable[[dict], None], key=None) -> Path:
@@ -445,7 +449,7 @@ def test_a_private_key_readable_by_others_is_used_with_a_warning(tmp_path, caplo
 
 
 @pytest.fixture(scope="module")
-def synth_issued(tmp_path_factory) -> dict:
+def synth_issued(tmp_path_factory) -> tuple[Path, str]:
     """A certificate of ``attack synth`` (no scenario file): two keys, one target, a holdout."""
     from attack.datasets.demo import demo_source
 
@@ -459,14 +463,12 @@ def synth_issued(tmp_path_factory) -> dict:
                     "--holdout", folder / "holdout.csv", "--key", "turnover", "--key", "employees",
                     "--target", "east_west", "--n-attacks", 40, "--tau", 0.5, "--certificate", folder / "s.json")
     assert result.exit_code == 1, result.output  # a copy of the training data is NOT PASSED
-    return {"folder": folder, "text": (folder / "s.json").read_text(encoding="utf-8")}
+    return folder / "s.json", (folder / "s.json").read_text(encoding="utf-8")
 
 
 @pytest.fixture()
 def synth_cert(synth_issued) -> Path:
-    path = synth_issued["folder"] / "s.json"
-    path.write_text(synth_issued["text"], encoding="utf-8")
-    return path
+    return _as_issued(synth_issued)
 
 
 def test_an_attack_synth_certificate_is_rerun_from_its_settings_and_files(synth_cert):
