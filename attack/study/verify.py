@@ -269,6 +269,8 @@ def _input(item: dict, folder: Path, root: Path) -> Check:
             found = sha256_frame(_demo_frame(item))
         except (InputError, TypeError, ValueError, KeyError) as exc:
             return Check(False, f"{label}: cannot be generated again ({exc})")
+        except MemoryError:
+            return Check(False, f"{label}: cannot be generated again (not enough memory for {item.get('options')})")
     if found != item["sha256"]:
         return Check(False, f"{label}: SHA-256 {found} does NOT match the certified {item['sha256']}")
     return Check(True, f"{label}: SHA-256 matches")
