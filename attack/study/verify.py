@@ -113,9 +113,9 @@ def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: boo
             inside = Path(root) if root is not None else folder
             checks += [_input(item, folder, inside) for item in certificate["inputs"]]
             if certificate["kind"] != "synthetic" and all(c.ok is not False for c in checks):
-                checks.append(_parts_of_the_scenario(certificate, folder))
+                checks.append(_parts_of_the_scenario(certificate, folder, inside))
         if rerun:
-            checks.append(_rerun_check(certificate, folder, ok_so_far=all(c.ok is not False for c in checks)))
+            checks.append(_rerun_check(certificate, folder, inside, ok_so_far=all(c.ok is not False for c in checks)))
     signature = certificate.get("signature")
     signer = signature.get("public_key_fingerprint") if isinstance(signature, dict) else None
     authentic = key is not None and checks[0].ok is True and all(c.ok is not False for c in checks)
@@ -304,13 +304,14 @@ class _NotRepeatable(Exception):
     """The certificate does not hold what a rerun needs."""
 
 
-def _parts_of_the_scenario(certificate: dict, folder: Path) -> Check:
+def _parts_of_the_scenario(certificate: dict, folder: Path, root: Path) -> Check:
     """The certified scenario (its SHA-256 checked) read again without its data: the
     certificate must name exactly the scenario's inputs and carry a run per intruder and release,
     the combined measure exactly when the scenario has λ, single attacks exactly when it has
     them, and the scenario's τ."""
     try:
         scenario = _certified_scenario(certificate, folder)
+        _confined(_data_files(scenario), root)
         fingerprints = scenario.fingerprints(folder)
     except (InputError, _NotRepeatable) as exc:
         return Check(False, f"the certified scenario cannot be read again: {exc}")
@@ -351,15 +352,29 @@ def _certified_scenario(certificate: dict, folder: Path) -> Any:
     return load_scenario(folder / entry["path"])
 
 
+def _data_files(scenario: Any) -> list[Path]:
+    """The data files a mass-attack scenario reads (generated demo sources are not files)."""
+    sources = [*scenario.sources.values(), *scenario.releases.values(),
+               *(intruder.source for intruder in scenario.intruders), scenario.formal or {}]
+    return [scenario.base / source["path"] for source in sources if "path" in source]
+
+
+def _confined(files: list[Path], root: Path) -> None:
+    """Refuse a certified scenario that names a data file outside ``root`` (it is not opened)."""
+    for file in files:
+        if not file.resolve().is_relative_to(root.resolve()):
+            raise _NotRepeatable(f"it names the data file {file}, outside the folder {root} (not opened)")
+
+
 # -- the rerun -------------------------------------------------------------------------------
 
 
-def _rerun_check(certificate: dict, folder: Path, ok_so_far: bool) -> Check:
+def _rerun_check(certificate: dict, folder: Path, root: Path, ok_so_far: bool) -> Check:
     if not ok_so_far:
         return Check(None, "rerun skipped: an earlier check failed")
     word = "checks" if certificate["kind"] == "synthetic" else "figures"
     try:
-        fresh = _rerun(certificate, folder)
+        fresh = _rerun(certificate, folder, root)
     except _NotRepeatable as exc:
         return Check(False, f"rerun NOT done: {exc}")
     except (InputError, ValueError, TypeError, KeyError) as exc:
@@ -378,8 +393,9 @@ def _rerun_check(certificate: dict, folder: Path, ok_so_far: bool) -> Check:
     return Check(True, f"rerun: {word} identical (every entry but {', '.join(NOT_RERUN)} and input paths)")
 
 
-def _rerun(certificate: dict, folder: Path) -> dict:
-    """The certificate a fresh run (in this process, one job) would issue, unsealed parts and all."""
+def _rerun(certificate: dict, folder: Path, root: Path) -> dict:
+    """The certificate a fresh run (in this process, one job) would issue, unsealed parts and all.
+    A mass-attack scenario's data files were confined by :func:`_parts_of_the_scenario`."""
     from attack.study.synthetic_scenario import SyntheticScenario
 
     if certificate["kind"] != "synthetic":
@@ -387,7 +403,9 @@ def _rerun(certificate: dict, folder: Path) -> dict:
     entry = next((i for i in certificate["inputs"] if i["role"] == "scenario" and i.get("path")), None)
     if entry is None:
         return _rerun_synth_command(certificate, folder)
-    return SyntheticScenario.from_toml(folder / entry["path"]).run().certificate(folder)
+    scenario = SyntheticScenario.from_toml(folder / entry["path"])
+    _confined(scenario.input_paths(), root)
+    return scenario.run().certificate(folder)
 
 
 def _is_synth_command(certificate: dict) -> bool:

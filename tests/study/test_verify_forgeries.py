@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from fixtures import EXTERNAL, ORIGINAL, RELEASE
 
+import attack.io.fingerprint as fingerprint
 import attack.study.verify as verify_module
 from attack.cli import main
 from attack.errors import InputError
@@ -370,6 +371,7 @@ def opened(monkeypatch) -> list[Path]:
         return real(path)
 
     monkeypatch.setattr(verify_module, "sha256_file", spy)
+    monkeypatch.setattr(fingerprint, "sha256_file", spy)  # the scenario's own fingerprints
     return seen
 
 
@@ -520,3 +522,29 @@ def test_synthetic_structure(synth_cert, change, expected):
 def test_synthetic_verdict(synth_cert, change, expected):
     out = failed(forge(synth_cert, change))
     assert "✘ verdict does NOT follow from the figures" in out and expected in out, out
+
+
+def test_a_certified_scenario_that_reads_outside_the_folder_is_not_followed(tmp_path, opened):
+    """The scenario's hash matches, but it names a data file outside the certificate's folder:
+    neither the scenario check nor the rerun opens it."""
+    folder = tmp_path / "audit"
+    folder.mkdir()
+    for name, frame in (("external", EXTERNAL), ("release", RELEASE)):
+        frame.to_csv(folder / f"{name}.csv", index=False)
+    ORIGINAL.to_csv(tmp_path / "original.csv", index=False)  # outside the audit folder
+    (folder / "scenario.toml").write_text("""
+[data]
+external = { path = "external.csv", id = "unit_id", codes = ["wz"] }
+release = { path = "release.csv", id = "unit_id", codes = ["wz"] }
+original = { path = "../original.csv", id = "unit_id", codes = ["wz"] }
+[linkage]
+keys = ["turnover:metric"]
+[evaluation]
+gamma = [0.1]
+""", encoding="utf-8")
+    assert invoke("run", folder / "scenario.toml", "--certificate", folder / "c.json", "--quiet").exit_code in (0, 1)
+    forge(folder / "c.json", lambda c: c.update(inputs=[i for i in c["inputs"] if i["role"] != "original"]))
+    opened.clear()  # attack run hashed it; verify must not
+    out = failed(folder / "c.json", "--rerun")
+    assert "names the data file" in out and "original.csv, outside the folder" in out
+    assert all(p.name != "original.csv" for p in opened)
