@@ -36,6 +36,7 @@ from attack.study.certificate_schema import structure_problems
 #: Entries a rerun does not reproduce: when and where it ran, and the seal.
 NOT_RERUN = ("created", "environment", "tool", "digest", "signature")
 _SHOWN_DIFFERENCES = 3
+_SHOWN_PROBLEMS = 20
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,9 @@ def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: boo
     checks = [_signature(certificate, key), _digest(certificate)]
     problems = structure_problems(certificate)
     if problems:
-        checks += [Check(False, f"structure: {p}") for p in problems]
+        checks += [Check(False, f"structure: {p}") for p in problems[:_SHOWN_PROBLEMS]]
+        if len(problems) > _SHOWN_PROBLEMS:
+            checks.append(Check(False, f"structure: and {len(problems) - _SHOWN_PROBLEMS} more problem(s)"))
         checks.append(Check(None, "verdict, inputs and rerun not checked: the certificate's structure is broken"))
     else:
         checks.append(Check(True, f"structure of a {certificate['kind']} certificate holds: every figure "

@@ -209,6 +209,18 @@ BEARING = {"passed", "tau", "lam", "factually_anonymous", "n_endangered", "by_re
            "endangered_targets", "failing_cells", "disclosure_risk", "cells", "results", "unit_risk", "verdict"}
 
 
+def test_many_structural_problems_are_summed_up(cert):
+    def break_every_cell(c):
+        for run in c["results"]:
+            for cell in run["cells"]:
+                cell["passed"] = "yes"
+        c["combined"]["cells"] = [{}] * 30
+
+    out = failed(forge(cert, break_every_cell))
+    # 2 runs × 2 cells with a text mark, 30 empty combined cells lacking 4 entries each: 124 problems
+    assert out.count("✘ structure:") == 21 and "✘ structure: and 104 more problem(s)" in out, out
+
+
 def test_every_entry_replaced_by_a_wrong_type_is_answered_without_a_traceback(cert):
     """Each value of the certificate in turn replaced by each kind of wrong value, resealed:
     verify returns (never raises) and never passes a certificate with a verdict-bearing value
