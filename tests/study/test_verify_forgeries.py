@@ -22,33 +22,29 @@ from attack.study.verify import verify
 
 SCENARIO = """
 title = "forgeries"
+intruder = [
+  { name = "worst case", role = "worst", external = { path = "worst.csv", id = "unit_id", codes = ["wz"] } },
+  { name = "commercial", role = "realistic", external = { path = "external.csv", id = "unit_id", codes = ["wz"] } },
+]
 [data]
 release = { path = "release.csv", id = "unit_id", codes = ["wz"] }
 original = { path = "original.csv", id = "unit_id", codes = ["wz"] }
 [linkage]
 block = ["wz", "region"]
 keys = ["turnover:metric", "employees:metric"]
-[[intruder]]
-role = "worst"
-name = "worst case"
-external = { path = "worst.csv", id = "unit_id", codes = ["wz"] }
-[[intruder]]
-role = "realistic"
-name = "commercial"
-external = { path = "external.csv", id = "unit_id", codes = ["wz"] }
 [combine]
 lam = 0.2
 [natural_protection]
 formal = { path = "formal.csv", id = "unit_id", codes = ["wz"] }
 [single_attack]
-size = { column = "employees", threshold = 25 }
-exact = ["wz", "region"]
-noisy = ["turnover", "employees"]
 relative_error = 0.0
+noisy = ["turnover", "employees"]
+exact = ["wz", "region"]
+size = { column = "employees", threshold = 25 }
 [evaluation]
+cells = ["wz"]
 gamma = [0.1]
 targets = ["turnover", "employees", "costs"]
-cells = ["wz"]
 """
 
 
