@@ -351,28 +351,36 @@ def _run_synthetic(scenario: SyntheticScenario, json_path, html_path, certificat
 @main.command("verify")
 @click.argument("certificate_path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--public-key", "public_key", type=click.Path(dir_okay=False, path_type=Path), help="The issuer's public key (public.pem): check the signature.")
-@click.option("--rerun", is_flag=True, help="Also rerun the attack and compare the figures.")
-def verify_command(certificate_path, public_key, rerun) -> None:
+@click.option("--rerun", is_flag=True, help="Also rerun the attack and compare every figure.")
+@click.option("--offline", is_flag=True, help="Check signature, digest, structure and verdict only, without the inputs (a recipient who holds only the certificate).")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Folder the input paths may not leave (default: the certificate's folder).")
+def verify_command(certificate_path, public_key, rerun, offline, root) -> None:
     """Check a certificate, one line per check (✔ passed, ✘ failed, • not checked): the
-    signature against the issuer's public key, the digest, that the verdict follows from the
-    certificate's own figures and τ, the SHA-256 of every input and, with --rerun, that the
-    attack reproduces the figures.
+    signature against the issuer's public key, the digest, the structure of the certificate,
+    that the verdict follows from all its figures and τ (cells, combined measure, single
+    attacks, synthetic checks), the SHA-256 of every input and, with --rerun, that the attack
+    reproduces every figure.
 
-    Exit status: 0 when every check performed passes, 1 otherwise, 2 for a usage error.
-    Without --public-key the signer is not verified and the certificate is never called
-    authentic."""
+    Input paths must be relative and stay inside the certificate's folder (or --root): an
+    absolute path or one that leaves it is a failed check and the file is not opened. The
+    printable HTML twin is not checked: the JSON is what is verified.
+
+    Exit status: 0 when every check performed passes, 1 when one fails (also a certificate
+    that is JSON but breaks the certificate's structure), 2 for a usage error or a file that
+    cannot be read as a certificate. Without --public-key the signer is not verified and the
+    certificate is never called authentic."""
     from attack.study.verify import verify as verify_certificate
 
-    outcome = verify_certificate(certificate_path, public_key=public_key, rerun=rerun)
+    outcome = verify_certificate(certificate_path, public_key=public_key, rerun=rerun, offline=offline, root=root)
     for check in outcome.checks:
         click.echo(check.line())
     if not outcome.ok:
         click.echo(f"certificate {certificate_path}: verification FAILED", err=True)
         raise SystemExit(1)
-    if outcome.authentic:
-        click.echo(f"certificate {certificate_path}: authentic and consistent")
-    else:
-        click.echo(f"certificate {certificate_path}: intact and consistent; its issuer is not verified")
+    state = "authentic and consistent" if outcome.authentic else "intact and consistent; its issuer is not verified"
+    if not outcome.inputs_checked:
+        state += "; its inputs were NOT checked (--offline)"
+    click.echo(f"certificate {certificate_path}: {state}")
 
 
 @main.command("keygen")

@@ -1,6 +1,9 @@
 """The printable HTML page of a certificate (a jinja2 template with autoescaping): verdict, the
 scenario in words, the signer, input fingerprints, the cells and how to verify. It prints to one
-or two A4 pages from a browser."""
+or two A4 pages from a browser.
+
+The page is a copy for reading: no digest, signature or check of ``attack verify`` covers it,
+and it says so; the JSON file is what is verified."""
 
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ def render_html(certificate: Mapping[str, Any], file_name: str = "certificate.js
         signature=certificate.get("signature"),
         tables=_tables(certificate),
         file_name=file_name,
+        outside=any(str(i.get("path") or "").startswith("..") for i in certificate.get("inputs", [])),
     )
 
 

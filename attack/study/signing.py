@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import os
+import stat
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -26,6 +28,8 @@ from attack.errors import InputError
 from attack.io.writers import OWNER_ONLY, write_files_atomic
 
 ALGORITHM = "Ed25519"
+#: Warnings for the command line (the CLI echoes the ``attack.io`` loggers on stderr).
+_log = logging.getLogger("attack.io.keys")
 PRIVATE_NAME, PUBLIC_NAME = "private.pem", "public.pem"
 
 
@@ -58,8 +62,15 @@ def generate_keypair(folder: str | Path, passphrase: bytes | None = None) -> tup
 
 
 def load_private_key(path: str | Path, passphrase: bytes | None = None) -> Ed25519PrivateKey:
-    """The Ed25519 private key in a PEM file; a clear :class:`InputError` otherwise."""
+    """The Ed25519 private key in a PEM file; a clear :class:`InputError` otherwise. A key file
+    that others than its owner may read is used, with a warning: anyone who can read it can sign
+    certificates in the issuer's name."""
     data = _read(path)
+    mode = stat.S_IMODE(Path(path).stat().st_mode)
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        _log.warning("the private key %s can be read by others than its owner (mode %s): anyone who can "
+                     "read it can sign certificates in your name; make it owner-only (chmod 600 %s)",
+                     path, oct(mode), path)
     try:
         key = serialization.load_pem_private_key(data, password=passphrase)
     except TypeError as exc:  # encrypted without a passphrase, or a passphrase for a plain key

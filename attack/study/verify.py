@@ -1,29 +1,42 @@
-"""Verification of a certificate, one check per line: the signature (given the issuer's public
-key), the digest, that the verdict follows from the certificate's own figures and τ, the SHA-256
-of every input and, on request, a rerun of the attack (``docs/reference/certificate.md``)."""
+"""Verification of a certificate, one check per line (``docs/reference/certificate.md``).
+
+In order: the signature (given the issuer's public key), the digest, the structure of the
+certificate's kind (:mod:`attack.study.certificate_schema`), that the verdict follows from every
+verdict-bearing figure and τ, the SHA-256 of every input (paths relative to the certificate that
+stay inside its folder; ``offline`` leaves them out) and, on request, a rerun of the attack whose
+every figure must equal the certified one.
+"""
 
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 import pandas as pd
 
+from attack.errors import InputError
 from attack.io.fingerprint import sha256_file, sha256_frame
+from attack.io.jsonio import cell_key
+from attack.risk.combine import combine
 from attack.study import signing
 from attack.study.certificate import (
     attack_verdict,
     canonical,
-    certified_results,
     digest,
     failing_cells,
     load,
-    n_endangered,
     signed_bytes,
     synthetic_verdict,
 )
+from attack.study.certificate_schema import structure_problems
+
+#: Entries a rerun does not reproduce: when and where it ran, and the seal.
+NOT_RERUN = ("created", "environment", "tool", "digest", "signature")
+_SHOWN_DIFFERENCES = 3
+_SHOWN_PROBLEMS = 20
 
 
 @dataclass(frozen=True)
@@ -43,12 +56,14 @@ class Verification:
     """Outcome of :func:`verify`.
 
     ``ok`` is True when every check performed passed; ``authentic`` only when, in addition, a
-    signature was checked against the public key given and matched.
+    signature was checked against the public key given and matched. ``inputs_checked`` is
+    False after an offline verification: the inputs' SHA-256 were not compared.
     """
 
     checks: tuple[Check, ...]
     signer: str | None
     authentic: bool
+    inputs_checked: bool = True
 
     @property
     def ok(self) -> bool:
@@ -59,154 +74,402 @@ class Verification:
         return [c.text for c in self.checks if c.ok is False]
 
 
-def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: bool = False) -> Verification:
-    """Check a certificate file. ``public_key`` is the issuer's ``public.pem``: without it a
-    signature is not checked and the certificate is never called authentic. ``rerun`` repeats
-    the attack (scenario and demo certificates) and compares the figures."""
+def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: bool = False,
+           offline: bool = False, root: str | Path | None = None) -> Verification:
+    """Check a certificate file.
+
+    Parameters
+    ----------
+    path:
+        The certificate (JSON). A file that is not readable as one raises :class:`InputError`;
+        a readable one whose structure is broken fails verification.
+    public_key:
+        The issuer's ``public.pem``: without it a signature is not checked and the certificate
+        is never called authentic.
+    rerun:
+        Repeat the attack on the certified inputs and compare every figure.
+    offline:
+        Check signature, digest, structure and verdict only; the inputs are not opened.
+    root:
+        The folder input paths may not leave (default: the certificate's folder).
+    """
+    if rerun and offline:
+        raise InputError("--rerun reads the inputs; it cannot be combined with --offline")
     path = Path(path)
     certificate = load(path)
     key = signing.load_public_key(public_key) if public_key is not None else None
-    checks = [_signature(certificate, key)]
-    checks.append(Check(True, "digest matches the certificate's content") if digest(certificate) == certificate["digest"]
-                  else Check(False, "digest does NOT match: the certificate itself was altered"))
-    checks += _verdict(certificate)
-    checks += [_input(item, path.parent) for item in certificate["inputs"]]
-    if rerun:
-        checks.append(_rerun_check(certificate, path.parent, ok_so_far=all(c.ok is not False for c in checks)))
-    signer = (certificate.get("signature") or {}).get("public_key_fingerprint")
+    checks = [_signature(certificate, key), _digest(certificate)]
+    problems = structure_problems(certificate)
+    if problems:
+        checks += [Check(False, f"structure: {p}") for p in problems[:_SHOWN_PROBLEMS]]
+        if len(problems) > _SHOWN_PROBLEMS:
+            checks.append(Check(False, f"structure: and {len(problems) - _SHOWN_PROBLEMS} more problem(s)"))
+        checks.append(Check(None, "verdict, inputs and rerun not checked: the certificate's structure is broken"))
+    else:
+        checks.append(Check(True, f"structure of a {certificate['kind']} certificate holds: every figure "
+                                  "the verdict rests on is present, nothing is empty, one τ throughout"))
+        checks += _verdict(certificate)
+        folder = path.parent
+        if offline:
+            checks.append(Check(None, "inputs NOT checked (--offline): their SHA-256 were not compared"))
+        else:
+            inside = Path(root) if root is not None else folder
+            checks += [_input(item, folder, inside) for item in certificate["inputs"]]
+            if certificate["kind"] != "synthetic" and all(c.ok is not False for c in checks):
+                checks.append(_parts_of_the_scenario(certificate, folder, inside))
+        if rerun:
+            checks.append(_rerun_check(certificate, folder, inside, ok_so_far=all(c.ok is not False for c in checks)))
+    signature = certificate.get("signature")
+    signer = signature.get("public_key_fingerprint") if isinstance(signature, dict) else None
     authentic = key is not None and checks[0].ok is True and all(c.ok is not False for c in checks)
-    return Verification(tuple(checks), signer, authentic)
+    return Verification(tuple(checks), signer if isinstance(signer, str) else None, authentic, not offline)
 
 
 def _signature(certificate: dict, key: Any | None) -> Check:
     entry = certificate.get("signature")
+    if entry is not None and not (isinstance(entry, dict)
+                                  and all(isinstance(entry.get(k), str)
+                                          for k in ("algorithm", "public_key_fingerprint", "value"))):
+        return Check(False, "signature entry malformed: expected algorithm, public_key_fingerprint and value as text")
     if key is None:
         if entry is None:
             return Check(None, "unsigned: who issued this certificate cannot be verified")
-        return Check(None, f"signed by key {entry.get('public_key_fingerprint')}, but the signer is not "
+        return Check(None, f"signed by key {entry['public_key_fingerprint']}, but the signer is not "
                            "verified: give the issuer's public key (--public-key) to check it")
     expected = signing.fingerprint(key)
     if entry is None:
         return Check(False, f"unsigned: there is no signature to check against key {expected}")
-    if entry.get("public_key_fingerprint") != expected:
-        return Check(False, f"signed by key {entry.get('public_key_fingerprint')}, not by the given key {expected}")
+    if entry["public_key_fingerprint"] != expected:
+        return Check(False, f"signed by key {entry['public_key_fingerprint']}, not by the given key {expected}")
     if not signing.signature_valid(signed_bytes(certificate), entry, key):
         return Check(False, "signature does NOT match: the certificate was changed after it was signed")
     return Check(True, f"signature valid: issued by the holder of key {expected}")
 
 
+def _digest(certificate: dict) -> Check:
+    if digest(certificate) == certificate.get("digest"):
+        return Check(True, "digest matches the certificate's content")
+    return Check(False, "digest does NOT match: the certificate itself was altered")
+
+
+# -- the verdict from the figures -------------------------------------------------------------
+
+
 def _verdict(certificate: dict) -> list[Check]:
-    """The verdict and every pass/fail mark recomputed from the certificate's own figures."""
+    """The verdict and every pass/fail mark recomputed from the certificate's own figures (the
+    structure has been checked: every list is non-empty, every τ the scenario's)."""
     problems: list[str] = []
-    results = copy.deepcopy(certificate["results"])
-    verdict = certificate["verdict"]
     if certificate["kind"] == "synthetic":
-        for check in results:
-            expected = check.get("upper") is not None and check["upper"] < check["tau"]
-            if check.get("passed") != expected:
-                problems.append(f"check {check.get('family')} {check.get('measure')}: marked "
-                                f"{_mark(check.get('passed'))} but its upper bound {check.get('upper')} "
-                                f"against τ = {check['tau']} says {_mark(expected)}")
-                check["passed"] = expected
-        recomputed = synthetic_verdict(results)
+        recomputed = _synthetic_verdict(certificate, problems)
     else:
-        for run in results:
-            _judge_cells(run["cells"], run["tau"], run["name"], problems)
-            if run["passed"] != all(c["passed"] for c in run["cells"]):
-                problems.append(f"run {run['name']}: marked {_mark(run['passed'])} against its cells")
-        combined = copy.deepcopy(certificate.get("combined"))
-        if combined is not None:
-            _judge_cells(combined["cells"], combined["tau"], "combined", problems)
-        recomputed = attack_verdict(failing_cells(results, combined), n_endangered(certificate.get("single_attack")))
-    for name in ("factually_anonymous", "failing_cells", "failing_checks", "endangered_targets", "statement"):
-        if name in recomputed and verdict.get(name) != recomputed[name]:
-            problems.append(f"verdict {name} is {verdict.get(name)!r}; the figures give {recomputed[name]!r}")
+        recomputed = _attack_verdict(certificate, problems)
+    verdict = certificate["verdict"]
+    for name, value in recomputed.items():
+        if verdict.get(name) != value:
+            problems.append(f"verdict {name} is {verdict.get(name)!r}; the figures give {value!r}")
     if problems:
         return [Check(False, f"verdict does NOT follow from the figures: {p}") for p in problems]
     word = "factually anonymous" if verdict["factually_anonymous"] else "not certified"
     return [Check(True, f"verdict ({word}) follows from the certificate's figures and τ")]
 
 
+def _synthetic_verdict(certificate: dict, problems: list[str]) -> dict:
+    tau = certificate["scenario"]["settings"]["tau"]
+    checks = copy.deepcopy(certificate["results"])
+    for check in checks:
+        expected = check["upper"] is not None and check["upper"] < tau
+        if check["passed"] is not expected:
+            problems.append(f"check {check['family']} {check['measure']}: marked {_mark(check['passed'])} but "
+                            f"its upper bound {check['upper']} against τ = {tau} says {_mark(expected)}")
+            check["passed"] = expected
+    return synthetic_verdict(checks)
+
+
+def _attack_verdict(certificate: dict, problems: list[str]) -> dict:
+    tau = certificate["scenario"]["evaluation"]["tau"]
+    results = copy.deepcopy(certificate["results"])
+    for run in results:
+        _judge_cells(run["cells"], tau, run["name"], problems)
+        expected = all(c["passed"] for c in run["cells"])
+        for where, marked in (("", run["passed"]), (" overall", run["overall"].get("passed", expected))):
+            if marked is not expected:
+                problems.append(f"run {run['name']}{where}: marked {_mark(marked)} against its cells")
+    combined = None
+    if certificate["combined"] is not None:
+        combined = _combined(results, certificate["combined"], certificate["scenario"]["lam"], tau, problems)
+    return attack_verdict(failing_cells(results, combined), _endangered(certificate["single_attack"], problems))
+
+
 def _judge_cells(cells: list[dict], tau: float, where: str, problems: list[str]) -> None:
     for cell in cells:
         expected = all(v is not None and v < tau for v in cell["disclosure_risk"].values())
-        if cell["passed"] != expected:
-            label = ", ".join(f"{k}={v}" for k, v in cell["cell"].items()) or "all units"
-            problems.append(f"{where}, cell {label}: marked {_mark(cell['passed'])} but its disclosure "
+        if cell["passed"] is not expected:
+            problems.append(f"{where}, cell {_label(cell)}: marked {_mark(cell['passed'])} but its disclosure "
                             f"risks {cell['disclosure_risk']} against τ = {tau} say {_mark(expected)}")
             cell["passed"] = expected
 
 
+def _combined(results: list[dict], certified: dict, lam: float, tau: float, problems: list[str]) -> dict:
+    """The combined measure recomputed from the runs' cells (λ-weighted worst case and mean of
+    the realistic intruders per cell), compared cell by cell with the certified one."""
+    try:
+        fresh = combine([(r["intruder"], {"cells": r["cells"], "disclosure_risk": r["overall"]["disclosure_risk"]})
+                         for r in results], lam, tau)
+    except (InputError, TypeError) as exc:  # e.g. two worst cases, a run cell without an estimate
+        problems.append(f"the combined measure cannot be recomputed from the runs: {exc}")
+        return certified
+    stated = {cell_key(c["cell"]): c for c in certified["cells"]}
+    for cell in fresh["cells"]:
+        found = stated.pop(cell_key(cell["cell"]), None)
+        if found is None:
+            problems.append(f"combined measure: cell {_label(cell)} of the runs is missing")
+        elif found["disclosure_risk"] != cell["disclosure_risk"] or found["passed"] is not cell["passed"]:
+            problems.append(f"combined measure, cell {_label(cell)}: certified {found['disclosure_risk']} "
+                            f"({_mark(found['passed'])}); the runs' cells with λ = {lam} give "
+                            f"{cell['disclosure_risk']} ({_mark(cell['passed'])})")
+    problems += [f"combined measure: cell {_label(c)} is in no run" for c in stated.values()]
+    if certified["passed"] is not fresh["passed"]:
+        problems.append(f"combined measure: marked {_mark(certified['passed'])} against its cells")
+    return fresh
+
+
+def _endangered(single_attack: dict | None, problems: list[str]) -> int:
+    """Targets with R(u) ≥ τ: the count must agree with its reasons and the number of targets
+    (the per-target figures are not in a certificate; --rerun recomputes them)."""
+    if single_attack is None:
+        return 0
+    risk = single_attack["unit_risk"]
+    count, reasons = risk["n_endangered"], sum(risk["by_reason"].values())
+    if count != reasons:
+        problems.append(f"single attacks: {count} endangered target(s), but the reasons count {reasons}")
+    if max(count, reasons) > risk["n_targets"]:
+        problems.append(f"single attacks: {max(count, reasons)} endangered of {risk['n_targets']} target(s)")
+    return max(count, reasons)
+
+
+def _label(cell: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in cell["cell"].items()) or "all units"
+
+
 def _mark(passed: Any) -> str:
-    return "pass" if passed else "FAIL"
+    return "pass" if passed is True else "FAIL" if passed is False else repr(passed)
 
 
-def _input(item: dict, folder: Path) -> Check:
-    if "made_by" in item:
+# -- the inputs ------------------------------------------------------------------------------
+
+
+def _input(item: dict, folder: Path, root: Path) -> Check:
+    if item.get("made_by") is not None:
         return Check(None, f"{item['role']} file made by {item['made_by']}: --rerun makes it again and compares")
     label = f"{item['role']} input {item.get('path') or item.get('source')}"
-    if "path" in item:
-        file = folder / item["path"]
-        if not file.is_file():
-            return Check(False, f"{label}: file not found")
+    if item.get("path") is not None:
+        file = _inside(item["path"], folder, root)
+        if isinstance(file, str):
+            return Check(False, f"{label}: {file}; not opened")
         found = sha256_file(file)
     else:
-        found = sha256_frame(_demo_frame(item))
+        try:
+            found = sha256_frame(_demo_frame(item))
+        except (InputError, TypeError, ValueError, KeyError) as exc:
+            return Check(False, f"{label}: cannot be generated again ({exc})")
+        except MemoryError:
+            return Check(False, f"{label}: cannot be generated again (not enough memory for {item.get('options')})")
     if found != item["sha256"]:
         return Check(False, f"{label}: SHA-256 {found} does NOT match the certified {item['sha256']}")
     return Check(True, f"{label}: SHA-256 matches")
 
 
+def _inside(text: str, folder: Path, root: Path) -> Path | str:
+    """The regular file ``text`` names relative to ``folder``, or why it may not be opened: an
+    absolute path, a path that leaves ``root`` (by ``..`` or a symbolic link), no such file."""
+    if "\x00" in text or PurePosixPath(text).is_absolute() or PureWindowsPath(text).anchor:
+        return "an absolute path (a certificate names its inputs relative to its own folder)"
+    real = (folder / text).resolve()
+    if not real.is_relative_to(root.resolve()):
+        return (f"leaves the folder {root} (by '..' or a symbolic link); "
+                "give --root to allow a wider folder")
+    if not real.exists():
+        return "file not found"
+    if not real.is_file():
+        return "not a regular file"
+    return real
+
+
 def _demo_frame(item: dict) -> pd.DataFrame:
     from attack.datasets.demo import demo_source
 
-    return demo_source(item["source"].removeprefix("demo:"), **item.get("options", {}))[0]
+    if not item["source"].startswith("demo:"):
+        raise InputError("not a generated demo source")
+    return demo_source(item["source"].removeprefix("demo:"), **(item.get("options") or {}))[0]
 
 
-def _rerun_check(certificate: dict, folder: Path, ok_so_far: bool) -> Check:
-    if not ok_so_far:
-        return Check(None, "rerun skipped: an earlier check failed")
-    if certificate["kind"] == "synthetic":
-        return _rerun_synthetic(certificate, folder)
-    fresh, combined = _rerun(certificate, folder)
-    same = canonical(_figures(fresh)) == canonical(_figures(certificate["results"]))
-    if not same or canonical(combined) != canonical(certificate.get("combined")):
-        return Check(False, "rerun: the figures differ from the certified ones")
-    return Check(True, "rerun: figures identical")
+class _NotRepeatable(Exception):
+    """The certificate does not hold what a rerun needs."""
 
 
-def _rerun_synthetic(certificate: dict, folder: Path) -> Check:
-    """A synthetic-release scenario run again: the same checks, and the same synthetic file
-    when the scenario made it. Certificates of ``attack synth`` name no scenario."""
-    from attack.study.synthetic_scenario import SyntheticScenario
+def _parts_of_the_scenario(certificate: dict, folder: Path, root: Path) -> Check:
+    """The certified scenario (its SHA-256 checked) read again without its data: the
+    certificate must name exactly the scenario's inputs and carry a run per intruder and release,
+    the combined measure exactly when the scenario has λ, single attacks exactly when it has
+    them, and the scenario's τ."""
+    try:
+        scenario = _certified_scenario(certificate, folder)
+        _confined(_data_files(scenario), root)
+        fingerprints = scenario.fingerprints(folder)
+    except (InputError, _NotRepeatable) as exc:
+        return Check(False, f"the certified scenario cannot be read again: {exc}")
+    problems = []
+    runs = len(scenario.releases) * len(scenario.intruders)
+    if len(certificate["results"]) != runs:
+        problems.append(f"{len(certificate['results'])} run(s); the scenario has {runs}")
+    if certificate["scenario"]["evaluation"]["tau"] != scenario.evaluation.tau:
+        problems.append(f"τ = {certificate['scenario']['evaluation']['tau']}; the scenario's is {scenario.evaluation.tau}")
+    named = sorted((i["role"], i["sha256"]) for i in certificate["inputs"] if i.get("made_by") is None)
+    wanted_inputs = sorted((i["role"], i["sha256"]) for i in fingerprints)
+    if named != wanted_inputs:
+        missing = [role for role, _ in wanted_inputs if role not in {r for r, _ in named}]
+        problems.append("its inputs are not the scenario's" + (f" (no {', '.join(missing)} input)" if missing else ""))
+    for part, wanted in (("combined", scenario.lam is not None), ("single_attack", scenario.single is not None)):
+        if (certificate[part] is not None) != wanted:
+            problems.append(f"{part} is {'missing' if wanted else 'present'}, the scenario "
+                            f"{'asks for it' if wanted else 'does not ask for it'}")
+    if problems:
+        return Check(False, "the certificate does NOT carry what its scenario asks for: " + "; ".join(problems))
+    return Check(True, "the certificate carries every part its scenario asks for (inputs, runs, combined "
+                       "measure, single attacks) at the scenario's τ")
 
-    entry = next((i for i in certificate["inputs"] if i["role"] == "scenario"), None)
-    if entry is None:
-        return Check(None, "rerun not available for a certificate of attack synth (check the inputs' "
-                           "SHA-256 and run attack synth again with the certified settings)")
-    outcome = SyntheticScenario.from_toml(folder / entry["path"]).run()
-    made = next((i for i in certificate["inputs"] if "made_by" in i), None)
-    if made is not None and (outcome.synthetic is None or sha256_frame(outcome.synthetic) != made["sha256"]):
-        return Check(False, "rerun: the synthetic file made again differs from the certified one")
-    same = canonical([dict(c) for c in outcome.result.figures["checks"]]) == canonical(certificate["results"])
-    return Check(True, "rerun: checks identical") if same else Check(False, "rerun: the checks differ from the certified ones")
 
-
-def _figures(results: list[dict]) -> list[dict]:
-    """The numbers of certified results, without names (paths differ between machines)."""
-    return [{k: r[k] for k in ("tau", "passed", "overall", "cells")} for r in results]
-
-
-def _rerun(certificate: dict, folder: Path) -> tuple[list[dict], dict | None]:
-    """Certified results and combined measure of a fresh run (in this process)."""
+def _certified_scenario(certificate: dict, folder: Path) -> Any:
     from attack.study.demo import demo_scenario
     from attack.study.scenario import load_scenario
 
     if certificate["kind"] == "demo":
         settings = certificate["rerun"]
-        scenario = demo_scenario(settings["n_units"], settings["seed"], settings["method"])
-    else:
-        entry = next(i for i in certificate["inputs"] if i["role"] == "scenario")
-        scenario = load_scenario(folder / entry["path"])
-    outcome = scenario.run(engine={"jobs": 1})
-    return certified_results([r.as_run() for r in outcome.runs]), outcome.combined
+        try:
+            return demo_scenario(settings["n_units"], settings["seed"], settings["method"])
+        except KeyError as exc:
+            raise _NotRepeatable(f"the demo's rerun entry lacks {exc}") from None
+    entry = next((i for i in certificate["inputs"] if i["role"] == "scenario" and i.get("path")), None)
+    if entry is None:
+        raise _NotRepeatable("the certificate names no scenario input")
+    return load_scenario(folder / entry["path"])
+
+
+def _data_files(scenario: Any) -> list[Path]:
+    """The data files a mass-attack scenario reads (generated demo sources are not files)."""
+    sources = [*scenario.sources.values(), *scenario.releases.values(),
+               *(intruder.source for intruder in scenario.intruders), scenario.formal or {}]
+    return [scenario.base / source["path"] for source in sources if "path" in source]
+
+
+def _confined(files: list[Path], root: Path) -> None:
+    """Refuse a certified scenario that names a data file outside ``root`` (it is not opened)."""
+    for file in files:
+        if not file.resolve().is_relative_to(root.resolve()):
+            raise _NotRepeatable(f"it names the data file {file}, outside the folder {root} (not opened)")
+
+
+# -- the rerun -------------------------------------------------------------------------------
+
+
+def _rerun_check(certificate: dict, folder: Path, root: Path, ok_so_far: bool) -> Check:
+    if not ok_so_far:
+        return Check(None, "rerun skipped: an earlier check failed")
+    word = "checks" if certificate["kind"] == "synthetic" else "figures"
+    try:
+        fresh = _rerun(certificate, folder, root)
+    except _NotRepeatable as exc:
+        return Check(False, f"rerun NOT done: {exc}")
+    except (InputError, ValueError, TypeError, KeyError) as exc:
+        return Check(False, f"rerun failed: {exc}")
+    made = _made(certificate)
+    if made is not None and _made(fresh) != made:
+        return Check(False, "rerun: the synthetic file made again differs from the certified one")
+    differences = _differences(_comparable(certificate), _comparable(fresh), "")
+    if differences:
+        shown = "; ".join(differences[:_SHOWN_DIFFERENCES])
+        more = f" (and {len(differences) - _SHOWN_DIFFERENCES} more)" if len(differences) > _SHOWN_DIFFERENCES else ""
+        hint = (" The certificate of attack synth does not record --categorical/--code, --bins or the "
+                "reading options: if they were given, run attack synth again with them and compare."
+                if _is_synth_command(certificate) else "")
+        return Check(False, f"rerun: the {word} differ from the certified ones: {shown}{more}.{hint}")
+    return Check(True, f"rerun: {word} identical (every entry but {', '.join(NOT_RERUN)} and input paths)")
+
+
+def _rerun(certificate: dict, folder: Path, root: Path) -> dict:
+    """The certificate a fresh run (in this process, one job) would issue, unsealed parts and all.
+    A mass-attack scenario's data files were confined by :func:`_parts_of_the_scenario`."""
+    from attack.study.synthetic_scenario import SyntheticScenario
+
+    if certificate["kind"] != "synthetic":
+        return _certified_scenario(certificate, folder).run(engine={"jobs": 1}).certificate(folder)
+    entry = next((i for i in certificate["inputs"] if i["role"] == "scenario" and i.get("path")), None)
+    if entry is None:
+        return _rerun_synth_command(certificate, folder)
+    scenario = SyntheticScenario.from_toml(folder / entry["path"])
+    _confined(scenario.input_paths(), root)
+    return scenario.run().certificate(folder)
+
+
+def _is_synth_command(certificate: dict) -> bool:
+    return certificate["kind"] == "synthetic" and not any(i["role"] == "scenario" for i in certificate["inputs"])
+
+
+def _rerun_synth_command(certificate: dict, folder: Path) -> dict:
+    """``attack synth`` again: the certified settings on the certified input files."""
+    from attack.io.readers import read_table
+    from attack.study.certificate import build_synthetic
+    from attack.synthetic.run import SynthSpec, attack_synthetic
+
+    settings = certificate["scenario"]["settings"]
+    if settings.get("membership") is not None:
+        raise _NotRepeatable("membership inference needs the synthesis log, which the certificate does not hold; "
+                             "run attack synth --membership again and compare")
+    files = {i["role"]: folder / i["path"] for i in certificate["inputs"] if i.get("path")}
+    if "original" not in files or "synthetic" not in files:
+        raise _NotRepeatable("the certificate names no original or no synthetic input file")
+    try:
+        spec = SynthSpec(
+            keys=tuple(settings["keys"]), targets=tuple(settings["targets"]), exclude=tuple(settings["exclude"]),
+            gammas=tuple(settings["gammas"]), tau=settings["tau"], metric=settings["metric"],
+            scaling=settings["scaling"], categorical_mode=settings["categorical_mode"],
+            n_attacks=settings["n_attacks"], seed=settings["seed"])
+    except KeyError as exc:
+        raise _NotRepeatable(f"the certified settings lack {exc}") from None
+    frames = {role: read_table(file) for role, file in files.items()}
+    result = attack_synthetic(frames["original"], frames["synthetic"], frames.get("holdout"), spec)
+    return build_synthetic(figures=result.figures, inputs=certificate["inputs"], rerun=certificate["rerun"])
+
+
+def _made(certificate: dict) -> str | None:
+    return next((i["sha256"] for i in certificate["inputs"] if i.get("made_by") is not None), None)
+
+
+def _comparable(certificate: dict) -> Any:
+    """Everything a rerun must reproduce, as plain JSON values: all entries but when and where it
+    ran, the seal, and the inputs' paths."""
+    body = {k: v for k, v in certificate.items() if k not in NOT_RERUN}
+    body["inputs"] = [{k: v for k, v in i.items() if k != "path"} for i in certificate["inputs"]]
+    return json.loads(canonical(body))
+
+
+def _differences(certified: Any, fresh: Any, where: str) -> list[str]:
+    """Where two JSON values differ, as ``path: certified …, rerun …`` lines."""
+    if isinstance(certified, dict) and isinstance(fresh, dict):
+        out = [f"{where}.{k}: certified, absent in the rerun".lstrip(".") for k in certified if k not in fresh]
+        out += [f"{where}.{k}: absent, the rerun gives {_short(fresh[k])}".lstrip(".") for k in fresh
+                if k not in certified]
+        for k in certified:
+            if k in fresh:
+                out += _differences(certified[k], fresh[k], f"{where}.{k}")
+        return out
+    if isinstance(certified, list) and isinstance(fresh, list) and len(certified) == len(fresh):
+        return [line for i, (a, b) in enumerate(zip(certified, fresh)) for line in _differences(a, b, f"{where}[{i}]")]
+    if certified == fresh and type(certified) is type(fresh):
+        return []
+    return [f"{where.lstrip('.')}: certified {_short(certified)}, rerun {_short(fresh)}"]
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -154,7 +154,8 @@ json = "out/set.json"
     cert = json.loads((tmp_path / "out" / "set.certificate.json").read_text())
     assert cert["verdict"]["failing_cells"] == [{"run": "combined", "cell": {"wz": "22"}}]
     assert sorted(i["role"] for i in cert["inputs"]) == ["external", "external", "original", "release", "scenario"]
-    verified = CliRunner().invoke(main, ["verify", str(tmp_path / "out" / "set.certificate.json"), "--rerun"])
+    verified = CliRunner().invoke(main, ["verify", str(tmp_path / "out" / "set.certificate.json"), "--rerun",
+                                           "--root", str(tmp_path)])
     assert verified.exit_code == 0, verified.output
     bad = scenario.read_text().replace('lam = "kse_ch35"', "")
     scenario.write_text(bad.replace("[combine]\n", ""))

@@ -54,7 +54,8 @@ def _run(scenario: Path) -> Path:
 
 
 def _verify(cert: Path, *extra: str):
-    return CliRunner().invoke(main, ["verify", str(cert), *extra])
+    """``attack verify`` of a certificate written into out/ beside inputs one folder up."""
+    return CliRunner().invoke(main, ["verify", str(cert), "--root", str(cert.parent.parent), *extra])
 
 
 def test_run_writes_a_sealed_certificate_with_every_input(scenario):

@@ -79,14 +79,14 @@ def test_keygen_writes_an_owner_only_private_key_and_refuses_to_overwrite(keys):
 
 def test_a_signed_certificate_verifies_with_its_key_only(folder, keys, tmp_path):
     cert = _signed(folder, keys)
-    good = invoke("verify", cert, "--public-key", keys / "public.pem", "--rerun")
+    good = invoke("verify", cert, "--root", folder, "--public-key", keys / "public.pem", "--rerun")
     assert good.exit_code == 0, good.output
     assert "✔ signature valid" in good.output and "authentic and consistent" in good.output
     assert "✘" not in good.output
     invoke("keygen", "--out", tmp_path / "other")
-    other = invoke("verify", cert, "--public-key", tmp_path / "other" / "public.pem")
+    other = invoke("verify", cert, "--root", folder, "--public-key", tmp_path / "other" / "public.pem")
     assert other.exit_code == 1 and "✘ signed by key" in other.output
-    plain = invoke("verify", cert)  # no key: intact, but never called authentic
+    plain = invoke("verify", cert, "--root", folder)  # no key: intact, but never called authentic
     assert plain.exit_code == 0 and "signer is not verified" in plain.output
     assert "authentic" not in plain.output
 
@@ -100,7 +100,7 @@ def test_any_change_breaks_the_signature(folder, keys, where):
         _rewrite(cert, lambda c: c["results"][0]["cells"][0]["disclosure_risk"].update({"0.1": 0.3}))
     else:
         _rewrite(cert, lambda c: c["verdict"].update(factually_anonymous=True))
-    result = invoke("verify", cert, "--public-key", keys / "public.pem")
+    result = invoke("verify", cert, "--root", folder, "--public-key", keys / "public.pem")
     assert result.exit_code == 1
     assert "✘ signature does NOT match" in result.output
 
@@ -116,7 +116,7 @@ def test_a_flipped_verdict_with_a_recomputed_digest_is_caught_with_and_without_a
 
     _rewrite(cert, forge)
     for extra in ([], ["--public-key", keys / "public.pem"]):
-        result = invoke("verify", cert, *extra)
+        result = invoke("verify", cert, "--root", folder, *extra)
         assert result.exit_code == 1
         assert "✔ digest matches" in result.output  # the forger resealed it ...
         assert "✘ verdict does NOT follow from the figures" in result.output  # ... the figures say no
@@ -127,9 +127,9 @@ def test_an_unsigned_certificate_is_never_reported_as_signed(folder, keys):
     result = invoke("run", _scenario(folder), "--quiet")
     cert = folder / "out" / "result.certificate.json"
     assert result.exit_code == 1 and "signature" not in json.loads(cert.read_text())
-    plain = invoke("verify", cert)
+    plain = invoke("verify", cert, "--root", folder)
     assert plain.exit_code == 0 and "• unsigned" in plain.output and "authentic" not in plain.output
-    with_key = invoke("verify", cert, "--public-key", keys / "public.pem")
+    with_key = invoke("verify", cert, "--root", folder, "--public-key", keys / "public.pem")
     assert with_key.exit_code == 1 and "✘ unsigned" in with_key.output
 
 
@@ -146,7 +146,7 @@ def test_an_encrypted_key_needs_its_passphrase(folder, tmp_path, monkeypatch):
     assert wrong.exit_code == 2 and "Traceback" not in wrong.output
     right = invoke("run", _scenario(folder), "--sign", private, "--passphrase-env", "ATTACK_KEY_PASS", "--quiet")
     assert right.exit_code == 1
-    ok = invoke("verify", folder / "out" / "result.certificate.json", "--public-key", tmp_path / "k" / "public.pem")
+    ok = invoke("verify", folder / "out" / "result.certificate.json", "--root", folder, "--public-key", tmp_path / "k" / "public.pem")
     assert ok.exit_code == 0, ok.output
 
 
