@@ -314,7 +314,7 @@ def _parts_of_the_scenario(certificate: dict, folder: Path, root: Path) -> Check
     them, and the scenario's τ."""
     try:
         scenario = _certified_scenario(certificate, folder)
-        _confined(_data_files(scenario), root)
+        _confined(scenario.input_paths(), root)
         fingerprints = scenario.fingerprints(folder)
     except (InputError, _NotRepeatable) as exc:
         return Check(False, f"the certified scenario cannot be read again: {exc}")
@@ -353,13 +353,6 @@ def _certified_scenario(certificate: dict, folder: Path) -> Any:
     if entry is None:
         raise _NotRepeatable("the certificate names no scenario input")
     return load_scenario(folder / entry["path"])
-
-
-def _data_files(scenario: Any) -> list[Path]:
-    """The data files a mass-attack scenario reads (generated demo sources are not files)."""
-    sources = [*scenario.sources.values(), *scenario.releases.values(),
-               *(intruder.source for intruder in scenario.intruders), scenario.formal or {}]
-    return [scenario.base / source["path"] for source in sources if "path" in source]
 
 
 def _confined(files: list[Path], root: Path) -> None:
