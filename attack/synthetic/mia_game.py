@@ -27,16 +27,21 @@ NEIGHBOURS = 20
 DEFAULT_REFERENCE_SHARE = 0.5
 
 
+def holdout_mask(n: int, share: float, seed: int) -> np.ndarray:
+    """Which of ``n`` records are held out: ``round(share · n)`` drawn with ``seed`` (numpy's
+    default generator, ``choice`` without replacement) — the draw a synthetic-release scenario's
+    ``synthesis.holdout_share`` makes, so the two agree for the same seed."""
+    n_out = int(round(share * n))
+    if not 0 < share < 1 or n_out < 1 or n_out >= n:
+        raise InputError(f"holdout share {share} leaves no records on one side of {n}", field="holdout_share")
+    held = np.zeros(n, dtype=bool)
+    held[np.random.default_rng(seed).choice(n, size=n_out, replace=False)] = True
+    return held
+
+
 def split_holdout(original: pd.DataFrame, share: float, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The training records and the holdout: ``round(share · n)`` records drawn with ``seed``
-    (numpy's default generator, ``choice`` without replacement) — the draw a synthetic-release
-    scenario's ``synthesis.holdout_share`` makes, so the two agree for the same seed."""
-    n_out = int(round(share * len(original)))
-    if not 0 < share < 1 or n_out < 1 or n_out >= len(original):
-        raise InputError(f"holdout share {share} leaves no records on one side of {len(original)}",
-                         field="holdout_share")
-    held = np.zeros(len(original), dtype=bool)
-    held[np.random.default_rng(seed).choice(len(original), size=n_out, replace=False)] = True
+    """The training records and the holdout drawn by :func:`holdout_mask`."""
+    held = holdout_mask(len(original), share, seed)
     return original[~held].reset_index(drop=True), original[held].reset_index(drop=True)
 
 
@@ -131,4 +136,4 @@ class Game:
         return Neighbours(found.distances[:, :k], found.indices[:, :k])
 
 
-__all__ = ["DEFAULT_REFERENCE_SHARE", "Game", "Roles", "assign_roles", "split_holdout"]
+__all__ = ["DEFAULT_REFERENCE_SHARE", "Game", "Roles", "assign_roles", "holdout_mask", "split_holdout"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +26,15 @@ class SyntheticResult:
         ``linkability``, ``attribute`` (per target), ``checks`` and ``passed``.
     title:
         The heading of the reports.
+    exposed:
+        Record-level, only when the membership family was asked for it: the original's rows
+        (``original_row``, 0-based) that some attack flags at the verdict's false-positive rate,
+        with the share of non-members scoring as high per attack. Never in :meth:`to_dict`.
     """
 
     figures: Mapping[str, Any]
     title: str = "Attacks on a synthetic release"
+    exposed: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
     def passed(self) -> bool:

@@ -9,7 +9,10 @@
 * with keys and targets, per target: the synthpop table measures and SDMetrics' CAP trio, Papavasiliou (2020) inverse-distance kNN attribution and, per γ, the
   inference attack;
 * with ``membership`` settings, shadow-model membership inference against the synthesiser
-  (:mod:`attack.synthetic.membership`), decided on the largest upper bound of the advantage.
+  (:mod:`attack.synthetic.membership`), decided on the largest upper bound of the advantage;
+* with ``membership_family`` settings and a holdout (given, or ``holdout_share`` of the original),
+  the data-only membership attacks (:mod:`attack.synthetic.mia_family`), decided on the upper
+  bound of the maximum over attacks of the TPR at the chosen false-positive rate.
 
 Decisions: singling out, linkability and every inference are judged on the
 upper bound of their risk interval (the residual risk over the holdout when one is given, else
@@ -25,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from attack._version import __version__
@@ -35,6 +39,8 @@ from attack.synthetic.anonymeter import inference, linkability, singling_out
 from attack.synthetic.cap import Binning, cap_scores, knn_attribution, table_measures
 from attack.synthetic.distance import distance_attack
 from attack.synthetic.membership import membership_inference
+from attack.synthetic.mia_family import membership_family
+from attack.synthetic.mia_game import holdout_mask
 from attack.synthetic.results import SyntheticResult
 from attack.synthetic.space import prepare
 
@@ -70,6 +76,8 @@ class SynthSpec:
     seed: int = 0
     bins: Mapping[str, Binning] = field(default_factory=dict)
     membership: Mapping[str, Any] | None = None
+    holdout_share: float = 0.0
+    membership_family: Mapping[str, Any] | None = None
 
     def describe(self) -> dict:
         return {
@@ -78,6 +86,9 @@ class SynthSpec:
             "scaling": self.scaling, "categorical_mode": self.categorical_mode,
             "n_attacks": self.n_attacks, "seed": self.seed,
             "membership": None if self.membership is None else _loggable(self.membership),
+            **({"holdout_share": self.holdout_share} if self.holdout_share else {}),
+            **({"membership_family": _loggable(self.membership_family)}
+               if self.membership_family is not None else {}),
             "decision": "every check's upper 95% bound < tau (docs/method/synthetic-attacks.md)",
         }
 
@@ -141,28 +152,45 @@ def attack_synthetic(
     control: pd.DataFrame | None = None,
     spec: SynthSpec | None = None,
     *,
+    reference: pd.DataFrame | None = None,
     title: str = "Attacks on a synthetic release",
     **settings: Any,
 ) -> SyntheticResult:
     """Run every attack on a synthetic release the inputs allow and decide against τ.
 
     ``control`` is a holdout of real records not used for synthesis (it gives the baselines of
-    the distance and Anonymeter-style attacks). The settings are a :class:`SynthSpec` or its
-    fields as keywords (``keys``, ``targets``, ``tau``, ``n_attacks``, ``seed`` …). The attacks
-    are explained in ``docs/method/synthetic-attacks.md``.
+    the distance and Anonymeter-style attacks); ``holdout_share`` instead draws it from the
+    original (the draw of a scenario's ``synthesis.holdout_share`` with the same seed).
+    ``reference``: the intruder's population sample for the membership family (default: part
+    of the holdout, see ``docs/method/membership-family.md``). The settings are a
+    :class:`SynthSpec` or its fields as keywords (``keys``, ``targets``, ``tau``, ``n_attacks``,
+    ``seed``, ``membership_family`` …). The attacks are explained in
+    ``docs/method/synthetic-attacks.md``.
     """
     if spec is None:
         spec = _spec_from(settings)
     elif settings:
         raise InputError(f"give either spec or settings, not both (got {', '.join(settings)})")
     holdout = control
+    member_rows = np.arange(len(original))
+    if spec.holdout_share:
+        if control is not None:
+            raise InputError("give a holdout file or a holdout share, not both", field="holdout_share")
+        held = holdout_mask(len(original), spec.holdout_share, spec.seed)
+        member_rows = np.flatnonzero(~held)
+        original, holdout = original[~held].reset_index(drop=True), original[held].reset_index(drop=True)
+    if spec.membership_family is not None and holdout is None:
+        raise InputError("the membership family needs non-members: a holdout file or a holdout share",
+                         field="membership_family")
+    if reference is not None and spec.membership_family is None:
+        raise InputError("a reference sample is used by the membership family only", field="reference")
     if spec.columns is None:
         warn_unshared(original, synthetic, "synthetic",
                       [c for c in original.columns if c not in spec.exclude])
     columns = _columns(original, synthetic, spec)
     if not columns:
         raise InputError("the original and the synthetic file share no column")
-    for role, frame in (("synthetic", synthetic), ("holdout", holdout)):
+    for role, frame in (("synthetic", synthetic), ("holdout", holdout), ("reference", reference)):
         if frame is None:
             continue
         missing = [c for c in [*columns, *spec.keys, *spec.targets] if c not in frame.columns]
@@ -212,10 +240,25 @@ def attack_synthetic(
         member = membership_inference(original, columns=columns, release=synthetic, tau=tau, seed=seed, **game)
         document["membership"] = member.to_dict()
         checks.append(_membership_check(member, tau))
+    exposed = None
+    if spec.membership_family is not None:
+        options = dict(spec.membership_family)
+        synthesis = (spec.membership or {}).get("synthesis")
+        family = membership_family(
+            original, holdout, synthetic, reference, columns=columns, categorical=spec.categorical,
+            metric=spec.metric, scaling=spec.scaling, categorical_mode=spec.categorical_mode,
+            synthesis=None if callable(synthesis) else synthesis, tau=tau, seed=seed, **options)
+        document["membership_family"] = family.to_dict()
+        verdict = document["membership_family"]["verdict"]
+        checks.append(_check("membership_family", f"max TPR at FPR {family.verdict_fpr:g}", verdict["value"],
+                             verdict["upper"], tau, target=family.worst[family.verdict_metric]))
+        if family.exposed is not None:
+            exposed = family.exposed.assign(member_row=member_rows[family.exposed["member_row"].to_numpy()])
+            exposed = exposed.rename(columns={"member_row": "original_row"})
     document["checks"] = checks
     document["tau"] = tau
     document["passed"] = all(c["passed"] for c in checks)
-    return SyntheticResult(document, title)
+    return SyntheticResult(document, title, exposed)
 
 
 def _membership_check(member, tau: float) -> dict:
