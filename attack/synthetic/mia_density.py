@@ -8,32 +8,32 @@ attack ranks records by
 
     score(x) = log(r_R(x) + ε) − log(r_S(x) + ε)
 
-(k = 5 by default, ε = 10⁻⁹ so that a synthetic copy at distance 0 scores highest). The
-dimension ``D`` and the file sizes only rescale or shift the score and leave the ranks alone.
+with k = 5, the Euclidean distance of the encoded space of :mod:`attack.synthetic.mia_vectors`
+and ε = 10⁻⁹ (a synthetic copy at distance 0 scores highest). The dimension ``D`` and the file
+sizes only rescale or shift the score and leave the ranks alone.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from attack.synthetic.mia_domias import SCAN_K
 from attack.synthetic.mia_game import Game
+from attack.synthetic.mia_vectors import neighbourhood
 
-#: Guard against the logarithm of 0 (Gower distances lie in [0, 1]).
+#: Guard against the logarithm of 0.
 EPSILON = 1e-9
 
 
 class LocalDensityAttack:
-    """Ratio of the k-th nearest reference and synthetic distances."""
+    """Ratio of the k-th nearest reference and synthetic distances (k = 5)."""
 
     name = "local_density"
     assumes = "the synthetic file and a reference sample of the population"
 
-    def __init__(self, k: int = 5) -> None:
-        self.k = k
-
     def score(self, game: Game) -> np.ndarray:
-        r_s = game.to_synthetic(self.k).distances[:, -1]
-        r_r = game.to_reference(self.k).distances[:, -1]
+        r_s = neighbourhood(game, "synthetic", SCAN_K)[1]
+        r_r = neighbourhood(game, "reference", SCAN_K)[1]
         return np.log(r_r + EPSILON) - np.log(r_s + EPSILON)
 
 

@@ -21,8 +21,8 @@ import pandas as pd
 from attack.errors import InputError
 from attack.synthetic.space import Encoded, Neighbours, Preparation, encode, search
 
-#: Nearest synthetic records searched per scored record (the largest k any attack uses).
-NEIGHBOURS = 20
+#: Nearest records searched per scored record in the Gower space (the largest k any attack uses).
+NEIGHBOURS = 2
 #: Share of the holdout kept as the reference when none is given.
 DEFAULT_REFERENCE_SHARE = 0.5
 
@@ -93,6 +93,13 @@ class Game:
         self.synthetic, self.reference, self.seed = synthetic, reference, seed
         self.reference_frame = reference_frame  # the reference's records, for shadow syntheses
         self._found: dict[str, Neighbours] = {}
+        self._memo: dict[str, object] = {}
+
+    def memo(self, key: str, compute):
+        """``compute()``, computed once per game and ``key``."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     @classmethod
     def from_roles(cls, prep: Preparation, roles: Roles, seed: int = 0) -> Game:

@@ -13,8 +13,8 @@ from scipy.stats import binom
 
 from attack.errors import InputError
 from attack.synthesis.sequential import synthesize
-from attack.synthetic import mia_domias
-from attack.synthetic.mia_domias import log_kernel_mean
+from attack.synthetic import mia_vectors
+from attack.synthetic.mia_vectors import scan
 from attack.synthetic.mia_family import exposed_records, membership_family
 from attack.synthetic.mia_game import assign_roles, split_holdout
 from attack.synthetic.mia_metrics import curve, evaluate_scores, point_metrics, tie_groups, tpr_at
@@ -113,13 +113,16 @@ def test_split_holdout_draws_the_scenario_rule() -> None:
         split_holdout(frame, 0.0, seed=7)
 
 
-def test_kernel_sums_agree_with_a_direct_sum_in_any_block_size(monkeypatch) -> None:
+def test_kernel_sums_and_kth_distances_agree_with_a_direct_computation_in_any_block_size(monkeypatch) -> None:
     rng = np.random.default_rng(1)
-    q, p = rng.normal(size=(13, 3)), rng.normal(size=(17, 3))
-    direct = np.log(np.mean(np.exp(-((q[:, None, :] - p[None]) ** 2).sum(-1) / (2 * 0.7**2)), axis=1))
-    assert log_kernel_mean(q, p, 0.7) == pytest.approx(direct)
-    monkeypatch.setattr(mia_domias, "BLOCK_BYTES", 8 * 17 * 2)  # two query rows per block
-    assert log_kernel_mean(q, p, 0.7) == pytest.approx(direct)
+    q, p = rng.normal(size=(13, 3)), rng.normal(size=(17, 3)) * 5
+    sq = ((q[:, None, :] - p[None]) ** 2).sum(-1)
+    direct = np.log(np.mean(np.exp(-sq / (2 * 0.7**2)), axis=1))
+    third = np.sqrt(np.sort(sq, axis=1)[:, 2])
+    for block in (mia_vectors.BLOCK_BYTES, 8 * 17 * 2):  # everything at once; two query rows per block
+        monkeypatch.setattr(mia_vectors, "BLOCK_BYTES", block)
+        log_mean, kth = scan(q, p, 0.7, 3)
+        assert log_mean == pytest.approx(direct, rel=1e-5) and kth == pytest.approx(third, rel=1e-5)
 
 
 def test_exposed_records_are_the_members_above_the_non_members() -> None:
