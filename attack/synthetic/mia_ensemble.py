@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from attack.errors import InputError
 from attack.synthesis.sequential import synthesize
@@ -60,7 +61,8 @@ class GowerEnsembleAttack:
             features.append(features_of(shadow))
             labels.append(shadow.labels)
         model = _classifier(int(rng.integers(2**31 - 1)))
-        model.fit(np.vstack(features), np.concatenate(labels))
+        with threadpool_limits(1):  # small trees: threads cost more than they save on a shared machine
+            model.fit(np.vstack(features), np.concatenate(labels))
         size = min(len(p) for p in parts)
         real = game.with_reference(np.sort(rng.choice(len(game.reference), size=size, replace=False)))
         return model.predict_proba(features_of(real))[:, 1]
