@@ -54,7 +54,7 @@ class AttackMetrics:
 
 
 @dataclass(frozen=True)
-class FamilyResult:
+class MembershipFamilyResult:
     """The family on one release. ``exposed`` is record-level (members flagged at the verdict's
     false-positive rate, see :func:`exposed_records`) and never part of :meth:`to_dict`."""
 
@@ -112,7 +112,7 @@ def membership_family(
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     exposed: bool = False,
     seed: int = 0,
-) -> FamilyResult:
+) -> MembershipFamilyResult:
     """Run the data-only membership attacks (see the module docstring).
 
     ``original``: the members; ``holdout``: non-members of the same population; ``reference``: the
@@ -149,7 +149,7 @@ def membership_family(
                                 "fitted_on": "members and scored non-members together"},
                 "interval": "95% percentile bootstrap, members and non-members resampled separately"}
     table = exposed_records(scores, verdict_fpr) if exposed else None
-    return FamilyResult(outcomes, maximum, worst, tau, verdict_fpr, roles.describe(), settings,
+    return MembershipFamilyResult(outcomes, maximum, worst, tau, verdict_fpr, roles.describe(), settings,
                         tuple(warnings), table)
 
 
@@ -197,5 +197,5 @@ def _attack(name: str, synthesis: Mapping[str, Any] | None):
     return GowerEnsembleAttack(synthesis)
 
 
-__all__ = ["ATTACKS", "DATA_ONLY_ATTACKS", "DEFAULT_VERDICT_FPR", "AttackMetrics", "FamilyResult",
+__all__ = ["ATTACKS", "DATA_ONLY_ATTACKS", "DEFAULT_VERDICT_FPR", "AttackMetrics", "MembershipFamilyResult",
            "exposed_records", "membership_family"]
