@@ -615,12 +615,13 @@ def utility_command(original_path, release_path, variables, by, crosses, weight,
 @click.option("--reference", "reference_path", type=click.Path(dir_okay=False, path_type=Path), help="The intruder's population sample for the membership family (default: half the holdout, never scored).")
 @click.option("--mia-attack", "mia_attacks", multiple=True, type=click.Choice(["dcr", "dcr_difference", "local_density", "density_ratio", "gower_ensemble", "shadow_model"]), help="Membership-family attack to run (repeatable; default all that the inputs allow).")
 @click.option("--mia-fpr", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="False-positive rate at which the maximum TPR over the membership attacks is checked against τ.")
+@click.option("--decide", is_flag=True, help="When a check's interval straddles τ, run the attacks once more with as many attacks as the undecided checks need (at most the records available, 50,000).")
 @click.option("--exposed", "exposed_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the members the family flags at --mia-fpr (record-level, 0600).")
 @_read_options
 def synth_command(original_path, synthetic_path, holdout_path, keys, targets, gammas, tau, exclude, categorical,
                   metric, scaling, bins, n_attacks, seed, json_path, html_path, certificate_path, sign_path,
                   passphrase_env, membership_log, isolated, random_targets, shadow_sets, test_sets, jobs, shadow_size,
-                  family, holdout_share, reference_path, mia_attacks, mia_fpr, exposed_path,
+                  family, holdout_share, reference_path, mia_attacks, mia_fpr, decide, exposed_path,
                   sep, decimal, encoding, sheet, na, codes) -> None:
     """Attack a synthetic release: distance to closest record, the CAP family, singling out,
     linkability and inference against a holdout baseline (docs/method/synthetic-attacks.md)."""
@@ -650,6 +651,7 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
         holdout_share=holdout_share or 0.0,
         membership_family=None if not family else {
             "attacks": list(mia_attacks) or None, "verdict_fpr": mia_fpr, "exposed": exposed_path is not None},
+        decide=decide,
     )
     if not family and (reference_path or mia_attacks or exposed_path):
         raise InputError("--reference, --mia-attack and --exposed need --membership-family")

@@ -53,14 +53,28 @@ def _attacks(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]
     return out
 
 
+def _decides(decision: Mapping[str, Any] | None) -> str:
+    """Whether the interval decides at τ, and if not how many attacks would (about)."""
+    if decision is None:
+        return "–"
+    if decision["decided"]:
+        return "yes"
+    needed, available = decision["attacks_needed"], decision["attacks_available"]
+    if needed is None:
+        return "no"
+    if available is not None and needed > available:
+        return f"no: ~{needed:,} attacks, more than the {available:,} records"
+    return f"no: ~{needed:,} attacks would (--n-attacks or --decide)"
+
+
 def _attack_table(document: Mapping[str, Any]) -> Table:
-    t = Table(["attack", "main", "control (holdout)", "baseline", "risk", "risk interval"],
-              [False, True, True, True, True, True])
+    t = Table(["attack", "main", "control (holdout)", "baseline", "risk", "risk interval", "decides at τ"],
+              [False, True, True, True, True, True, False])
     for label, r in _attacks(document):
         risk = r["risk"]
         t.add([label, _rate(r["main"]), _rate(r["control"]), _rate(r["baseline"]),
                fmt_num(None if risk is None else risk["value"]),
-               fmt_ci(None if risk is None else [risk["low"], risk["high"]])],
+               fmt_ci(None if risk is None else [risk["low"], risk["high"]]), _decides(r.get("decision"))],
               failing=r["passed"] is False)
     return t
 

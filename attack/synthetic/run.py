@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -78,6 +78,7 @@ class SynthSpec:
     membership: Mapping[str, Any] | None = None
     holdout_share: float = 0.0
     membership_family: Mapping[str, Any] | None = None
+    decide: bool = False
 
     def describe(self) -> dict:
         return {
@@ -89,6 +90,7 @@ class SynthSpec:
             **({"holdout_share": self.holdout_share} if self.holdout_share else {}),
             **({"membership_family": _loggable(self.membership_family)}
                if self.membership_family is not None else {}),
+            **({"decide": True} if self.decide else {}),
             "decision": "every check's upper 95% bound < tau (docs/method/synthetic-attacks.md)",
         }
 
@@ -129,6 +131,27 @@ def _check(family: str, measure: str, value: float | None, upper: float | None, 
     passed = upper is not None and upper < tau
     return {"family": family, "measure": measure, **where, "value": value, "upper": upper,
             "tau": tau, "passed": passed}
+
+
+#: Most attacks per check that ``decide`` runs.
+MAX_DECIDING_ATTACKS = 50_000
+
+
+def decision(result: dict, tau: float, available: int | None) -> dict:
+    """Whether the risk interval of one attack decides at τ (it lies wholly below τ or reaches
+    it from above: ``high < τ`` or ``low ≥ τ``), and if not, about how many attacks would: the
+    half-width shrinks as 1/√n, so ``n · (error / |τ − estimate|)²`` if the (unclipped) estimate
+    stayed where it is. ``available``: the most attacks the files allow (records per attacked set; None when
+    unknown)."""
+    risk = result["risk"]
+    n = result["main"]["n"]
+    if risk is not None and (risk["high"] < tau or risk["low"] >= tau):
+        return {"decided": True, "attacks": n, "attacks_needed": None, "attacks_available": available}
+    # the unclipped estimate: the interval is estimate ± error, clipped to [0, 1]
+    centre = None if risk is None else (risk["high"] - risk["error"] if 0 < risk["high"] < 1 else risk["value"])
+    gap = None if risk is None else abs(tau - centre)
+    needed = None if not gap else int(np.ceil(n * (risk["error"] / gap) ** 2))
+    return {"decided": False, "attacks": n, "attacks_needed": needed, "attacks_available": available}
 
 
 def _attack_check(family: str, result: dict, tau: float, **where) -> dict:
@@ -220,19 +243,22 @@ def attack_synthetic(
     single = singling_out(original, synthetic, holdout, columns=columns, categorical=categorical,
                           n_attacks=spec.n_attacks, n_cols=min(SINGLING_OUT_COLUMNS, len(columns)),
                           tau=tau, seed=seed).as_dict()
+    single["decision"] = decision(single, tau, None)
     document["singling_out"] = single
     checks.append(_attack_check("singling_out", single, tau))
+    available = len(original) if holdout is None else min(len(original), len(holdout))
     if len(spec.keys) >= 2:
         halves = (list(spec.keys[::2]), list(spec.keys[1::2]))
         link = linkability(original, synthetic, holdout, aux_columns=halves,
                            n_attacks=spec.n_attacks, space=prep.subset(list(spec.keys)),
                            categorical=[c for c in categorical if c in spec.keys],
                            tau=tau, seed=seed).as_dict()
+        link["decision"] = decision(link, tau, available)
         document["linkability"] = link
         checks.append(_attack_check("linkability", link, tau))
     document["attribute"] = {}
     for target in spec.targets:
-        entry, new_checks = _attribute(original, synthetic, holdout, target, prep, spec)
+        entry, new_checks = _attribute(original, synthetic, holdout, target, prep, spec, available)
         document["attribute"][target] = entry
         checks += new_checks
     if spec.membership is not None:
@@ -258,7 +284,33 @@ def attack_synthetic(
     document["checks"] = checks
     document["tau"] = tau
     document["passed"] = all(c["passed"] for c in checks)
+    more = _attacks_to_decide(document, spec.n_attacks) if spec.decide else None
+    if more is not None:  # once more with enough attacks for every undecided check the files allow
+        again = attack_synthetic(original, synthetic, holdout, replace(spec, n_attacks=more, decide=False,
+                                                                        holdout_share=0.0),
+                                 reference=reference, title=title)
+        figures = {**again.figures, "settings": replace(spec, n_attacks=more).describe(),
+                   "decide": {"first_n_attacks": spec.n_attacks, "n_attacks": more}}
+        exposed = None if again.exposed is None else again.exposed.assign(
+            original_row=member_rows[again.exposed["original_row"].to_numpy()])
+        return SyntheticResult(figures, title, exposed)
     return SyntheticResult(document, title, exposed)
+
+
+def _attacks_to_decide(document: Mapping[str, Any], n_attacks: int) -> int | None:
+    """The attacks per check that the undecided checks need (capped by what the files allow and
+    by :data:`MAX_DECIDING_ATTACKS`), or None when that is no more than were run."""
+    results = [document["singling_out"], *([document["linkability"]] if "linkability" in document else []),
+               *[r for entry in document["attribute"].values() for r in entry["inference"].values()]]
+    wanted = []
+    for r in results:
+        d = r["decision"]
+        if not d["decided"] and d["attacks_needed"] is not None:
+            cap = MAX_DECIDING_ATTACKS if d["attacks_available"] is None else min(d["attacks_available"],
+                                                                                    MAX_DECIDING_ATTACKS)
+            wanted.append(min(d["attacks_needed"], cap))
+    more = max(wanted, default=0)
+    return more if more > n_attacks else None
 
 
 def _membership_check(member, tau: float) -> dict:
@@ -291,7 +343,8 @@ def _spec_from(settings: Mapping[str, Any]) -> SynthSpec:
     return SynthSpec(**{**settings, **tuples})
 
 
-def _attribute(original, synthetic, holdout, target: str, prep, spec: SynthSpec) -> tuple[dict, list]:
+def _attribute(original, synthetic, holdout, target: str, prep, spec: SynthSpec,
+               available: int) -> tuple[dict, list]:
     """Table measures, CAP trio, kNN attribution and inference for one target."""
     keys = list(spec.keys)
     if not set([*keys, target]) <= set(prep.columns):  # keys or target left out of --columns
@@ -321,6 +374,7 @@ def _attribute(original, synthetic, holdout, target: str, prep, spec: SynthSpec)
             categorical=[c for c in [*keys, target] if c not in numeric],
             tau=spec.tau, seed=spec.seed,
         ).as_dict()
+        result["decision"] = decision(result, spec.tau, available)
         inferences[f"{gamma:g}"] = result
         checks.append(_attack_check("inference", result, spec.tau, target=target,
                                     gamma=gamma if target_numeric else None))

@@ -83,3 +83,30 @@ def test_cli_usage_errors(files, extra, message) -> None:
 def test_reference_without_the_family_is_an_error() -> None:
     with pytest.raises(InputError, match="membership family only"):
         attack_synthetic(firms(100, 1), firms(100, 2), firms(100, 3), reference=firms(50, 4))
+
+
+def test_decision_by_hand() -> None:
+    """Interval [0, 0.2679] around an unclipped estimate 0.2679 − 0.2376 = 0.0304 straddles
+    τ = 0.1: 40 · (0.2376 / 0.0696)² ≈ 466.2 attacks would decide; an interval below τ decides."""
+    from attack.synthetic.run import decision
+
+    result = {"risk": {"value": 0.0304, "error": 0.2376, "low": 0.0, "high": 0.2680}, "main": {"n": 40}}
+    out = decision(result, 0.1, 3000)
+    assert out["decided"] is False and out["attacks_needed"] == int(np.ceil(40 * (0.2376 / (0.1 - 0.0304)) ** 2))
+    clipped = {"risk": {"value": 0.0, "error": 0.25, "low": 0.0, "high": 0.12}, "main": {"n": 40}}
+    assert decision(clipped, 0.1, None)["attacks_needed"] == int(np.ceil(40 * (0.25 / (0.1 + 0.13)) ** 2))
+    below = {"risk": {"value": 0.01, "error": 0.02, "low": 0.0, "high": 0.03}, "main": {"n": 500}}
+    above = {"risk": {"value": 0.5, "error": 0.02, "low": 0.48, "high": 0.52}, "main": {"n": 500}}
+    assert decision(below, 0.1, 10)["decided"] and decision(above, 0.1, 10)["decided"]
+
+
+def test_decide_reruns_with_the_attacks_an_undecided_check_needs() -> None:
+    original, holdout, release = firms(1500, 1), firms(1500, 2), firms(1500, 3)
+    first = attack_synthetic(original, release, holdout, n_attacks=40)
+    needed = first.figures["singling_out"]["decision"]
+    assert not needed["decided"] and needed["attacks_needed"] > 40
+    again = attack_synthetic(original, release, holdout, n_attacks=40, decide=True)
+    assert again.figures["decide"] == {"first_n_attacks": 40, "n_attacks": needed["attacks_needed"]}
+    assert again.figures["singling_out"]["main"]["n"] == needed["attacks_needed"]
+    assert again.figures["settings"]["n_attacks"] == needed["attacks_needed"] and again.figures["settings"]["decide"]
+    assert "decides at τ" in first.to_markdown() and "~" in first.to_markdown()
