@@ -31,7 +31,7 @@ def holdout_mask(n: int, share: float, seed: int) -> np.ndarray:
     """Which of ``n`` records are held out: ``round(share · n)`` drawn with ``seed`` (numpy's
     default generator, ``choice`` without replacement) — the draw a synthetic-release scenario's
     ``synthesis.holdout_share`` makes, so the two agree for the same seed."""
-    n_out = int(round(share * n))
+    n_out = round(share * n)
     if not 0 < share < 1 or n_out < 1 or n_out >= n:
         raise InputError(f"holdout share {share} leaves no records on one side of {n}", field="holdout_share")
     held = np.zeros(n, dtype=bool)
@@ -72,7 +72,7 @@ def assign_roles(original: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Da
         return Roles(original, holdout, reference, synthetic, "given")
     if not 0 < reference_share < 1:
         raise InputError(f"reference share must lie in (0, 1), got {reference_share}", field="reference_share")
-    n_ref = int(round(reference_share * len(holdout)))
+    n_ref = round(reference_share * len(holdout))
     if n_ref < 2 or len(holdout) - n_ref < 1:
         raise InputError(f"a holdout of {len(holdout)} records is too small to split into non-members and "
                          "a reference; give a larger holdout or a reference sample", field="holdout")

@@ -45,7 +45,7 @@ def test_cli_family_check_json_certificate_and_exposed_file(files) -> None:
     family = document["membership_family"]
     assert [a["name"] for a in family["attacks"]] == ["dcr", "density_ratio"]
     assert family["roles"] == {**family["roles"], "members": 800, "nonmembers": 400, "reference": 400}
-    check = [c for c in document["checks"] if c["family"] == "membership_family"][0]
+    check = next(c for c in document["checks"] if c["family"] == "membership_family")
     assert check["measure"] == "max TPR at FPR 0.01" and check["upper"] == family["verdict"]["upper"]
     assert check["value"] >= 0.2 and not check["passed"]  # a quarter of the members copied
     certificate = json.loads((out / "c.json").read_text())
