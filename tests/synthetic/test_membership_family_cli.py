@@ -39,7 +39,7 @@ def test_cli_family_check_json_certificate_and_exposed_file(files) -> None:
     result = CliRunner().invoke(main, _args(files, "--holdout", str(files / "holdout.csv"), "--membership-family",
                                             "--mia-attack", "dcr", "--mia-attack", "density_ratio",
                                             "--json", str(out / "r.json"), "--certificate", str(out / "c.json"),
-                                            "--exposed", str(out / "exposed.csv")))
+                                            "--exposed", str(out / "exposed.csv"), "--html", str(out / "r.html")))
     assert result.exit_code == 1, result.output
     document = json.loads((out / "r.json").read_text())
     family = document["membership_family"]
@@ -55,6 +55,8 @@ def test_cli_family_check_json_certificate_and_exposed_file(files) -> None:
     assert set(range(200)) <= set(exposed.original_row)
     assert "owner-only" in result.output
     assert "Membership inference from data only" in result.output
+    html = (out / "r.html").read_text()
+    assert "Membership inference from data only" in html and "maximum over attacks" in html
 
 
 def test_holdout_share_rows_refer_to_the_original() -> None:
