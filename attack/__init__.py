@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.study.tuning import tune
     from attack.study.verify import verify
     from attack.synthesis.sequential import Synthesis, synthesize
+    from attack.synthetic.mia_family import MembershipFamilyResult, membership_family
     from attack.synthetic.results import SyntheticResult
     from attack.synthetic.run import attack_synthetic
     from attack.utility.profile import utility_profile
@@ -79,6 +80,8 @@ _LAZY = {
     "Synthesis": ("attack.synthesis.sequential", "Synthesis"),
     "synthesize": ("attack.synthesis.sequential", "synthesize"),
     "SyntheticResult": ("attack.synthetic.results", "SyntheticResult"),
+    "membership_family": ("attack.synthetic.mia_family", "membership_family"),
+    "MembershipFamilyResult": ("attack.synthetic.mia_family", "MembershipFamilyResult"),
     "attack_synthetic": ("attack.synthetic.run", "attack_synthetic"),
     "utility_profile": ("attack.utility.profile", "utility_profile"),
 }
@@ -106,6 +109,7 @@ __all__ = [
     "protect", "Protected", "utility_profile", "attack_synthetic", "SyntheticResult",
     "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
     "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
+    "membership_family", "MembershipFamilyResult",
 ]
 
 

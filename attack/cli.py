@@ -676,14 +676,23 @@ def utility_command(original_path, release_path, variables, by, crosses, weight,
 @click.option("--test-sets", type=click.IntRange(min=4), default=100, show_default=True, help="Membership games per target that measure it.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Processes for the shadow syntheses.")
 @click.option("--shadow-size", type=click.IntRange(min=2), help="Records per shadow training set (default: min(2000, half the original)).")
+@click.option("--membership-family", "family", is_flag=True, help="Run the data-only membership attacks (DCR, DCR difference, local density, density ratio, Gower ensemble; shadow model with --membership) and decide on the maximum over attacks (docs/method/membership-family.md). Needs --holdout or --holdout-share.")
+@click.option("--holdout-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), help="Draw this share of --original (with --seed) as the holdout, as a scenario's synthesis.holdout_share does; only when the synthetic file was made from the rest.")
+@click.option("--reference", "reference_path", type=click.Path(dir_okay=False, path_type=Path), help="The intruder's population sample for the membership family (default: half the holdout, never scored).")
+@click.option("--mia-attack", "mia_attacks", multiple=True, type=click.Choice(["dcr", "dcr_difference", "local_density", "density_ratio", "gower_ensemble", "shadow_model"]), help="Membership-family attack to run (repeatable; default all that the inputs allow).")
+@click.option("--mia-fpr", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="False-positive rate at which the maximum TPR over the membership attacks is checked against τ.")
+@click.option("--decide", is_flag=True, help="When a check's interval straddles τ, run the attacks once more with as many attacks as the undecided checks need (at most the records available, 50,000).")
+@click.option("--exposed", "exposed_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the members the family flags at --mia-fpr (record-level, 0600).")
 @_read_options
 def synth_command(original_path, synthetic_path, holdout_path, keys, targets, gammas, tau, exclude, categorical,
                   metric, scaling, bins, n_attacks, seed, json_path, html_path, certificate_path, sign_path,
                   passphrase_env, membership_log, isolated, random_targets, shadow_sets, test_sets, jobs, shadow_size,
+                  family, holdout_share, reference_path, mia_attacks, mia_fpr, decide, exposed_path,
                   sep, decimal, encoding, sheet, na, codes) -> None:
     """Attack a synthetic release: distance to closest record, the CAP family, singling out,
     linkability and inference against a holdout baseline (docs/method/synthetic-attacks.md)."""
     from attack.io.fingerprint import file_input
+    from attack.io.writers import table_content
     from attack.study.certificate import build_synthetic
     from attack.study.results import certificate_files
     from attack.synthesis.sequential import settings_from_log
@@ -705,9 +714,16 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
             "synthesis": settings_from_log(_json_file(membership_log)), "n_isolated": isolated,
             "n_random": random_targets, "shadow_sets": shadow_sets, "test_sets": test_sets,
             "shadow_size": shadow_size, "jobs": jobs},
+        holdout_share=holdout_share or 0.0,
+        membership_family=None if not family else {
+            "attacks": list(mia_attacks) or None, "verdict_fpr": mia_fpr, "exposed": exposed_path is not None},
+        decide=decide,
     )
-    inputs = [original_path, synthetic_path, holdout_path, membership_log]
-    check_outputs([json_path, html_path, *(certificate_paths(certificate_path) if certificate_path else [])], inputs)
+    if not family and (reference_path or mia_attacks or exposed_path):
+        raise InputError("--reference, --mia-attack and --exposed need --membership-family")
+    inputs = [original_path, synthetic_path, holdout_path, reference_path, membership_log]
+    check_outputs([json_path, html_path, exposed_path,
+                   *(certificate_paths(certificate_path) if certificate_path else [])], inputs)
     if sign_path is not None and certificate_path is None:
         raise InputError("--sign needs --certificate PATH")
     key = None if sign_path is None else load_private_key(sign_path, passphrase_from_env(passphrase_env))
@@ -715,10 +731,13 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
     original = read_table(original_path, options=reading)
     synthetic = read_table(synthetic_path, options=reading)
     holdout = read_table(holdout_path, options=reading) if holdout_path else None
-    require_codes([original, synthetic, holdout])
-    result = attack_synthetic(original, synthetic, holdout, spec,
+    reference = read_table(reference_path, options=reading) if reference_path else None
+    require_codes([original, synthetic, holdout, reference])
+    result = attack_synthetic(original, synthetic, holdout, spec, reference=reference,
                               title=f"Attacks on the synthetic release {synthetic_path.name}")
     files = {}
+    if exposed_path:
+        files[Path(exposed_path)] = (table_content(result.exposed, exposed_path), OWNER_ONLY)
     if json_path:
         files[Path(json_path)] = (to_json(result.to_dict()), None)
     if html_path:
@@ -728,14 +747,23 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
         fingerprints = [file_input(role, path, folder, (frame.attrs["sha256"], frame.attrs["bytes"]))
                         for role, path, frame in (("original", original_path, original),
                                                   ("synthetic", synthetic_path, synthetic),
-                                                  ("holdout", holdout_path, holdout))
+                                                  ("holdout", holdout_path, holdout),
+                                                  ("reference", reference_path, reference))
                         if path is not None]
         sealed = build_synthetic(figures=result.figures, inputs=fingerprints, key=key)
         files.update(certificate_files(certificate_path, sealed))
     write_files_atomic(files, inputs=inputs)
+    if exposed_path:
+        click.echo(EXPOSED_WARNING.format(path=exposed_path), err=True)
     click.echo(result.to_markdown())
     if not result.passed:
         raise SystemExit(1)
+
+
+EXPOSED_WARNING = (
+    "warning: {path} names the original's records that a membership attack singles out; "
+    "it was written with owner-only permissions (0600). Keep it inside the secure environment."
+)
 
 
 @main.command("schema")

@@ -53,14 +53,28 @@ def _attacks(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]
     return out
 
 
+def _decides(decision: Mapping[str, Any] | None) -> str:
+    """Whether the interval decides at τ, and if not how many attacks would (about)."""
+    if decision is None:
+        return "–"
+    if decision["decided"]:
+        return "yes"
+    needed, available = decision["attacks_needed"], decision["attacks_available"]
+    if needed is None:
+        return "no"
+    if available is not None and needed > available:
+        return f"no: ~{needed:,} attacks, more than the {available:,} records"
+    return f"no: ~{needed:,} attacks would (--n-attacks or --decide)"
+
+
 def _attack_table(document: Mapping[str, Any]) -> Table:
-    t = Table(["attack", "main", "control (holdout)", "baseline", "risk", "risk interval"],
-              [False, True, True, True, True, True])
+    t = Table(["attack", "main", "control (holdout)", "baseline", "risk", "risk interval", "decides at τ"],
+              [False, True, True, True, True, True, False])
     for label, r in _attacks(document):
         risk = r["risk"]
         t.add([label, _rate(r["main"]), _rate(r["control"]), _rate(r["baseline"]),
                fmt_num(None if risk is None else risk["value"]),
-               fmt_ci(None if risk is None else [risk["low"], risk["high"]])],
+               fmt_ci(None if risk is None else [risk["low"], risk["high"]]), _decides(r.get("decision"))],
               failing=r["passed"] is False)
     return t
 
@@ -107,6 +121,32 @@ def _membership_table(document: Mapping[str, Any]) -> Table:
     return t
 
 
+def _family_table(document: Mapping[str, Any]) -> Table:
+    """Per data-only membership attack and for the maximum over attacks: AUC, advantage and the
+    TPR at each reported false-positive rate, with 95 % bootstrap intervals."""
+    family = document["membership_family"]
+    fprs = family["settings"]["fprs"]
+    t = Table(["attack", "AUC", "advantage", *[f"TPR at FPR {a:g}" for a in fprs]],
+              [False, *[True] * (2 + len(fprs))])
+    names = ["auc", "advantage", *[f"tpr_at_fpr_{a:g}" for a in fprs]]
+
+    def cells(metrics):
+        return [f"{fmt_num(metrics[m]['value'])} {fmt_ci([metrics[m]['low'], metrics[m]['high']])}" for m in names]
+
+    for attack in family["attacks"]:
+        t.add([attack["name"], *cells(attack["metrics"])])
+    t.add(["maximum over attacks", *cells(family["maximum"]["metrics"])], failing=not family["verdict"]["passed"])
+    return t
+
+
+def _family_caption(document: Mapping[str, Any]) -> str:
+    family = document["membership_family"]
+    roles, verdict = family["roles"], family["verdict"]
+    return (f"{roles['members']} members, {roles['nonmembers']} non-members scored, reference of "
+            f"{roles['reference']} ({roles['reference_source']}); verdict: upper bound of the maximum TPR at "
+            f"FPR {verdict['fpr']:g} against τ = {verdict['tau']:g} (docs/method/membership-family.md)")
+
+
 def _distance_table(document: Mapping[str, Any]) -> Table:
     t = Table(["statistic", "value"], [False, True])
     rows: list[tuple[str, str]] = []
@@ -147,6 +187,12 @@ def render_synth_markdown(document: Mapping[str, Any], title: str) -> str:
         share = document["membership"]["share_exceeding"]
         out += ["", f"## Membership inference ({share:.0%} of targets exceed τ)", "",
                 md_table(_membership_table(document))]
+    if document.get("membership_family"):
+        out += ["", "## Membership inference from data only (value [95% interval])", "",
+                _family_caption(document) + ".", "", md_table(_family_table(document))]
+        warnings_family = document["membership_family"]["warnings"]
+        if warnings_family:
+            out += ["", *[f"- {w}" for w in warnings_family]]
     warnings = [w for _, r in _attacks(document) for w in r["warnings"]]
     if warnings:
         out += ["", "Warnings:", *[f"- {w}" for w in dict.fromkeys(warnings)]]
@@ -192,5 +238,7 @@ def render_synth_html(document: Mapping[str, Any], title: str) -> str:
         rates_svg=svg(attack_rates_plot(document)),
         attribute=_attribute_table(document) if document.get("attribute") else None,
         membership=_membership_table(document) if document.get("membership") else None,
+        family=_family_table(document) if document.get("membership_family") else None,
+        family_caption=_family_caption(document) if document.get("membership_family") else None,
         distance=_distance_table(document), footer="Aggregates only. Confidential until cleared for release.",
     )

@@ -180,6 +180,10 @@ def build_synthetic(*, figures: Mapping[str, Any], inputs: Sequence[dict], creat
         "results": checks,
         "verdict": synthetic_verdict(checks),
     }
+    if "membership_family" in figures:  # aggregates of the data-only membership attacks
+        family = figures["membership_family"]
+        body["membership_family"] = {"roles": family["roles"], "attacks": family["attacks"],
+                                     "maximum": family["maximum"], "verdict": family["verdict"]}
     return seal(body, key)
 
 

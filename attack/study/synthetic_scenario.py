@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import tomli_w
 
@@ -32,6 +31,7 @@ from attack.study.synthetic_settings import (
     validate_synthetic,
 )
 from attack.synthesis.sequential import synthesize
+from attack.synthetic.mia_game import split_holdout
 from attack.synthetic.results import SyntheticResult
 from attack.synthetic.run import (
     SynthSpec,
@@ -145,7 +145,7 @@ class SyntheticScenario:
         result = attack_synthetic(original, synthetic, holdout, self._spec(), title=self.title)
         if made is not None:
             figures = {**result.figures, "synthesis": {"made_by_scenario": True, **self._synthesis_log()}}
-            result = SyntheticResult(figures, result.title, result.inputs)
+            result = SyntheticResult(figures, result.title, result.exposed, inputs=result.inputs)
         return SyntheticScenarioResult(result, made, self)
 
     def tune(self) -> SynthesisTuning:
@@ -219,14 +219,10 @@ class SyntheticScenario:
         if data.holdout is not None:
             return original, self._read("holdout", data.holdout)
         if synthesis is not None and synthesis.holdout_share and data.synthetic is None:
-            n_out = int(round(synthesis.holdout_share * len(original)))
-            if n_out < 1 or n_out >= len(original):
-                raise InputError(f"holdout_share {synthesis.holdout_share} leaves no records on one side "
-                                 f"of {len(original)}", field="synthesis.holdout_share", file=self._file())
-            rng = np.random.default_rng(synthesis.seed)
-            held = np.zeros(len(original), dtype=bool)
-            held[rng.choice(len(original), size=n_out, replace=False)] = True
-            return original[~held].reset_index(drop=True), original[held].reset_index(drop=True)
+            try:
+                return split_holdout(original, synthesis.holdout_share, synthesis.seed)
+            except InputError as exc:
+                raise InputError(exc.message, field="synthesis.holdout_share", file=self._file()) from None
         return original, None
 
     def _columns(self, original: pd.DataFrame) -> list[str]:

@@ -45,6 +45,7 @@ CHUNK_ROWS = 1 << 21  # candidate (query, row) pairs examined at once
 GENERATION_BATCH = 10_000  # multivariate query attempts per batch
 CORRECTION_SIZES = 10  # control subsample sizes for the size correction …
 CORRECTION_REPEATS = 5  # … and subsamples per size
+CORRECTION_BOOTSTRAPS = 100  # refits of the size model for the factor's interval
 EXAMPLES = 10  # successful queries quoted in the parameters
 
 
@@ -590,7 +591,52 @@ def _control_size_correction(table: _Table, queries: _Queries, n_original: int,
     if not at_control > 0:
         return None, info | {"reason": "fitted size model is zero at the control size"}
     factor = float(_size_model(np.array(n_original, dtype=float), w_eff, norm)) / at_control
-    return factor, info | {"w_eff": float(w_eff), "norm": float(norm), "factor": factor}
+    spread = _factor_interval(sizes, successes, n, n_original, (w_eff, norm), rng, optimize)
+    return factor, info | {"w_eff": float(w_eff), "norm": float(norm), "factor": factor,
+                           "factor_interval": spread, "fit_bootstraps": CORRECTION_BOOTSTRAPS}
+
+
+def _factor_interval(sizes: np.ndarray, successes: np.ndarray, n: int, n_original: int, start: tuple,
+                     rng: np.random.Generator, optimize) -> list[float] | None:
+    """95 % percentile interval of the correction factor: the (size, successes) points resampled
+    with replacement and the size model refitted :data:`CORRECTION_BOOTSTRAPS` times (fits that
+    fail or vanish at the control size are left out; None when fewer than half succeed)."""
+    factors = []
+    for _ in range(CORRECTION_BOOTSTRAPS):
+        pick = rng.integers(0, sizes.size, sizes.size)
+        if np.unique(sizes[pick]).size < 2 or not successes[pick].any():
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", optimize.OptimizeWarning)
+                (w, norm), _ = optimize.curve_fit(_size_model, sizes[pick].astype(float), successes[pick].astype(float),
+                                                  p0=start, bounds=(0.0, (1.0, np.inf)))
+        except (RuntimeError, ValueError):
+            continue
+        at_control = float(_size_model(np.array(n, dtype=float), w, norm))
+        if at_control > 0:
+            factors.append(float(_size_model(np.array(n_original, dtype=float), w, norm)) / at_control)
+    if len(factors) < CORRECTION_BOOTSTRAPS // 2:
+        return None
+    low, high = np.percentile(factors, [2.5, 97.5])
+    return [float(low), float(high)]
+
+
+def _beside_the_correction(parameters: dict, main: Rate, control_k: float, factor: float,
+                           factor_interval: list[float] | None, n: int, confidence: float) -> None:
+    """The residual risk without the size correction, and the risk interval that also covers the
+    factor's bootstrap interval (the smallest low and largest high of the risks at the factor's
+    bounds and its point) — reported beside the decision, which uses the point factor."""
+    def risk_at(f: float) -> Risk | None:
+        return residual_risk(main, success_rate(min(control_k * f, float(n)), n, confidence))
+
+    plain = risk_at(1.0)
+    parameters["risk_without_correction"] = None if plain is None else plain.as_dict()
+    if factor_interval is None:
+        parameters["risk_interval_with_fit"] = None
+        return
+    risks = [r for r in (risk_at(f) for f in (factor_interval[0], factor, factor_interval[1])) if r is not None]
+    parameters["risk_interval_with_fit"] = [min(r.low for r in risks), max(r.high for r in risks)] if risks else None
 
 
 def _describe(queries: _Queries, i: int, names: Sequence[str],
@@ -692,9 +738,12 @@ def singling_out(
             factor, info = _control_size_correction(tables["control"], queries, n_original,
                                                     subsample)
             parameters["control_size_correction"] = info
+            main_raw = success_rate(int(main_hits.sum()), n_queries, confidence)
             if factor is None:
                 notes.append(f"control size correction not applied: {info['reason']}")
             else:
+                _beside_the_correction(parameters, main_raw, control_k, factor, info.get("factor_interval"),
+                                       n_queries, confidence)
                 control_k *= factor
             if control_k > n_queries:
                 notes.append(f"size-corrected control successes {control_k:.3f} exceed the "

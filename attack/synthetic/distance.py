@@ -195,6 +195,7 @@ def distance_attack(
     seed: int = 0,
     query_sample: int | None = None,
     baseline_rows: int | None = 1_000,
+    balance_repeats: int = 10,
 ) -> DistanceAttack:
     """DCR in both directions, NNDR, copies and the SDMetrics DCR baselines (docs/method/synthetic-attacks.md).
 
@@ -211,12 +212,21 @@ def distance_attack(
     its nearest *other* original row (another row position; an identical duplicate gives 0).
     The statistic is the share of ``s`` with ``DCR(s) < δ(o)`` (strict), undefined with fewer
     than two original rows.
+
+    *Overfitting with unequal sizes*: the share of synthetic rows closer to the training data
+    than to the holdout favours the larger file (more records, smaller distances). When the two
+    differ in size, the larger one is subsampled (seeded, without replacement) to the size of the
+    smaller ``balance_repeats`` times and ``p`` is the mean over the repeats (the balanced
+    comparison); the comparison on the full files is kept under ``unbalanced``.
+    ``balance_repeats=0`` reports the unbalanced comparison only.
     """
     _check_options(original, synthetic, control, t_dcr, near_fraction, gamma)
     for name, value in (("query_sample", query_sample), ("baseline_rows", baseline_rows)):
         if value is not None and (int(value) != value or value < 1):
             raise InputError(f"{name} must be a positive whole number, got {value!r}")
-    seeds = np.random.SeedSequence(seed).spawn(2)
+    if int(balance_repeats) != balance_repeats or balance_repeats < 0:
+        raise InputError(f"balance_repeats must be a whole number >= 0, got {balance_repeats!r}")
+    seeds = np.random.SeedSequence(seed).spawn(3)
     n_syn = len(synthetic)
     rows = np.arange(n_syn)
     if query_sample is not None and query_sample < n_syn:
@@ -260,8 +270,8 @@ def distance_attack(
         copies_control = _copies(
             prep, "control", ctrl, syn_all, dcr_sc, from_ctrl.distances[:, 0], near_fraction, gamma
         )
-        overfitting = _overfitting(dcr_so, dcr_sc)
-        if len(ctrl) < len(orig) / 2:
+        overfitting = _balanced_overfitting(prep, syn, orig, ctrl, dcr_so, dcr_sc, int(balance_repeats), seeds[2])
+        if len(ctrl) < len(orig) / 2 and not balance_repeats:
             warnings.append(
                 f"the control (holdout) set has {len(ctrl)} rows, fewer than half the "
                 f"{len(orig)} training rows; DCROverfittingProtection is unreliable"
@@ -351,6 +361,34 @@ def _overfitting(dcr_train: np.ndarray, dcr_control: np.ndarray) -> dict:
         "n": n,
         "p_interval": wilson_interval(closer, n),
         "score": None if p is None else min(2 * (1 - p), 1.0),
+    }
+
+
+def _balanced_overfitting(prep: Preparation, syn: Encoded, orig: Encoded, ctrl: Encoded, dcr_train: np.ndarray,
+                          dcr_control: np.ndarray, repeats: int, seed) -> dict:
+    """DCROverfittingProtection on equal-size files (see :func:`distance_attack`): with unequal
+    sizes the larger file is subsampled ``repeats`` times, p is the mean over the repeats and its
+    interval the Wilson interval of that share over the synthetic rows."""
+    unbalanced = _overfitting(dcr_train, dcr_control)
+    if len(orig) == len(ctrl) or repeats == 0:
+        return {**unbalanced, "method": "equal sizes" if len(orig) == len(ctrl) else "unbalanced",
+                "unbalanced": None}
+    larger, size = ("training", len(ctrl)) if len(orig) > len(ctrl) else ("control", len(orig))
+    rng = np.random.default_rng(seed)
+    shares = []
+    for _ in range(repeats):
+        if larger == "training":
+            rows = np.sort(rng.choice(len(orig), size=size, replace=False))
+            closer = search(prep, syn, orig.take(rows), 1).distances[:, 0] < dcr_control
+        else:
+            rows = np.sort(rng.choice(len(ctrl), size=size, replace=False))
+            closer = dcr_train < search(prep, syn, ctrl.take(rows), 1).distances[:, 0]
+        shares.append(float(np.mean(closer)))
+    p, n = float(np.mean(shares)), int(dcr_train.size)
+    return {
+        "p": p, "closer_to_training": None, "n": n, "p_interval": wilson_interval(p * n, n),
+        "score": min(2 * (1 - p), 1.0), "method": "balanced", "subsampled": larger, "subsample_size": size,
+        "repeats": repeats, "p_repeats": shares, "unbalanced": unbalanced,
     }
 
 

@@ -26,12 +26,17 @@ class SyntheticResult:
         ``linkability``, ``attribute`` (per target), ``checks`` and ``passed``.
     title:
         The heading of the reports.
+    exposed:
+        Record-level, only when the membership family was asked for it: the original's rows
+        (``original_row``, 0-based) that some attack flags at the verdict's false-positive rate,
+        with the share of non-members scoring as high per attack. Never in :meth:`to_dict`.
     inputs:
         The files the attacks read; the writers never replace them.
     """
 
     figures: Mapping[str, Any]
     title: str = "Attacks on a synthetic release"
+    exposed: pd.DataFrame | None = field(default=None, repr=False)
     inputs: tuple[str, ...] = field(default=(), repr=False)
 
     @property

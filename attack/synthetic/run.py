@@ -9,7 +9,10 @@
 * with keys and targets, per target: the synthpop table measures and SDMetrics' CAP trio, Papavasiliou (2020) inverse-distance kNN attribution and, per γ, the
   inference attack;
 * with ``membership`` settings, shadow-model membership inference against the synthesiser
-  (:mod:`attack.synthetic.membership`), decided on the largest upper bound of the advantage.
+  (:mod:`attack.synthetic.membership`), decided on the largest upper bound of the advantage;
+* with ``membership_family`` settings and a holdout (given, or ``holdout_share`` of the original),
+  the data-only membership attacks (:mod:`attack.synthetic.mia_family`), decided on the upper
+  bound of the maximum over attacks of the TPR at the chosen false-positive rate.
 
 Decisions: singling out, linkability and every inference are judged on the
 upper bound of their risk interval (the residual risk over the holdout when one is given, else
@@ -22,9 +25,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from attack._version import __version__
@@ -36,6 +40,8 @@ from attack.synthetic.anonymeter import inference, linkability, singling_out
 from attack.synthetic.cap import Binning, cap_scores, knn_attribution, table_measures
 from attack.synthetic.distance import distance_attack
 from attack.synthetic.membership import membership_inference
+from attack.synthetic.mia_family import membership_family
+from attack.synthetic.mia_game import holdout_mask
 from attack.synthetic.results import SyntheticResult
 from attack.synthetic.space import prepare
 
@@ -71,6 +77,9 @@ class SynthSpec:
     seed: int = 0
     bins: Mapping[str, Binning] = field(default_factory=dict)
     membership: Mapping[str, Any] | None = None
+    holdout_share: float = 0.0
+    membership_family: Mapping[str, Any] | None = None
+    decide: bool = False
 
     def describe(self) -> dict:
         return {
@@ -79,6 +88,10 @@ class SynthSpec:
             "scaling": self.scaling, "categorical_mode": self.categorical_mode,
             "n_attacks": self.n_attacks, "seed": self.seed,
             "membership": None if self.membership is None else _loggable(self.membership),
+            **({"holdout_share": self.holdout_share} if self.holdout_share else {}),
+            **({"membership_family": _loggable(self.membership_family)}
+               if self.membership_family is not None else {}),
+            **({"decide": True} if self.decide else {}),
             "decision": "every check's upper 95% bound < tau (docs/method/synthetic-attacks.md)",
         }
 
@@ -121,6 +134,27 @@ def _check(family: str, measure: str, value: float | None, upper: float | None, 
             "tau": tau, "passed": passed}
 
 
+#: Most attacks per check that ``decide`` runs.
+MAX_DECIDING_ATTACKS = 50_000
+
+
+def decision(result: dict, tau: float, available: int | None) -> dict:
+    """Whether the risk interval of one attack decides at τ (it lies wholly below τ or reaches
+    it from above: ``high < τ`` or ``low ≥ τ``), and if not, about how many attacks would: the
+    half-width shrinks as 1/√n, so ``n · (error / |τ − estimate|)²`` if the (unclipped) estimate
+    stayed where it is. ``available``: the most attacks the files allow (records per attacked set; None when
+    unknown)."""
+    risk = result["risk"]
+    n = result["main"]["n"]
+    if risk is not None and (risk["high"] < tau or risk["low"] >= tau):
+        return {"decided": True, "attacks": n, "attacks_needed": None, "attacks_available": available}
+    # the unclipped estimate: the interval is estimate ± error, clipped to [0, 1]
+    centre = None if risk is None else (risk["high"] - risk["error"] if 0 < risk["high"] < 1 else risk["value"])
+    gap = None if risk is None else abs(tau - centre)
+    needed = None if not gap else int(np.ceil(n * (risk["error"] / gap) ** 2))
+    return {"decided": False, "attacks": n, "attacks_needed": needed, "attacks_available": available}
+
+
 def _attack_check(family: str, result: dict, tau: float, **where) -> dict:
     risk = result["risk"]
     measure = "residual risk" if result["risk_basis"] == "residual" else "success rate"
@@ -142,28 +176,45 @@ def attack_synthetic(
     control: pd.DataFrame | None = None,
     spec: SynthSpec | None = None,
     *,
+    reference: pd.DataFrame | None = None,
     title: str = "Attacks on a synthetic release",
     **settings: Any,
 ) -> SyntheticResult:
     """Run every attack on a synthetic release the inputs allow and decide against τ.
 
     ``control`` is a holdout of real records not used for synthesis (it gives the baselines of
-    the distance and Anonymeter-style attacks). The settings are a :class:`SynthSpec` or its
-    fields as keywords (``keys``, ``targets``, ``tau``, ``n_attacks``, ``seed`` …). The attacks
-    are explained in ``docs/method/synthetic-attacks.md``.
+    the distance and Anonymeter-style attacks); ``holdout_share`` instead draws it from the
+    original (the draw of a scenario's ``synthesis.holdout_share`` with the same seed).
+    ``reference``: the intruder's population sample for the membership family (default: part
+    of the holdout, see ``docs/method/membership-family.md``). The settings are a
+    :class:`SynthSpec` or its fields as keywords (``keys``, ``targets``, ``tau``, ``n_attacks``,
+    ``seed``, ``membership_family`` …). The attacks are explained in
+    ``docs/method/synthetic-attacks.md``.
     """
     if spec is None:
         spec = _spec_from(settings)
     elif settings:
         raise InputError(f"give either spec or settings, not both (got {', '.join(settings)})")
     holdout = control
+    member_rows = np.arange(len(original))
+    if spec.holdout_share:
+        if control is not None:
+            raise InputError("give a holdout file or a holdout share, not both", field="holdout_share")
+        held = holdout_mask(len(original), spec.holdout_share, spec.seed)
+        member_rows = np.flatnonzero(~held)
+        original, holdout = original[~held].reset_index(drop=True), original[held].reset_index(drop=True)
+    if spec.membership_family is not None and holdout is None:
+        raise InputError("the membership family needs non-members: a holdout file or a holdout share",
+                         field="membership_family")
+    if reference is not None and spec.membership_family is None:
+        raise InputError("a reference sample is used by the membership family only", field="reference")
     if spec.columns is None:
         warn_unshared(original, synthetic, "synthetic",
                       [c for c in original.columns if c not in spec.exclude])
     columns = _columns(original, synthetic, spec)
     if not columns:
         raise InputError("the original and the synthetic file share no column")
-    for role, frame in (("synthetic", synthetic), ("holdout", holdout)):
+    for role, frame in (("synthetic", synthetic), ("holdout", holdout), ("reference", reference)):
         if frame is None:
             continue
         missing = [c for c in [*columns, *spec.keys, *spec.targets] if c not in frame.columns]
@@ -193,19 +244,22 @@ def attack_synthetic(
     single = singling_out(original, synthetic, holdout, columns=columns, categorical=categorical,
                           n_attacks=spec.n_attacks, n_cols=min(SINGLING_OUT_COLUMNS, len(columns)),
                           tau=tau, seed=seed).as_dict()
+    single["decision"] = decision(single, tau, None)
     document["singling_out"] = single
     checks.append(_attack_check("singling_out", single, tau))
+    available = len(original) if holdout is None else min(len(original), len(holdout))
     if len(spec.keys) >= 2:
         halves = (list(spec.keys[::2]), list(spec.keys[1::2]))
         link = linkability(original, synthetic, holdout, aux_columns=halves,
                            n_attacks=spec.n_attacks, space=prep.subset(list(spec.keys)),
                            categorical=[c for c in categorical if c in spec.keys],
                            tau=tau, seed=seed).as_dict()
+        link["decision"] = decision(link, tau, available)
         document["linkability"] = link
         checks.append(_attack_check("linkability", link, tau))
     document["attribute"] = {}
     for target in spec.targets:
-        entry, new_checks = _attribute(original, synthetic, holdout, target, prep, spec)
+        entry, new_checks = _attribute(original, synthetic, holdout, target, prep, spec, available)
         document["attribute"][target] = entry
         checks += new_checks
     if spec.membership is not None:
@@ -213,10 +267,51 @@ def attack_synthetic(
         member = membership_inference(original, columns=columns, release=synthetic, tau=tau, seed=seed, **game)
         document["membership"] = member.to_dict()
         checks.append(_membership_check(member, tau))
+    exposed = None
+    if spec.membership_family is not None:
+        options = dict(spec.membership_family)
+        synthesis = (spec.membership or {}).get("synthesis")
+        family = membership_family(
+            original, holdout, synthetic, reference, columns=columns, categorical=spec.categorical,
+            metric=spec.metric, scaling=spec.scaling, categorical_mode=spec.categorical_mode,
+            synthesis=None if callable(synthesis) else synthesis, tau=tau, seed=seed, **options)
+        document["membership_family"] = family.to_dict()
+        verdict = document["membership_family"]["verdict"]
+        checks.append(_check("membership_family", f"max TPR at FPR {family.verdict_fpr:g}", verdict["value"],
+                             verdict["upper"], tau, target=family.worst[family.verdict_metric]))
+        if family.exposed is not None:
+            exposed = family.exposed.assign(member_row=member_rows[family.exposed["member_row"].to_numpy()])
+            exposed = exposed.rename(columns={"member_row": "original_row"})
     document["checks"] = checks
     document["tau"] = tau
     document["passed"] = all(c["passed"] for c in checks)
-    return SyntheticResult(document, title, files_read(original, synthetic, holdout))
+    more = _attacks_to_decide(document, spec.n_attacks) if spec.decide else None
+    if more is not None:  # once more with enough attacks for every undecided check the files allow
+        again = attack_synthetic(original, synthetic, holdout, replace(spec, n_attacks=more, decide=False,
+                                                                        holdout_share=0.0),
+                                 reference=reference, title=title)
+        figures = {**again.figures, "settings": replace(spec, n_attacks=more).describe(),
+                   "decide": {"first_n_attacks": spec.n_attacks, "n_attacks": more}}
+        exposed = None if again.exposed is None else again.exposed.assign(
+            original_row=member_rows[again.exposed["original_row"].to_numpy()])
+        return SyntheticResult(figures, title, exposed, inputs=files_read(original, synthetic, holdout))
+    return SyntheticResult(document, title, exposed, inputs=files_read(original, synthetic, holdout))
+
+
+def _attacks_to_decide(document: Mapping[str, Any], n_attacks: int) -> int | None:
+    """The attacks per check that the undecided checks need (capped by what the files allow and
+    by :data:`MAX_DECIDING_ATTACKS`), or None when that is no more than were run."""
+    results = [document["singling_out"], *([document["linkability"]] if "linkability" in document else []),
+               *[r for entry in document["attribute"].values() for r in entry["inference"].values()]]
+    wanted = []
+    for r in results:
+        d = r["decision"]
+        if not d["decided"] and d["attacks_needed"] is not None:
+            cap = MAX_DECIDING_ATTACKS if d["attacks_available"] is None else min(d["attacks_available"],
+                                                                                    MAX_DECIDING_ATTACKS)
+            wanted.append(min(d["attacks_needed"], cap))
+    more = max(wanted, default=0)
+    return more if more > n_attacks else None
 
 
 def _membership_check(member, tau: float) -> dict:
@@ -249,7 +344,8 @@ def _spec_from(settings: Mapping[str, Any]) -> SynthSpec:
     return SynthSpec(**{**settings, **tuples})
 
 
-def _attribute(original, synthetic, holdout, target: str, prep, spec: SynthSpec) -> tuple[dict, list]:
+def _attribute(original, synthetic, holdout, target: str, prep, spec: SynthSpec,
+               available: int) -> tuple[dict, list]:
     """Table measures, CAP trio, kNN attribution and inference for one target."""
     keys = list(spec.keys)
     if not set([*keys, target]) <= set(prep.columns):  # keys or target left out of --columns
@@ -279,6 +375,7 @@ def _attribute(original, synthetic, holdout, target: str, prep, spec: SynthSpec)
             categorical=[c for c in [*keys, target] if c not in numeric],
             tau=spec.tau, seed=spec.seed,
         ).as_dict()
+        result["decision"] = decision(result, spec.tau, available)
         inferences[f"{gamma:g}"] = result
         checks.append(_attack_check("inference", result, spec.tau, target=target,
                                     gamma=gamma if target_numeric else None))

@@ -275,6 +275,17 @@ def test_control_size_correction_applied():
     assert info["factor"] == pytest.approx(float(factor), rel=1e-12)
     assert r.control.k == pytest.approx(r.parameters["control_successes_raw"] * factor)
     assert len(info["subsample_sizes"]) == 50 and info["subsample_sizes"][0] == 50
+    # beside the corrected risk: the risk without extrapolation, and the interval over the
+    # factor's bootstrap interval, which covers the decided interval
+    low, high = info["factor_interval"]
+    assert 0 < low <= high and info["fit_bootstraps"] == 100
+    raw = sa.residual_risk(r.main, sa.success_rate(r.parameters["control_successes_raw"], r.main.n))
+    assert r.parameters["risk_without_correction"] == raw.as_dict()
+    with_fit = r.parameters["risk_interval_with_fit"]
+    assert with_fit[0] <= r.risk.low and with_fit[1] >= r.risk.high
+    at_high = sa.residual_risk(r.main, sa.success_rate(min(r.parameters["control_successes_raw"] * high, r.main.n),
+                                                       r.main.n))
+    assert with_fit[0] <= at_high.low
 
 
 # ---------------------------------------------------------------------------------------------

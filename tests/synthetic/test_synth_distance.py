@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from attack.errors import InputError
 from attack.risk.evaluation import wilson_interval
 from attack.synthetic.distance import distance_attack, near_hits, nndr, uniform_records
-from attack.synthetic.space import encode, prepare
+from attack.synthetic.space import encode, nearest_neighbours, prepare
 
 
 def _mixed(n: int, seed: int) -> pd.DataFrame:
@@ -150,8 +150,10 @@ def test_small_holdout_warns_and_undefined_is_none():
     out = _json(result)
     assert out["baseline_protection"]["score"] is None
     big = _mixed(100, 9)
-    warned = distance_attack(big, big, prepare(big), control=big.iloc[:40])
+    warned = distance_attack(big, big, prepare(big), control=big.iloc[:40], balance_repeats=0)
     assert any("fewer than half" in w for w in warned.warnings)
+    balanced = distance_attack(big, big, prepare(big), control=big.iloc[:40])  # the default
+    assert balanced.warnings == [] and balanced.overfitting_protection["method"] == "balanced"
 
 
 def test_uniform_records_stay_in_range_and_are_seeded():
@@ -238,3 +240,22 @@ def test_empty_or_misshapen_files_raise_input_error():
         distance_attack(orig, orig.drop(columns="age"), prepare(orig))
     with pytest.raises(InputError):
         distance_attack(orig, orig, prepare(orig), control=orig.iloc[:0])
+
+
+def test_overfitting_is_balanced_when_the_holdout_is_smaller():
+    """Independent synthetic file, holdout a quarter of the training size: on the full files the
+    synthetic rows sit closer to the larger training file (p well above 1/2); on equal-size
+    subsamples p is close to 1/2, and each repeat equals a hand-made subsample comparison."""
+    orig, synthetic, control = _mixed(1200, 4), _mixed(600, 5), _mixed(300, 6)
+    prep = prepare(orig)
+    over = distance_attack(orig, synthetic, prep, control=control, balance_repeats=4).overfitting_protection
+    assert over["method"] == "balanced" and over["subsample_size"] == 300 and over["subsampled"] == "training"
+    assert over["unbalanced"]["p"] > 0.6
+    assert abs(over["p"] - 0.5) < 0.08 and over["p"] == pytest.approx(np.mean(over["p_repeats"]))
+    rng = np.random.default_rng(np.random.SeedSequence(0).spawn(3)[2])
+    rows = np.sort(rng.choice(1200, size=300, replace=False))
+    to_sub = nearest_neighbours(prep, synthetic, orig.iloc[rows]).distances[:, 0]
+    to_ctrl = nearest_neighbours(prep, synthetic, control).distances[:, 0]
+    assert over["p_repeats"][0] == pytest.approx(np.mean(to_sub < to_ctrl))
+    plain = distance_attack(orig, synthetic, prep, control=control, balance_repeats=0).overfitting_protection
+    assert plain["method"] == "unbalanced" and plain["p"] == over["unbalanced"]["p"]
