@@ -27,12 +27,12 @@ def category_codes(frame: pd.DataFrame, column: str, warn: bool = True) -> tuple
     return lookup[raw_codes], np.asarray(names, dtype=object)
 
 
-def key_groups(data: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
+def key_groups(data: pd.DataFrame, keys: Sequence[str], warn: bool = True) -> np.ndarray:
     """Group number of each row's exact key combination; a missing value is its own value."""
     if not keys:
         raise InputError("at least one key variable is needed")
     require_columns(data, keys)
-    frame = pd.DataFrame({k: category_codes(data, k)[0] for k in keys})
+    frame = pd.DataFrame({k: category_codes(data, k, warn)[0] for k in keys})
     return frame.groupby(list(keys), sort=False).ngroup().to_numpy()
 
 
@@ -87,11 +87,11 @@ class LDiversity:
         }
 
 
-def l_diversity(data: pd.DataFrame, keys: Sequence[str], sensitive: str) -> LDiversity:
+def l_diversity(data: pd.DataFrame, keys: Sequence[str], sensitive: str, warn: bool = True) -> LDiversity:
     """l-diversity on exact key combinations; missing sensitive values are not counted as a
     value (worked example 11 (docs/reference/worked-examples.md), Table 2)."""
-    group = key_groups(data, keys)
+    group = key_groups(data, keys, warn)
     require_columns(data, [sensitive])
-    codes = pd.Series(category_codes(data, sensitive)[0])
+    codes = pd.Series(category_codes(data, sensitive, warn)[0])
     distinct = codes.where(codes >= 0).groupby(group).nunique().to_numpy()
     return LDiversity(tuple(keys), sensitive, distinct[group])
