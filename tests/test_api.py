@@ -42,7 +42,7 @@ def test_the_public_names_are_pinned():
         "String", "Block", "Engine", "mass_attack", "AttackResult", "Scenario", "ScenarioResult",
         "demo_scenario", "protect", "Protected", "utility_profile", "attack_synthetic",
         "SyntheticResult", "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
-        "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
+        "SyntheticScenario", "SyntheticScenarioResult", "load_scenario", "frequency_risk", "FrequencyRisk",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None
