@@ -3,12 +3,14 @@
 ``local_suppression`` sets the fewest key values it can find to missing so that every record's
 key combination is shared by at least ``k`` records, a missing value matching any value (the
 frequencies of sdcMicro's ``freqCalc`` with ``alpha = 1``). It follows sdcMicro's ``kAnon``
-heuristic: the records below ``k`` are visited from the rarest combination on; for each, the
-records that differ from it in the fewest observed keys are its candidates, and the record's
-value is suppressed in the least important key in which some candidate differs. Unlike
-sdcMicro, a record that an earlier suppression of the same pass already made ``k``-anonymous is
-skipped (``skip_resolved``), so no more values are suppressed than sdcMicro would on the same
-data and importance.
+heuristic: in passes until no record is below ``k``, the records below ``k`` are visited from
+the rarest combination on; for each, the records that differ from it in the fewest observed keys
+are its candidates, and the record's value is suppressed in the least important key in which
+some candidate differs. sdcMicro suppresses a value of every record listed at the start of a
+pass; the variant that skips records an earlier suppression of the pass already made
+``k``-anonymous usually needs fewer. By default both are run and the one with fewer
+suppressions is kept, so no more values are suppressed than sdcMicro's ``kAnon`` would on the
+same data and importance.
 
 ``risk_suppression`` suppresses one key of every record whose individual risk exceeds a
 threshold (sdcMicro's ``localSupp``).
@@ -19,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -27,6 +30,8 @@ from scipy.stats import rankdata
 from attack.errors import InputError
 from attack.risk.frequencies import key_codes, key_frequencies
 from attack.risk.frequency import frequency_risk
+
+Variant = Literal["best", "sdcmicro"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,7 @@ def local_suppression(
     k: int = 2,
     importance: Sequence[int] | None = None,
     combs: Sequence[int] | None = None,
-    skip_resolved: bool = True,
+    variant: Variant = "best",
 ) -> Suppression:
     """k-anonymity of the key ``columns`` by suppressing values (module docstring).
 
@@ -71,35 +76,47 @@ def local_suppression(
     combs:
         Sizes of key subsets: k-anonymity is reached in turn for every subset of each size
         (all keys at once when not given).
-    skip_resolved:
-        Skip a record that an earlier suppression of the same pass made k-anonymous (``False``
-        repeats sdcMicro's passes exactly).
+    variant:
+        ``sdcmicro`` repeats kAnon's passes exactly; ``best`` also runs the passes that skip a
+        record an earlier suppression of the same pass made k-anonymous and keeps whichever
+        suppresses fewer values (never more than sdcMicro).
     """
     keys = list(columns)
     if k < 1:
         raise InputError(f"k must be at least 1, got {k}")
     if k > len(data):
         raise InputError(f"k = {k} is larger than the number of records ({len(data)})")
+    if variant not in ("best", "sdcmicro"):
+        raise InputError(f"unknown local suppression variant {variant!r}; expected best or sdcmicro")
     codes = key_codes(data, keys)
     m = len(keys)
     rank = _importance(codes, [int(x) for x in importance] if importance is not None else None, m)
+    sizes = None if combs is None else [int(c) for c in combs]
+    if sizes is not None and any(s < 1 or s > m for s in sizes):
+        raise InputError(f"every size in combs must lie between 1 and the number of keys ({m})")
     before = codes < 0
-    if combs is None:
-        _k_anonymise(codes, list(range(m)), rank, k, skip_resolved)
-    else:
-        sizes = [int(c) for c in combs]
-        if any(s < 1 or s > m for s in sizes):
-            raise InputError(f"every size in combs must lie between 1 and the number of keys ({m})")
-        for size in sizes:
-            for subset in combinations(range(m), size):
-                _k_anonymise(codes, list(subset), rankdata(rank[list(subset)], method="min"), k, skip_resolved)
-    new = (codes < 0) & ~before
+    tried = {skip: _suppressed(codes.copy(), rank, k, sizes, skip)
+             for skip in ((False, True) if variant == "best" else (False,))}
+    skip = min(tried, key=lambda s: (int((tried[s] < 0).sum()), not s))
+    new = (tried[skip] < 0) & ~before
     out = data.copy()
     for j, key in enumerate(keys):
         _suppress(out, key, new[:, j])
-    settings = {"k": k, "importance": [int(x) for x in rank], "combs": None if combs is None else sizes,
-                "skip_resolved": skip_resolved}
+    settings = {"k": k, "importance": [int(x) for x in rank], "combs": sizes, "variant": variant,
+                "passes": "skip resolved records" if skip else "sdcmicro"}
     return Suppression(out, tuple(keys), {key: int(new[:, j].sum()) for j, key in enumerate(keys)}, settings)
+
+
+def _suppressed(codes: np.ndarray, rank: np.ndarray, k: int, sizes: list[int] | None, skip: bool) -> np.ndarray:
+    """``codes`` after k-anonymising all keys or, in turn, every subset of each size in ``sizes``."""
+    m = codes.shape[1]
+    if sizes is None:
+        _k_anonymise(codes, list(range(m)), rank, k, skip)
+    else:
+        for size in sizes:
+            for subset in combinations(range(m), size):
+                _k_anonymise(codes, list(subset), rankdata(rank[list(subset)], method="min"), k, skip)
+    return codes
 
 
 def _importance(codes: np.ndarray, importance: list[int] | None, m: int) -> np.ndarray:
@@ -129,18 +146,26 @@ def _k_anonymise(codes: np.ndarray, subset: list[int], rank: np.ndarray, k: int,
             row = view[i]
             both = (view >= 0) & (row >= 0)
             distance = (both & (view != row)).sum(axis=1)
-            if skip_resolved and int((distance == 0).sum()) >= k:
+            if skip_resolved and _frequency(distance, row, view) >= k:
                 continue
             positive = distance[distance > 0]
-            nearest = np.flatnonzero(distance == (positive.min() if len(positive) else len(subset)))
-            for j in try_order:
-                values = view[nearest, j]
-                if row[j] >= 0 and ((values >= 0) & (values != row[j])).any():
-                    view[i, j] = -1
-                    break
-            else:
-                raise InputError("local suppression found no key value to suppress")  # pragma: no cover
+            if len(positive):
+                nearest = view[distance == positive.min()]
+                differs = ((nearest >= 0) & (nearest != row)).any(axis=0) & (row >= 0)
+            else:  # only records with every key missing match it: give up its least important key
+                differs = row >= 0
+            view[i, next(j for j in try_order if differs[j])] = -1
     codes[:, subset] = view
+
+
+def _frequency(distance: np.ndarray, row: np.ndarray, view: np.ndarray) -> int:
+    """The record's f_k by sdcMicro's rule with alpha = 1 (:mod:`attack.risk.frequencies`): the
+    records it is compatible with, where a complete record (of two or more keys) does not count
+    records whose keys are all missing."""
+    compatible = distance == 0
+    if view.shape[1] > 1 and (row >= 0).all():
+        compatible &= (view >= 0).any(axis=1)
+    return int(compatible.sum())
 
 
 def risk_suppression(
