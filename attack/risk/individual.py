@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+import pandas as pd
 
 from attack.errors import InputError
 
@@ -40,10 +41,9 @@ def individual_risk(fk: np.ndarray, big_fk: np.ndarray | None,
         return 1.0 / fk
     if method not in ("approx", "exact"):
         raise InputError(f"unknown risk method {method!r}; expected approx or exact")
-    big_fk = np.asarray(big_fk, dtype=float)
-    pairs, inverse = np.unique(np.column_stack([fk, big_fk]), axis=0, return_inverse=True)
-    f, p = pairs[:, 0], pairs[:, 0] / pairs[:, 1]
-    risk = np.zeros(len(pairs))
+    f, big_f = fk, np.asarray(big_fk, dtype=float)
+    p = f / big_f
+    risk = np.zeros(len(f))
     with np.errstate(divide="ignore", invalid="ignore"):
         odds = p / (1.0 - p)
         one, two, more = f == 1, f == 2, f > 2
@@ -51,12 +51,14 @@ def individual_risk(fk: np.ndarray, big_fk: np.ndarray | None,
         risk[two] = odds[two] - odds[two] ** 2 * np.log(1.0 / p[two])
         if method == "approx":
             risk[more] = p[more] / (f[more] - (1.0 - p[more]))
-        else:
-            for i in np.flatnonzero(more):
-                risk[i] = _exact_risk(f[i], p[i])
-    same = f == pairs[:, 1]
+        elif more.any():  # the series once per distinct (f, p)
+            cells = pd.DataFrame({"f": f[more], "p": p[more]})
+            group = cells.groupby(["f", "p"], sort=False).ngroup().to_numpy()
+            first = cells.drop_duplicates().to_numpy()
+            risk[more] = np.array([_exact_risk(a, b) for a, b in first])[group]
+    same = f == big_f
     risk[same] = 1.0 / f[same]
-    return risk[inverse.reshape(-1)]
+    return risk
 
 
 def _exact_risk(f: float, p: float) -> float:

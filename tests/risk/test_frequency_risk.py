@@ -115,14 +115,16 @@ cells = st.lists(st.lists(st.sampled_from([0, 1, 2, None]), min_size=3, max_size
 @settings(max_examples=60, deadline=None)
 @given(cells)
 def test_with_alpha_one_fk_counts_the_records_a_record_is_compatible_with(rows) -> None:
-    """Brute force: two records are compatible when they agree wherever both are observed;
-    a record whose keys are all missing gets n (sdcMicro's rule)."""
+    """Brute force: two records are compatible when they agree wherever both are observed; a
+    record whose keys are all missing gets n, and a complete record does not count the records
+    whose keys are all missing (sdcMicro's rules)."""
     frame = pd.DataFrame(rows, columns=list("abc"), dtype=object)
     weights = np.arange(1, len(rows) + 1, dtype=float)
     fk, big_fk = key_frequencies(key_codes(frame, list("abc")), weights)
     for i, r in enumerate(rows):
         mates = [j for j, s in enumerate(rows)
-                 if all(x is None or y is None or x == y for x, y in zip(r, s, strict=True))]
+                 if all(x is None or y is None or x == y for x, y in zip(r, s, strict=True))
+                 and not (None not in r and all(y is None for y in s))]
         if all(x is None for x in r):
             mates = list(range(len(rows)))
         assert fk[i] == len(mates)
