@@ -159,3 +159,13 @@ def test_catalogue_entries_and_errors() -> None:
         local_suppression(frame.head(2), ["urbrur"], k=3)
     with pytest.raises(InputError):
         local_suppression(frame, ["urbrur", "roof"], combs=[3])
+
+
+def test_francdat_k2_needs_three_suppressions_the_optimum() -> None:
+    """Records 5 and 6 differ only in Key4 (one suppression); records 4 and 7 are at distance 2
+    from every record, so each needs one of its own: three is the least possible."""
+    frame = pd.read_csv(SHARED_DATA / "sdcmicro" / "francdat.csv")
+    keys = ["Key1", "Key2", "Key3", "Key4"]
+    result = local_suppression(frame, keys, k=2)
+    assert result.total == 3
+    assert _compatible_counts(key_codes(result.data, keys)).min() >= 2
