@@ -152,7 +152,7 @@ def _unique_on(columns: list[np.ndarray], sizes: list[int], multiplicity: np.nda
     counts = np.bincount(packed, weights=multiplicity)
     unique = counts[packed] == 1
     for j in subset:
-        if sizes[j] and not columns[j].all():
+        if not columns[j].all():  # a record missing a variable of the subset has no MSU on it
             unique &= columns[j] > 0
     return unique
 
