@@ -133,17 +133,27 @@ def test_with_alpha_one_fk_counts_the_records_a_record_is_compatible_with(rows) 
 
 @settings(max_examples=40, deadline=None)
 @given(cells, st.sampled_from([0.0, 0.5]))
-def test_alpha_weights_only_the_missing_partners(rows, alpha) -> None:
-    """A complete record counts exact matches plus alpha per compatible record with missing keys."""
+def test_alpha_weights_only_the_partners_with_missing_keys(rows, alpha) -> None:
+    """A complete record counts exact matches plus alpha per compatible record with missing keys
+    (not all missing); a record with missing keys counts its own combination, alpha per other
+    compatible record with missing keys and every compatible complete record in full."""
     frame = pd.DataFrame(rows, columns=list("abc"), dtype=object)
     fk, _ = key_frequencies(key_codes(frame, list("abc")), None, alpha)
+
+    def compatible(r, s):
+        return all(x is None or y is None or x == y for x, y in zip(r, s, strict=True))
+
     for i, r in enumerate(rows):
-        if any(x is None for x in r):
+        if all(x is None for x in r):
             continue
-        exact = sum(s == r for s in rows)
-        partial = sum(any(y is None for y in s) and not all(y is None for y in s)
-                      and all(y is None or x == y for x, y in zip(r, s, strict=True)) for s in rows)
-        assert fk[i] == pytest.approx(exact + alpha * partial)
+        same = sum(s == r for s in rows)
+        complete = sum(None not in s and compatible(r, s) for s in rows)
+        partial = sum(None in s and s != r and compatible(r, s) for s in rows)
+        if None not in r:
+            partial -= sum(all(y is None for y in s) for s in rows)
+            assert fk[i] == pytest.approx(same + alpha * partial)
+        else:
+            assert fk[i] == pytest.approx(same + alpha * partial + complete)
 
 
 def test_household_risk_by_product_and_inclusion_exclusion_agree_with_enumeration() -> None:
