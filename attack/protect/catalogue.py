@@ -37,6 +37,7 @@ from attack.protect import (
     noise,
     pram,
     recoding,
+    simulation,
     suppression,
     swapping,
     synthesis,
@@ -194,6 +195,9 @@ METHODS: dict[str, Method] = {m.name: m for m in [
            numeric=False),
     Method("rank-swap", swapping.rank_swap, "swapping",
            "swap values between ranks at most p% apart", {"p": Param("float", REQUIRED)}),
+    Method("lhs", simulation.latin_hypercube, "synthesis",
+           "Latin hypercube sample of the listed variables with the original rank correlations "
+           "restored (Iman-Conover); use --by for subpopulations", {}),
     Method("synthesis", synthesis.synthesis, "synthesis",
            "replace the listed variables by sequential synthesis (synthpop's cart and others), the rest kept",
            {"method": Param("str", "cart", ("cart", "rf", "norm", "normrank", "logreg", "polyreg", "sample")),
