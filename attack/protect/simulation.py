@@ -2,7 +2,7 @@
 (docs/method/protection.md).
 
 The listed numeric columns are replaced by a synthetic sample of the same size (Dandekar,
-Cohen & Kirkendall 2001, after McKay, Beckman & Conover 1979): each variable takes the values
+Cohen & Kirkendall 2002, after McKay, Beckman & Conover 1979): each variable takes the values
 ``F⁻¹(i/(n+1))``, ``i = 1..n``, of its piecewise-linear empirical distribution function (with
 as many synthetic as original records these are the original order statistics, so every
 marginal distribution is kept exactly), and the values are then rearranged so that the rank
