@@ -198,6 +198,12 @@ METHODS: dict[str, Method] = {m.name: m for m in [
     Method("lhs", simulation.latin_hypercube, "synthesis",
            "Latin hypercube sample of the listed variables with the original rank correlations "
            "restored (Iman-Conover); use --by for subpopulations", {}),
+    Method("kernel-resampling", simulation.kernel_resampling, "synthesis",
+           "smoothed bootstrap: records drawn with replacement plus Gaussian kernels of Silverman's "
+           "bandwidth times a factor, mean and variance kept (Gottschalk)",
+           {"factor": Param("float", 1.0, help="bandwidth factor (the handbook tried up to 2.1)"),
+            "variant": Param("str", "correlation", ("correlation", "univariate"),
+                             "kernels with the original correlations, or independent")}),
     Method("synthesis", synthesis.synthesis, "synthesis",
            "replace the listed variables by sequential synthesis (synthpop's cart and others), the rest kept",
            {"method": Param("str", "cart", ("cart", "rf", "norm", "normrank", "logreg", "polyreg", "sample")),
