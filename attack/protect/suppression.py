@@ -25,6 +25,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+from numba import njit
 from scipy.stats import rankdata
 
 from attack.errors import InputError
@@ -143,29 +144,55 @@ def _k_anonymise(codes: np.ndarray, subset: list[int], rank: np.ndarray, k: int,
             break
         problems = problems[np.argsort(fk[problems], kind="stable")]
         for i in problems:
-            row = view[i]
-            both = (view >= 0) & (row >= 0)
-            distance = (both & (view != row)).sum(axis=1)
-            if skip_resolved and _frequency(distance, row, view) >= k:
+            compatible, nearest_differs = _scan(view, i)
+            if skip_resolved and compatible >= k:
                 continue
-            positive = distance[distance > 0]
-            if len(positive):
-                nearest = view[distance == positive.min()]
-                differs = ((nearest >= 0) & (nearest != row)).any(axis=0) & (row >= 0)
-            else:  # only records with every key missing match it: give up its least important key
-                differs = row >= 0
-            view[i, next(j for j in try_order if differs[j])] = -1
+            view[i, next(j for j in try_order if nearest_differs[j])] = -1
     codes[:, subset] = view
 
 
-def _frequency(distance: np.ndarray, row: np.ndarray, view: np.ndarray) -> int:
-    """The record's f_k by sdcMicro's rule with alpha = 1 (:mod:`attack.risk.frequencies`): the
-    records it is compatible with, where a complete record (of two or more keys) does not count
-    records whose keys are all missing."""
-    compatible = distance == 0
-    if view.shape[1] > 1 and (row >= 0).all():
-        compatible &= (view >= 0).any(axis=1)
-    return int(compatible.sum())
+@njit(cache=True)
+def _scan(view: np.ndarray, i: int) -> tuple[int, np.ndarray]:
+    """For record ``i``: its f_k by sdcMicro's rule with alpha = 1 (the records it is compatible
+    with, where a complete record of two or more keys does not count records whose keys are all
+    missing; :mod:`attack.risk.frequencies`), and the keys in which one of its nearest records
+    differs from it (nearest: fewest keys observed in both and different, at least one); when
+    only compatible records exist, every key it observes."""
+    n, m = view.shape
+    row = view[i]
+    complete = m > 1
+    for j in range(m):
+        if row[j] < 0:
+            complete = False
+    distance = np.empty(n, dtype=np.int64)
+    compatible = 0
+    nearest = m + 1
+    for r in range(n):
+        d = 0
+        observed = False
+        for j in range(m):
+            v = view[r, j]
+            if v >= 0:
+                observed = True
+                if row[j] >= 0 and v != row[j]:
+                    d += 1
+        distance[r] = d
+        if d == 0:
+            if observed or not complete:
+                compatible += 1
+        elif d < nearest:
+            nearest = d
+    differs = np.zeros(m, dtype=np.bool_)
+    if nearest > m:  # only compatible records: give up its least important key
+        for j in range(m):
+            differs[j] = row[j] >= 0
+        return compatible, differs
+    for r in range(n):
+        if distance[r] == nearest:
+            for j in range(m):
+                if row[j] >= 0 and view[r, j] >= 0 and view[r, j] != row[j]:
+                    differs[j] = True
+    return compatible, differs
 
 
 def risk_suppression(
