@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
         String,
     )
     from attack.protect.catalogue import Protected
+    from attack.risk.frequency import FrequencyRisk, frequency_risk
     from attack.risk.mass import mass_attack
     from attack.risk.results import AttackResult
     from attack.risk.truth import TruthResult, link_names
@@ -66,6 +67,8 @@ _LAZY = {
        ("Block", "Hierarchical", "Key", "Metric", "Nominal", "Ordinal", "String")},
     "Protected": ("attack.protect.catalogue", "Protected"),
     "mass_attack": ("attack.risk.mass", "mass_attack"),
+    "frequency_risk": ("attack.risk.frequency", "frequency_risk"),
+    "FrequencyRisk": ("attack.risk.frequency", "FrequencyRisk"),
     "AttackResult": ("attack.risk.results", "AttackResult"),
     "TruthResult": ("attack.risk.truth", "TruthResult"),
     "link_names": ("attack.risk.truth", "link_names"),
@@ -110,6 +113,7 @@ __all__ = [
     "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
     "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
     "membership_family", "MembershipFamilyResult",
+    "frequency_risk", "FrequencyRisk",
 ]
 
 

@@ -958,3 +958,61 @@ def tune_synthesis_command(original_path, holdout_path, grid, dropped, special_c
         files[Path(out_path)] = (table_content(outcome.release, out_path), OWNER_ONLY)
     write_files_atomic(files, inputs=[original_path, holdout_path])
     _print_synthesis_tuning(outcome)
+
+
+RECORDS_WARNING = (
+    "warning: {path} holds record-level risks that point at the riskiest records of the confidential "
+    "file; it was written with owner-only permissions (0600). Keep it inside the secure environment."
+)
+
+
+@main.command("risk")
+@click.option("--data", "data_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The microdata file to assess (original or candidate release).")
+@click.option("--key", "keys", multiple=True, required=True, metavar="COLUMN", help="Categorical key variable (quasi-identifier); repeatable.")
+@click.option("--weight", metavar="COLUMN", help="Sampling weight: population frequencies F_k and the Benedetti-Franconi risk (default: the file is the population, risk 1/f_k).")
+@click.option("--household", metavar="COLUMN", help="Household (cluster) identifier: adds the household risk.")
+@click.option("--sensitive", metavar="COLUMN", help="Sensitive variable: adds its l-diversity per key combination.")
+@click.option("--k", "k", type=click.IntRange(min=1), default=3, show_default=True, help="k-anonymity level of the verdict (violations for 2, 3 and 5 are always reported).")
+@click.option("--threshold", type=click.FloatRange(0, 1), default=0.1, show_default=True, help="Individual risk above which a record is at risk.")
+@click.option("--method", type=click.Choice(["approx", "exact"]), default="approx", show_default=True, help="Individual risk formula for f_k > 2 (sdcMicro's indivRisk methods).")
+@click.option("--alpha", type=click.FloatRange(0, 1), default=1.0, show_default=True, help="Weight of combinations with missing keys in the frequencies of those they match (sdcMicro's alpha).")
+@click.option("--household-method", type=click.Choice(["product", "inclusion-exclusion"]), default="product", show_default=True, help="Household risk as 1 - prod(1 - r) or by inclusion-exclusion (the same probability).")
+@click.option("--max-global-risk", type=float, default=0.01, show_default=True, help="Target re-identification rate for mu-Argus's threshold r*.")
+@click.option("--suda/--no-suda", default=True, show_default=True, help="Compute SUDA and DIS-SUDA scores.")
+@click.option("--dis-fraction", type=float, default=0.01, show_default=True, help="Sampling fraction of the DIS-SUDA calibration.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the aggregates as JSON.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the aggregates as an HTML page.")
+@click.option("--records", "records_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the record-level risks (confidential, mode 0600).")
+@click.option("--quiet", is_flag=True, help="Print no summary (errors and warnings still go to stderr).")
+@_read_options
+def risk_command(data_path, keys, weight, household, sensitive, k, threshold, method, alpha, household_method,
+                 max_global_risk, suda, dis_fraction, json_path, html_path, records_path, quiet,
+                 sep, decimal, encoding, sheet, na, codes) -> None:
+    """Frequency risk of categorical keys as sdcMicro and mu-Argus compute it
+    (docs/method/frequency-risk.md): f_k, F_k, individual, household and global risk, k-anonymity,
+    l-diversity and SUDA. Exit status 1 (NOT PASSED) when a record's individual risk exceeds
+    --threshold or a key combination has fewer than --k records, else 0."""
+    from attack.io.writers import table_content
+    from attack.report.frequency import render_frequency_html, render_frequency_markdown
+    from attack.risk.frequency import frequency_risk
+
+    check_outputs([json_path, html_path, records_path], [data_path])
+    data = read_table(data_path, options=_reading(sep, decimal, encoding, sheet, na, codes))
+    result = frequency_risk(data, keys, weight, household, sensitive, alpha=alpha, method=method,
+                            household_method=household_method, threshold=threshold, k=k,
+                            max_global_risk=max_global_risk, suda=suda, dis_fraction=dis_fraction)
+    document = result.to_dict()
+    files = {}
+    if json_path:
+        files[Path(json_path)] = (to_json(document), None)
+    if html_path:
+        files[Path(html_path)] = (render_frequency_html(document, f"Frequency risk of {data_path.name}"), None)
+    if records_path:
+        files[Path(records_path)] = (table_content(result.records(), records_path), OWNER_ONLY)
+    write_files_atomic(files, inputs=[data_path])
+    if records_path:
+        click.echo(RECORDS_WARNING.format(path=records_path), err=True)
+    if not quiet:
+        click.echo(render_frequency_markdown(document))
+    if not result.passed:
+        raise SystemExit(1)

@@ -43,7 +43,7 @@ def test_the_public_names_are_pinned():
         "demo_scenario", "protect", "Protected", "utility_profile", "attack_synthetic",
         "SyntheticResult", "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
         "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
-        "membership_family", "MembershipFamilyResult",
+        "membership_family", "MembershipFamilyResult", "frequency_risk", "FrequencyRisk",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None

@@ -6,25 +6,17 @@ records. They are reported beside the utility profile and are not part of the ce
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from attack.errors import InputError
-from attack.io.readers import code_column, require_columns
-
-
-def category_codes(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes (−1 missing) and their labels, with :func:`code_column`'s normalisation
-    applied to the distinct values only (fast on large files); also the basis of the
-    subpopulation cells of :mod:`attack.utility`."""
-    raw_codes, uniques = pd.factorize(frame[column], use_na_sentinel=True)
-    labels = code_column(pd.DataFrame({column: pd.Series(uniques)}), column)
-    merged, names = pd.factorize(pd.Series(labels, dtype=object), use_na_sentinel=True)
-    lookup = np.append(merged, -1)
-    return lookup[raw_codes], np.asarray(names, dtype=object)
-
+from attack.risk.key_cells import (  # noqa: F401  (re-exported for the utility profile)
+    KAnonymity,
+    LDiversity,
+    category_codes,
+    k_anonymity,
+    l_diversity,
+)
 
 # --- interval disclosure on aligned records (docs/method/utility.md) -----------------------------------
 
@@ -67,76 +59,3 @@ def interval_disclosure(
     at_risk = int(((~inside).sum(axis=1) <= max_outside).sum())
     shares = {v: float(inside[:, j].mean()) for j, v in enumerate(names)}
     return IntervalDisclosure(k, max_outside, n, at_risk, shares)
-
-
-# --- secondary indicators on exact key combinations (docs/method/utility.md) ---------------------------
-
-
-def _key_groups(data: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
-    """Group number of each row's exact key combination; a missing value is its own value."""
-    if not keys:
-        raise InputError("at least one key variable is needed")
-    require_columns(data, keys)
-    frame = pd.DataFrame({k: category_codes(data, k)[0] for k in keys})
-    return frame.groupby(list(keys), sort=False).ngroup().to_numpy()
-
-
-@dataclass(frozen=True)
-class KAnonymity:
-    """Sample frequencies ``f_k`` of the key combinations; records with ``f_k < k`` violate."""
-
-    keys: tuple[str, ...]
-    k: int
-    frequencies: np.ndarray = field(repr=False)
-
-    @property
-    def violating(self) -> int:
-        return int((self.frequencies < self.k).sum())
-
-    def as_dict(self) -> dict:
-        n = int(self.frequencies.size)
-        return {
-            "keys": list(self.keys),
-            "k": self.k,
-            "records": n,
-            "violating": self.violating,
-            "share": self.violating / n if n else None,
-            "sample_uniques": int((self.frequencies == 1).sum()),
-        }
-
-
-def k_anonymity(data: pd.DataFrame, keys: Sequence[str], k: int = 2) -> KAnonymity:
-    """k-anonymity on exact key combinations (worked example 11 (docs/reference/worked-examples.md), Table 1)."""
-    if k < 1:
-        raise InputError("k must be at least 1")
-    group = _key_groups(data, keys)
-    return KAnonymity(tuple(keys), k, np.bincount(group)[group])
-
-
-@dataclass(frozen=True)
-class LDiversity:
-    """Distinct sensitive values ``l`` per key combination, per record."""
-
-    keys: tuple[str, ...]
-    sensitive: str
-    diversity: np.ndarray = field(repr=False)
-
-    def as_dict(self) -> dict:
-        values, counts = np.unique(self.diversity, return_counts=True)
-        return {
-            "keys": list(self.keys),
-            "sensitive": self.sensitive,
-            "records": int(self.diversity.size),
-            "min_l": int(values[0]) if values.size else None,
-            "records_by_l": {str(int(v)): int(c) for v, c in zip(values, counts, strict=True)},
-        }
-
-
-def l_diversity(data: pd.DataFrame, keys: Sequence[str], sensitive: str) -> LDiversity:
-    """l-diversity on exact key combinations; missing sensitive values are not counted as a
-    value (worked example 11 (docs/reference/worked-examples.md), Table 2)."""
-    group = _key_groups(data, keys)
-    require_columns(data, [sensitive])
-    codes = pd.Series(category_codes(data, sensitive)[0])
-    distinct = codes.where(codes >= 0).groupby(group).nunique().to_numpy()
-    return LDiversity(tuple(keys), sensitive, distinct[group])
