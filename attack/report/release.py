@@ -73,6 +73,30 @@ def _ml_markdown(ml: Mapping[str, Any]) -> list[str]:
             "never merged with it.", "", md_table(ml_table(ml))]
 
 
+def _recoverable_markdown(rec: Mapping[str, Any]) -> list[str]:
+    """What the protection log lets an analyst recover: PRAM frequency estimates and calibrated
+    regression slopes, each beside the naive figure from the release."""
+    out = ["", f"## Recoverable ({rec['method']})", ""]
+    for f in rec["frequencies"]:
+        t = Table(["category", "released", "estimate", "SE", "original"], [False, True, True, True, True])
+        for c in f["categories"]:
+            t.add([c["category"], f"{c['released']:g}", f"{c['estimate']:.1f}", f"{c['se']:.1f}",
+                   "–" if c["original"] is None else f"{c['original']:g}"])
+        out += [f"PRAM moment estimate of the frequencies of {f['variable']} (T̂ = P⁻¹T*): total "
+                f"variation distance from the original {fmt_num(f['tvd_released'])} as released, "
+                f"{fmt_num(f['tvd_estimate'])} after correction.", "", md_table(t), ""]
+    slopes = rec.get("slopes")
+    if slopes:
+        t = Table(["regressor", "naive (release)", "calibrated", "original"], [False, True, True, True])
+        for i, name in enumerate(slopes["regressors"]):
+            t.add([name, fmt_num(slopes["naive"][i]), fmt_num(slopes["corrected"][i]),
+                   "–" if slopes["original"] is None else fmt_num(slopes["original"][i])])
+        out += [f"Regression calibration of {slopes['target']} on the noised variables with the "
+                "published noise variance:", "", md_table(t), ""]
+    out += [f"Note: {n}." for n in rec["notes"]]
+    return out
+
+
 def render_utility_markdown(profile: Mapping[str, Any], title: str) -> str:
     """Markdown summary of a utility profile (``UtilityProfile.as_dict()``)."""
     families = profile["families"]
@@ -97,6 +121,8 @@ def render_utility_markdown(profile: Mapping[str, Any], title: str) -> str:
                     f"interval {_share(interval['share'])}."]
     if profile.get("ml"):
         out += _ml_markdown(profile["ml"])
+    if profile.get("recoverable"):
+        out += _recoverable_markdown(profile["recoverable"])
     return "\n".join(out) + "\n"
 
 

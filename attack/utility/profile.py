@@ -57,6 +57,7 @@ from attack.utility.information_loss import (
     json_float,
 )
 from attack.utility.propensity import PropensityUtility, propensity_utility
+from attack.utility.recoverable import Recoverable, recoverable
 from attack.utility.regression import Model, ModelComparison, compare_model
 
 if TYPE_CHECKING:  # scikit-learn's models are imported only when the ML utility runs
@@ -837,6 +838,7 @@ class UtilityProfile:
     per_record: PerRecord | None
     propensity: PropensityUtility | None = None
     ml: MlUtility | None = None
+    recoverable: Recoverable | None = None
 
     def family(self, name: str) -> Family:
         for f in self.families:
@@ -870,6 +872,7 @@ class UtilityProfile:
             "per_record": None if self.per_record is None else self.per_record.as_dict(),
             "propensity": None if self.propensity is None else self.propensity.as_dict(),
             "ml": None if self.ml is None else self.ml.to_dict(),
+            "recoverable": None if self.recoverable is None else self.recoverable.to_dict(),
             "note": "utility is reported per family; it is never combined with risk into a score",
         }
 
@@ -906,6 +909,7 @@ def utility_profile(
     concentration: Sequence[int] = DEFAULT_CR,
     propensity: bool | Mapping[str, Any] = False,
     ml: str | Mapping[str, Any] | None = None,
+    protection_log: Mapping[str, Any] | None = None,
 ) -> UtilityProfile:
     """Compare a release with its original on the handbook's deviation checks (docs/method/utility.md).
 
@@ -922,7 +926,9 @@ def utility_profile(
     (pMSE, S_pMSE, two-way tables) over the columns both files share. ``ml`` (a target, or the
     keyword arguments of :func:`attack.utility.ml.ml_utility` with ``target``) adds the
     machine-learning utility and its family ``ml_prediction`` (one case per model; the unit ids
-    of ``per_record`` align the files unless ``ids`` is given).
+    of ``per_record`` align the files unless ``ids`` is given). ``protection_log`` (the log of
+    ``attack protect``) adds what an analyst can recover with it
+    (:func:`attack.utility.recoverable.recoverable`; the ML target is the regression target).
     """
     th = thresholds or Thresholds()
     crosses = [tuple(c) for c in crosses]
@@ -1002,6 +1008,8 @@ def utility_profile(
         per_record=record,
         propensity=_propensity(original, release, propensity),
         ml=learned,
+        recoverable=None if protection_log is None else recoverable(
+            original, release, protection_log, None if learned is None else learned.target),
     )
 
 
