@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.synthesis.sequential import Synthesis, synthesize
     from attack.synthetic.results import SyntheticResult
     from attack.synthetic.run import attack_synthetic
+    from attack.utility.ml import MlUtility, ml_utility
     from attack.utility.profile import utility_profile
 
 #: Public name -> (module, name there).
@@ -81,6 +82,8 @@ _LAZY = {
     "SyntheticResult": ("attack.synthetic.results", "SyntheticResult"),
     "attack_synthetic": ("attack.synthetic.run", "attack_synthetic"),
     "utility_profile": ("attack.utility.profile", "utility_profile"),
+    "ml_utility": ("attack.utility.ml", "ml_utility"),
+    "MlUtility": ("attack.utility.ml", "MlUtility"),
 }
 
 
@@ -106,6 +109,7 @@ __all__ = [
     "protect", "Protected", "utility_profile", "attack_synthetic", "SyntheticResult",
     "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
     "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
+    "ml_utility", "MlUtility",
 ]
 
 

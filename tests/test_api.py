@@ -43,6 +43,7 @@ def test_the_public_names_are_pinned():
         "demo_scenario", "protect", "Protected", "utility_profile", "attack_synthetic",
         "SyntheticResult", "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
         "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
+        "ml_utility", "MlUtility",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None
