@@ -302,6 +302,9 @@ def _run(data: _Data, model: str, side: str, rows: tuple[np.ndarray, ...], seed:
     measure the permutation importance on the sample."""
     train_o, train_r, test, sample = rows
     x, y, train = (data.x_o, data.y_o, train_o) if side == "original" else (data.x_r, data.y_r, train_r)
+    if data.task == CLASSIFICATION and np.unique(y[train]).size < 2:
+        raise InputError(f"the {side}'s training rows hold one class of the target only; "
+                         "a classifier needs two")
     pipeline = build_model(model, data.task, data.numeric, data.categorical, seed, train.size)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

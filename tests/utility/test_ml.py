@@ -184,6 +184,15 @@ def test_model_inputs_code_categories_over_both_files():
     ({"alignment": "sorted"}, "alignment must be"),
 ])
 def test_bad_settings_are_input_errors(options, message):
+    """Each bad setting fails before any model is trained, naming the setting."""
     original = _file(40)
     with pytest.raises(InputError, match=message):
         ml_utility(original, original, "y", **options)
+
+
+def test_a_release_with_one_class_is_an_input_error():
+    original = _file(60)
+    original["k"] = np.where(original["y"] > 0, "high", "low")
+    release = original.assign(k="low")
+    with pytest.raises(InputError, match="one class"):
+        ml_utility(original, release, "k", models=("linear",), repetitions=1)
