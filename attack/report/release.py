@@ -23,7 +23,8 @@ __all__ = ["ml_table", "render_tune_html", "render_tune_markdown", "render_utili
            "utility_table"]
 
 # Families shown in the tuning table and plot, in the order of docs/method/utility.md.
-TUNE_FAMILIES = ("means", "medians", "sds", "pearson", "spearman", "coefficients", "structural_zeros")
+TUNE_FAMILIES = ("means", "medians", "sds", "pearson", "spearman", "coefficients", "structural_zeros",
+                 "ml_prediction")
 
 
 def _share(x: Any) -> str:
