@@ -29,7 +29,7 @@ def test_equal_release_gives_ratio_exactly_one_for_every_model():
     result = ml_utility(original, original.copy(), "y", repetitions=2, seed=5)
     assert result.task == "regression" and result.alignment == "rows"
     for model in result.models:
-        assert model.ratios == (1.0, 1.0)
+        assert model.ratios == (1.0, 1.0), model.model
         assert (model.ratio.mean, model.ratio.low, model.ratio.high) == (1.0, 1.0, 1.0)
         assert model.loss == 0.0 and model.passed is True
         assert model.importance_spearman == 1.0
