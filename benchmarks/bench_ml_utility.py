@@ -8,6 +8,10 @@ boosting, MLP), 5 repetitions with 25 % of the original held out. The models tra
 full training parts (75,000 rows; the forest draws a bootstrap sample of at most 10,000 rows
 per tree, its fixed hyper-parameter); permutation importance is measured on a fixed random
 sample of 1,000 rows of each test part, 3 permutations per feature (the defaults). Budget: 60 s.
+Every fit runs single-threaded (``attack.utility.ml.THREADS``), so the CPU time printed is the
+time on an idle core. Measured 2026-11-26 on 2 cores shared with four other jobs: 54.6 s wall
+(48.3 s CPU, 0.31 GiB, met) and 76.5 s wall (49.0 s CPU, OVER) at load 6-8; 390 s wall (58.4 s
+CPU) at load 9.
 """
 
 from __future__ import annotations
