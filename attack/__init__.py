@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.synthetic.mia_family import MembershipFamilyResult, membership_family
     from attack.synthetic.results import SyntheticResult
     from attack.synthetic.run import attack_synthetic
+    from attack.utility.ml import MlUtility, ml_utility
     from attack.utility.profile import utility_profile
 
 #: Public name -> (module, name there).
@@ -87,6 +88,8 @@ _LAZY = {
     "MembershipFamilyResult": ("attack.synthetic.mia_family", "MembershipFamilyResult"),
     "attack_synthetic": ("attack.synthetic.run", "attack_synthetic"),
     "utility_profile": ("attack.utility.profile", "utility_profile"),
+    "ml_utility": ("attack.utility.ml", "ml_utility"),
+    "MlUtility": ("attack.utility.ml", "MlUtility"),
 }
 
 
@@ -114,6 +117,7 @@ __all__ = [
     "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
     "membership_family", "MembershipFamilyResult",
     "frequency_risk", "FrequencyRisk",
+    "ml_utility", "MlUtility",
 ]
 
 

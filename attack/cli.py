@@ -619,17 +619,25 @@ def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine
 @click.option("--id", "id_columns", metavar="ORIGINAL[,RELEASE]", help="Unit id column(s) aligning records: per-value deviations and IL1s.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the full profile as JSON.")
 @click.option("--propensity", is_flag=True, help="Add propensity-score utility: pMSE and S_pMSE (logistic, CART), two-way tables (for synthetic releases).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the CART permutation null.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the CART permutation null and of the ML splits and models.")
+@click.option("--ml", "ml_target", metavar="TARGET", help="Add the machine-learning utility: models trained on the release and on the original predict TARGET on held-out original rows (docs/method/ml-utility.md).")
+@click.option("--ml-model", "ml_models", multiple=True, type=click.Choice(["linear", "forest", "boosting", "mlp"]), help="Model of the ML utility (repeatable; default all four).")
+@click.option("--ml-features", default="", metavar="A,B,...", help="Predictors of the ML utility (default: every other shared column).")
+@click.option("--ml-repetitions", type=click.IntRange(min=1), default=5, show_default=True, help="Random splits of the original for the ML utility.")
+@click.option("--ml-metric", type=click.Choice(["rmse", "mae", "accuracy", "balanced_accuracy", "auc"]), help="Verdict metric (default rmse for a metric target, balanced_accuracy for a categorical one).")
+@click.option("--ml-tolerance", "ml_tolerances", multiple=True, metavar="[MODEL=]LOSS", help="Largest relative loss of the verdict metric that keeps the utility, for all models or one (repeatable; default 0.1).")
+@click.option("--protection-log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Protection log of attack protect: adds what an analyst can recover with it (PRAM frequencies, calibrated slopes).")
 @_read_options
 def utility_command(original_path, release_path, variables, by, crosses, weight, models, id_columns, json_path,
-                    propensity, seed, sep, decimal, encoding, sheet, na, codes) -> None:
+                    propensity, seed, ml_target, ml_models, ml_features, ml_repetitions, ml_metric, ml_tolerances,
+                    log_path, sep, decimal, encoding, sheet, na, codes) -> None:
     """Check the analysis potential of a release against the original (docs/method/utility.md):
     reported beside the risk verdict, never merged with it."""
     from attack.report.release import render_utility_markdown
     from attack.utility.profile import utility_profile
 
     reading = _reading(sep, decimal, encoding, sheet, na, codes)
-    check_outputs([json_path], [original_path, release_path])
+    check_outputs([json_path], [original_path, release_path, *([log_path] if log_path else [])])
     original = read_table(original_path, options=reading)
     release = read_table(release_path, options=reading)
     require_codes([original, release])
@@ -642,11 +650,49 @@ def utility_command(original_path, release_path, variables, by, crosses, weight,
         variables=[v.strip() for v in variables.split(",") if v.strip()] or None,
         by=by, crosses=[tuple(c.split(",")) for c in crosses], weights=weight,
         models=models, per_record=ids, propensity={"seed": seed} if propensity else False,
+        ml=_ml_settings(ml_target, ml_models, ml_features, ml_repetitions, ml_metric, ml_tolerances, seed),
+        protection_log=_protection_log(log_path),
     )
     document = profile.as_dict()
     if json_path:
         write_files_atomic({Path(json_path): (to_json(document), None)}, inputs=[original_path, release_path])
     click.echo(render_utility_markdown(document, f"Analysis potential of {release_path.name}"))
+
+
+def _protection_log(path: Path | None) -> dict | None:
+    if path is None:
+        return None
+    import json
+
+    try:
+        log = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"expected the JSON protection log of attack protect: {exc}", file=str(path)) from None
+    if not isinstance(log, dict) or "method" not in log:
+        raise InputError("expected the JSON protection log of attack protect (no method)", file=str(path))
+    return log
+
+
+def _ml_settings(target, models, features, repetitions, metric, tolerances, seed) -> dict | None:
+    """The ``ml`` settings of :func:`attack.utility_profile` from the ``--ml`` options."""
+    if not target:
+        if models or features or metric or tolerances:
+            raise InputError("the --ml-* options need --ml TARGET")
+        return None
+    tolerance: dict[str, float] = {}
+    for item in tolerances:
+        model, _, value = item.rpartition("=")
+        try:
+            tolerance[model.strip() or "default"] = float(value)
+        except ValueError:
+            raise InputError(f"--ml-tolerance expects [MODEL=]NUMBER, got {item!r}") from None
+    settings = {"target": target, "repetitions": repetitions, "seed": seed, "metric": metric,
+                "features": [f.strip() for f in features.split(",") if f.strip()] or None}
+    if models:
+        settings["models"] = list(models)
+    if tolerance:
+        settings["tolerance"] = tolerance
+    return settings
 
 
 @main.command("synth")

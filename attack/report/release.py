@@ -19,10 +19,12 @@ from attack.report.attack import (
 )
 from attack.report.html import render, svg
 
-__all__ = ["render_tune_html", "render_tune_markdown", "render_utility_markdown", "utility_table"]
+__all__ = ["ml_table", "render_tune_html", "render_tune_markdown", "render_utility_markdown",
+           "utility_table"]
 
 # Families shown in the tuning table and plot, in the order of docs/method/utility.md.
-TUNE_FAMILIES = ("means", "medians", "sds", "pearson", "spearman", "coefficients", "structural_zeros")
+TUNE_FAMILIES = ("means", "medians", "sds", "pearson", "spearman", "coefficients", "structural_zeros",
+                 "ml_prediction")
 
 
 def _share(x: Any) -> str:
@@ -43,6 +45,59 @@ def utility_table(families: Mapping[str, Mapping[str, Any]]) -> Table:
     return t
 
 
+def ml_table(ml: Mapping[str, Any]) -> Table:
+    """One row per model of the ML utility (``MlUtility.to_dict()``): the verdict metric of the
+    reference and the release model, their ratio with its interval, the tolerance, the verdict,
+    the rank correlation of the importances and the variables whose importance changed most."""
+    metric = ml["metric"]
+    t = Table(["model", f"{metric} original", f"{metric} release", "ratio", "95% interval",
+               "tolerance", "keeps utility", "importance ρ", "importance changed most"],
+              [False, True, True, True, True, True, False, True, False])
+    for m in ml["models"]:
+        ratio = m["ratio"]
+        interval = "–" if ratio["low"] is None else f"[{fmt_num(ratio['low'])}, {fmt_num(ratio['high'])}]"
+        verdict = {True: "yes", False: "NO", None: "–"}[m["passed"]]
+        t.add([m["model"], fmt_num(m["original"][metric]["mean"]), fmt_num(m["release"][metric]["mean"]),
+               fmt_num(ratio["mean"]), interval, f"{m['tolerance']:g}", verdict,
+               fmt_num(m["importance_spearman"]), ", ".join(m["most_changed"]) or "–"],
+              failing=m["passed"] is False)
+    return t
+
+
+def _ml_markdown(ml: Mapping[str, Any]) -> list[str]:
+    verdict = {True: "keeps its machine-learning utility for every model",
+               False: "loses machine-learning utility", None: "has no ML verdict"}[ml["passed"]]
+    return ["", f"## Machine learning: predicting {ml['target']} ({ml['task']})", "",
+            f"The release {verdict}: models trained on it and on the original predict held-out "
+            f"original rows ({ml['repetitions']} random splits, {100 * ml['test_share']:g}% held "
+            f"out, release rows aligned by {ml['alignment']}). Reported beside the risk verdict, "
+            "never merged with it.", "", md_table(ml_table(ml))]
+
+
+def _recoverable_markdown(rec: Mapping[str, Any]) -> list[str]:
+    """What the protection log lets an analyst recover: PRAM frequency estimates and calibrated
+    regression slopes, each beside the naive figure from the release."""
+    out = ["", f"## Recoverable ({rec['method']})", ""]
+    for f in rec["frequencies"]:
+        t = Table(["category", "released", "estimate", "SE", "original"], [False, True, True, True, True])
+        for c in f["categories"]:
+            t.add([c["category"], f"{c['released']:g}", f"{c['estimate']:.1f}", f"{c['se']:.1f}",
+                   "–" if c["original"] is None else f"{c['original']:g}"])
+        out += [f"PRAM moment estimate of the frequencies of {f['variable']} (T̂ = P⁻¹T*): total "
+                f"variation distance from the original {fmt_num(f['tvd_released'])} as released, "
+                f"{fmt_num(f['tvd_estimate'])} after correction.", "", md_table(t), ""]
+    slopes = rec.get("slopes")
+    if slopes:
+        t = Table(["regressor", "naive (release)", "calibrated", "original"], [False, True, True, True])
+        for i, name in enumerate(slopes["regressors"]):
+            t.add([name, fmt_num(slopes["naive"][i]), fmt_num(slopes["corrected"][i]),
+                   "–" if slopes["original"] is None else fmt_num(slopes["original"][i])])
+        out += [f"Regression calibration of {slopes['target']} on the noised variables with the "
+                "published noise variance:", "", md_table(t), ""]
+    out += [f"Note: {n}." for n in rec["notes"]]
+    return out
+
+
 def render_utility_markdown(profile: Mapping[str, Any], title: str) -> str:
     """Markdown summary of a utility profile (``UtilityProfile.as_dict()``)."""
     families = profile["families"]
@@ -58,6 +113,17 @@ def render_utility_markdown(profile: Mapping[str, Any], title: str) -> str:
     if per_record and per_record.get("il1s"):
         out += ["", f"IL1s (sample SD): {fmt_num(per_record['il1s']['sample_sd'])}; units matched by "
                 f"id: {per_record['matched_units']}, deleted: {per_record['deleted_units']}."]
+        interval = per_record.get("interval_disclosure")
+        if interval:
+            shares = interval["value_share"]
+            out += ["", f"Interval disclosure (k = {interval['k']:g}): original values inside the "
+                    f"SD-based interval {_share(shares['sd'])}, inside the rank-based interval "
+                    f"{_share(shares['rank'])}; records with every value inside the SD-based "
+                    f"interval {_share(interval['share'])}."]
+    if profile.get("ml"):
+        out += _ml_markdown(profile["ml"])
+    if profile.get("recoverable"):
+        out += _recoverable_markdown(profile["recoverable"])
     return "\n".join(out) + "\n"
 
 

@@ -173,6 +173,23 @@ class SingleAttack(SettingsTable):
         return self
 
 
+class TuneMl(SettingsTable):
+    """Machine-learning utility of each candidate (docs/method/ml-utility.md): the keyword
+    arguments of `attack.utility.ml.ml_utility`."""
+
+    target: str = Field(description="The variable the models predict.")
+    features: list[str] | None = Field(None, description="Predictors (default: every other shared column).")
+    categorical: list[str] = Field(default_factory=list, description="Predictors one-hot encoded although numeric.")
+    task: Literal["auto", "regression", "classification"] = "auto"
+    models: list[Literal["linear", "forest", "boosting", "mlp"]] = Field(
+        default_factory=lambda: ["linear", "forest", "boosting", "mlp"], min_length=1)
+    metric: Literal["rmse", "mae", "accuracy", "balanced_accuracy", "auc"] | None = None
+    repetitions: int = Field(5, ge=1)
+    test_share: float = Field(0.25, gt=0, lt=1)
+    tolerance: float | dict[str, float] = Field(0.10, description="Largest relative loss, or per model.")
+    seed: int = Field(0, ge=0)
+
+
 class TuneUtility(SettingsTable):
     """Analysis-potential checks of each tuning candidate (docs/method/utility.md)."""
 
@@ -181,6 +198,7 @@ class TuneUtility(SettingsTable):
     crosses: list[list[str]] = Field(default_factory=list)
     weights: str | None = None
     models: list[str] = Field(default_factory=list)
+    ml: TuneMl | None = Field(None, description="Machine-learning utility ([tune.utility.ml]).")
 
 
 class Tune(SettingsTable):

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -58,7 +58,11 @@ from attack.utility.information_loss import (
     json_float,
 )
 from attack.utility.propensity import PropensityUtility, propensity_utility
+from attack.utility.recoverable import Recoverable, recoverable
 from attack.utility.regression import Model, ModelComparison, compare_model
+
+if TYPE_CHECKING:  # scikit-learn's models are imported only when the ML utility runs
+    from attack.utility.ml import MlUtility
 
 WITHIN, EXCEEDS, NA = "within", "exceeds", "n/a"
 SLACK = 1e-12
@@ -841,6 +845,8 @@ class UtilityProfile:
     models: tuple[ModelComparison, ...]
     per_record: PerRecord | None
     propensity: PropensityUtility | None = None
+    ml: MlUtility | None = None
+    recoverable: Recoverable | None = None
 
     def family(self, name: str) -> Family:
         for f in self.families:
@@ -873,6 +879,8 @@ class UtilityProfile:
             "models": [m.as_dict() for m in self.models],
             "per_record": None if self.per_record is None else self.per_record.as_dict(),
             "propensity": None if self.propensity is None else self.propensity.as_dict(),
+            "ml": None if self.ml is None else self.ml.to_dict(),
+            "recoverable": None if self.recoverable is None else self.recoverable.to_dict(),
             "note": "utility is reported per family; it is never combined with risk into a score",
         }
 
@@ -908,6 +916,8 @@ def utility_profile(
     interval_k: float = 0.05,
     concentration: Sequence[int] = DEFAULT_CR,
     propensity: bool | Mapping[str, Any] = False,
+    ml: str | Mapping[str, Any] | None = None,
+    protection_log: Mapping[str, Any] | None = None,
 ) -> UtilityProfile:
     """Compare a release with its original on the handbook's deviation checks (docs/method/utility.md).
 
@@ -921,7 +931,12 @@ def utility_profile(
     pairwise; per-record summaries: complete aligned units) and counted in ``missing``.
     ``propensity`` (True, or the keyword arguments of
     :func:`attack.utility.propensity.propensity_utility`) adds the propensity-score measures
-    (pMSE, S_pMSE, two-way tables) over the columns both files share.
+    (pMSE, S_pMSE, two-way tables) over the columns both files share. ``ml`` (a target, or the
+    keyword arguments of :func:`attack.utility.ml.ml_utility` with ``target``) adds the
+    machine-learning utility and its family ``ml_prediction`` (one case per model; the unit ids
+    of ``per_record`` align the files unless ``ids`` is given). ``protection_log`` (the log of
+    ``attack protect``) adds what an analyst can recover with it
+    (:func:`attack.utility.recoverable.recoverable`; the ML target is the regression target).
     """
     th = thresholds or Thresholds()
     crosses = [tuple(c) for c in crosses]
@@ -975,6 +990,9 @@ def utility_profile(
         for m in models
     )
     families += _regression_families(comparisons, th)
+    learned = _ml(original, release, ml, id_columns)
+    if learned is not None:
+        families.append(ml_family(learned))
     return UtilityProfile(
         n_original=len(original),
         n_release=len(release),
@@ -997,6 +1015,9 @@ def utility_profile(
         models=comparisons,
         per_record=record,
         propensity=_propensity(original, release, propensity),
+        ml=learned,
+        recoverable=None if protection_log is None else recoverable(
+            original, release, protection_log, None if learned is None else learned.target),
     )
 
 
@@ -1005,3 +1026,37 @@ def _propensity(original: pd.DataFrame, release: pd.DataFrame, settings: bool | 
         return None
     options = {} if settings is True else dict(settings)
     return propensity_utility(original, release, **options)
+
+
+def _ml(original: pd.DataFrame, release: pd.DataFrame, settings: str | Mapping[str, Any] | None,
+        id_columns: tuple[str, str] | None) -> MlUtility | None:
+    if settings is None:
+        return None
+    options = {"target": settings} if isinstance(settings, str) else dict(settings)
+    if "target" not in options:
+        raise InputError("the ML utility needs a target variable")
+    options.setdefault("ids", id_columns)
+    from attack.utility.ml import ml_utility
+
+    return ml_utility(original, release, **options)
+
+
+def ml_family(learned: MlUtility) -> Family:
+    """The ML utility as a check family: one case per model, the deviation its relative loss of
+    the verdict metric, exceeding beyond the model's tolerance; every model must keep its
+    utility (tolerance share 0)."""
+    cases = []
+    for m in learned.models:
+        status = NA if m.passed is None else (WITHIN if m.passed else EXCEEDS)
+        ratio = m.ratio
+        interval = "" if ratio.low is None else f" [{ratio.low:.3g}, {ratio.high:.3g}]"
+        reason = (None if ratio.mean is None else
+                  f"ratio {ratio.mean:.4g}{interval}, tolerance {m.tolerance:g}")
+        cases.append(Case(m.model, learned.target, json_float(m.original[m.metric].mean),
+                          json_float(m.release[m.metric].mean), json_float(m.loss), status, reason))
+    tolerances = {m.tolerance for m in learned.models}
+    return Family("ml_prediction",
+                  f"relative loss of the {learned.metric} on held-out original rows "
+                  "(model trained on the release against one trained on the original)",
+                  "relative", tolerances.pop() if len(tolerances) == 1 else None, 0.0,
+                  tuple(cases))

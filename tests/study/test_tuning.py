@@ -122,3 +122,15 @@ def test_synthesis_is_a_protection_method_of_scenario_files(tmp_path):
     assert doc["tune"]["method"] == "synthesis"
     risks = {c["value"]: c["max_cell_risk"] for c in doc["candidates"] if c["seed"] == 1}
     assert risks[200] <= risks[5]  # larger leaves: fewer values useful to the intruder
+
+
+def test_ml_utility_of_each_candidate(tmp_path):
+    path = _write(tmp_path, "[0.5]")
+    path.write_text(path.read_text() + '[tune.utility.ml]\ntarget = "turnover"\n'
+                    'features = ["employees"]\nmodels = ["linear"]\nrepetitions = 2\n')
+    doc = tune(load_scenario(path)).as_dict()
+    for candidate in doc["candidates"]:
+        family = candidate["utility"]["families"]["ml_prediction"]
+        assert family["cases"] == 1 and family["tolerance"] == 0.0
+        assert family["threshold"] == 0.1
+        assert family["passed"] is (family["max_deviation"] <= 0.1)

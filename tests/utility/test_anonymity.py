@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from attack.utility.anonymity import interval_disclosure, k_anonymity, l_diversity
+from attack.utility.anonymity import (
+    interval_disclosure,
+    k_anonymity,
+    l_diversity,
+    rank_interval_inside,
+)
 
 # --- interval disclosure (docs/method/utility.md) ---------------------------------------------------------
 
@@ -18,6 +23,27 @@ def test_interval_disclosure_counts_records_inside():
     assert (result.at_risk, result.share) == (2, 0.5)
     assert result.inside_share == {"a": 0.75, "b": 0.75}
     assert interval_disclosure(original, release, ["a", "b"], max_outside=1).at_risk == 4
+
+
+def test_rank_and_sd_intervals_by_hand():
+    release = np.arange(1.0, 11.0)
+    original = np.array([1.5, 2, 5, 4, 5, 6, 7, 8, 9, 12])
+    # h = ⌊0.1 · 10⌋ = 1 rank: row 3 (3 → [2, 4]) and row 10 (10 → [9, 10]) are outside
+    inside = rank_interval_inside(original, release, 0.1)
+    np.testing.assert_array_equal(np.flatnonzero(~inside), [2, 9])
+    result = interval_disclosure(original[:, None], release[:, None], ["v"], k=0.1)
+    # SD-based: 0.1 · sd(1..10) = 0.3028; rows 1 (0.5), 3 and 10 (2) are outside
+    assert result.inside_share == {"v": 0.7} and result.rank_inside_share == {"v": 0.8}
+    assert result.value_share == {"sd": 0.7, "rank": 0.8}
+    assert result.as_dict()["value_share"] == {"sd": 0.7, "rank": 0.8}
+
+
+def test_rank_interval_takes_the_whole_run_of_ties():
+    release = np.array([1.0, 1, 1, 5])
+    original = np.array([0.5, 3, 5, 6])
+    # h = 1: the three 1s span ranks 1-3, so their interval is [s_1, s_4] = [1, 5]
+    np.testing.assert_array_equal(rank_interval_inside(original, release, 0.25),
+                                  [False, True, True, False])
 
 
 # --- secondary indicators (worked example 11 (docs/reference/worked-examples.md)) -----------------------------------------------------

@@ -1,0 +1,459 @@
+"""Machine-learning utility of a release (docs/method/ml-utility.md): does a model trained on the
+release predict the original as well as one trained on the original?
+
+For each repetition the original's rows are split at random into a training and a test part.
+One model is trained on the original's training part (the reference), one on the release —
+without the release rows of the test units when the release is aligned with the original (by
+unit id, or row by row), the whole release otherwise (e.g. a synthetic file) — and both predict
+the **original** test part. Per model the scores of both, the ratio release/reference of the
+verdict metric with an interval over the repetitions, and the permutation importance of every
+feature on both (Breiman 2001) with the rank correlation of the two orders. The release keeps
+its ML utility for a model when the mean ratio is at most ``1 + tolerance`` (errors) or at least
+``1 − tolerance`` (scores). This verdict stands beside the risk verdict and is never merged with
+it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.inspection import permutation_importance
+from threadpoolctl import threadpool_limits
+
+from attack.errors import InputError
+from attack.io.columns import is_number
+from attack.io.jsonio import json_float
+from attack.io.readers import code_column, id_column, numeric_column, require_columns
+from attack.utility.ml_models import (
+    CLASSIFICATION,
+    DEFAULT_METRIC,
+    HYPERPARAMETERS,
+    LOWER_IS_BETTER,
+    METRICS,
+    MODELS,
+    REGRESSION,
+    VERDICT_METRICS,
+    build_model,
+    model_inputs,
+    scorer,
+    scores,
+)
+
+__all__ = ["DEFAULT_TOLERANCE", "Importance", "MlUtility", "ModelUtility", "Spread", "ml_utility"]
+
+DEFAULT_TOLERANCE = 0.10
+#: A numeric target with at most this many distinct values is taken as categorical.
+MAX_CLASSES = 10
+SLACK = 1e-12
+#: Native threads per fit: one. On a shared machine the spinning OpenMP threads of the
+#: gradient boosting cost several times what they gain (measured 1.7 s single-threaded against
+#: 12.6 s with two threads on a busy 2-core machine, 75,000 rows).
+THREADS = 1
+ALIGNMENTS = ("auto", "rows", "none")
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Mean over the repetitions and its 95 % interval (corrected resampled t, Nadeau & Bengio
+    2003: the variance of the mean is ``s² (1/B + n_test/n_train)``); no interval for B = 1."""
+
+    mean: float | None
+    low: float | None
+    high: float | None
+
+    def to_dict(self) -> dict:
+        return {"mean": json_float(self.mean), "low": json_float(self.low),
+                "high": json_float(self.high)}
+
+
+def _spread(values: Sequence[float], test_over_train: float) -> Spread:
+    x = np.asarray(values, dtype=float)
+    if not np.isfinite(x).all():
+        return Spread(None, None, None)
+    mean = float(x.mean())
+    if x.size < 2:
+        return Spread(mean, None, None)
+    half = stats.t.ppf(0.975, x.size - 1) * math.sqrt(
+        float(x.var(ddof=1)) * (1 / x.size + test_over_train))
+    return Spread(mean, mean - half, mean + half)
+
+
+@dataclass(frozen=True)
+class Importance:
+    """Permutation importance of one feature (mean over repetitions of the mean fall of the
+    verdict metric, oriented so that larger is more important) and its rank (1 = most
+    important) for the reference and the release model."""
+
+    variable: str
+    original: float
+    release: float
+    rank_original: float
+    rank_release: float
+
+    @property
+    def change(self) -> float:
+        return self.release - self.original
+
+    def to_dict(self) -> dict:
+        return {"variable": self.variable, "original": json_float(self.original),
+                "release": json_float(self.release), "change": json_float(self.change),
+                "rank_original": self.rank_original, "rank_release": self.rank_release}
+
+
+@dataclass(frozen=True)
+class ModelUtility:
+    """One model: scores of the reference and the release model on the original test parts,
+    the ratio of the verdict metric and the importances."""
+
+    model: str
+    metric: str
+    tolerance: float
+    original: dict[str, Spread]
+    release: dict[str, Spread]
+    ratios: tuple[float, ...]
+    ratio: Spread
+    importance: tuple[Importance, ...]
+    importance_spearman: float | None
+    most_changed: tuple[str, ...]
+
+    @property
+    def loss(self) -> float | None:
+        """Relative loss of the verdict metric: ``ratio − 1`` for errors, ``1 − ratio`` for
+        scores (positive = the release model predicts worse)."""
+        if self.ratio.mean is None:
+            return None
+        return self.ratio.mean - 1 if self.metric in LOWER_IS_BETTER else 1 - self.ratio.mean
+
+    @property
+    def passed(self) -> bool | None:
+        loss = self.loss
+        return None if loss is None else loss <= self.tolerance + SLACK
+
+    def to_dict(self) -> dict:
+        return {
+            "model": self.model, "metric": self.metric, "tolerance": self.tolerance,
+            "original": {k: v.to_dict() for k, v in self.original.items()},
+            "release": {k: v.to_dict() for k, v in self.release.items()},
+            "ratio": self.ratio.to_dict(), "ratios": [json_float(r) for r in self.ratios],
+            "loss": json_float(self.loss), "passed": self.passed,
+            "importance": [i.to_dict() for i in self.importance],
+            "importance_spearman": json_float(self.importance_spearman),
+            "most_changed": list(self.most_changed),
+        }
+
+
+@dataclass(frozen=True)
+class MlUtility:
+    """Machine-learning utility of a release for one target (docs/method/ml-utility.md)."""
+
+    target: str
+    task: str
+    metric: str
+    numeric: tuple[str, ...]
+    categorical: tuple[str, ...]
+    alignment: str
+    n_original: int
+    n_release: int
+    repetitions: int
+    test_share: float
+    importance_rows: int
+    importance_repeats: int
+    seed: int
+    models: tuple[ModelUtility, ...]
+    hyperparameters: dict = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool | None:
+        """True when every model keeps its utility, False when one does not."""
+        verdicts = [m.passed for m in self.models]
+        if any(v is False for v in verdicts):
+            return False
+        return None if any(v is None for v in verdicts) else True
+
+    def to_dict(self) -> dict:
+        return {
+            "target": self.target, "task": self.task, "metric": self.metric,
+            "features": {"numeric": list(self.numeric), "categorical": list(self.categorical)},
+            "alignment": self.alignment, "n_original": self.n_original,
+            "n_release": self.n_release, "repetitions": self.repetitions,
+            "test_share": self.test_share, "importance_rows": self.importance_rows,
+            "importance_repeats": self.importance_repeats, "seed": self.seed,
+            "hyperparameters": self.hyperparameters,
+            "passed": self.passed,
+            "models": [m.to_dict() for m in self.models],
+            "note": "ML utility is reported beside the risk verdict, never merged with it",
+        }
+
+
+# --- settings ------------------------------------------------------------------------------------
+
+
+def _task(original: pd.DataFrame, target: str, task: str) -> str:
+    if task in (REGRESSION, CLASSIFICATION):
+        return task
+    if task != "auto":
+        raise InputError(f"task must be auto, regression or classification, got {task!r}")
+    if is_number(original, target) and pd.Series(numeric_column(original, target)).nunique() > MAX_CLASSES:
+        return REGRESSION
+    return CLASSIFICATION
+
+
+def _tolerances(tolerance: float | Mapping[str, float], models: Sequence[str]) -> dict[str, float]:
+    given = dict(tolerance) if isinstance(tolerance, Mapping) else {"default": tolerance}
+    unknown = set(given) - {"default", *MODELS}
+    if unknown:
+        raise InputError(f"tolerance for an unknown model {sorted(unknown)[0]!r}; "
+                         f"expected one of {', '.join(MODELS)} or default")
+    out = {m: given.get(m, given.get("default", DEFAULT_TOLERANCE)) for m in models}
+    for m, value in out.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not 0 <= value < math.inf:
+            raise InputError(f"the tolerance of model {m} must be a finite number >= 0, "
+                             f"got {value!r}")
+    return {m: float(v) for m, v in out.items()}
+
+
+def _partners(original: pd.DataFrame, release: pd.DataFrame, alignment: str,
+              ids: tuple[str, str] | None) -> tuple[np.ndarray | None, str]:
+    """For each release row the original row of its unit (−1 none), or None when the release
+    is not aligned; and the alignment used."""
+    if alignment not in ALIGNMENTS:
+        raise InputError(f"alignment must be one of {', '.join(ALIGNMENTS)}, got {alignment!r}")
+    if ids is not None and alignment != "none":
+        position = pd.Index(id_column(original, ids[0])).get_indexer(id_column(release, ids[1]))
+        return position.astype(np.int64), "id"
+    if alignment == "none" or (alignment == "auto" and len(release) != len(original)):
+        return None, "none"
+    if len(release) != len(original):
+        raise InputError(f"alignment rows needs files of equal length; original "
+                         f"{len(original)} rows, release {len(release)}")
+    return np.arange(len(release), dtype=np.int64), "rows"
+
+
+def _target(frame: pd.DataFrame, target: str, task: str) -> tuple[np.ndarray, np.ndarray]:
+    """Target values and the mask of rows that have one."""
+    if task == REGRESSION:
+        y = numeric_column(frame, target)
+        return y, ~np.isnan(y)
+    y = code_column(frame, target, warn=False)
+    present = ~pd.isna(y)
+    return np.where(present, y, "").astype(str), present
+
+
+# --- the runs ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Collected:
+    """Per model and side: scores and importances of every repetition."""
+
+    scores: dict[str, list[dict[str, float]]]
+    importance: dict[str, list[np.ndarray]]
+
+
+@dataclass(frozen=True)
+class _Data:
+    """Both files as model inputs: features, target, rows with a target, and the original row
+    of each release row (None: not aligned)."""
+
+    task: str
+    metric: str
+    numeric: list[int]
+    categorical: list[int]
+    x_o: np.ndarray
+    y_o: np.ndarray
+    has_o: np.ndarray
+    x_r: np.ndarray
+    y_r: np.ndarray
+    has_r: np.ndarray
+    partners: np.ndarray | None
+
+
+def _split(data: _Data, rng: np.random.Generator, n_test: int,
+           importance_rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Training rows of the original and of the release, test rows of the original and the
+    importance sample among them. Release rows of test units are never training rows."""
+    n = len(data.y_o)
+    is_test = np.zeros(n, dtype=bool)
+    is_test[rng.permutation(n)[:n_test]] = True
+    train_o = np.flatnonzero(~is_test & data.has_o)
+    of_test = np.zeros(len(data.y_r), dtype=bool)
+    if data.partners is not None:
+        linked = data.partners >= 0
+        of_test[linked] = is_test[data.partners[linked]]
+    train_r = np.flatnonzero(~of_test & data.has_r)
+    test = np.flatnonzero(is_test & data.has_o)
+    if train_o.size < 2 or train_r.size < 2 or test.size < 1:
+        raise InputError("too few rows with a target value to train and test the models")
+    sample = np.sort(rng.choice(test, min(importance_rows, test.size), replace=False))
+    return train_o, train_r, test, sample
+
+
+def _run(data: _Data, model: str, side: str, rows: tuple[np.ndarray, ...], seed: int,
+         repeats: int, into: _Collected) -> None:
+    """Fit ``model`` on one side's training rows; score it on the original test rows and
+    measure the permutation importance on the sample."""
+    train_o, train_r, test, sample = rows
+    x, y, train = (data.x_o, data.y_o, train_o) if side == "original" else (data.x_r, data.y_r, train_r)
+    if data.task == CLASSIFICATION and np.unique(y[train]).size < 2:
+        raise InputError(f"the {side}'s training rows hold one class of the target only; "
+                         "a classifier needs two")
+    pipeline = build_model(model, data.task, data.numeric, data.categorical, seed, train.size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        pipeline.fit(x[train], y[train])
+    into.scores[model].append(scores(pipeline, data.task, data.x_o[test], data.y_o[test]))
+    importance = permutation_importance(
+        pipeline, data.x_o[sample], data.y_o[sample], scoring=scorer(data.task, data.metric),
+        n_repeats=repeats, random_state=seed)
+    into.importance[model].append(np.asarray(importance.importances_mean, dtype=float))
+
+
+def ml_utility(
+    original: pd.DataFrame,
+    release: pd.DataFrame,
+    target: str,
+    *,
+    features: Sequence[str] | None = None,
+    categorical: Sequence[str] = (),
+    task: str = "auto",
+    models: Sequence[str] = MODELS,
+    metric: str | None = None,
+    repetitions: int = 5,
+    test_share: float = 0.25,
+    tolerance: float | Mapping[str, float] = DEFAULT_TOLERANCE,
+    alignment: str = "auto",
+    ids: tuple[str, str] | None = None,
+    importance_rows: int = 1000,
+    importance_repeats: int = 3,
+    seed: int = 0,
+) -> MlUtility:
+    """Train each model on the release and on the original, score both on held-out original rows.
+
+    Parameters
+    ----------
+    original, release
+        The confidential original and the candidate release.
+    target
+        The variable to predict: regression for a metric target, classification otherwise
+        (``task="auto"``: numeric with more than 10 distinct values is metric).
+    features
+        Predictors (default: every other column both files share, ids left out); those in
+        ``categorical`` or not numeric in both files are one-hot encoded.
+    models
+        Any of ``linear``, ``forest``, ``boosting``, ``mlp`` (fixed hyper-parameters,
+        :data:`attack.utility.ml_models.HYPERPARAMETERS`).
+    metric
+        The verdict metric: ``rmse`` (default) or ``mae`` for regression; ``balanced_accuracy``
+        (default), ``accuracy`` or ``auc`` for classification.
+    repetitions, test_share
+        Random splits of the original and the share of its rows held out in each.
+    tolerance
+        Largest relative loss of the verdict metric that keeps the utility: one number, or per
+        model (``{"forest": 0.2, "default": 0.1}``).
+    alignment, ids
+        How release rows belong to original units: by the id columns ``ids`` (original,
+        release), ``rows`` (row i is unit i), ``none`` (not aligned: the whole release trains
+        every repetition) or ``auto`` (ids if given, else rows when both files have the same
+        number of rows, else none). Release rows of test units never enter training.
+    importance_rows, importance_repeats
+        Permutation importance on at most this many rows of each test part (a fixed random
+        sample), each feature permuted this many times.
+    seed
+        Seeds the splits, the models and the permutations.
+    """
+    if not isinstance(repetitions, int) or repetitions < 1:
+        raise InputError(f"repetitions must be a positive integer, got {repetitions!r}")
+    if not 0 < test_share < 1:
+        raise InputError(f"the test share must lie in (0, 1), got {test_share!r}")
+    if importance_rows < 1 or importance_repeats < 1:
+        raise InputError("permutation importance needs at least one row and one repeat")
+    models = list(dict.fromkeys(models))
+    if not models or set(models) - set(MODELS):
+        raise InputError(f"models must be among {', '.join(MODELS)}, got {models}")
+    require_columns(original, [target])
+    require_columns(release, [target])
+    task = _task(original, target, task)
+    metric = metric or DEFAULT_METRIC[task]
+    if metric not in VERDICT_METRICS[task]:
+        raise InputError(f"the verdict metric of a {task} must be one of "
+                         f"{', '.join(VERDICT_METRICS[task])}, got {metric!r}")
+    tolerances = _tolerances(tolerance, models)
+    partners, aligned = _partners(original, release, alignment, ids)
+    excluded = {target, *(ids or ())}
+    if features is None:
+        features = [c for c in original.columns if c in release.columns and c not in excluded]
+    features = list(dict.fromkeys(features))
+    if not features or excluded & set(features):
+        raise InputError("the models need at least one feature other than the target and ids")
+    require_columns(original, features)
+    require_columns(release, features)
+    numeric = [f for f in features if f not in categorical
+               and is_number(original, f) and is_number(release, f)]
+    cats = [f for f in features if f not in numeric]
+
+    x_o, x_r = model_inputs(original, release, features, cats)
+    data = _Data(task, metric, [features.index(f) for f in numeric],
+                 [features.index(f) for f in cats], x_o, *_target(original, target, task),
+                 x_r, *_target(release, target, task), partners)
+    n = len(original)
+    n_test = min(max(1, round(test_share * n)), n - 1)
+    collected = {side: _Collected({m: [] for m in models}, {m: [] for m in models})
+                 for side in ("original", "release")}
+    ratios: dict[str, list[float]] = {m: [] for m in models}
+    with threadpool_limits(limits=THREADS):
+        for child in np.random.SeedSequence(seed).spawn(repetitions):
+            split_seq, model_seq = child.spawn(2)
+            rows = _split(data, np.random.default_rng(split_seq), n_test, importance_rows)
+            model_seed = int(model_seq.generate_state(1)[0])
+            for model in models:
+                for side in ("original", "release"):
+                    _run(data, model, side, rows, model_seed, importance_repeats, collected[side])
+                o = collected["original"].scores[model][-1][metric]
+                r = collected["release"].scores[model][-1][metric]
+                ratios[model].append(1.0 if r == o else (r / o if o != 0 else math.inf))
+    test_over_train = n_test / (n - n_test)
+    results = tuple(
+        _model_result(model, metric, tolerances[model], collected, ratios[model], features,
+                      test_over_train, task)
+        for model in models)
+    return MlUtility(
+        target=target, task=task, metric=metric, numeric=tuple(numeric), categorical=tuple(cats),
+        alignment=aligned, n_original=len(original), n_release=len(release),
+        repetitions=repetitions, test_share=float(test_share), importance_rows=importance_rows,
+        importance_repeats=importance_repeats, seed=seed, models=results,
+        hyperparameters={m: HYPERPARAMETERS[m] for m in models},
+    )
+
+
+def _model_result(model: str, metric: str, tolerance: float, collected: dict[str, _Collected],
+                  ratios: list[float], features: list[str], test_over_train: float,
+                  task: str) -> ModelUtility:
+    summaries = {
+        side: {name: _spread([s[name] for s in collected[side].scores[model]], test_over_train)
+               for name in METRICS[task]}
+        for side in ("original", "release")}
+    imp_o = np.mean(collected["original"].importance[model], axis=0)
+    imp_r = np.mean(collected["release"].importance[model], axis=0)
+    rank_o, rank_r = stats.rankdata(-imp_o), stats.rankdata(-imp_r)
+    spearman = None
+    if len(features) >= 2 and np.ptp(imp_o) > 0 and np.ptp(imp_r) > 0:
+        spearman = float(np.corrcoef(rank_o, rank_r)[0, 1])
+    change = np.abs(imp_r - imp_o)
+    order = np.argsort(-change, kind="stable")
+    return ModelUtility(
+        model=model, metric=metric, tolerance=tolerance,
+        original=summaries["original"], release=summaries["release"],
+        ratios=tuple(ratios), ratio=_spread(ratios, test_over_train),
+        importance=tuple(Importance(f, float(imp_o[j]), float(imp_r[j]), float(rank_o[j]),
+                                    float(rank_r[j])) for j, f in enumerate(features)),
+        importance_spearman=spearman,
+        most_changed=tuple(features[j] for j in order[:3] if change[j] > 0),
+    )
