@@ -310,6 +310,11 @@ class Protected:
     release: pd.DataFrame
     log: dict
 
+    def __repr__(self) -> str:
+        changed = ", ".join(f"{c} {n}" for c, n in self.log.get("changed_values", {}).items()) or "none"
+        return (f"Protected(method={self.log.get('method')!r}, rows {self.log.get('rows_in')} -> "
+                f"{self.log.get('rows_out')}, changed values: {changed})")
+
 
 def protect(
     data: pd.DataFrame,

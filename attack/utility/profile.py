@@ -858,6 +858,13 @@ class UtilityProfile:
         """Per family: cases, exceedances, n/a, share and passed."""
         return {f.name: f.summary() for f in self.families}
 
+    def __repr__(self) -> str:
+        kept = sum(f.passed is True for f in self.families)
+        lost = [f.name for f in self.families if f.passed is False]
+        return (f"UtilityProfile({self.n_original} original and {self.n_release} release rows, "
+                f"{len(self.variables)} variables; {kept} of {len(self.families)} families within "
+                f"tolerance" + (f"; exceeded: {', '.join(lost)}" if lost else "") + ")")
+
     def as_dict(self) -> dict:
         return {
             "n_original": self.n_original,

@@ -171,3 +171,11 @@ def test_documented_hoehne_variant_keeps_its_own_remainder_by_default():
     assert sorted(out["x"].round(4)) == sorted([800.3333, 800.3333, 657.5499, 517.3333, 517.3333,
                                                 393.2026, 366.6667, 366.6667, 336.9719,
                                                 158.7168, 67.5])
+
+
+def test_a_protected_release_prints_in_one_line_not_its_frame() -> None:
+    frame = pd.DataFrame({"a": np.arange(300.0), "b": np.arange(300.0)[::-1]})
+    result = protect(frame, "mdav", {"k": 3}, columns=["a", "b"])
+    changed = result.log["changed_values"]
+    assert repr(result) == (f"Protected(method='mdav', rows 300 -> 300, changed values: "
+                            f"a {changed['a']}, b {changed['b']})")

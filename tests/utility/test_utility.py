@@ -455,3 +455,14 @@ def test_thresholds_are_validated_and_used():
     )
     assert loose.family("means").exceedances == 0
     assert loose.as_dict()["thresholds"]["relative"] == 0.25
+
+
+def test_a_profile_prints_in_one_line_naming_the_families_exceeded() -> None:
+    rng = np.random.default_rng(0)
+    original = pd.DataFrame({"x": rng.lognormal(3, 1, 400), "y": rng.lognormal(2, 1, 400)})
+    release = original.assign(x=original["x"] * 1.5)  # every mean of x 50 % off
+    profile = utility_profile(original, release)
+    text = repr(profile)
+    assert "\n" not in text and len(text) < 300
+    assert text.startswith("UtilityProfile(400 original and 400 release rows, 2 variables; ")
+    assert "exceeded: " in text and "means" in text.split("exceeded: ")[1]
