@@ -413,6 +413,18 @@ def _unit_risk_line(risk: Mapping[str, Any]) -> str:
     )
 
 
+def _frequency_line(result: Mapping[str, Any]) -> str | None:
+    """The frequency risk beside a run with categorical keys, in one sentence (None without)."""
+    f = result.get("frequency_risk")
+    if not f:
+        return None
+    k3 = f["k_anonymity"].get("3", {}).get("violating")
+    return (f"Frequency risk of the release on {', '.join(f['keys'])}: {f['sample_uniques']} of "
+            f"{f['records']} records unique, {k3} in combinations of fewer than 3, expected "
+            f"re-identifications {f['expected_reidentifications']:.1f} (global risk "
+            f"{f['global_risk']:.4f}). Not part of the verdict: {f['note']}.")
+
+
 def _run_facts(run: Mapping[str, Any]) -> list[str]:
     """Short "key: value" facts shown under a run heading."""
     r = run["result"]
@@ -479,6 +491,8 @@ def render_markdown(
             out += ["", _suppression_rule(min_count)]
         if any(_upper_at_or_above_tau(c, float(r["tau"])) for c in r.get("cells", [])):
             out += ["", "pass* = point estimate below τ, upper 95% bound at or above τ."]
+        if _frequency_line(r):
+            out += ["", _md_text(_frequency_line(r))]
     return "\n".join(out) + "\n"
 
 
@@ -714,6 +728,8 @@ def _run_context(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_
     notes = [_suppression_rule(min_count)] if min_count > 0 else []
     if any(_upper_at_or_above_tau(c, tau) for c in cells):
         notes.append("pass* = point estimate below τ, upper 95% bound at or above τ (docs/method/risk.md).")
+    if _frequency_line(r):
+        notes.append(_frequency_line(r))
     return {
         "index": index, "name": str(run.get("name", "")), "facts": " · ".join(_run_facts(run)),
         "passed": r["passed"], "n_fail": _failing(r), "n_cells": len(cells),

@@ -83,6 +83,7 @@ def certified_results(runs: Sequence[Mapping[str, Any]]) -> list[dict]:
             "reading": result.get("reading", {}),
             "cells": [{"cell": c["cell"], **{k: c[k] for k in _CELL_FIELDS if k in c}}
                       for c in result["cells"]],
+            **({"frequency_risk": result["frequency_risk"]} if "frequency_risk" in result else {}),
         })
     return out
 

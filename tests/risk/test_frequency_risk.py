@@ -232,3 +232,30 @@ def test_bad_inputs_name_the_problem() -> None:
         frequency_risk(frame, ["missing"])
     with pytest.raises(InputError, match="cannot also be a key"):
         frequency_risk(frame, ["a"], weight="a")
+
+
+def test_frequency_risk_beside_a_linkage_attack_with_categorical_keys() -> None:
+    """On the release, over the categorical keys and the blocks, by brute force; absent when every
+    key is metric; never part of the verdict."""
+    from attack import mass_attack
+
+    rng = np.random.default_rng(1)
+    n = 120
+    release = pd.DataFrame({"unit_id": [f"u{i}" for i in range(n)], "turnover": rng.lognormal(8, 1, n),
+                            "legal": rng.choice(["GmbH", "AG", "KG", "eK", "OHG"], n),
+                            "region": rng.choice(["N", "S", "E"], n)})
+    release.loc[0, "legal"] = "SE"  # one firm alone in its combination
+    run = mass_attack(release, release, keys=["turnover:metric", "legal:nominal"], blocks=["region"],
+                             external_id="unit_id", release_id="unit_id", tau=0.5)
+    beside = run.figures["frequency_risk"]
+    fk = release.groupby(["legal", "region"])["unit_id"].transform("size").to_numpy()
+    assert beside["keys"] == ["legal", "region"]
+    assert beside["sample_uniques"] == int((fk == 1).sum()) >= 1
+    assert beside["k_anonymity"]["3"]["violating"] == int((fk < 3).sum())
+    assert beside["expected_reidentifications"] == pytest.approx((1 / fk).sum(), abs=1e-9)
+    assert beside["global_risk"] == pytest.approx((1 / fk).mean(), abs=1e-9)
+    assert "Frequency risk of the release on legal, region" in run.to_markdown()
+    metric_only = mass_attack(release, release, keys=["turnover:metric"], external_id="unit_id",
+                                     release_id="unit_id", tau=0.5)
+    assert "frequency_risk" not in metric_only.figures
+    assert run.passed == all(c["passed"] for c in run.figures["cells"])  # the cells alone decide
