@@ -203,7 +203,9 @@ METHODS: dict[str, Method] = {m.name: m for m in [
            "bandwidth times a factor, mean and variance kept (Gottschalk)",
            {"factor": Param("float", 1.0, help="bandwidth factor (the handbook tried up to 2.1)"),
             "variant": Param("str", "correlation", ("correlation", "univariate"),
-                             "kernels with the original correlations, or independent")}),
+                             "kernels with the original correlations, or independent"),
+            "adaptive": Param("bool", True, help="narrower bandwidths where a non-negative variable "
+                                                 "would turn negative (Gottschalk)")}),
     Method("synthesis", synthesis.synthesis, "synthesis",
            "replace the listed variables by sequential synthesis (synthpop's cart and others), the rest kept",
            {"method": Param("str", "cart", ("cart", "rf", "norm", "normrank", "logreg", "polyreg", "sample")),

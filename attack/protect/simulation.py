@@ -90,7 +90,7 @@ def silverman_bandwidth(x: np.ndarray) -> float:
 
 
 def kernel_resampling(data: pd.DataFrame, columns: Sequence[str], factor: float = 1.0,
-                      variant: str = "correlation", seed: int = 0) -> pd.DataFrame:
+                      variant: str = "correlation", seed: int = 0, adaptive: bool = True) -> pd.DataFrame:
     """Smoothed bootstrap of the listed columns (Gottschalk 2005; Silverman 1986).
 
     Each row gets the listed values of a record drawn with replacement plus a Gaussian kernel
@@ -99,7 +99,13 @@ def kernel_resampling(data: pd.DataFrame, columns: Sequence[str], factor: float 
     ``x̄ + (x_Z − x̄ + h·k)/√(1 + h²/σ²)``. ``variant="univariate"`` draws the kernels of the
     variables independently; ``"correlation"`` (Gottschalk's correlation-rescaled kernel matrix)
     draws them from a normal distribution with the original correlation matrix, which keeps
-    the correlations. The other columns are kept, so use ``--by`` for subpopulations."""
+    the correlations. The other columns are kept, so use ``--by`` for subpopulations.
+
+    ``adaptive`` (Gottschalk's adaptive bandwidth, for variables without a negative value in the
+    original): while a resampled value of such a variable is negative, the bandwidth that puts the
+    most negative one just above 0 is solved from the resampling formula (the smallest positive
+    root of a quadratic in ``h``) and used for every record still negative; the kernel draws stay
+    the same. Small values are then smoothed less, which is where densities are high."""
     columns = _distinct(columns)
     x = _complete_matrix(data, columns, "kernel resampling")
     n, d = x.shape
@@ -121,5 +127,29 @@ def kernel_resampling(data: pd.DataFrame, columns: Sequence[str], factor: float 
     out = data.copy()
     values = mean + (drawn - mean + h * kernel) / shrink
     for j, column in enumerate(columns):
+        if adaptive and x[:, j].min() >= 0 and sd[j] > 0:
+            values[:, j] = _non_negative(values[:, j], drawn[:, j], kernel[:, j], mean[j], sd[j])
         out[column] = values[:, j]
     return out
+
+
+def _non_negative(values: np.ndarray, drawn: np.ndarray, kernel: np.ndarray, mean: float,
+                  sd: float) -> np.ndarray:
+    """Gottschalk's adaptive bandwidth: repeatedly solve ``mean + (a + h·k)/√(1 + h²/σ²) = δ``
+    (``a = x_Z − mean``, ``δ`` a millionth of σ) at the most negative value and resample every
+    negative record with that bandwidth. Ends: at ``h = 0`` a value is its drawn original, which
+    is not negative."""
+    values = values.copy()
+    delta = 1e-6 * sd
+    for _ in range(values.size):
+        negative = np.flatnonzero(values < 0)
+        if not negative.size:
+            break
+        i = negative[np.argmin(values[negative])]
+        a, k, c = drawn[i] - mean, kernel[i], delta - mean
+        roots = np.roots([k * k - c * c / sd**2, 2 * a * k, a * a - c * c])
+        real = roots[np.isreal(roots)].real
+        positive = real[real > 0]
+        h = float(positive.min()) if positive.size else 0.0
+        values[negative] = mean + (drawn[negative] - mean + h * kernel[negative]) / np.sqrt(1 + (h / sd) ** 2)
+    return np.maximum(values, 0.0)

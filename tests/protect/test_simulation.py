@@ -88,8 +88,23 @@ def test_kernel_resampling_keeps_moments(variant, expected_corr) -> None:
 def test_kernel_resampling_via_catalogue_and_errors() -> None:
     frame = pd.read_csv(TARRAGONA)
     done = protect(frame, "kernel-resampling", ["factor=1.5"], columns=list(frame.columns[:3]), seed=2)
-    assert done.log["params"] == {"factor": 1.5, "variant": "correlation"}
+    assert done.log["params"] == {"factor": 1.5, "variant": "correlation", "adaptive": True}
     with pytest.raises(InputError):
         kernel_resampling(frame, list(frame.columns[:2]), factor=0)
     with pytest.raises(InputError):
         kernel_resampling(frame, list(frame.columns[:2]), variant="other")
+
+
+def test_adaptive_bandwidth_keeps_non_negative_variables_non_negative() -> None:
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"costs": rng.lognormal(2, 1.2, 5_000), "growth": rng.normal(0, 1, 5_000)})
+    plain = kernel_resampling(frame, ["costs", "growth"], factor=2.1, variant="univariate", seed=3, adaptive=False)
+    adapted = kernel_resampling(frame, ["costs", "growth"], factor=2.1, variant="univariate", seed=3)
+    negative = plain["costs"].to_numpy() < 0
+    assert negative.sum() > 50  # symmetric kernels push small values below 0
+    assert (adapted["costs"] >= 0).all()
+    # records that stayed non-negative keep their value; variables that may be negative are untouched
+    np.testing.assert_array_equal(adapted["costs"].to_numpy()[~negative], plain["costs"].to_numpy()[~negative])
+    np.testing.assert_array_equal(adapted["growth"].to_numpy(), plain["growth"].to_numpy())
+    # the records adapted are few and small, so the mean moves little
+    assert adapted["costs"].mean() == pytest.approx(frame["costs"].mean(), rel=0.05)
