@@ -203,9 +203,17 @@ def greedy(x_ext, x_rel, ext_ptr, ext_rows, rel_ptr, rel_rows, constant, margin,
 def tie_counts(groups, costs, x_ext, x_rel, ext_ptr, ext_rows, rel_ptr, rel_rows, constant, margin, tolerance, metric,
                a, b, offset, scale, weight, leaf):  # pragma: no cover - compiled
     """Release records (taken or not) within ``tolerance`` of ``costs[k]`` for external group
-    ``groups[k]``; links of one group at one distance (adjacent in the input) are counted once."""
+    ``groups[k]``; links of one group at one distance (adjacent in the input) are counted once.
+    A node whose bounds put all of its records within the tolerance is counted whole."""
     perm, start, end, left, right, lo, hi = build_tree(x_rel, leaf)
     rep_r = rel_rows[rel_ptr[:-1]]
+    records = np.zeros(left.size, np.int64)
+    for node in range(left.size - 1, -1, -1):  # children were made after their parent
+        if left[node] >= 0:
+            records[node] = records[left[node]] + records[right[node]]
+        else:
+            for t in range(start[node], end[node]):
+                records[node] += rel_ptr[perm[t] + 1] - rel_ptr[perm[t]]
     out = np.empty(costs.size, np.int64)
     stack = np.empty(256, np.int64)
     for k in range(costs.size):
@@ -219,9 +227,14 @@ def tie_counts(groups, costs, x_ext, x_rel, ext_ptr, ext_rows, rel_ptr, rel_rows
         while top > 0:
             top -= 1
             node = stack[top]
-            if lower_cost(gap_to(query, lo, hi, node), constant, margin) > target + tolerance:
+            low = lower_cost(gap_to(query, lo, hi, node), constant, margin)
+            if low > target + tolerance:
                 continue
-            if upper_cost(reach_to(query, lo, hi, node), constant, margin) < target - tolerance:
+            high = upper_cost(reach_to(query, lo, hi, node), constant, margin)
+            if high < target - tolerance:
+                continue
+            if low >= target - tolerance and high <= target + tolerance:
+                count += records[node]
                 continue
             if left[node] >= 0:
                 stack[top], stack[top + 1] = left[node], right[node]
@@ -229,11 +242,6 @@ def tie_counts(groups, costs, x_ext, x_rel, ext_ptr, ext_rows, rel_ptr, rel_rows
                 continue
             for t in range(start[node], end[node]):
                 h = perm[t]
-                emb = squared(x_rel[h], query)
-                if lower_cost(emb, constant, margin) > target + tolerance:
-                    continue
-                if upper_cost(emb, constant, margin) < target - tolerance:
-                    continue
                 if abs(cost(row, rep_r[h], metric, a, b, offset, scale, weight) - target) <= tolerance:
                     count += rel_ptr[h + 1] - rel_ptr[h]
         out[k] = count

@@ -10,3 +10,7 @@ DENSE_BYTES_PER_PAIR = 16
 
 #: Blocks with more pairs than this use candidate search when the distance embeds.
 DENSE_PAIRS = 4_000_000
+
+#: Procedure II blocks with more pairs than this use the k-d tree of value groups when the distance
+#: embeds: above about ten thousand pairs it is faster than the dense rounds (benchmarks/bench_register.py).
+GREEDY_DENSE_PAIRS = 20_000
