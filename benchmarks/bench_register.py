@@ -111,7 +111,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown case {unknown[0]!r}")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
-    seconds: dict[str, float] = {}
+    seconds: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.cases or DEFAULT:
             shape, size = name.rsplit("-", 1)
@@ -125,7 +125,7 @@ def main() -> None:
             if run.failed:
                 print(f"{name}: FAILED after {run.seconds:.1f} s", flush=True)
                 continue
-            seconds[name] = run.seconds
+            seconds[name] = run.seconds, run.cpu_seconds
             seen = figures(out)
             max_s, max_gib = BUDGETS.get(name, (None, None))
             checks = [f"time {verdict(run.seconds, max_s)} ({max_s} s)"] if max_s else []
@@ -133,13 +133,14 @@ def main() -> None:
                 checks.append(f"memory {verdict(run.peak_gib, max_gib)} ({max_gib} GiB)")
             small = f"{shape}-300k"
             if size == "1M" and small in seconds:
-                ratio = run.seconds / seconds[small]
-                checks.append(f"time(1M)/time(300k) {ratio:.2f} {verdict(ratio, GROWTH)} (≤ {GROWTH:g})")
+                ratio = run.seconds / seconds[small][0]
+                cpu = run.cpu_seconds / seconds[small][1]
+                checks.append(f"time(1M)/time(300k) {ratio:.2f} {verdict(ratio, GROWTH)} (≤ {GROWTH:g}; CPU {cpu:.2f})")
             optimal = ""
             if "optimal_blocks" in seen:
                 optimal = f", proven optimal blocks {seen['optimal_blocks']}/{seen.get('n_blocks')}"
             print(
-                f"{name}: {run.seconds:.1f} s wall, peak {run.peak_gib:.2f} GiB; "
+                f"{name}: {run.seconds:.1f} s wall ({run.cpu_seconds:.1f} s CPU), peak {run.peak_gib:.2f} GiB; "
                 f"candidate pairs {seen.get('n_candidate_pairs', 0):,}, largest block {seen.get('largest_block')}, "
                 f"links {seen.get('n_links', 0):,}, solvers {seen.get('solvers')}{optimal}"
                 + (f"; {'; '.join(checks)}" if checks else ""),
