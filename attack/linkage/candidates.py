@@ -13,7 +13,8 @@ embedded distance that, minus the constant and a safety margin, exceeds the cand
 distance plus the tie tolerance. So the nearest free candidate of a row, ties included, is
 exactly the one the dense matrix would give. Rows whose certified candidates run out are
 queried again with twice as many neighbours, against a tree rebuilt on the still free release
-records when half of its points have been taken.
+records when half of its points have been taken. Procedure II (:func:`tree_greedy`) instead
+searches a tree of the release records' distinct values that forgets the used ones.
 """
 
 from __future__ import annotations

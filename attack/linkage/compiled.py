@@ -1,9 +1,9 @@
 """The compiled loops of the candidate search (numba; compiled once per machine, kept on disk).
 
-:func:`greedy_heap` runs Procedure II's heap for :func:`attack.linkage.candidates.tree_greedy`;
-:func:`build_tree`, :func:`refill` and :func:`first_lists` are the k-d tree over the free release
-records, the refill of one candidate list and the costing of the first lists
-(:mod:`attack.linkage.refill`). The functions live at module level so that numba can keep them
+:func:`greedy` runs Procedure II over groups of identical key values and :func:`tie_counts`
+counts its ties, for :func:`attack.linkage.candidates.tree_greedy`; :func:`build_tree`,
+:func:`refill` and :func:`first_lists` are the k-d tree over the free release records, the refill
+of one candidate list and the costing of the first lists (:mod:`attack.linkage.refill`). The functions live at module level so that numba can keep them
 in its disk cache.
 """
 
