@@ -110,10 +110,7 @@ def best_group(g, query, points, perm, start, end, left, right, lo, hi, alive, f
                     if j < best_j:
                         best_j, best_h = j, h
             continue
-        near, far = left[node], right[node]
-        near_gap, far_gap = gap_to(query, lo, hi, near), gap_to(query, lo, hi, far)
-        if near_gap > far_gap:
-            near, far, near_gap, far_gap = far, near, far_gap, near_gap
+        far, far_gap, near, near_gap = children(query, lo, hi, left, right, node)
         for child, gap in ((far, far_gap), (near, near_gap)):  # the nearer child comes off first
             if alive[child] > 0 and lower_cost(gap, constant, margin) <= best_c:
                 stack[top], gaps[top] = child, gap
@@ -339,6 +336,16 @@ def gap_to(query, lo, hi, node):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def children(query, lo, hi, left, right, node):  # pragma: no cover - compiled
+    """A node's children, the farther from ``query`` first, with their squared gaps to it."""
+    near, far = left[node], right[node]
+    near_gap, far_gap = gap_to(query, lo, hi, near), gap_to(query, lo, hi, far)
+    if near_gap > far_gap:
+        return near, near_gap, far, far_gap
+    return far, far_gap, near, near_gap
+
+
+@njit(cache=True)
 def nearest(query, k, points, perm, start, end, left, right, lo, hi):  # pragma: no cover - compiled
     """Positions of the ``k`` nearest points and the k-th squared distance."""
     d = points.shape[1]
@@ -372,10 +379,7 @@ def nearest(query, k, points, perm, start, end, left, right, lo, hi):  # pragma:
                 if filled < k:
                     filled += 1
             continue
-        near, far = left[node], right[node]
-        near_gap, far_gap = gap_to(query, lo, hi, near), gap_to(query, lo, hi, far)
-        if near_gap > far_gap:
-            near, far, near_gap, far_gap = far, near, far_gap, near_gap
+        far, far_gap, near, near_gap = children(query, lo, hi, left, right, node)
         for child, gap in ((far, far_gap), (near, near_gap)):  # the nearer child comes off first
             if filled < k or gap <= best_d[k - 1]:
                 stack[top], bounds[top] = child, gap

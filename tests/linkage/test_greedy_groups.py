@@ -107,10 +107,10 @@ def test_rounding_margin_grows_with_the_coordinates():
     assert large[3] > 0  # below it the lower bound would fall as the distance grows
 
 
-def test_greedy_blocks_of_tens_of_thousands_of_pairs_take_the_tree():
+def test_greedy_blocks_above_the_dense_bound_take_the_tree():
     rng = np.random.default_rng(1)
     frame = lambda n: pd.DataFrame({"x": rng.integers(0, 50, n) * 1.0})  # noqa: E731
-    model = build_distance_model(frame(200), frame(300), [KeySpec("x", "metric")])
+    model = build_distance_model(frame(600), frame(700), [KeySpec("x", "metric")])  # 420,000 pairs
     solution = solve_block(BlockTask(0, model, "greedy"))
     assert solution.solver == "kd-tree"
     dense = _dense(model)
