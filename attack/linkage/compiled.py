@@ -256,6 +256,34 @@ def reach_to(query, lo, hi, node):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def rank_value(values, n, k):  # pragma: no cover - compiled
+    """The value of rank ``k`` (from 0) among ``values[:n]``, which it reorders: three-way
+    partitions around a median of three (much shorter to compile than ``np.partition``)."""
+    lo, hi = 0, n
+    while True:
+        x, y, w = values[lo], values[(lo + hi - 1) // 2], values[hi - 1]
+        pivot = max(min(x, y), min(max(x, y), w))
+        below, at, above = lo, lo, hi
+        while at < above:  # values[lo:below] < pivot, values[below:at] == pivot, values[above:hi] > pivot
+            v = values[at]
+            if v < pivot:
+                values[at], values[below] = values[below], v
+                below += 1
+                at += 1
+            elif v > pivot:
+                above -= 1
+                values[at], values[above] = values[above], v
+            else:
+                at += 1
+        if k < below:
+            hi = below
+        elif k >= above:
+            lo = above
+        else:
+            return pivot
+
+
+@njit(cache=True)
 def build_tree(points, leaf):  # pragma: no cover - compiled
     m, d = points.shape
     capacity = 2 * (m // ((leaf + 1) // 2) + 1) + 1
@@ -290,7 +318,7 @@ def build_tree(points, leaf):  # pragma: no cover - compiled
         half = (e - s) // 2
         for i in range(s, e):
             values[i - s] = points[perm[i], dim]
-        median = np.partition(values[: e - s], half)[half]
+        median = rank_value(values, e - s, half)
         at = 0
         for side in range(3):  # below, at and above the median
             for i in range(s, e):

@@ -116,3 +116,16 @@ def test_greedy_blocks_above_the_dense_bound_take_the_tree():
     dense = _dense(model)
     np.testing.assert_array_equal(solution.cols, dense.cols)
     np.testing.assert_array_equal(solution.n_best, dense.n_best)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=1, max_size=40), st.data())
+def test_rank_value_is_the_value_of_that_rank(values, data):
+    """The k-d tree's median (compiled selection) equals NumPy's, duplicates included."""
+    from attack.linkage.compiled import rank_value
+
+    values = np.array(values, dtype=float)
+    k = data.draw(st.integers(0, values.size - 1))
+    buffer = np.concatenate([values, [99.0, -99.0]])  # only the first n values are read
+    assert rank_value(buffer, values.size, k) == np.partition(values, k)[k]
+    assert sorted(buffer[: values.size]) == sorted(values) and list(buffer[values.size:]) == [99.0, -99.0]
