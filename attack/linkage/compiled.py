@@ -84,11 +84,8 @@ def best_group(g, query, points, perm, start, end, left, right, lo, hi, alive, f
     distance, its first free record, the group, whether no other free group has that distance)``.
     Among groups at the same distance the one whose first free record comes first wins; a
     subtree is skipped when it holds no free group or its bound exceeds the best distance."""
+    stack, gaps, top = np.zeros(256, np.int64), np.zeros(256), 1  # the root, at gap 0, first
     best_c, best_j, best_h, ties = np.inf, -1, -1, 0
-    stack = np.empty(256, np.int64)
-    gaps = np.empty(256)
-    stack[0], gaps[0] = 0, 0.0
-    top = 1
     while top > 0:
         top -= 1
         node = stack[top]
