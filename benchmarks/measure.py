@@ -13,12 +13,14 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Measured:
-    """What a child process printed, how long it took and its peak resident memory."""
+    """What a child process printed, how long it took, its peak resident memory and its processor
+    time (user + system; on shared cores a steadier measure of the work than the wall time)."""
 
     output: str
     seconds: float
     peak_mib: float
     failed: bool
+    cpu_seconds: float = 0.0
 
     @property
     def peak_gib(self) -> float:
@@ -33,4 +35,5 @@ def run_child(command: list[str], capture: bool = True) -> Measured:
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     output = proc.stdout.read().strip() if capture else ""
-    return Measured(output, seconds, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status) != 0)
+    failed = os.waitstatus_to_exitcode(status) != 0
+    return Measured(output, seconds, usage.ru_maxrss / 1024, failed, usage.ru_utime + usage.ru_stime)

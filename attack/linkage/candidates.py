@@ -13,7 +13,8 @@ embedded distance that, minus the constant and a safety margin, exceeds the cand
 distance plus the tie tolerance. So the nearest free candidate of a row, ties included, is
 exactly the one the dense matrix would give. Rows whose certified candidates run out are
 queried again with twice as many neighbours, against a tree rebuilt on the still free release
-records when half of its points have been taken.
+records when half of its points have been taken. Procedure II (:func:`tree_greedy`) instead
+searches a tree of the release records' distinct values that forgets the used ones.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import pandas as pd
 from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
-from attack.linkage.compiled import greedy
+from attack.linkage.compiled import greedy, tie_counts
 from attack.linkage.distances import (
     DistanceModel,
     KeySpec,
@@ -51,8 +52,9 @@ def embedding(model: DistanceModel) -> tuple[np.ndarray, np.ndarray, float] | No
             return None
         if isinstance(comp, _MetricComponent) and comp.power == 2:
             factor = np.sqrt(key.weight / scale)
-            ext_parts.append((comp.a * factor)[:, None])
-            rel_parts.append((comp.b * factor)[:, None])
+            centre = _centre(comp.a, comp.b)  # small coordinates round less (see rounding())
+            ext_parts.append(((comp.a - centre) * factor)[:, None])
+            rel_parts.append(((comp.b - centre) * factor)[:, None])
         elif isinstance(comp, _CodeComponent) and comp.kind == "nominal":
             levels = int(max(comp.a.max(initial=0), comp.b.max(initial=0))) + 1
             factor = np.sqrt(key.weight / (2 * scale))
@@ -67,6 +69,15 @@ def embedding(model: DistanceModel) -> tuple[np.ndarray, np.ndarray, float] | No
     if x_ext.shape[1] > MAX_DIMENSIONS:
         return None
     return x_ext, x_rel, constant
+
+
+def _centre(a: np.ndarray, b: np.ndarray) -> float:
+    """Midpoint of the values of both files."""
+    if a.size == 0 and b.size == 0:
+        return 0.0
+    low = min(a.min(initial=np.inf), b.min(initial=np.inf))
+    high = max(a.max(initial=-np.inf), b.max(initial=-np.inf))
+    return float(low + (high - low) / 2)
 
 
 class CandidateLists:
@@ -204,39 +215,66 @@ class CandidateLists:
 
 
 def tree_greedy(model: DistanceModel, embedded) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Procedure II (ties by distance, external row, release row) via certified candidates.
+    """Procedure II (ties by distance, external row, release row), compiled
+    (:func:`attack.linkage.compiled.greedy`).
 
-    A heap holds each row's best free candidate; the smallest ``(distance, row, column)`` is
-    assigned when its column is still free, otherwise that row's next candidate is pushed, and a
-    row whose certified list has run out gets a fresh one from the free release rows. All of it
-    runs compiled (:func:`attack.linkage.compiled.greedy`) with the rules of
-    :class:`CandidateLists`.
+    Records with identical key values have identical distances to every other record, so each
+    file is grouped by its key values and the search runs over one embedded point per group: a
+    k-d tree of the release groups that still have a free record, asked for an external group's
+    nearest one whenever the distance it offered is gone. Distances are the exact ones of
+    :meth:`DistanceModel.pair_cost` (same operations, same bits); the embedding only prunes, with
+    a margin that covers its rounding (:func:`rounding`). The tie counts are the dense ones:
+    every release record of the block within the tie tolerance of the link's distance.
     """
-    lists = CandidateLists(model, *embedded)
-    n, k = lists.first_cols.shape
-    ready = lists.first_certified() if k else np.zeros(n, dtype=bool)
-    heap_cost = np.where(ready, lists.first_costs[:, 0] if k else 0.0, -np.inf)
-    heap_row = np.arange(n, dtype=np.int64)
-    heap_col = np.where(ready, lists.first_cols[:, 0] if k else -1, -1).astype(np.int64)
-    order = np.lexsort((heap_col, heap_row, heap_cost))  # a sorted array is a heap
-    room = n * k + max(1024, n * k // 4)
-    cols, costs = np.zeros(room, dtype=np.int64), np.zeros(room)
-    cols[: n * k], costs[: n * k] = lists.first_cols.ravel(), lists.first_costs.ravel()
-    start = np.arange(n, dtype=np.int64) * k
-    end = start + k
-    limit = min(lists.n_ext, lists.n_rel)
-    out_row, out_col, out_cost = np.empty(limit, dtype=np.int64), np.empty(limit, dtype=np.int64), np.empty(limit)
-    made, cols, costs, _ = greedy(
-        heap_cost[order], heap_row[order], heap_col[order], cols, costs, n * k, start, end, start.copy(),
-        lists.bound, lists.taken, lists.neighbours, lists.requeried, lists.from_full_tree,
-        np.ascontiguousarray(lists.x_ext, dtype=np.float64), np.ascontiguousarray(lists.x_rel, dtype=np.float64),
-        float(lists.constant), *lists.exact.arrays(), limit, TIE_TOLERANCE, INITIAL_NEIGHBOURS, LEAF,
-        out_row, out_col, out_cost)
-    if made < 0:
+    x_ext, x_rel, constant = embedded
+    exact = ExactCost(model)
+    ext_ptr, ext_rows = value_groups(exact.a)
+    rel_ptr, rel_rows = value_groups(exact.b)
+    points_ext = np.ascontiguousarray(x_ext[ext_rows[ext_ptr[:-1]]], dtype=np.float64)
+    points_rel = np.ascontiguousarray(x_rel[rel_rows[rel_ptr[:-1]]], dtype=np.float64)
+    margin = rounding(x_ext, x_rel)
+    limit = min(len(x_ext), len(x_rel))
+    rows, cols, dist, groups = greedy(points_ext, points_rel, ext_ptr, ext_rows, rel_ptr, rel_rows, float(constant),
+                                      margin, *exact.arrays(), LEAF, limit)
+    if rows.size < limit:
         raise LookupError("no free release row left")
-    for i in np.flatnonzero(lists.requeried).tolist():  # the refilled lists, for the tie counts
-        lists.cols[i], lists.costs[i] = cols[start[i]:end[i]], costs[start[i]:end[i]]
-    return _finish(lists, out_row[:made], out_col[:made], out_cost[:made])
+    order = np.lexsort((dist, groups))  # links of one group at one distance counted once
+    n_best = np.empty(rows.size, dtype=np.int64)
+    n_best[order] = tie_counts(groups[order], dist[order], points_ext, points_rel, ext_ptr, ext_rows, rel_ptr,
+                               rel_rows, float(constant), margin, TIE_TOLERANCE, *exact.arrays(), LEAF)
+    by_row = np.argsort(rows, kind="stable")
+    return rows[by_row], cols[by_row], dist[by_row], n_best[by_row]
+
+
+def value_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Records (columns of ``values``, one row per key) grouped by identical values, bit for bit:
+    ``(ptr, rows)`` with group ``g``'s records ``rows[ptr[g]:ptr[g + 1]]`` in ascending order."""
+    n = values.shape[1]
+    bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)
+    order = np.lexsort(bits[::-1]) if n else np.zeros(0, dtype=np.int64)  # stable: rows ascend
+    ordered = bits[:, order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = np.any(ordered[:, 1:] != ordered[:, :-1], axis=0)
+    return np.append(np.flatnonzero(new), n).astype(np.int64), order.astype(np.int64)
+
+
+def rounding(x_ext: np.ndarray, x_rel: np.ndarray) -> np.ndarray:
+    """How far the embedded distance ``ê`` may lie from ``exact + C`` after rounding:
+    ``r·(ê + |C|) + g·√ê + f``, returned as ``[r, g, f, e*]`` with ``e*`` where ``ê − r·ê − g·√ê``
+    starts to grow (:func:`attack.linkage.compiled.lower_cost`).
+
+    With ``eps`` the unit roundoff, ``d`` dimensions and ``M`` the largest embedded coordinate:
+    the exact sum and the scale factors err by a few ``d·eps`` relative to ``ê + |C|``; a
+    coordinate errs by about ``2·eps·M``, which moves ``ê`` by at most about ``4·eps·M·√(d·ê)``
+    plus its square. The constants below are eight times those.
+    """
+    d = max(x_ext.shape[1] if x_ext.ndim == 2 else 1, 1)
+    magnitude = max(np.abs(x_ext).max(initial=0.0), np.abs(x_rel).max(initial=0.0))
+    eps = np.finfo(float).eps
+    relative = 8 * (d + 4) * eps
+    grain = 32 * eps * magnitude * np.sqrt(d)
+    floor = 128 * d * (eps * magnitude) ** 2
+    return np.array([relative, grain, floor, (grain / (2 * (1 - relative))) ** 2])
 
 
 def warm_up() -> None:

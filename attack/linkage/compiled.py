@@ -1,9 +1,9 @@
 """The compiled loops of the candidate search (numba; compiled once per machine, kept on disk).
 
-:func:`greedy_heap` runs Procedure II's heap for :func:`attack.linkage.candidates.tree_greedy`;
-:func:`build_tree`, :func:`refill` and :func:`first_lists` are the k-d tree over the free release
-records, the refill of one candidate list and the costing of the first lists
-(:mod:`attack.linkage.refill`). The functions live at module level so that numba can keep them
+:func:`greedy` runs Procedure II over groups of identical key values and :func:`tie_counts`
+counts its ties, for :func:`attack.linkage.candidates.tree_greedy`; :func:`build_tree`,
+:func:`refill` and :func:`first_lists` are the k-d tree over the free release records, the refill
+of one candidate list and the costing of the first lists (:mod:`attack.linkage.refill`). The functions live at module level so that numba can keep them
 in its disk cache.
 """
 
@@ -53,67 +53,231 @@ def pop(cost, row, col, size):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def greedy(heap_cost, heap_row, heap_col, cols, costs, used, start, end, pointer, bound, taken, neighbours,
-           requeried, full_list, x_ext, x_rel, constant, metric, a, b, offset, scale, weight,
-           limit, tolerance, initial, leaf, out_row, out_col, out_cost):  # pragma: no cover - compiled
-    """Procedure II's heap over certified candidate lists, refilling a list from a k-d tree of
-    the free release rows when it runs out (the rules of
-    :class:`attack.linkage.candidates.CandidateLists`). Returns ``(links made, candidate
-    records, their distances, slots used)``: the store grows with the refills."""
-    size, made, m = heap_cost.size, 0, x_rel.shape[0]
-    tree_rows = np.arange(m)
-    points = x_rel
-    tree = build_tree(points, leaf)
-    built, taken_in_tree = False, 0
-    while size > 0 and made < limit:
-        c, i, j = heap_cost[0], heap_row[0], heap_col[0]
-        size = pop(heap_cost, heap_row, heap_col, size)
-        if j >= 0 and not taken[j]:  # the smallest entry: a link when its column is free
-            taken[j] = True
-            taken_in_tree += 1
-            out_row[made], out_col[made], out_cost[made] = i, j, c
-            made += 1
+def lower_cost(emb, constant, margin):  # pragma: no cover - compiled
+    """A lower bound of the exact distance of every pair whose embedded squared distance is at
+    least ``emb``; ``margin`` from :func:`attack.linkage.candidates.rounding` (the bound is
+    taken at ``margin[3]`` or above, where it grows with ``emb``)."""
+    e = max(emb, margin[3])
+    return e - constant - (margin[0] * (e + abs(constant)) + margin[1] * np.sqrt(e) + margin[2])
+
+
+@njit(cache=True)
+def upper_cost(emb, constant, margin):  # pragma: no cover - compiled
+    """An upper bound of the exact distance of every pair whose embedded squared distance is at
+    most ``emb``."""
+    return emb - constant + margin[0] * (emb + abs(constant)) + margin[1] * np.sqrt(emb) + margin[2]
+
+
+@njit(cache=True)
+def squared(p, q):  # pragma: no cover - compiled
+    dist = 0.0
+    for c in range(p.size):
+        diff = p[c] - q[c]
+        dist += diff * diff
+    return dist
+
+
+@njit(cache=True)
+def best_group(g, query, points, perm, start, end, left, right, lo, hi, alive, front, rows, ptr, rep_e, rep_r,
+               constant, margin, metric, a, b, offset, scale, weight):  # pragma: no cover - compiled
+    """The nearest release value group with free records for external group ``g``: ``(exact
+    distance, its first free record, the group, whether no other free group has that distance)``.
+    Among groups at the same distance the one whose first free record comes first wins; a
+    subtree is skipped when it holds no free group or its bound exceeds the best distance."""
+    stack, gaps, top = np.zeros(256, np.int64), np.zeros(256), 1  # the root, at gap 0, first
+    best_c, best_j, best_h, ties = np.inf, -1, -1, 0
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        if alive[node] == 0 or lower_cost(gaps[top], constant, margin) > best_c:
             continue
-        while True:  # else the row's next certified free candidate, refilling its list as needed
-            p = pointer[i]
-            while p < end[i] and taken[cols[p]]:
-                p += 1
-            pointer[i] = p
-            if p < end[i] and costs[p] + tolerance < bound[i]:
-                size = push(heap_cost, heap_row, heap_col, size, costs[p], i, cols[p])
-                break
-            if bound[i] == np.inf and p >= end[i]:
-                return -1, cols, costs, used  # no free release row left
-            if not built:
-                built = True
-            elif taken_in_tree * 2 > tree_rows.size and made < m:
-                tree_rows = np.flatnonzero(~taken)
-                points = np.ascontiguousarray(x_rel[tree_rows])
-                tree = build_tree(points, leaf)
-                taken_in_tree = 0
-            k = min(max(4 * neighbours[i], initial), tree_rows.size)
-            neighbours[i] = k
-            found, found_costs, reach = refill(x_ext[i], k, i, points, tree_rows, tree[0], tree[1], tree[2],
-                                               tree[3], tree[4], tree[5], tree[6], metric, a, b, offset, scale,
-                                               weight)
-            if used + k > cols.size:
-                grow = max(used + k, 2 * cols.size)
-                more_cols = np.zeros(grow, np.int64)
-                more_costs = np.zeros(grow)
-                more_cols[:used] = cols[:used]
-                more_costs[:used] = costs[:used]
-                cols, costs = more_cols, more_costs
-            cols[used:used + k] = found
-            costs[used:used + k] = found_costs
-            start[i], end[i], pointer[i] = used, used + k, used
-            used += k
-            if k >= tree_rows.size:
-                bound[i] = np.inf
+        if left[node] < 0:
+            for t in range(start[node], end[node]):
+                h = perm[t]
+                if front[h] >= ptr[h + 1]:
+                    continue
+                if lower_cost(squared(points[h], query), constant, margin) > best_c:
+                    continue
+                c = cost(rep_e[g], rep_r[h], metric, a, b, offset, scale, weight)
+                j = rows[front[h]]
+                if c < best_c:
+                    best_c, best_j, best_h, ties = c, j, h, 1
+                elif c == best_c:
+                    ties += 1
+                    if j < best_j:
+                        best_j, best_h = j, h
+            continue
+        far, far_gap, near, near_gap = children(query, lo, hi, left, right, node)
+        for child, gap in ((far, far_gap), (near, near_gap)):  # the nearer child comes off first
+            if alive[child] > 0 and lower_cost(gap, constant, margin) <= best_c:
+                stack[top], gaps[top] = child, gap
+                top += 1
+    return best_c, best_j, best_h, ties == 1
+
+
+@njit(cache=True)
+def tree_links(left, right, start, end, perm, n_points):  # pragma: no cover - compiled
+    """Parent of every node and leaf of every point of a tree from :func:`build_tree`."""
+    parent = np.full(left.size, -1, np.int64)
+    leaf_of = np.empty(n_points, np.int64)
+    for node in range(left.size):
+        if left[node] >= 0:
+            parent[left[node]], parent[right[node]] = node, node
+        else:
+            for t in range(start[node], end[node]):
+                leaf_of[perm[t]] = node
+    return parent, leaf_of
+
+
+@njit(cache=True)
+def greedy(x_ext, x_rel, ext_ptr, ext_rows, rel_ptr, rel_rows, constant, margin, metric, a, b, offset, scale, weight,
+           leaf, limit):  # pragma: no cover - compiled
+    """Procedure II over groups of records with identical key values (docs/method/linkage.md).
+
+    ``x_ext``/``x_rel`` hold one embedded point per group; group ``g``'s records are
+    ``rows[ptr[g]:ptr[g + 1]]``, ascending. Records of a group are interchangeable but for their
+    row number, so a group always links its first free record, to the first free record of the
+    nearest free release group (ties: the smallest such record). A heap holds one entry per
+    external group keyed by ``(distance, first free record)``, a lower bound of its next pair;
+    an entry whose distance no free release group still offers is pushed again with the true
+    one. The release groups sit in a k-d tree that counts the free groups of every node.
+    Returns ``(external rows, release rows, distances, external groups)`` of the links in the
+    order they were made."""
+    perm, start, end, left, right, lo, hi = build_tree(x_rel, leaf)
+    n_groups = x_rel.shape[0]
+    parent, leaf_of = tree_links(left, right, start, end, perm, n_groups)
+    alive = end - start
+    front = rel_ptr[:-1].copy()
+    rep_r = rel_rows[rel_ptr[:-1]]
+    rep_e = ext_rows[ext_ptr[:-1]]
+    first = ext_ptr[:-1].copy()
+    n_ext = x_ext.shape[0]
+    heap_cost, heap_row, heap_group = np.empty(n_ext), np.empty(n_ext, np.int64), np.empty(n_ext, np.int64)
+    chosen = np.full(n_ext, -1, np.int64)
+    alone = np.zeros(n_ext, np.bool_)
+    size = 0
+    for g in range(n_ext):
+        c, j, h, u = best_group(g, x_ext[g], x_rel, perm, start, end, left, right, lo, hi, alive, front, rel_rows,
+                                rel_ptr, rep_e, rep_r, constant, margin, metric, a, b, offset, scale, weight)
+        if h >= 0:
+            chosen[g], alone[g] = h, u
+            size = push(heap_cost, heap_row, heap_group, size, c, ext_rows[first[g]], g)
+    out_row, out_col = np.empty(limit, np.int64), np.empty(limit, np.int64)
+    out_cost, out_group = np.empty(limit), np.empty(limit, np.int64)
+    made = 0
+    while size > 0 and made < limit:
+        c, i, g = heap_cost[0], heap_row[0], heap_group[0]
+        size = pop(heap_cost, heap_row, heap_group, size)
+        h = chosen[g]
+        if not (alone[g] and front[h] < rel_ptr[h + 1]):  # else its only nearest group is still free
+            now, j, h, u = best_group(g, x_ext[g], x_rel, perm, start, end, left, right, lo, hi, alive, front,
+                                      rel_rows, rel_ptr, rep_e, rep_r, constant, margin, metric, a, b, offset, scale,
+                                      weight)
+            if h < 0:
+                break  # no free release record left
+            chosen[g], alone[g] = h, u
+            if now != c:  # the distance grew: back into the heap with the true one
+                size = push(heap_cost, heap_row, heap_group, size, now, i, g)
+                continue
+        out_row[made], out_col[made], out_cost[made], out_group[made] = i, rel_rows[front[h]], c, g
+        made += 1
+        front[h] += 1
+        if front[h] == rel_ptr[h + 1]:  # the group is used up: no longer counted in its nodes
+            node = leaf_of[h]
+            while node >= 0:
+                alive[node] -= 1
+                node = parent[node]
+        first[g] += 1
+        if first[g] < ext_ptr[g + 1]:
+            size = push(heap_cost, heap_row, heap_group, size, c, ext_rows[first[g]], g)
+    return out_row[:made], out_col[:made], out_cost[:made], out_group[:made]
+
+
+@njit(cache=True)
+def tie_counts(groups, costs, x_ext, x_rel, ext_ptr, ext_rows, rel_ptr, rel_rows, constant, margin, tolerance, metric,
+               a, b, offset, scale, weight, leaf):  # pragma: no cover - compiled
+    """Release records (taken or not) within ``tolerance`` of ``costs[k]`` for external group
+    ``groups[k]``; links of one group at one distance (adjacent in the input) are counted once.
+    A node whose bounds put all of its records within the tolerance is counted whole."""
+    perm, start, end, left, right, lo, hi = build_tree(x_rel, leaf)
+    rep_r = rel_rows[rel_ptr[:-1]]
+    records = np.zeros(left.size, np.int64)
+    for node in range(left.size - 1, -1, -1):  # children were made after their parent
+        if left[node] >= 0:
+            records[node] = records[left[node]] + records[right[node]]
+        else:
+            for t in range(start[node], end[node]):
+                records[node] += rel_ptr[perm[t] + 1] - rel_ptr[perm[t]]
+    out = np.empty(costs.size, np.int64)
+    stack = np.empty(256, np.int64)
+    for k in range(costs.size):
+        g, target = groups[k], costs[k]
+        if k > 0 and groups[k - 1] == g and costs[k - 1] == target:
+            out[k] = out[k - 1]
+            continue
+        row, query, count = ext_rows[ext_ptr[g]], x_ext[g], 0
+        stack[0] = 0
+        top = 1
+        while top > 0:
+            top -= 1
+            node = stack[top]
+            low = lower_cost(gap_to(query, lo, hi, node), constant, margin)
+            if low > target + tolerance:
+                continue
+            high = upper_cost(reach_to(query, lo, hi, node), constant, margin)
+            if high < target - tolerance:
+                continue
+            if low >= target - tolerance and high <= target + tolerance:
+                count += records[node]
+                continue
+            if left[node] >= 0:
+                stack[top], stack[top + 1] = left[node], right[node]
+                top += 2
+                continue
+            for t in range(start[node], end[node]):
+                h = perm[t]
+                if abs(cost(row, rep_r[h], metric, a, b, offset, scale, weight) - target) <= tolerance:
+                    count += rel_ptr[h + 1] - rel_ptr[h]
+        out[k] = count
+    return out
+
+
+@njit(cache=True)
+def reach_to(query, lo, hi, node):  # pragma: no cover - compiled
+    """Squared distance from ``query`` to the farthest corner of a node's box."""
+    reach = 0.0
+    for c in range(query.size):
+        g = max(abs(query[c] - lo[node, c]), abs(hi[node, c] - query[c]))
+        reach += g * g
+    return reach
+
+
+@njit(cache=True)
+def rank_value(values, n, k):  # pragma: no cover - compiled
+    """The value of rank ``k`` (from 0) among ``values[:n]``, which it reorders: three-way
+    partitions around a median of three (much shorter to compile than ``np.partition``)."""
+    lo, hi = 0, n
+    while True:
+        x, y, w = values[lo], values[(lo + hi - 1) // 2], values[hi - 1]
+        pivot = max(min(x, y), min(max(x, y), w))
+        below, at, above = lo, lo, hi
+        while at < above:  # values[lo:below] < pivot, values[below:at] == pivot, values[above:hi] > pivot
+            v = values[at]
+            if v < pivot:
+                values[at], values[below] = values[below], v
+                below += 1
+                at += 1
+            elif v > pivot:
+                above -= 1
+                values[at], values[above] = values[above], v
             else:
-                bound[i] = reach - constant - 1e-9 * (1.0 + reach + abs(constant))
-            full_list[i] = tree_rows.size == m
-            requeried[i] = True
-    return made, cols, costs, used
+                at += 1
+        if k < below:
+            hi = below
+        elif k >= above:
+            lo = above
+        else:
+            return pivot
 
 
 @njit(cache=True)
@@ -151,7 +315,7 @@ def build_tree(points, leaf):  # pragma: no cover - compiled
         half = (e - s) // 2
         for i in range(s, e):
             values[i - s] = points[perm[i], dim]
-        median = np.partition(values[: e - s], half)[half]
+        median = rank_value(values, e - s, half)
         at = 0
         for side in range(3):  # below, at and above the median
             for i in range(s, e):
@@ -197,6 +361,16 @@ def gap_to(query, lo, hi, node):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def children(query, lo, hi, left, right, node):  # pragma: no cover - compiled
+    """A node's children, the farther from ``query`` first, with their squared gaps to it."""
+    near, far = left[node], right[node]
+    near_gap, far_gap = gap_to(query, lo, hi, near), gap_to(query, lo, hi, far)
+    if near_gap > far_gap:
+        return near, near_gap, far, far_gap
+    return far, far_gap, near, near_gap
+
+
+@njit(cache=True)
 def nearest(query, k, points, perm, start, end, left, right, lo, hi):  # pragma: no cover - compiled
     """Positions of the ``k`` nearest points and the k-th squared distance."""
     d = points.shape[1]
@@ -230,10 +404,7 @@ def nearest(query, k, points, perm, start, end, left, right, lo, hi):  # pragma:
                 if filled < k:
                     filled += 1
             continue
-        near, far = left[node], right[node]
-        near_gap, far_gap = gap_to(query, lo, hi, near), gap_to(query, lo, hi, far)
-        if near_gap > far_gap:
-            near, far, near_gap, far_gap = far, near, far_gap, near_gap
+        far, far_gap, near, near_gap = children(query, lo, hi, left, right, node)
         for child, gap in ((far, far_gap), (near, near_gap)):  # the nearer child comes off first
             if filled < k or gap <= best_d[k - 1]:
                 stack[top], bounds[top] = child, gap

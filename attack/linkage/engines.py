@@ -33,7 +33,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from attack.errors import InputError, from_validation
 from attack.io.strict import SettingsModel
-from attack.linkage.limits import DENSE_PAIRS
+from attack.linkage.limits import DENSE_PAIRS, GREEDY_DENSE_PAIRS
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -239,7 +239,8 @@ def estimated_seconds(task) -> float | None:
         if pairs > DENSE_PAIRS:
             return (n_ext + n_rel) ** 2 * SECONDS_PER_SPARSE_EXACT
         return pairs * min(n_ext, n_rel) * SECONDS_PER_EXACT_UNIT
-    if pairs <= DENSE_PAIRS:
+    dense = min(DENSE_PAIRS, GREEDY_DENSE_PAIRS) if getattr(task, "method", None) == "greedy" else DENSE_PAIRS
+    if pairs <= dense:
         return pairs * SECONDS_PER_DENSE_PAIR
     return (n_ext + n_rel) * SECONDS_PER_TREE_RECORD
 

@@ -10,3 +10,9 @@ DENSE_BYTES_PER_PAIR = 16
 
 #: Blocks with more pairs than this use candidate search when the distance embeds.
 DENSE_PAIRS = 4_000_000
+
+#: Procedure II blocks with more pairs than this use the k-d tree of value groups when the distance
+#: embeds. Above about ten thousand pairs the tree is faster once compiled, but a dense block of
+#: 400,000 pairs still takes well under 0.1 s, and this bound keeps runs the size of `attack demo`
+#: free of compilation on a fresh installation (benchmarks/bench_register.py).
+GREEDY_DENSE_PAIRS = 400_000

@@ -27,6 +27,7 @@ from attack.linkage.limits import (
     DEFAULT_MEMORY_BUDGET,
     DENSE_BYTES_PER_PAIR,
     DENSE_PAIRS,
+    GREEDY_DENSE_PAIRS,
 )
 
 
@@ -82,7 +83,8 @@ def solve_block(task: BlockTask) -> BlockSolution:
             return _dense(task)
         greedy_total = _greedy_total(task.model)
         return BlockSolution(task.index, rows, cols, dist, n_best, "sparse", proven, greedy_total)
-    if n_ext * n_rel <= DENSE_PAIRS and dense_fits:
+    small = DENSE_PAIRS if task.method != "greedy" else min(DENSE_PAIRS, GREEDY_DENSE_PAIRS)
+    if n_ext * n_rel <= small and dense_fits:
         return _dense(task)
     embedded = embedding(task.model)
     if embedded is not None:
