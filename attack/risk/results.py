@@ -20,7 +20,7 @@ from attack.io.writers import write_text_atomic
 from attack.report.attack import render_html, render_markdown
 
 #: Columns of :attr:`AttackResult.links`, one row per linked external record.
-LINK_COLUMNS = ("external_id", "release_id", "distance", "n_best", "correct")
+LINK_COLUMNS = ("external_id", "release_id", "distance", "n_best", "correct", "match_probability")
 
 
 @dataclass(frozen=True, eq=False)
