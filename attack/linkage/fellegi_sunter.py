@@ -46,8 +46,8 @@ STRING_SIMILAR: tuple[float, ...] = (0.92, 0.80)
 DEFAULT_PREFIX = 2
 #: Random pairs drawn for the u-probabilities.
 U_PAIRS = 200_000
-#: Candidate pairs beyond which EM runs on a seeded sample of this many pairs.
-EM_MAX_PAIRS = 20_000_000
+#: Candidate pairs beyond which EM runs on a seeded sample of about this many pairs.
+EM_MAX_PAIRS = 30_000_000
 EM_MAX_ITERATIONS = 1000
 EM_TOLERANCE = 1e-9
 #: Pairs whose levels are computed at once (memory of the temporaries).
@@ -74,42 +74,41 @@ class Comparison:
     a: np.ndarray = field(repr=False)
     b: np.ndarray = field(repr=False)
     prefixes: tuple[int, ...] = ()
+    #: The distinct normalised strings of a string key; ``a`` and ``b`` index them (−1 missing).
+    texts: np.ndarray | None = field(default=None, repr=False)
 
     def levels(self, ext: np.ndarray, rel: np.ndarray, pairs: bool) -> np.ndarray:
         """Levels (int8, −1 where a value is missing) of the pairs ``(ext[k], rel[k])`` or, without
         ``pairs``, of the matrix ``ext × rel``."""
         a, b = self.a[ext], self.b[rel]
+        if self.key.type == "string":
+            return self._string_levels(a, b, pairs)
         if not pairs:
             a, b = a[:, None], b[None, :]
-        kind = self.key.type
-        if kind == "metric":
+        if self.key.type == "metric":
             return _metric_levels(a, b)
-        if kind == "string":
-            return self._string_levels(a.ravel() if not pairs else a, b.ravel() if not pairs else b, pairs)
-        if kind == "hierarchical":
+        if self.key.type == "hierarchical":
             return self._prefix_levels(a, b)
         out = np.where(a == b, 0, 1).astype(np.int8)
         out[np.broadcast_to((a < 0) | (b < 0), out.shape)] = -1
         return out
 
     def _string_levels(self, a: np.ndarray, b: np.ndarray, pairs: bool) -> np.ndarray:
-        left, right = [x or "" for x in a], [y or "" for y in b]
+        """Jaro–Winkler levels; a matrix is computed once per pair of distinct strings."""
         if pairs:
-            sim = process.cpdist(left, right, scorer=JaroWinkler.similarity, dtype=np.float32)
-        else:
-            sim = process.cdist(left, right, scorer=JaroWinkler.similarity, dtype=np.float32)
-        out = np.full(sim.shape, len(STRING_SIMILAR) + 1, dtype=np.int8)
-        for level, threshold in reversed(list(enumerate(STRING_SIMILAR, start=1))):
-            out[sim >= threshold] = level
-        out[sim >= 1.0] = 0
-        missing_a = np.array([x is None for x in a])
-        missing_b = np.array([y is None for y in b])
-        if pairs:
-            out[missing_a | missing_b] = -1
-        else:
-            out[missing_a, :] = -1
-            out[:, missing_b] = -1
-        return out
+            sim = process.cpdist(list(self.texts[np.maximum(a, 0)]), list(self.texts[np.maximum(b, 0)]),
+                                 scorer=JaroWinkler.similarity, dtype=np.float32)
+            out = _similarity_levels(sim)
+            out[(a < 0) | (b < 0)] = -1
+            return out
+        ua, ia = np.unique(a, return_inverse=True)
+        ub, ib = np.unique(b, return_inverse=True)
+        sim = process.cdist(list(self.texts[np.maximum(ua, 0)]), list(self.texts[np.maximum(ub, 0)]),
+                            scorer=JaroWinkler.similarity, dtype=np.float32)
+        distinct = _similarity_levels(sim)
+        distinct[ua < 0, :] = -1
+        distinct[:, ub < 0] = -1
+        return distinct[ia[:, None], ib[None, :]]
 
     def _prefix_levels(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """``a``/``b`` hold, per row, the joint integer codes of the full code and each prefix."""
@@ -126,6 +125,14 @@ class Comparison:
     @property
     def sizes(self) -> tuple[int, int]:
         return len(self.a), len(self.b)
+
+
+def _similarity_levels(sim: np.ndarray) -> np.ndarray:
+    out = np.full(sim.shape, len(STRING_SIMILAR) + 1, dtype=np.int8)
+    for level, threshold in reversed(list(enumerate(STRING_SIMILAR, start=1))):
+        out[sim >= threshold] = level
+    out[sim >= 1.0] = 0
+    return out
 
 
 def _metric_levels(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -151,10 +158,11 @@ def comparisons(external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Ke
         a = code_column(external, ext_col, required=True)
         b = code_column(release, rel_col, required=True)
         if key.type == "string":
-            a = np.array([normalise_text(x) for x in a], dtype=object)
-            b = np.array([normalise_text(x) for x in b], dtype=object)
+            texts = pd.Series([normalise_text(x) for x in np.concatenate([a, b])], dtype=object)
+            codes, uniques = pd.factorize(texts, use_na_sentinel=True)
             labels = ("exact", *(f"jaro-winkler >= {t:g}" for t in STRING_SIMILAR), "different")
-            out.append(Comparison(key, labels, a, b))
+            out.append(Comparison(key, labels, codes[: len(a)], codes[len(a):],
+                                  texts=np.asarray(uniques, dtype=object)))
         elif key.type == "hierarchical":
             prefixes = tuple(sorted(set(key.levels or (DEFAULT_PREFIX,)), reverse=True))
             columns = [_joint_codes(a, b, None)] + [_joint_codes(a, b, n) for n in prefixes]
@@ -368,37 +376,29 @@ def fit(
 def candidate_patterns(
     comps: Sequence[Comparison], blocking: Blocking, limit: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Distinct comparison patterns of the candidate pairs and their counts (all pairs, or
-    ``limit`` pairs drawn uniformly, with replacement, among them)."""
+    """Distinct comparison patterns of the candidate pairs and their counts: all pairs, or, when
+    there are more than ``limit``, the pairs of a uniform random sample of the external records
+    (each with every release record of its block), about ``limit`` pairs."""
     sizes = np.array([len(b.external) * len(b.release) for b in blocking], dtype=np.int64)
     n_candidates = int(sizes.sum())
     radix = np.array([len(c.labels) + 1 for c in comps], dtype=np.int64)
     place = np.concatenate([[1], np.cumprod(radix)[:-1]])
     counts = np.zeros(int(np.prod(radix)), dtype=np.int64)
 
-    def add(ext: np.ndarray, rel: np.ndarray) -> None:
-        code = np.zeros(ext.size, dtype=np.int64)
+    def add(rows: np.ndarray, block) -> None:
+        code = np.zeros((rows.size, len(block.release)), dtype=np.int64)
         for c, p in zip(comps, place):
-            code += (c.levels(ext, rel, pairs=True).astype(np.int64) + 1) * p
-        counts[:] += np.bincount(code, minlength=counts.size)
+            code += (c.levels(rows, block.release, pairs=False).astype(np.int64) + 1) * p
+        counts[:] += np.bincount(code.ravel(), minlength=counts.size)
 
-    blocks = list(blocking)
-    if n_candidates <= limit:
-        for block in blocks:
-            n_r = len(block.release)
-            step = max(1, CHUNK_PAIRS // max(n_r, 1))
-            for start in range(0, len(block.external), step):
-                rows = block.external[start:start + step]
-                add(np.repeat(rows, n_r), np.tile(block.release, rows.size))
-    elif n_candidates:
-        chosen = np.sort(rng.integers(0, n_candidates, limit))
-        which = np.searchsorted(np.cumsum(sizes), chosen, side="right")
-        offset = chosen - np.concatenate([[0], np.cumsum(sizes)])[which]
-        for b in np.unique(which):
-            local = offset[which == b]
-            block = blocks[b]
-            n_r = len(block.release)
-            add(block.external[local // n_r], block.release[local % n_r])
+    share = min(1.0, limit / max(n_candidates, 1))
+    for block in blocking:
+        rows = block.external
+        if share < 1.0:  # a uniform sample of the block's external rows, each with all its pairs
+            rows = np.sort(rows[rng.random(rows.size) < share])
+        step = max(1, CHUNK_PAIRS // max(len(block.release), 1))
+        for start in range(0, rows.size, step):
+            add(rows[start:start + step], block)
     present = np.flatnonzero(counts)
     patterns = (present[:, None] // place[None, :]) % radix[None, :] - 1
     return patterns, counts[present], n_candidates
