@@ -255,24 +255,36 @@ def _log_likelihood(patterns: np.ndarray, probabilities: Sequence[np.ndarray]) -
 class MatchWeights:
     """Match weights of a block (or of the files) in the shape the one-to-one solvers take.
 
-    :meth:`cost` is ``W_max − W``, never negative; ``keys``, ``components``, ``offsets``,
-    ``scales`` and ``missing_values`` are empty so that the solvers treat it as a distance
-    without an embedding (dense, chunked or candidate-based search over :meth:`cost`).
+    :meth:`cost` is ``W_max − W``, never negative. The solvers see a distance without an
+    embedding (no ``components``: dense, chunked or candidate-based search over :meth:`cost`)
+    whose largest value, ``Σ weight · missing_value`` over ``keys``, is ``W_max − W_min``: not
+    linking a record costs as much as its worst link.
     """
 
     comparisons: tuple[Comparison, ...]
     weights: tuple[np.ndarray, ...]
-    keys: tuple = ()
     components: tuple = ()
     offsets: np.ndarray = field(default_factory=lambda: np.zeros(0))
     scales: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    missing_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
     notes: tuple[str, ...] = ()
 
     @property
     def top(self) -> float:
         """The largest weight a pair can reach (every key at its best level, or missing)."""
         return float(sum(max(0.0, float(w.max())) for w in self.weights))
+
+    @property
+    def bottom(self) -> float:
+        """The smallest weight a pair can reach."""
+        return float(sum(min(0.0, float(w.min())) for w in self.weights))
+
+    @property
+    def keys(self) -> tuple[KeySpec, ...]:
+        return (KeySpec("match weight", "metric"),)
+
+    @property
+    def missing_values(self) -> np.ndarray:
+        return np.array([self.top - self.bottom])
 
     def weight(self, ext: np.ndarray, rel: np.ndarray, pairs: bool = False) -> np.ndarray:
         """Match weight ``W`` of the pairs (``pairs``) or of the matrix ``ext × rel``."""

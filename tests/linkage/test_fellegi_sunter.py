@@ -182,3 +182,13 @@ def test_fellegi_sunter_confident_links_when_half_is_absent():
 def test_unknown_intruder_refused():
     with pytest.raises(InputError, match="unknown intruder model"):
         LinkageSpec(keys=KEYS, intruder="oracle")
+
+
+def test_large_blocks_are_linked_by_the_candidate_solver():
+    """A block beyond the dense size goes to the sparse Hungarian solver, which must link every
+    record as the dense one does (not linking costs as much as the worst link)."""
+    release, external = _people(units=2100)  # 4.4 million pairs > the dense limit of 4 million
+    links = link(external, release, LinkageSpec(keys=KEYS, method="hungarian", intruder="fellegi-sunter"))
+    assert {s.solver for s in links.solutions} == {"sparse"}
+    assert links.linked.all()
+    assert (links.release_row == np.arange(2100)).mean() > 0.97
