@@ -16,6 +16,11 @@ verifiable records enter the rates. Per cell (a cross-classification of the true
 
 Every rate carries a Wilson 95% interval; for ``P`` the successes are taken as ``P · n · |W|``
 out of ``n · |W|`` value slots, an approximation (docs/method/risk.md).
+
+The intruder's precision is ``correct / matched``. With a complete truth (``truth_complete``)
+an external record whose unit is not in the release has no counterpart: its link is a false
+link in the overall counts, false-match rate and precision. Links with a match probability
+carry the confident figures per threshold P (docs/method/intruder-confidence.md).
 """
 
 from __future__ import annotations
