@@ -133,17 +133,19 @@ def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray)
     """The record-level links, one row per linked external record (:data:`LINK_COLUMNS`)."""
     rows = np.flatnonzero(links.linked)
     linked_ids = release_ids[links.release_row[rows]]
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "external_id": external_ids[rows],
             "release_id": linked_ids,
             "distance": links.distance[rows],
             "n_best": links.n_best[rows],
             "correct": linked_ids == external_ids[rows],
-            "match_probability": links.match_probability[rows],
         },
         columns=list(LINK_COLUMNS),
     )
+    if links.spec.intruder != "distance":
+        table["match_probability"] = links.match_probability[rows]
+    return table
 
 
 class _Stopwatch:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from pydantic import ValidationError
 
 from attack.errors import InputError
 from attack.linkage.blocking import make_blocks
@@ -192,3 +193,14 @@ def test_large_blocks_are_linked_by_the_candidate_solver():
     assert {s.solver for s in links.solutions} == {"sparse"}
     assert links.linked.all()
     assert (links.release_row == np.arange(2100)).mean() > 0.97
+
+
+def test_scenario_key_chooses_the_intruder():
+    from attack.linkage.settings import IntruderLinkage, Linkage, linkage_spec
+
+    base = linkage_spec(Linkage.model_validate({"keys": ["k0:nominal"], "intruder": "fellegi-sunter"}))
+    assert base.intruder == "fellegi-sunter"
+    assert linkage_spec(IntruderLinkage.model_validate({"intruder": "distance"}), base).intruder == "distance"
+    assert linkage_spec(Linkage.model_validate({"keys": ["k0:nominal"]})).intruder == "distance"
+    with pytest.raises(ValidationError, match="fellegi-sunter"):
+        Linkage.model_validate({"keys": ["k0:nominal"], "intruder": "oracle"})
