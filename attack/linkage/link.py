@@ -15,8 +15,8 @@ import pandas as pd
 
 from attack.errors import InputError
 from attack.io.readers import source_name
-from attack.linkage.assignment import METHODS
 from attack.linkage import fellegi_sunter
+from attack.linkage.assignment import METHODS
 from attack.linkage.blocking import Blocking, Classifier, make_blocks
 from attack.linkage.calibration import chance_probability
 from attack.linkage.distances import DistanceModel, KeySpec, build_distance_model

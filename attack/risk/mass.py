@@ -32,7 +32,12 @@ from attack.linkage.engines import Engine
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.link import LinkageSpec, Links, link
 from attack.linkage.settings import Linkage, linkage_spec
-from attack.risk.evaluation import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES, EvaluationSpec, evaluate
+from attack.risk.evaluation import (
+    DEFAULT_GAMMAS,
+    DEFAULT_MIN_PROBABILITIES,
+    EvaluationSpec,
+    evaluate,
+)
 from attack.risk.results import LINK_COLUMNS, AttackResult
 from attack.risk.settings import Evaluation, evaluation_spec
 

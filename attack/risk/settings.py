@@ -13,7 +13,12 @@ from pydantic import Field, model_validator
 from attack.errors import InputError
 from attack.linkage.keys import as_block
 from attack.linkage.settings import BlockEntry, SettingsTable
-from attack.risk.evaluation import DEFAULT_MIN_PROBABILITIES, RISK_BASES, EvaluationSpec, gammas_from
+from attack.risk.evaluation import (
+    DEFAULT_MIN_PROBABILITIES,
+    RISK_BASES,
+    EvaluationSpec,
+    gammas_from,
+)
 
 Gamma = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 Probability = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]

@@ -11,7 +11,12 @@ from click.testing import CliRunner
 
 from attack.cli import main
 from attack.errors import InputError
-from attack.risk.evaluation import EvaluationSpec, evaluate, gammas_from, wilson_interval
+from attack.risk.evaluation import (
+    EvaluationSpec,
+    evaluate,
+    gammas_from,
+    wilson_interval,
+)
 from attack.risk.mass import mass_attack
 
 RELEASE = pd.DataFrame({"id": ["a", "b", "c", "d"], "x": [10.0, 20.0, 30.0, 40.0]})
@@ -94,8 +99,8 @@ def _files(tmp_path):
 
 def test_duplicate_external_ids_need_a_complete_truth(tmp_path):
     ext, rel = _files(tmp_path)
-    args = dict(keys=["turnover:metric:log", "sector:nominal", "town:nominal"], external_id="unit",
-                release_id="unit", tau=0.5, targets=["turnover"])
+    args = {"keys": ["turnover:metric:log", "sector:nominal", "town:nominal"], "external_id": "unit",
+                "release_id": "unit", "tau": 0.5, "targets": ["turnover"]}
     with pytest.raises(InputError, match="duplicate identifier"):
         mass_attack(ext, rel, **args)
     result = mass_attack(ext, rel, truth_complete=True, intruder="fellegi-sunter", **args)
