@@ -98,14 +98,14 @@ class Comparison:
         if pairs:
             sim = process.cpdist(list(self.texts[np.maximum(a, 0)]), list(self.texts[np.maximum(b, 0)]),
                                  scorer=JaroWinkler.similarity, dtype=np.float32)
-            out = _similarity_levels(sim)
+            out = _similarity_levels(sim, a == b)
             out[(a < 0) | (b < 0)] = -1
             return out
         ua, ia = np.unique(a, return_inverse=True)
         ub, ib = np.unique(b, return_inverse=True)
         sim = process.cdist(list(self.texts[np.maximum(ua, 0)]), list(self.texts[np.maximum(ub, 0)]),
                             scorer=JaroWinkler.similarity, dtype=np.float32)
-        distinct = _similarity_levels(sim)
+        distinct = _similarity_levels(sim, ua[:, None] == ub[None, :])
         distinct[ua < 0, :] = -1
         distinct[:, ub < 0] = -1
         return distinct[ia[:, None], ib[None, :]]
@@ -127,11 +127,12 @@ class Comparison:
         return len(self.a), len(self.b)
 
 
-def _similarity_levels(sim: np.ndarray) -> np.ndarray:
+def _similarity_levels(sim: np.ndarray, equal: np.ndarray) -> np.ndarray:
+    """Levels from Jaro–Winkler similarities; ``equal`` marks equal normalised strings."""
     out = np.full(sim.shape, len(STRING_SIMILAR) + 1, dtype=np.int8)
     for level, threshold in reversed(list(enumerate(STRING_SIMILAR, start=1))):
         out[sim >= threshold] = level
-    out[sim >= 1.0] = 0
+    out[equal] = 0
     return out
 
 
