@@ -28,11 +28,14 @@ from attack.io.writers import (
 from attack.linkage.assignment import METHODS
 from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
 from attack.linkage.engines import ENGINES, parse_size
+from attack.linkage.fellegi_sunter import INTRUDERS
 from attack.linkage.keys import parse_block, parse_key
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.risk.evaluation import (
     DEFAULT_GAMMAS,
+    DEFAULT_MIN_PROBABILITIES,
     DEFAULT_TAU,
+    RISK_BASES,
 )
 from attack.study.signing import load_private_key, passphrase_from_env
 
@@ -240,6 +243,10 @@ def _engine_flags(engine, jobs, scheduler, memory_budget) -> dict:
 @click.option("--target", "targets", multiple=True, help="Evaluated variable (default: all numeric release columns).")
 @click.option("--cell", "cells", multiple=True, callback=_classifiers, metavar="NAME[:prefix=N|:bins=B,...]", help="Cell variable.")
 @click.option("--zero-tolerance", type=float, default=0.0, show_default=True, help="A true zero is useful when |released| <= this.")
+@click.option("--intruder", type=click.Choice(INTRUDERS), default="distance", show_default=True, help="The intruder's model: weighted distances, or Fellegi–Sunter match weights (m by EM, u from random pairs).")
+@click.option("--min-probability", "min_probabilities", multiple=True, type=click.FloatRange(0, 1), help="Report the confident links, those with a match probability of at least P (repeatable; default 0.5, 0.9 and 0.99).")
+@click.option("--risk-on", type=click.Choice(RISK_BASES), default="all", show_default=True, help="What τ judges: all links (the handbook's hit rate) or only the confident links at the first --min-probability.")
+@click.option("--truth-complete", is_flag=True, help="The ground truth covers every external record: one whose unit is not in the release (or has no id) has no counterpart and its link is false; several records of one unit are allowed.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the result as JSON.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML report.")
 @click.option("--matches", "matches_path", type=click.Path(dir_okay=False, path_type=Path), help="Write record-level links (confidential).")
@@ -248,7 +255,8 @@ def _engine_flags(engine, jobs, scheduler, memory_budget) -> dict:
 @_read_options
 def link_command(external_path, release_path, external_id, release_id, original_path, original_id,
                  keys, blocks, method, standardise, metric_distance, seed, winsorise, gammas, gamma_vars, tau,
-                 targets, cells, zero_tolerance, json_path, html_path, matches_path,
+                 targets, cells, zero_tolerance, intruder, min_probabilities, risk_on, truth_complete,
+                 json_path, html_path, matches_path,
                  jobs, engine, scheduler, memory_budget, quiet, verbose, timings,
                  sep, decimal, encoding, sheet, na, codes) -> None:
     """Link an external file to a release and score the attack.
@@ -265,6 +273,8 @@ def link_command(external_path, release_path, external_id, release_id, original_
         targets=targets or None, method=method, gammas=gammas or DEFAULT_GAMMAS,
         gamma_by_variable=gamma_vars or None, tau=tau, zero_tolerance=zero_tolerance,
         standardise=standardise, metric_distance=metric_distance, seed=seed, winsorise=winsorise,
+        intruder=intruder, truth_complete=truth_complete, risk_on=risk_on,
+        min_probabilities=min_probabilities or DEFAULT_MIN_PROBABILITIES,
         engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=not quiet,
         name=f"{_name(external_path)} against {_name(release_path)}", reading=reading,
     )

@@ -276,8 +276,11 @@ def _warn_number_as_code(frame: pd.DataFrame, column: str) -> None:
     )
 
 
-def id_column(frame: pd.DataFrame, column: str, *, allow_missing: bool = False) -> np.ndarray:
-    """Unit identifiers as strings, unique among the rows that have one.
+def id_column(
+    frame: pd.DataFrame, column: str, *, allow_missing: bool = False, unique: bool = True
+) -> np.ndarray:
+    """Unit identifiers as strings, unique among the rows that have one unless not ``unique``
+    (several external records of one unit).
 
     A missing id is an error unless ``allow_missing`` (an external record whose unit is unknown
     is simply not verifiable).
@@ -289,7 +292,7 @@ def id_column(frame: pd.DataFrame, column: str, *, allow_missing: bool = False) 
             "identifier is missing", file=source_name(frame), column=column, row=int(missing[0]) + 1
         )
     duplicated = pd.Series(ids).duplicated().to_numpy() & ~pd.isna(ids)
-    if duplicated.any():
+    if unique and duplicated.any():
         row = int(np.flatnonzero(duplicated)[0])
         raise InputError(
             f"duplicate identifier {quote(ids[row])}; identifiers must be unique",

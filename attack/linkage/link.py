@@ -15,10 +15,13 @@ import pandas as pd
 
 from attack.errors import InputError
 from attack.io.readers import source_name
+from attack.linkage import fellegi_sunter
 from attack.linkage.assignment import METHODS
 from attack.linkage.blocking import Blocking, Classifier, make_blocks
+from attack.linkage.calibration import chance_probability
 from attack.linkage.distances import DistanceModel, KeySpec, build_distance_model
 from attack.linkage.engines import map_blocks
+from attack.linkage.fellegi_sunter import INTRUDERS
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.solvers import BlockSolution, BlockTask, solve_block
 
@@ -36,8 +39,12 @@ class LinkageSpec:
     #: Set a metric value that alone spans its key's range to the nearest other value
     #: (:mod:`attack.linkage.outliers`) instead of stopping the run.
     winsorise: bool = False
+    #: ``"distance"`` or ``"fellegi-sunter"`` (docs/method/intruder-confidence.md).
+    intruder: str = "distance"
 
     def __post_init__(self) -> None:
+        if self.intruder not in INTRUDERS:
+            raise InputError(f"unknown intruder model {self.intruder!r}; expected one of {', '.join(INTRUDERS)}")
         if self.method not in METHODS:
             raise InputError(
                 f"unknown linkage method {self.method!r}; expected one of {', '.join(METHODS)}"
@@ -71,6 +78,8 @@ class LinkageSpec:
         }
         if self.winsorise:
             out["winsorise"] = True
+        if self.intruder != "distance":
+            out["intruder"] = self.intruder
         if self.method == "sequential":
             out["order"] = "input" if self.seed is None else f"random (seed {self.seed})"
         return out
@@ -81,16 +90,21 @@ class Links:
     """Result of a linkage: one entry per external record (row position in the external file).
 
     ``release_row`` is −1 where the record got no link; ``n_best`` counts the release records of
-    its block at the chosen distance (ties, docs/method/linkage.md).
+    its block at the chosen distance (ties, docs/method/linkage.md). ``match_probability`` is
+    each link's probability (NaN without a link), ``probability_model`` how it was estimated
+    (docs/method/intruder-confidence.md). For the Fellegi–Sunter intruder ``distance`` is the
+    cost ``W_max − W`` and ``model`` its :class:`~attack.linkage.fellegi_sunter.MatchWeights`.
     """
 
     release_row: np.ndarray
     distance: np.ndarray
     n_best: np.ndarray
     blocking: Blocking
-    model: DistanceModel
+    model: DistanceModel | fellegi_sunter.MatchWeights
     spec: LinkageSpec
     solutions: list[BlockSolution] = field(default_factory=list)
+    match_probability: np.ndarray | None = None
+    probability_model: dict = field(default_factory=dict)
 
     @property
     def block_totals(self) -> list[float]:
@@ -113,6 +127,8 @@ class Links:
             out.update(self._matcher_audit())
         if self.model.notes:
             out["notes"] = list(self.model.notes)
+        if self.probability_model:
+            out["match_probability"] = self.probability_model
         return out
 
 
@@ -154,11 +170,17 @@ def link(
     """
     ext = _only(external, spec.external_columns())
     rel = _only(release, spec.release_columns())
-    model = build_distance_model(
-        ext, rel, spec.keys, standardise=spec.standardise, metric_distance=spec.metric_distance,
-        winsorise=spec.winsorise,
-    )
-    blocking = make_blocks(ext, rel, spec.blocks)
+    seed = 0 if spec.seed is None else spec.seed
+    if spec.intruder == "fellegi-sunter":
+        blocking = make_blocks(ext, rel, spec.blocks)
+        fitted = fellegi_sunter.fit(ext, rel, spec.keys, blocking, seed=seed)
+        model = fitted.weights
+    else:
+        model = build_distance_model(
+            ext, rel, spec.keys, standardise=spec.standardise, metric_distance=spec.metric_distance,
+            winsorise=spec.winsorise,
+        )
+        blocking = make_blocks(ext, rel, spec.blocks)
     rank = _sequential_rank(len(ext), spec)
     tasks = [
         BlockTask(
@@ -181,7 +203,12 @@ def link(
         release_row[rows] = block.release[solution.cols]
         distance[rows] = solution.distance
         n_best[rows] = solution.n_best
-    return Links(release_row, distance, n_best, blocking, model, spec, solutions)
+    if spec.intruder == "fellegi-sunter":
+        probability = np.where(release_row >= 0, fitted.probability(model.top - distance), np.nan)
+        about = fitted.describe()
+    else:
+        probability, about = chance_probability(model, blocking, release_row, distance, seed=seed)
+    return Links(release_row, distance, n_best, blocking, model, spec, solutions, probability, about)
 
 
 def _only(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:

@@ -25,7 +25,7 @@ from attack.linkage.keys import (
     parse_block,
     parse_key,
 )
-from attack.linkage.link import LinkageSpec
+from attack.linkage.link import INTRUDERS, LinkageSpec
 
 
 class SettingsTable(SettingsModel):
@@ -65,6 +65,7 @@ BlockEntry = Annotated[
 Methods = Literal[METHODS]  # type: ignore[valid-type]
 Standardisations = Literal[STANDARDISATIONS]  # type: ignore[valid-type]
 MetricDistances = Literal[METRIC_DISTANCES]  # type: ignore[valid-type]
+Intruders = Literal[INTRUDERS]  # type: ignore[valid-type]
 Number = Annotated[float, Field(allow_inf_nan=False)]
 
 
@@ -79,6 +80,8 @@ class Linkage(SettingsTable):
     seed: int | None = Field(None, ge=0, description="Shuffles the external order of the sequential method.")
     winsorise: bool = Field(False, description="Set a metric value that alone spans its key's range to the "
                                                "nearest other value instead of stopping the run.")
+    intruder: Intruders = Field("distance", description="The intruder's model: weighted distances or "
+                                                        "Fellegi–Sunter match weights.")
 
 
 class IntruderLinkage(SettingsTable):
@@ -91,6 +94,7 @@ class IntruderLinkage(SettingsTable):
     metric_distance: MetricDistances | None = None
     seed: int | None = Field(None, ge=0)
     winsorise: bool | None = None
+    intruder: Intruders | None = None
 
 
 def linkage_spec(table: Linkage | IntruderLinkage, default: LinkageSpec | None = None) -> LinkageSpec:

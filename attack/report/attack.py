@@ -213,6 +213,14 @@ def _summary_table(result: Mapping[str, Any]) -> Table:
         fmt_num(result.get("false_match_rate")),
         fmt_ci(result.get("false_match_rate_ci")),
     ])
+    if "n_no_counterpart" in result:  # the truth covers the whole external file
+        t.add(["external records without counterpart", str(result["n_no_counterpart"]), ""])
+        t.add(["  of them linked (false links)", str(result["n_linked_no_counterpart"]), ""])
+        t.add(["precision (correct / all links)", fmt_num(result.get("precision")), fmt_ci(result.get("precision_ci"))])
+    for p, c in result.get("confident", {}).items():
+        t.add([f"confident links p ≥ {p}", str(c["n_confident"]), ""])
+        t.add([f"  confident hit rate p ≥ {p}", fmt_num(c["confident_rate"]), fmt_ci(c["confident_rate_ci"])])
+        t.add([f"  precision p ≥ {p}", fmt_num(c["precision"]), fmt_ci(c["precision_ci"])])
     use, use_ci = result.get("usefulness", {}), result.get("usefulness_ci", {})
     risk, risk_ci = result.get("disclosure_risk", {}), result.get("disclosure_risk_ci", {})
     for g in _gammas(result):

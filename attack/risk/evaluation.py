@@ -16,6 +16,11 @@ verifiable records enter the rates. Per cell (a cross-classification of the true
 
 Every rate carries a Wilson 95% interval; for ``P`` the successes are taken as ``P · n · |W|``
 out of ``n · |W|`` value slots, an approximation (docs/method/risk.md).
+
+The intruder's precision is ``correct / matched``. With a complete truth (``truth_complete``)
+an external record whose unit is not in the release has no counterpart: its link is a false
+link in the overall counts, false-match rate and precision. Links with a match probability
+carry the confident figures per threshold P (docs/method/intruder-confidence.md).
 """
 
 from __future__ import annotations
@@ -35,6 +40,10 @@ Z_95 = 1.959963984540054
 DEFAULT_GAMMAS: tuple[float, ...] = (0.05, 0.10)
 DEFAULT_TAU = 0.5
 HISTOGRAM_BINS = 20
+#: Match-probability thresholds at which confident links are reported by default.
+DEFAULT_MIN_PROBABILITIES: tuple[float, ...] = (0.5, 0.9, 0.99)
+#: What τ judges: the handbook hit rate of all links, or the hit rate of the confident links.
+RISK_BASES: tuple[str, ...] = ("all", "confident")
 
 
 @dataclass(frozen=True)
@@ -89,8 +98,23 @@ class EvaluationSpec:
     targets: tuple[str, ...] | None = None
     cells: tuple[Classifier, ...] = ()
     zero_tolerance: float = 0.0
+    #: The ground truth is known for every external record: a record whose id is missing or
+    #: not in the release has no counterpart, and its link is a false link.
+    truth_complete: bool = False
+    #: Match-probability thresholds P of the confident links (reported when links carry one).
+    min_probabilities: tuple[float, ...] = DEFAULT_MIN_PROBABILITIES
+    #: ``"all"`` (the handbook's hit rate) or ``"confident"``: the intruder keeps only the links
+    #: with a match probability of at least the first P, and every figure and τ judge those.
+    risk_on: str = "all"
 
     def __post_init__(self) -> None:
+        if not self.min_probabilities or not all(0 <= p <= 1 for p in self.min_probabilities):
+            raise InputError("every minimum match probability must lie in [0, 1]", field="min_probability")
+        if len(set(self.min_probabilities)) != len(self.min_probabilities):
+            raise InputError("a minimum match probability is given twice", field="min_probability")
+        if self.risk_on not in RISK_BASES:
+            raise InputError(f"risk_on must be one of {', '.join(RISK_BASES)}, got {self.risk_on!r}",
+                             field="risk_on")
         if not self.gammas:
             raise InputError("at least one γ is needed")
         if not 0 < self.tau <= 1:
@@ -99,7 +123,7 @@ class EvaluationSpec:
             raise InputError("the zero tolerance must not be negative")
 
     def describe(self, targets: Sequence[str]) -> dict:
-        return {
+        out = {
             "gamma": [g.value for g in self.gammas],
             "gamma_by_variable": {
                 g.label: dict(g.by_variable) for g in self.gammas if g.by_variable
@@ -110,6 +134,11 @@ class EvaluationSpec:
             "zero_rule": "exact" if self.zero_tolerance == 0 else f"|w'| <= {self.zero_tolerance:g}",
             "decision": "every cell's disclosure risk < tau for every gamma (point estimate)",
         }
+        if self.truth_complete:
+            out["truth_complete"] = True
+        if self.risk_on != "all":
+            out["risk_on"] = f"confident links (match probability >= {self.min_probabilities[0]:g})"
+        return out
 
 
 def wilson_interval(successes: float, n: float, z: float = Z_95) -> list[float] | None:
@@ -148,13 +177,19 @@ def evaluate(
     distance: np.ndarray | None = None,
     categorical: Sequence[str] = (),
     id_columns: Sequence[str] = (),
+    match_probability: np.ndarray | None = None,
 ) -> dict:
     """Score links (``release_row[i]`` for external record ``i``, −1 = none) against the truth.
 
     Without ``original`` the release values count as the truth. ``categorical`` names columns
     known to hold codes and ``id_columns`` the identifiers; neither is ever a default target.
-    Returns a JSON-ready dict.
+    ``match_probability`` (per external record, NaN without a link) adds the confident links
+    at every ``spec.min_probabilities`` (docs/method/intruder-confidence.md). Several external
+    records may name one unit; each is scored. Returns a JSON-ready dict.
     """
+    if match_probability is not None and spec.risk_on == "confident":
+        keep = np.nan_to_num(match_probability, nan=-1.0) >= spec.min_probabilities[0]
+        release_row = np.where(keep, release_row, -1)
     true_row = pd.Index(release_ids).get_indexer(external_ids)
     verifiable = np.flatnonzero(true_row >= 0)
     if verifiable.size == 0:
@@ -194,6 +229,23 @@ def evaluate(
     per_cell = _figures(cell_codes, len(cell_values), *outcome, spec, len(targets))
     cells = [{"cell": values, **figures} for values, figures in zip(cell_values, per_cell)]
     passed = all(c["passed"] for c in cells)
+    absent = np.flatnonzero(true_row < 0) if spec.truth_complete else np.zeros(0, dtype=np.int64)
+    absent_linked = release_row[absent] >= 0
+    if spec.truth_complete:
+        summary.update(_with_absent(summary, absent.size, int(absent_linked.sum())))
+    if match_probability is not None:
+        probability = match_probability[verifiable]
+        summary["confident"] = _confident(
+            np.zeros(verifiable.size, dtype=np.int64), 1, linked, correct, probability, spec,
+            match_probability[absent[absent_linked]],
+        )[0]
+        for cell, figures in zip(cells, _confident(cell_codes, len(cell_values), linked, correct,
+                                                   probability, spec)):
+            cell["confident"] = figures
+    units = true_row[verifiable]
+    if np.unique(units).size < units.size:
+        summary["n_units_verifiable"] = int(np.unique(units).size)
+        summary["n_units_reidentified"] = int(np.unique(units[correct]).size)
     result = {
         "n_external": int(external_ids.size),
         **summary,
@@ -312,6 +364,8 @@ def _figures(
             "reidentification_rate_ci": wilson_interval(h_g, n_g),
             "false_match_rate": f_g / m_g if m_g else None,
             "false_match_rate_ci": wilson_interval(f_g, m_g),
+            "precision": h_g / m_g if m_g else None,
+            "precision_ci": wilson_interval(h_g, m_g),
             "usefulness": {},
             "usefulness_ci": {},
             "disclosure_risk": {},
@@ -337,6 +391,59 @@ def _figures(
         fig["passed"] = passed
         fig["upper_bound_exceeds_tau"] = bool(passed and any(u >= spec.tau for u in upper))
         out.append(fig)
+    return out
+
+
+def _with_absent(summary: dict, n_absent: int, n_absent_linked: int) -> dict:
+    """Overall counts and rates once the links of external records without a counterpart in
+    the release (known when the truth is complete) count as false links."""
+    m_g = summary["n_matched"] + n_absent_linked
+    f_g = summary["n_false"] + n_absent_linked
+    h_g = summary["n_correct"]
+    return {
+        "n_no_counterpart": n_absent,
+        "n_linked_no_counterpart": n_absent_linked,
+        "n_matched": m_g,
+        "n_false": f_g,
+        "false_match_rate": f_g / m_g if m_g else None,
+        "false_match_rate_ci": wilson_interval(f_g, m_g),
+        "precision": h_g / m_g if m_g else None,
+        "precision_ci": wilson_interval(h_g, m_g),
+    }
+
+
+def _confident(
+    codes: np.ndarray,
+    n_groups: int,
+    linked: np.ndarray,
+    correct: np.ndarray,
+    probability: np.ndarray,
+    spec: EvaluationSpec,
+    absent_probability: np.ndarray | None = None,
+) -> list[dict]:
+    """Per group and threshold P: links with match probability ≥ P, the correct ones among them,
+    the confident hit rate (over the verifiable records) and the precision (over the confident
+    links, plus the confident links of records without counterpart in the overall group)."""
+    def count(x: np.ndarray) -> np.ndarray:
+        return np.bincount(codes, weights=x.astype(float), minlength=n_groups)
+
+    n = count(np.ones(codes.size))
+    score = np.nan_to_num(probability, nan=-1.0)
+    out: list[dict] = [{} for _ in range(n_groups)]
+    for p in spec.min_probabilities:
+        sure = linked & (score >= p)
+        n_sure, n_hit = count(sure), count(sure & correct)
+        extra = 0 if absent_probability is None else int((absent_probability >= p).sum())
+        for g in range(n_groups):
+            n_g, s_g, h_g = int(n[g]), int(n_sure[g]) + extra, int(n_hit[g])
+            out[g][repr(float(p))] = {
+                "n_confident": s_g,
+                "n_confident_correct": h_g,
+                "confident_rate": h_g / n_g if n_g else 0.0,
+                "confident_rate_ci": wilson_interval(h_g, n_g),
+                "precision": h_g / s_g if s_g else None,
+                "precision_ci": wilson_interval(h_g, s_g),
+            }
     return out
 
 

@@ -33,7 +33,12 @@ from attack.linkage.engines import Engine
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.link import LinkageSpec, Links, link
 from attack.linkage.settings import Linkage, linkage_spec
-from attack.risk.evaluation import DEFAULT_GAMMAS, EvaluationSpec, evaluate
+from attack.risk.evaluation import (
+    DEFAULT_GAMMAS,
+    DEFAULT_MIN_PROBABILITIES,
+    EvaluationSpec,
+    evaluate,
+)
 from attack.risk.frequency import frequency_risk
 from attack.risk.results import LINK_COLUMNS, AttackResult
 from attack.risk.settings import Evaluation, evaluation_spec
@@ -76,7 +81,8 @@ def run_attack(
     """
     clock = _Stopwatch()
     check_columns(data, linkage, evaluation)
-    external_ids = id_column(data.external, data.external_id, allow_missing=True)
+    external_ids = id_column(data.external, data.external_id, allow_missing=True,
+                             unique=not evaluation.truth_complete)
     release_ids = id_column(data.release, data.release_id)
     original_ids = None
     if data.original is not None:
@@ -95,6 +101,7 @@ def run_attack(
         distance=links.distance,
         categorical=code_columns(linkage),
         id_columns=(data.release_id, data.original_id or data.release_id),
+        match_probability=links.match_probability,
     )
     if any(k.type != "metric" for k in linkage.keys):
         figures["frequency_risk"] = key_frequency_risk(data.release, linkage)
@@ -159,7 +166,7 @@ def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray)
     """The record-level links, one row per linked external record (:data:`LINK_COLUMNS`)."""
     rows = np.flatnonzero(links.linked)
     linked_ids = release_ids[links.release_row[rows]]
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "external_id": external_ids[rows],
             "release_id": linked_ids,
@@ -169,6 +176,9 @@ def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray)
         },
         columns=list(LINK_COLUMNS),
     )
+    if links.spec.intruder != "distance":
+        table["match_probability"] = links.match_probability[rows]
+    return table
 
 
 class _Stopwatch:
@@ -259,6 +269,10 @@ def mass_attack(
     metric_distance: str = "squared",
     seed: int | None = None,
     winsorise: bool = False,
+    intruder: str = "distance",
+    truth_complete: bool = False,
+    min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES,
+    risk_on: str = "all",
     engine: Engine | Mapping[str, Any] | None = None,
     progress: bool = False,
     name: str | None = None,
@@ -276,7 +290,13 @@ def mass_attack(
     its disclosure risk is below ``tau`` for every γ in ``gammas``. ``seed`` shuffles the
     external order of the sequential method only. A metric value that alone spans its key's
     range stops the attack (:class:`attack.InputError` naming file, column, row and value)
-    unless ``winsorise`` sets it to the nearest other value, which the result records. ``engine`` (an :class:`attack.Engine` or a
+    unless ``winsorise`` sets it to the nearest other value, which the result records.
+    ``intruder`` is ``"distance"`` or ``"fellegi-sunter"``; every link carries a match
+    probability, and the confident links at each of ``min_probabilities`` are reported.
+    ``truth_complete`` says the ground truth covers the whole external file (a record whose unit
+    is not in the release then has no counterpart, its link is false; several records of one
+    unit are allowed); ``risk_on="confident"`` keeps only the links at the first minimum
+    probability for every figure and τ (docs/method/intruder-confidence.md). ``engine`` (an :class:`attack.Engine` or a
     mapping of its fields) and ``progress`` (a progress bar over the blocks) never change a
     figure. ``reading`` (:class:`attack.io.readers.ReadOptions`: separator, decimal mark,
     encoding, sheet, missing-value codes, code columns) applies to every path given.
@@ -289,6 +309,7 @@ def mass_attack(
         keys=keys, blocks=blocks, cells=cells, targets=targets, method=method, gammas=gammas,
         gamma_by_variable=gamma_by_variable, tau=tau, zero_tolerance=zero_tolerance,
         standardise=standardise, metric_distance=metric_distance, seed=seed, winsorise=winsorise,
+        intruder=intruder, truth_complete=truth_complete, min_probabilities=min_probabilities, risk_on=risk_on,
     )
     has_original = original is not None
     original_id = original_id or release_id
@@ -312,17 +333,21 @@ def mass_attack(
 
 def attack_specs(
     *, keys, blocks, cells, targets, method, gammas, gamma_by_variable, tau, zero_tolerance,
-    standardise, metric_distance, seed, winsorise=False,
+    standardise, metric_distance, seed, winsorise=False, intruder="distance", truth_complete=False,
+    min_probabilities=DEFAULT_MIN_PROBABILITIES, risk_on="all",
 ) -> tuple[LinkageSpec, EvaluationSpec]:
     """Linkage and evaluation settings from the arguments of :func:`mass_attack`, validated by the
     schema of scenario files (:class:`~attack.linkage.settings.Linkage`,
     :class:`~attack.risk.settings.Evaluation`); errors name the argument (``keys[1].weight``)."""
     linkage = _validated(Linkage, {"keys": keys, "block": blocks, "method": method, "standardise": standardise,
-                                   "metric_distance": metric_distance, "seed": seed, "winsorise": winsorise},
+                                   "metric_distance": metric_distance, "seed": seed, "winsorise": winsorise,
+                                   "intruder": intruder},
                         {"block": "blocks"})
     evaluation = _validated(Evaluation, {"gamma": gammas, "gamma_by_variable": gamma_by_variable, "tau": tau,
-                                         "targets": targets, "cells": cells, "zero_tolerance": zero_tolerance},
-                            {"gamma": "gammas"})
+                                         "targets": targets, "cells": cells, "zero_tolerance": zero_tolerance,
+                                         "truth_complete": truth_complete, "min_probability": min_probabilities,
+                                         "risk_on": risk_on},
+                            {"gamma": "gammas", "min_probability": "min_probabilities"})
     return linkage_spec(linkage), evaluation_spec(evaluation)
 
 

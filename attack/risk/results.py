@@ -19,7 +19,8 @@ from attack.io.jsonio import SCHEMA_VERSION
 from attack.io.writers import write_text_atomic
 from attack.report.attack import render_html, render_markdown
 
-#: Columns of :attr:`AttackResult.links`, one row per linked external record.
+#: Columns of :attr:`AttackResult.links`, one row per linked external record; the Fellegi–Sunter
+#: intruder's links add ``match_probability`` (the distance intruder's are in the figures only).
 LINK_COLUMNS = ("external_id", "release_id", "distance", "n_best", "correct")
 
 

@@ -6,16 +6,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
 from attack.errors import InputError
 from attack.linkage.keys import as_block
 from attack.linkage.settings import BlockEntry, SettingsTable
-from attack.risk.evaluation import EvaluationSpec, gammas_from
+from attack.risk.evaluation import (
+    DEFAULT_MIN_PROBABILITIES,
+    RISK_BASES,
+    EvaluationSpec,
+    gammas_from,
+)
 
 Gamma = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+Probability = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 
 
 class Evaluation(SettingsTable):
@@ -29,6 +35,13 @@ class Evaluation(SettingsTable):
     targets: list[str] | None = Field(None, min_length=1, description="Variables the intruder wants.")
     cells: list[BlockEntry] = Field(default_factory=list, description="Cell variables.")
     zero_tolerance: float = Field(0.0, ge=0, allow_inf_nan=False)
+    truth_complete: bool = Field(False, description="The ground truth covers every external record: one whose "
+                                 "unit is not in the release has no counterpart and its link is false.")
+    min_probability: list[Probability] = Field(
+        default_factory=lambda: list(DEFAULT_MIN_PROBABILITIES), min_length=1,
+        description="Match probabilities P at which the confident links are reported.")
+    risk_on: Literal[RISK_BASES] = Field(  # type: ignore[valid-type]
+        "all", description="'all' links (the handbook's hit rate) or the 'confident' links at the first P.")
 
     @model_validator(mode="after")
     def _aligned(self) -> Evaluation:
@@ -48,6 +61,9 @@ def evaluation_spec(table: Evaluation) -> EvaluationSpec:
         targets=None if table.targets is None else tuple(table.targets),
         cells=tuple(as_block(c).classifier() for c in table.cells),
         zero_tolerance=table.zero_tolerance,
+        truth_complete=table.truth_complete,
+        min_probabilities=tuple(table.min_probability),
+        risk_on=table.risk_on,
     )
 
 
