@@ -140,7 +140,7 @@ def protect(
     ``method`` is a name from the catalogue (``attack protect --list-methods``; explained in
     ``docs/method/protection.md``), ``params`` its parameters (``k=3``), ``columns`` the
     variables it changes, ``by`` categorical variables within whose groups it runs separately.
-    Returns the release and a log of what was done (:class:`attack.Protected`).
+    Returns the release and a log of what was done (``attack.Protected``).
     """
     from attack.protect.catalogue import protect as catalogue_protect
 

@@ -51,7 +51,7 @@ MATCHES_WARNING = (
 
 
 class _Attack(click.Group):
-    """Turns :class:`InputError` (and an unreadable or unwritable path) into one clear line and
+    """Turns ``InputError`` (and an unreadable or unwritable path) into one clear line and
     exit status 2."""
 
     def invoke(self, ctx: click.Context):
@@ -208,7 +208,7 @@ def _read_options(command):
 
 
 def _reading(sep, decimal, encoding, sheet, na, codes) -> ReadOptions:
-    """The :class:`ReadOptions` of the reading options given on the command line."""
+    """The ``ReadOptions`` of the reading options given on the command line."""
     by_column: dict[str, list[str]] = {}
     for item in na:
         column, eq, code = item.partition("=")
@@ -684,7 +684,7 @@ def _protection_log(path: Path | None) -> dict | None:
 
 
 def _ml_settings(target, models, features, repetitions, metric, tolerances, seed) -> dict | None:
-    """The ``ml`` settings of :func:`attack.utility_profile` from the ``--ml`` options."""
+    """The ``ml`` settings of ``attack.utility_profile`` from the ``--ml`` options."""
     if not target:
         if models or features or metric or tolerances:
             raise InputError("the --ml-* options need --ml TARGET")

@@ -1,6 +1,6 @@
 """Errors raised for bad user input.
 
-An :class:`InputError` names the file, the setting (as a dotted path such as
+An ``InputError`` names the file, the setting (as a dotted path such as
 ``evaluation.tau``), the column and the row at fault, so that the CLI can print one clear line
 and exit with status 2 instead of a traceback.
 """
@@ -67,7 +67,7 @@ def dotted(loc: tuple[Any, ...], prefix: str = "") -> str:
 
 def from_validation(exc: Any, *, model: type | None = None, context: str | None = None,
                     file: str | None = None, prefix: str = "") -> InputError:
-    """One :class:`InputError` for the first problem of a pydantic ``ValidationError``.
+    """One ``InputError`` for the first problem of a pydantic ``ValidationError``.
 
     The field is named by its dotted path; an unknown field gets the closest allowed name as a
     "did you mean" when ``model`` (the validated class) is given.

@@ -1,6 +1,7 @@
 """Check a built documentation site for what would break it offline: every formula typeset as
 MathML (no TeX left for a script to render), no script, stylesheet, font or image loaded from the
-network, and page links that work from disk (``page.html``, not ``folder/``).
+network, page links that work from disk (``page.html``, not ``folder/``), and no Sphinx role
+(``:class:`…```) left literally in an API page.
 
 Usage: ``python tools/check_site.py SITE_DIR``; exit status 1 with one line per problem.
 """
@@ -19,6 +20,7 @@ _REMOTE_ASSET = re.compile(
 )
 _ARITHMATEX = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.DOTALL)
 _TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$")
+_SPHINX_ROLE = re.compile(r":(?:class|func|meth|data|mod|attr|exc|obj):`")
 _FOLDER_LINK = re.compile(r'<a\b[^>]*\bhref="(?!https?:|mailto:|#)([^"#?]*/)(?:[#?][^"]*)?"')
 
 
@@ -39,6 +41,8 @@ def problems(site: Path) -> list[str]:
         body = re.sub(r"<(code|pre)\b.*?</\1>", "", text, flags=re.DOTALL)
         if _TEX.search(re.sub(r"<[^>]+>", "", body)):
             out.append(f"{name}: raw TeX outside a formula: {_TEX.search(body).group(0)}")
+        if _SPHINX_ROLE.search(text):
+            out.append(f"{name}: a Sphinx role shown literally: {_SPHINX_ROLE.search(text).group(0)}")
         for match in _FOLDER_LINK.finditer(text):
             out.append(f"{name}: link to a folder (shows a listing from disk): {match.group(1)}")
     return out

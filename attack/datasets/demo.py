@@ -39,7 +39,7 @@ def metric_columns(frame: pd.DataFrame) -> list[str]:
 
 
 def demo_source(name: str, n_units: int = 17000, seed: int = 1) -> tuple[pd.DataFrame, str]:
-    """A demo data set by name and its unit-id column; see :data:`DEMO_SOURCES`.
+    """A demo data set by name and its unit-id column; see ``DEMO_SOURCES``.
 
     All data sets derive from one population generated from ``(n_units, seed)``.
     """

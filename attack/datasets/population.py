@@ -1,8 +1,8 @@
 """Seeded synthetic enterprise data for demonstrations and tests (docs/method/validation.md).
 
-:func:`make_population` builds a cost-structure-survey-like population of manufacturing and mining
-firms; :func:`make_external` derives an intruder's database from a sample of it with the source
-disagreements the handbook measured (docs/method/validation.md, docs/method/intruders.md); :func:`worst_case_external`
+``make_population`` builds a cost-structure-survey-like population of manufacturing and mining
+firms; ``make_external`` derives an intruder's database from a sample of it with the source
+disagreements the handbook measured (docs/method/validation.md, docs/method/intruders.md); ``worst_case_external``
 hands the intruder the original key values (docs/method/intruders.md).
 
 All random draws come from generators spawned from one ``numpy.random.SeedSequence`` per call, so a
@@ -484,7 +484,7 @@ def worst_case_external(population: pd.DataFrame, seed: int = 3) -> pd.DataFrame
 
 def incompatibility_profile(external: pd.DataFrame, population: pd.DataFrame) -> dict[str, float]:
     """Shares of external records that disagree with their true unit (docs/method/intruders.md), read
-    off the agreement tables of :func:`attack.natural_protection.agreement_profile`.
+    off the agreement tables of ``attack.natural_protection.agreement_profile``.
 
     Reference values: docs/method/validation.md. Categorical keys: different WZ division, 4-digit class,
     BBR9. Metric keys present in the external file: share off by 10% or more of the true value.

@@ -31,7 +31,7 @@ from attack.errors import InputError
 
 log = logging.getLogger("attack.io")
 
-#: The roles a column can have; ``identifier`` and ``text`` are what :func:`describe_column`
+#: The roles a column can have; ``identifier`` and ``text`` are what ``describe_column``
 #: reports about codes that look like unit ids or free text (names, addresses).
 ROLES = ("number", "code", "text", "identifier")
 
@@ -185,7 +185,7 @@ def is_number(frame: pd.DataFrame, column: str, codes: Collection[str] = ()) -> 
 
 def number_columns(frame: pd.DataFrame, codes: Collection[str] = (),
                    columns: Iterable[str] | None = None) -> list[str]:
-    """The columns (of ``columns``, default all) that hold numbers by :func:`is_number`."""
+    """The columns (of ``columns``, default all) that hold numbers by ``is_number``."""
     return [c for c in (frame.columns if columns is None else columns) if is_number(frame, c, codes)]
 
 
@@ -197,7 +197,7 @@ def source_name(frame: pd.DataFrame) -> str:
 def numeric_column(frame: pd.DataFrame, column: str, *, required: bool = False) -> np.ndarray:
     """Column as float64, missing values as NaN.
 
-    Raises :class:`InputError` naming the first row that is not a number or is infinite, and,
+    Raises ``InputError`` naming the first row that is not a number or is infinite, and,
     with ``required``, when every value is missing (a key that carries no information).
     """
     values = frame[column]
@@ -321,8 +321,8 @@ def mixed_number_column(frame: pd.DataFrame, column: str) -> int | None:
 
 
 def require_number_columns(frame: pd.DataFrame, columns: Iterable[str]) -> None:
-    """Raise :class:`InputError` for the first of ``columns`` that is mostly numbers but holds
-    text too (see :func:`mixed_number_column`), naming the row and how to fix it."""
+    """Raise ``InputError`` for the first of ``columns`` that is mostly numbers but holds
+    text too (see ``mixed_number_column``), naming the row and how to fix it."""
     for column in columns:
         row = mixed_number_column(frame, column)
         if row is not None:

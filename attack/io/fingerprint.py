@@ -55,7 +55,7 @@ class ReadLedger:
 
     def record(self, path: str | Path, sha256: str, size: int) -> None:
         """Note that ``path`` was read with this digest; a different digest for a file already
-        read means it changed during the run (:class:`InputError`)."""
+        read means it changed during the run (``InputError``)."""
         key = Path(path).resolve()
         seen = self._read.setdefault(key, (sha256, size))
         if seen != (sha256, size):
@@ -63,7 +63,7 @@ class ReadLedger:
                              "contents); run again once nothing writes to it", file=str(path))
 
     def record_frame(self, path: str | Path, frame: pd.DataFrame) -> None:
-        """Record a frame read by :func:`attack.io.readers.read` (its digest rides along)."""
+        """Record a frame read by ``attack.io.readers.read`` (its digest rides along)."""
         self.record(path, frame.attrs["sha256"], frame.attrs["bytes"])
 
     def record_bytes(self, path: str | Path, content: bytes) -> None:
@@ -71,7 +71,7 @@ class ReadLedger:
         self.record(path, hashlib.sha256(content).hexdigest(), len(content))
 
     def file_input(self, role: str, path: str | Path, certificate_dir: str | Path) -> dict:
-        """:func:`file_input` with the digest of the bytes this run read."""
+        """``file_input`` with the digest of the bytes this run read."""
         return file_input(role, path, certificate_dir, self._read.get(Path(path).resolve()))
 
 

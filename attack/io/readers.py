@@ -6,9 +6,9 @@ and SPSS (``.sav``, needs the optional ``pyreadstat``).
 
 For CSV the encoding (UTF-8 with or without byte-order mark, else Windows-1252 / Latin-1 and
 the like), the separator (``,`` ``;`` tab ``|``), the quote character, the decimal separator and
-the thousands separator are detected; each can be set (:class:`ReadOptions`). Text columns are
-then typed by the one column rule of :mod:`attack.io.columns` (codes with leading zeros stay
-text). What was detected is logged (logger ``attack.io``) and returned in :class:`ReadInfo`.
+the thousands separator are detected; each can be set (``ReadOptions``). Text columns are
+then typed by the one column rule of ``attack.io.columns`` (codes with leading zeros stay
+text). What was detected is logged (logger ``attack.io``) and returned in ``ReadInfo``.
 
 Missing values: empty fields and the usual spellings (``NA``, ``n/a``, ``NULL``, ``NaN``, …) and
 the single dot ``.`` with which SAS and Stata write a missing value; Stata, SAS and SPSS
@@ -185,7 +185,7 @@ def read(path: str | Path, columns: Sequence[str] | None = None,
          options: ReadOptions | None = None) -> Table:
     """Read a data file, keeping only ``columns`` (all when None), in that order.
 
-    Raises :class:`InputError` naming the file (and column and row where there is one) for a
+    Raises ``InputError`` naming the file (and column and row where there is one) for a
     missing file, a folder, an empty file or one without data rows, a file that is not in the
     format its suffix says, an undecodable or malformed text file, duplicate or missing columns.
     """
@@ -244,7 +244,7 @@ def read(path: str | Path, columns: Sequence[str] | None = None,
 
 def read_file_bytes(path: str | Path) -> bytes:
     """The whole content of a regular file, read once (what is parsed is what is hashed);
-    a folder, a missing file or a special file (a FIFO, a device) is an :class:`InputError`."""
+    a folder, a missing file or a special file (a FIFO, a device) is an ``InputError``."""
     path = Path(path)
     name = str(path)
     try:
@@ -265,7 +265,7 @@ def read_file_bytes(path: str | Path) -> bytes:
 
 def read_table(path: str | Path, columns: Sequence[str] | None = None,
                options: ReadOptions | None = None) -> pd.DataFrame:
-    """The frame of :func:`read` (for callers that need no record of how it was read)."""
+    """The frame of ``read`` (for callers that need no record of how it was read)."""
     return read(path, columns, options).frame
 
 
@@ -395,7 +395,7 @@ def _sample(content: bytes) -> str:
 
 
 def _dialect(sample: str, given: str | None, name: str) -> tuple[str, str | None]:
-    """Separator and quote character: ``csv.Sniffer`` among :data:`SEPARATORS`, checked (and
+    """Separator and quote character: ``csv.Sniffer`` among ``SEPARATORS``, checked (and
     replaced when it fails) by the separator that splits the most lines into the same number
     (at least two) of fields."""
     quotechar = '"'
@@ -675,7 +675,7 @@ def require_codes(frames: Sequence[pd.DataFrame | None], *, field: str = "--code
 
 
 def require_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
-    """Raise :class:`InputError` naming the file and the first of ``columns`` it lacks."""
+    """Raise ``InputError`` naming the file and the first of ``columns`` it lacks."""
     _check_columns(frame.columns, list(dict.fromkeys(columns)), source_name(frame))
 
 

@@ -1,7 +1,7 @@
 """The base of every settings table: a number is never read from ``true`` or ``false``.
 
 Pydantic converts a boolean into a number (``tau = true`` becomes τ = 1), which would change a
-verdict without a word; :class:`SettingsModel` refuses such a value, naming the field.
+verdict without a word; ``SettingsModel`` refuses such a value, naming the field.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Writing result files safely: one output guard, atomic writes, record-level files owner-only.
 
-Every command and every writer of the API goes through :func:`check_outputs` (before anything is
-computed) and :func:`write_files_atomic` (which checks again): an output may not be an input of
+Every command and every writer of the API goes through ``check_outputs`` (before anything is
+computed) and ``write_files_atomic`` (which checks again): an output may not be an input of
 the run (the same file, also through a symbolic or hard link), a scenario file, another output of
 the same run (a certificate's printable twin included), a folder or a special file (a device, a
 FIFO, a socket). A file is written to a temporary name in its target directory and renamed into
@@ -27,7 +27,7 @@ from attack.errors import InputError
 #: Permissions of record-level files.
 OWNER_ONLY = 0o600
 
-#: Temporary files being written right now (removed by :func:`discard_staged` on an interrupt).
+#: Temporary files being written right now (removed by ``discard_staged`` on an interrupt).
 _STAGED: set[str] = set()
 
 
@@ -136,8 +136,8 @@ def write_files_atomic(files: dict[Path, tuple[str | bytes, int | None]],
     means the permissions a new file gets under the current umask, ``0o600`` makes it
     owner-only before it appears. Every text is first written to a temporary file beside its
     target, then all are renamed into place (interrupts held meanwhile). The paths are first
-    checked by :func:`check_outputs` against ``inputs``; a path that cannot be written raises
-    :class:`InputError` naming the path as given (never the temporary file).
+    checked by ``check_outputs`` against ``inputs``; a path that cannot be written raises
+    ``InputError`` naming the path as given (never the temporary file).
     """
     check_outputs(files, inputs)
     staged: list[tuple[str, Path]] = []
@@ -176,7 +176,7 @@ def write_files_atomic(files: dict[Path, tuple[str | bytes, int | None]],
 
 def write_text_atomic(path: str | Path, text: str, *, mode: int | None = None,
                       inputs: Iterable[str | Path | None] = ()) -> Path:
-    """Write one file atomically, never over one of ``inputs`` (see :func:`write_files_atomic`)."""
+    """Write one file atomically, never over one of ``inputs`` (see ``write_files_atomic``)."""
     return write_files_atomic({Path(path): (text, mode)}, inputs)[0]
 
 

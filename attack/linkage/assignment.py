@@ -3,14 +3,14 @@
 Rows of the cost matrix are external records in input order, columns release records in
 release order. Every function returns ``(rows, cols)``: the assigned pairs, sorted by row.
 
-* :func:`hungarian` – exact minimum total distance (handbook eq. 13.7). A rectangular problem
+* ``hungarian`` – exact minimum total distance (handbook eq. 13.7). A rectangular problem
   is solved directly, which picks the same real pairs as padding with dummy records at the
   maximum distance (eq. 13.6, docs/method/linkage.md).
-* :func:`greedy` – Procedure II (handbook §13.3, docs/method/linkage.md): pairs in ascending order of
+* ``greedy`` – Procedure II (handbook §13.3, docs/method/linkage.md): pairs in ascending order of
   ``(distance, external row, release row)``, each taken when both records are still free.
-* :func:`sequential` – Procedure I (docs/method/linkage.md): external records in the given order, each
+* ``sequential`` – Procedure I (docs/method/linkage.md): external records in the given order, each
   to its nearest free release record (ties: first in release order).
-* :func:`nearest` – nearest-neighbour attack, not one-to-one (docs/method/linkage.md): each external record
+* ``nearest`` – nearest-neighbour attack, not one-to-one (docs/method/linkage.md): each external record
   to its nearest release record (ties: first in release order).
 """
 
@@ -89,7 +89,7 @@ def nearest(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def assign(
     cost: np.ndarray, method: str, order: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Dispatch to the assignment ``method`` (one of :data:`METHODS`)."""
+    """Dispatch to the assignment ``method`` (one of ``METHODS``)."""
     if method == "hungarian":
         return hungarian(cost)
     if method == "greedy":

@@ -130,7 +130,7 @@ def make_blocks(
 ) -> Blocking:
     """Group both files by the blocking keys and pair the groups present on both sides.
 
-    Without keys the whole files form one block. Raises :class:`InputError` when blocking keys
+    Without keys the whole files form one block. Raises ``InputError`` when blocking keys
     are given and no external record shares its block with any release record.
     """
     n_ext, n_rel = len(external), len(release)

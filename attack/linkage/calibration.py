@@ -1,7 +1,7 @@
 """Match probability of the distance intruder's links, calibrated against chance.
 
 For a link of distance ``d`` in a block with ``N`` release records, ``F(d)`` is the share of
-random pairs of that block (seeded sample, :data:`RANDOM_PAIRS` over all blocks, the links
+random pairs of that block (seeded sample, ``RANDOM_PAIRS`` over all blocks, the links
 themselves left out: most matches among random pairs are links) whose distance is at most ``d``. If the external record had no counterpart in the release, each of the other
 ``N − 1`` release records would come this close by chance with probability ``F(d)``; the link's
 probability is ``(1 − F(d))^(N − 1)``, the chance that none does (docs/method/intruder-confidence.md).

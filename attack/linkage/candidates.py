@@ -7,13 +7,13 @@ code to a one-hot vector scaled by ``sqrt(λ/(2s))`` (``s`` the standardisation 
 KD-tree on the embedded release records then finds each external record's nearest candidates.
 
 The tree only proposes candidates. Their distances are recomputed with
-:meth:`DistanceModel.pair_cost`, bit for bit the dense values, and a candidate is used only
+``DistanceModel.pair_cost``, bit for bit the dense values, and a candidate is used only
 when it is *certified*: every release record that the query did not return lies at an
 embedded distance that, minus the constant and a safety margin, exceeds the candidate's
 distance plus the tie tolerance. So the nearest free candidate of a row, ties included, is
 exactly the one the dense matrix would give. Rows whose certified candidates run out are
 queried again with twice as many neighbours, against a tree rebuilt on the still free release
-records when half of its points have been taken. Procedure II (:func:`tree_greedy`) instead
+records when half of its points have been taken. Procedure II (``tree_greedy``) instead
 searches a tree of the release records' distinct values that forgets the used ones.
 """
 
@@ -134,7 +134,7 @@ class CandidateLists:
 
     def requery(self, i: int) -> None:
         """A fresh certified list for row ``i`` with four times as many neighbours, from the
-        free release rows (:mod:`attack.linkage.refill`)."""
+        free release rows (``attack.linkage.refill``)."""
         self._maybe_rebuild()
         k = int(min(max(4 * self.neighbours[i], INITIAL_NEIGHBOURS), self._free.n))
         self.neighbours[i] = k
@@ -216,14 +216,14 @@ class CandidateLists:
 
 def tree_greedy(model: DistanceModel, embedded) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Procedure II (ties by distance, external row, release row), compiled
-    (:func:`attack.linkage.compiled.greedy`).
+    (``attack.linkage.compiled.greedy``).
 
     Records with identical key values have identical distances to every other record, so each
     file is grouped by its key values and the search runs over one embedded point per group: a
     k-d tree of the release groups that still have a free record, asked for an external group's
     nearest one whenever the distance it offered is gone. Distances are the exact ones of
-    :meth:`DistanceModel.pair_cost` (same operations, same bits); the embedding only prunes, with
-    a margin that covers its rounding (:func:`rounding`). The tie counts are the dense ones:
+    ``DistanceModel.pair_cost`` (same operations, same bits); the embedding only prunes, with
+    a margin that covers its rounding (``rounding``). The tie counts are the dense ones:
     every release record of the block within the tie tolerance of the link's distance.
     """
     x_ext, x_rel, constant = embedded
@@ -261,7 +261,7 @@ def value_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def rounding(x_ext: np.ndarray, x_rel: np.ndarray) -> np.ndarray:
     """How far the embedded distance ``ê`` may lie from ``exact + C`` after rounding:
     ``r·(ê + |C|) + g·√ê + f``, returned as ``[r, g, f, e*]`` with ``e*`` where ``ê − r·ê − g·√ê``
-    starts to grow (:func:`attack.linkage.compiled.lower_cost`).
+    starts to grow (``attack.linkage.compiled.lower_cost``).
 
     With ``eps`` the unit roundoff, ``d`` dimensions and ``M`` the largest embedded coordinate:
     the exact sum and the scale factors err by a few ``d·eps`` relative to ``ê + |C|``; a

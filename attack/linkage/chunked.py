@@ -2,7 +2,7 @@
 
 The cost matrix is never held whole: it is recomputed in row chunks that fit the memory
 budget. Procedure II uses the same rounds of locally dominant pairs as the dense method
-(:func:`attack.assignment.greedy`), each round one pass over the chunks of free rows and
+(``attack.assignment.greedy``), each round one pass over the chunks of free rows and
 columns; Procedure I and the nearest-neighbour attack need one chunk pass per row or one in all.
 """
 

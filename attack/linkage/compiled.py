@@ -1,9 +1,9 @@
 """The compiled loops of the candidate search (numba; compiled once per machine, kept on disk).
 
-:func:`greedy` runs Procedure II over groups of identical key values and :func:`tie_counts`
-counts its ties, for :func:`attack.linkage.candidates.tree_greedy`; :func:`build_tree`,
-:func:`refill` and :func:`first_lists` are the k-d tree over the free release records, the refill
-of one candidate list and the costing of the first lists (:mod:`attack.linkage.refill`). The functions live at module level so that numba can keep them
+``greedy`` runs Procedure II over groups of identical key values and ``tie_counts``
+counts its ties, for ``attack.linkage.candidates.tree_greedy``; ``build_tree``,
+``refill`` and ``first_lists`` are the k-d tree over the free release records, the refill
+of one candidate list and the costing of the first lists (``attack.linkage.refill``). The functions live at module level so that numba can keep them
 in its disk cache.
 """
 
@@ -55,7 +55,7 @@ def pop(cost, row, col, size):  # pragma: no cover - compiled
 @njit(cache=True)
 def lower_cost(emb, constant, margin):  # pragma: no cover - compiled
     """A lower bound of the exact distance of every pair whose embedded squared distance is at
-    least ``emb``; ``margin`` from :func:`attack.linkage.candidates.rounding` (the bound is
+    least ``emb``; ``margin`` from ``attack.linkage.candidates.rounding`` (the bound is
     taken at ``margin[3]`` or above, where it grows with ``emb``)."""
     e = max(emb, margin[3])
     return e - constant - (margin[0] * (e + abs(constant)) + margin[1] * np.sqrt(e) + margin[2])
@@ -117,7 +117,7 @@ def best_group(g, query, points, perm, start, end, left, right, lo, hi, alive, f
 
 @njit(cache=True)
 def tree_links(left, right, start, end, perm, n_points):  # pragma: no cover - compiled
-    """Parent of every node and leaf of every point of a tree from :func:`build_tree`."""
+    """Parent of every node and leaf of every point of a tree from ``build_tree``."""
     parent = np.full(left.size, -1, np.int64)
     leaf_of = np.empty(n_points, np.int64)
     for node in range(left.size):

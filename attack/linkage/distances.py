@@ -133,7 +133,7 @@ class _Component(ABC):
     @abstractmethod
     def raw_pairs(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         """Raw distances of the pairs ``(ext[k], rel[k])``, elementwise; equal bit for bit to
-        the matching entries of :meth:`raw`."""
+        the matching entries of ``raw``."""
 
     @abstractmethod
     def subset(self, ext: np.ndarray, rel: np.ndarray) -> _Component:
@@ -442,7 +442,7 @@ def _hierarchical(a: np.ndarray, b: np.ndarray, key: KeySpec) -> _CodeComponent:
 class DistanceModel:
     """Standardised, weighted distance between external and release records (eq. 13.4–13.5).
 
-    Build it with :func:`build_distance_model`; :meth:`cost` gives the total distance matrix for
+    Build it with ``build_distance_model``; ``cost`` gives the total distance matrix for
     any subset of external and release rows (a block).
     """
 
@@ -460,7 +460,7 @@ class DistanceModel:
 
     def pair_cost(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         """Total distance of the pairs ``(ext[k], rel[k])``; bit for bit the entries of
-        :meth:`cost`, so candidate-based matchers break ties exactly as dense ones."""
+        ``cost``, so candidate-based matchers break ties exactly as dense ones."""
         return self._total(ext, rel, pairs=True)
 
     def subset(self, ext: np.ndarray, rel: np.ndarray) -> DistanceModel:
@@ -543,7 +543,7 @@ def build_distance_model(
     Extremes for ``maxmin`` are taken over all pairs A × B of the two files, before blocking,
     without building the pairs (docs/method/linkage.md). Under a standardisation, a metric value
     that alone spans its key's range stops the run, or with ``winsorise`` is set to the nearest
-    value that does not (:mod:`attack.linkage.outliers`).
+    value that does not (``attack.linkage.outliers``).
     """
     if standardise not in STANDARDISATIONS:
         raise InputError(

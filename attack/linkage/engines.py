@@ -6,15 +6,15 @@ output identical whatever the engine and the number of jobs.
 
 ``local`` solves the blocks in this process (``jobs=1``) or in a pool of worker processes
 (``jobs`` > 1, or ``None`` for all cores); a run whose blocks are estimated to take less than
-:data:`PARALLEL_MIN_SECONDS` on one core stays in this process, where it is faster. ``dask``
+``PARALLEL_MIN_SECONDS`` on one core stays in this process, where it is faster. ``dask``
 sends the blocks to a Dask cluster (the optional extra ``attack[dask]``): the one at
 ``scheduler``, or a local cluster of worker processes started for the run and closed after it.
 
 Workers receive only their blocks' data; ``func`` and the tasks must be picklable top-level
-objects (as :func:`attack.solvers.solve_block` and :class:`attack.solvers.BlockTask` are), so
+objects (as ``attack.solvers.solve_block`` and ``attack.solvers.BlockTask`` are), so
 the same code runs under the ``spawn`` and ``forkserver`` start methods. Large blocks are
 handed out first so that a long block does not start last; small ones travel in groups
-(:data:`CHUNK_CELLS`), and only a few groups per worker are in flight at a time.
+(``CHUNK_CELLS``), and only a few groups per worker are in flight at a time.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ ENGINES: tuple[str, ...] = ("local", "dask")
 
 DASK_MISSING = "the dask engine needs the optional extra: pip install 'attack[dask]'"
 
-#: Below this many estimated seconds of solving on one core (:func:`estimated_seconds`, summed
+#: Below this many estimated seconds of solving on one core (``estimated_seconds``, summed
 #: over the blocks) the local engine solves every block in this process: starting worker
 #: processes and sending them the data takes about a second here, so with two workers fanning
 #: out pays only well beyond twice that (measured: benchmarks/bench_jobs.py).
@@ -162,7 +162,7 @@ def map_blocks(
         ``engine="dask"`` and no ``scheduler``, the number of workers of the local cluster.
     scheduler:
         Address of a running Dask scheduler (``engine="dask"`` only); its workers must be able
-        to import :mod:`attack`.
+        to import ``attack``.
     progress:
         Print a progress line per finished block on stderr, if stderr is a terminal.
     """
@@ -205,7 +205,7 @@ def _size(task) -> int | None:
 def _chunks(tasks: Sequence) -> list[list[int]]:
     """Task positions in work units for the workers, largest blocks first.
 
-    A block of at least :data:`CHUNK_CELLS` pairs is a unit of its own; smaller ones are grouped
+    A block of at least ``CHUNK_CELLS`` pairs is a unit of its own; smaller ones are grouped
     until a unit reaches that many pairs, so that thousands of tiny blocks do not each pay the
     cost of a round trip to a worker. Tasks without a size are units of their own.
     """
@@ -247,7 +247,7 @@ def estimated_seconds(task) -> float | None:
 
 def _quick(tasks: Sequence) -> bool:
     """True when every task can be estimated and all together take less than
-    :data:`PARALLEL_MIN_SECONDS`: starting workers would take longer than solving here."""
+    ``PARALLEL_MIN_SECONDS``: starting workers would take longer than solving here."""
     seconds = [estimated_seconds(task) for task in tasks]
     return all(s is not None for s in seconds) and sum(seconds) < PARALLEL_MIN_SECONDS
 
@@ -309,7 +309,7 @@ def _submit(executor, func, tasks, pending, running: dict, count: int) -> None:
 def _mp_context():
     """``forkserver`` where the platform has it (safe in a process with threads, and workers
     are forked from a server that has already imported the solvers and loaded their compiled
-    kernels: :mod:`attack.linkage.worker`), else ``spawn``."""
+    kernels: ``attack.linkage.worker``), else ``spawn``."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["attack.linkage.worker"])

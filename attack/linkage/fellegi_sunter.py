@@ -3,9 +3,9 @@
 Every key compares an external and a release value on a few ordered levels (level 0 = exact
 agreement, the last = disagreement, −1 = a value is missing; docs/method/intruder-confidence.md):
 
-* metric: exact / near (relative difference ``|a − b| / max(|a|, |b|) ≤`` :data:`METRIC_NEAR`) / far;
+* metric: exact / near (relative difference ``|a − b| / max(|a|, |b|) ≤`` ``METRIC_NEAR``) / far;
 * string (case, surrounding spaces and punctuation ignored): exact / Jaro–Winkler similarity at
-  least each of :data:`STRING_SIMILAR` / different;
+  least each of ``STRING_SIMILAR`` / different;
 * hierarchical code: exact / same prefix at each of the key's levels (longest first; default 2) /
   different;
 * nominal and ordinal code: exact / different.
@@ -256,8 +256,8 @@ def _log_likelihood(patterns: np.ndarray, probabilities: Sequence[np.ndarray]) -
 class MatchWeights:
     """Match weights of a block (or of the files) in the shape the one-to-one solvers take.
 
-    :meth:`cost` is ``W_max − W``, never negative. The solvers see a distance without an
-    embedding (no ``components``: dense, chunked or candidate-based search over :meth:`cost`)
+    ``cost`` is ``W_max − W``, never negative. The solvers see a distance without an
+    embedding (no ``components``: dense, chunked or candidate-based search over ``cost``)
     whose largest value, ``Σ weight · missing_value`` over ``keys``, is ``W_max − W_min``: not
     linking a record costs as much as its worst link.
     """

@@ -2,8 +2,8 @@
 
 A key is an overlap variable that enters the distance; a block (also used for risk cells) is a
 column whose classes the intruder links within. Typed objects and the CLI's text spellings give
-the same :class:`~attack.linkage.distances.KeySpec` and
-:class:`~attack.linkage.blocking.Classifier`::
+the same ``KeySpec`` and
+``Classifier``::
 
     Metric("turnover", weight=0.5)          "turnover:metric:0.5"
     Ordinal("size", order=["s", "m", "l"])  "size:ordinal:order=s|m|l"

@@ -37,7 +37,7 @@ class LinkageSpec:
     metric_distance: str = "squared"
     seed: int | None = None
     #: Set a metric value that alone spans its key's range to the nearest other value
-    #: (:mod:`attack.linkage.outliers`) instead of stopping the run.
+    #: (``attack.linkage.outliers``) instead of stopping the run.
     winsorise: bool = False
     #: ``"distance"`` or ``"fellegi-sunter"`` (docs/method/intruder-confidence.md).
     intruder: str = "distance"
@@ -93,7 +93,7 @@ class Links:
     its block at the chosen distance (ties, docs/method/linkage.md). ``match_probability`` is
     each link's probability (NaN without a link), ``probability_model`` how it was estimated
     (docs/method/intruder-confidence.md). For the Fellegi–Sunter intruder ``distance`` is the
-    cost ``W_max − W`` and ``model`` its :class:`~attack.linkage.fellegi_sunter.MatchWeights`.
+    cost ``W_max − W`` and ``model`` its ``MatchWeights``.
     """
 
     release_row: np.ndarray
@@ -164,7 +164,7 @@ def link(
     """Run the mass linkage of ``external`` against ``release`` (docs/method/linkage.md).
 
     Blocks are solved independently by ``engine`` with ``jobs`` workers (all cores when None),
-    on the Dask cluster at ``scheduler`` if given (:func:`attack.engines.map_blocks`); the links
+    on the Dask cluster at ``scheduler`` if given (``attack.engines.map_blocks``); the links
     do not depend on these options. ``progress`` shows a progress line on a terminal. A block
     whose dense cost matrix exceeds ``memory_budget`` bytes goes to a candidate-based solver.
     """

@@ -5,7 +5,7 @@ Max–min, range and standard-deviation standardisation divide every distance of
 taken from the data. One planted or mistyped value (``1e15`` among turnovers of a few million)
 makes that scale so large that every other distance of the key becomes about 0: the key stops
 counting and the attack, and the verdict, change without a sign. A value *dominates* a key when
-the gap between it and the next value is at least :data:`DOMINANCE` times the spread of all the
+the gap between it and the next value is at least ``DOMINANCE`` times the spread of all the
 other values of its file (the remaining values then fill at most 1 % of the range). Such a value
 stops the run with the file, column, row and value, unless the user winsorises: each dominant
 value is then set to the nearest value that does not dominate, and the result records it.
@@ -26,9 +26,9 @@ MIN_VALUES = 20
 
 def dominant_rows(values: np.ndarray) -> list[int]:
     """Rows of the values that dominate ``values`` (missing values ignored; none among fewer than
-    :data:`MIN_VALUES`), outermost first:
+    ``MIN_VALUES``), outermost first:
     repeatedly the largest or smallest value whose gap to the next is at least
-    :data:`DOMINANCE` times the spread (not zero) of the values left once it is set aside."""
+    ``DOMINANCE`` times the spread (not zero) of the values left once it is set aside."""
     present = np.flatnonzero(~np.isnan(values))
     if present.size < MIN_VALUES:
         return []
@@ -52,7 +52,7 @@ def dominant_rows(values: np.ndarray) -> list[int]:
 def check_key_values(values: np.ndarray, *, file: str, column: str, winsorise: bool) -> tuple[np.ndarray, int]:
     """``values`` unchanged when no value dominates, else: with ``winsorise`` the dominant values
     set to the nearest non-dominant one (returned with their count), without it an
-    :class:`InputError` naming the row and the value."""
+    ``InputError`` naming the row and the value."""
     rows = dominant_rows(values)
     if not rows:
         return values, 0

@@ -1,12 +1,12 @@
-"""Refilling one record's candidate list, compiled (:mod:`attack.linkage.candidates`).
+"""Refilling one record's candidate list, compiled (``attack.linkage.candidates``).
 
 When the certified candidates of an external record have all been taken, its list is filled
 again with more neighbours among the still free release records. Done one record at a time
 through SciPy this costs tens of microseconds of call overhead per record; here a k-d tree over
-the free release records (median splits, leaves of at most :data:`LEAF`), the k-nearest query,
+the free release records (median splits, leaves of at most ``LEAF``), the k-nearest query,
 the exact distances and their order run in one compiled call.
 
-The exact distances repeat :meth:`attack.linkage.distances.DistanceModel.pair_cost` operation
+The exact distances repeat ``attack.linkage.distances.DistanceModel.pair_cost`` operation
 by operation for the distances that embed (squared metric differences and nominal mismatches,
 no missing value): per key the raw distance, minus its offset when there is one, over its
 divisor (0 for a key without spread), times its weight unless that is 1, summed over the keys

@@ -1,7 +1,7 @@
 """The linkage settings as data behind a schema: one description for scenario files and the API.
 
-:class:`Linkage` is the ``[linkage]`` table of a scenario file and the linkage arguments of
-:func:`attack.mass_attack`; both are validated here (pydantic), so a bad value gets the same
+``Linkage`` is the ``[linkage]`` table of a scenario file and the linkage arguments of
+``attack.mass_attack``; both are validated here (pydantic), so a bad value gets the same
 message wherever it is written. ``docs/reference/scenario-file.md`` describes the fields.
 """
 
@@ -36,7 +36,7 @@ class SettingsTable(SettingsModel):
 
 def parses(parse: Callable[[Any], Any]) -> AfterValidator:
     """A validator that keeps a value as written once ``parse`` accepts it (a key's or a block's
-    text spelling, a λ), turning its :class:`InputError` into a validation error."""
+    text spelling, a λ), turning its ``InputError`` into a validation error."""
 
     def check(value: Any) -> Any:
         try:
@@ -98,7 +98,7 @@ class IntruderLinkage(SettingsTable):
 
 
 def linkage_spec(table: Linkage | IntruderLinkage, default: LinkageSpec | None = None) -> LinkageSpec:
-    """The :class:`LinkageSpec` of a validated table; an intruder's unset entries fall back to
+    """The ``LinkageSpec`` of a validated table; an intruder's unset entries fall back to
     ``default``."""
     fixed = table.model_dump(exclude_none=True, exclude={"keys", "block"})
     if table.keys is not None:

@@ -1,8 +1,8 @@
 """Solve the assignment of one block and say how it was solved.
 
 A block is small enough for the dense cost matrix when ``n_E · n_R · 16`` bytes (the matrix and
-one working copy) fit the memory budget; then the dense methods of :mod:`attack.assignment` run on it. Larger blocks go to the
-candidate-based solvers (:mod:`attack.tree_greedy`, :mod:`attack.sparse_hungarian`), which
+one working copy) fit the memory budget; then the dense methods of ``attack.assignment`` run on it. Larger blocks go to the
+candidate-based solvers (``attack.tree_greedy``, ``attack.sparse_hungarian``), which
 give the same links as the dense methods. Every solution records its solver and, for the
 exact method, whether optimality is proven (docs/method/linkage.md: never degrade silently).
 """
@@ -35,7 +35,7 @@ from attack.linkage.limits import (
 class BlockTask:
     """Everything needed to solve one block, picklable for worker processes.
 
-    ``model`` covers exactly the block's rows (see :meth:`DistanceModel.subset`); ``order`` is
+    ``model`` covers exactly the block's rows (see ``DistanceModel.subset``); ``order`` is
     Procedure I's processing order of the block's external rows (None: input order).
     """
 
@@ -68,9 +68,9 @@ def solve_block(task: BlockTask) -> BlockSolution:
     """Assign the external to the release rows of one block with ``task.method``.
 
     Small blocks use the dense matrix. Larger ones use, for the exact method, the sparse
-    candidate graph with its proof of optimality (:mod:`attack.linkage.sparse_hungarian`; the
+    candidate graph with its proof of optimality (``attack.linkage.sparse_hungarian``; the
     dense matrix when the proof fails and the matrix fits the budget); for the other methods
-    the certified KD-tree candidates when the distance embeds (:mod:`attack.linkage.candidates`),
+    the certified KD-tree candidates when the distance embeds (``attack.linkage.candidates``),
     else row chunks of the matrix that fit the budget.
     """
     n_ext, n_rel = task.model.sizes

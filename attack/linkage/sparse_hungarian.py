@@ -1,7 +1,7 @@
 """Exact assignment (eq. 13.7) of blocks too large for a dense cost matrix.
 
 Each external record keeps its K nearest release records (certified candidates, see
-:mod:`attack.linkage.candidates`, or an exact chunked scan when the distance does not embed) and a
+``attack.linkage.candidates``, or an exact chunked scan when the distance does not embed) and a
 private "no link" edge priced at the padding cost D of eq. 13.6, so a full matching always
 exists. ``scipy.sparse.csgraph.min_weight_full_bipartite_matching`` solves the candidate graph;
 every edge gets +1 because that solver reads an explicit zero as a missing edge (every full
@@ -19,7 +19,7 @@ the same holds for every pair that is not a candidate:
 * otherwise a non-candidate pair costs at least its row's certified bound ``b_i``, and
   ``b_i + 1 ≥ u_i`` suffices.
 
-Both checks allow a relative rounding slack (:data:`TOLERANCE`). When the check fails, K grows
+Both checks allow a relative rounding slack (``TOLERANCE``). When the check fails, K grows
 fourfold while the candidates fit the memory budget; past that the block is reported as
 approximate.
 """

@@ -1,7 +1,7 @@
 """One named protection step applied to a file: the method catalogue behind ``attack protect``.
 
 Every method of docs/method/protection.md is registered here under its command-line name with its typed
-parameters. :func:`protect` validates the parameters, converts the columns a method needs to
+parameters. ``protect`` validates the parameters, converts the columns a method needs to
 numbers (CSV files are read as text), runs the method on the whole file or separately within
 each group of ``by`` (docs/method/protection.md, within-cell application) and returns the release with a
 log: method, parameters, seed, the child seed of each group, counts of changed values and the
@@ -222,7 +222,7 @@ METHODS: dict[str, Method] = {m.name: m for m in [
 def parse_params(method: Method, pairs: Sequence[str] | Mapping[str, Any]) -> dict[str, Any]:
     """Typed parameters of ``method`` from ``key=value`` strings (or a mapping of already typed
     values, as in a scenario file), with the defaults filled in, validated by the method's
-    schema (:func:`params_model`); unknown or missing ones fail with the parameter named."""
+    schema (``params_model``); unknown or missing ones fail with the parameter named."""
     given: dict[str, Any] = {}
     if isinstance(pairs, Mapping):
         given = dict(pairs)
@@ -243,7 +243,7 @@ def parse_params(method: Method, pairs: Sequence[str] | Mapping[str, Any]) -> di
 
 @cache
 def params_model(name: str) -> type[BaseModel]:
-    """The pydantic schema of a method's parameters, built from its :class:`Param` entries:
+    """The pydantic schema of a method's parameters, built from its ``Param`` entries:
     numbers and flags parsed from text as well, a choice among its values, a list from ``a|b``
     (groups ``a|b;c|d``), a mapping or matrix read from a CSV file."""
     method = METHODS[name]

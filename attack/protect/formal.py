@@ -2,7 +2,7 @@
 
 One public function per method. Each returns a new frame and leaves its input untouched. The
 ``unit_id`` column is kept as hidden provenance (docs/method/risk.md); separating it from what the
-intruder sees is the caller's job. Microaggregation lives in :mod:`attack.microaggregation`.
+intruder sees is the caller's job. Microaggregation lives in ``attack.microaggregation``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Exact MDAV searches on a compiled k-d tree (numba; compiled once per machine, kept on disk).
 
-:func:`mdav_groups` gives the groups of :func:`attack.protect.microaggregation.mdav`: the
+``mdav_groups`` gives the groups of ``attack.protect.microaggregation.mdav``: the
 answers, ties included, of scanning every remaining record for each "farthest" and "nearest"
 search, found while reading only the records that can still be the answer.
 
@@ -306,7 +306,7 @@ def _leaf_order(z, keys, rows, rotated, radius, anchor, order, leaf_start):  # p
 
 
 # --- the tree ------------------------------------------------------------------------------------
-# A tree is the tuple of :meth:`_Tree.arrays`. Per node: ``count`` remaining records, their box
+# A tree is the tuple of ``_Tree.arrays``. Per node: ``count`` remaining records, their box
 # ``lo``/``hi`` (rotated coordinates, a row per coordinate), ``reach`` their largest squared
 # radius and ``floor`` the smallest radius of all its records, ``tail_max`` the largest |u'| of
 # all its records; per record (leaf order): ``radius`` |u|, ``head`` u₁, ``tail`` |u'|,
@@ -446,7 +446,7 @@ def _lower(lo, hi, floor, reach, first, qy, rq, margin, out):  # pragma: no cove
     """Lower bounds of the squared distance from ``qy`` (radius ``rq``) to the remaining
     records of the nodes ``first``, ``first + 1``, ... (one per place of ``out``; infinite for
     a node without any): the nearer of its box, or the gap between ``rq`` and the node's radii
-    (|x - q| >= | |x - a| - |q - a| |). Vectorised as :func:`_upper`."""
+    (|x - q| >= | |x - a| - |q - a| |). Vectorised as ``_upper``."""
     m = out.size
     box = np.zeros(m)
     for d in range(qy.size):
@@ -506,7 +506,7 @@ def _least(best_d, offset, margin, p):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _cut(best_d, offset, reach, margin, p):  # pragma: no cover - compiled
-    """The smallest value of a record's bound in :func:`_scan` with which it can reach the
+    """The smallest value of a record's bound in ``_scan`` with which it can reach the
     squared distance ``best_d`` (records of largest squared radius ``reach``), less margins
     for rounding."""
     if best_d < 0.0:
@@ -618,7 +618,7 @@ def _farthest(q, tree, rotation, margin):  # pragma: no cover - compiled
 
 @njit(cache=True, parallel=True)
 def _nearest_and_farthest(q, centre, k, tree, rotation, margin):  # pragma: no cover - compiled
-    """:func:`_nearest` of ``centre`` (unless it is -1) and the remaining record farthest from
+    """``_nearest`` of ``centre`` (unless it is -1) and the remaining record farthest from
     ``q``, both on the records remaining now: one thread first finds the nearest, the other
     starts on the boxes of the farthest search, and both then share the rest."""
     qy, qh, qt, offset, bound, order = _query(q, tree, rotation, margin)
@@ -645,7 +645,7 @@ def _winner(found_d, found, keys):  # pragma: no cover - compiled
 @njit(cache=True)
 def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
     """Positions of the record at ``centre`` and its ``k - 1`` nearest remaining records
-    (ties: smallest keys), found by one thread (:func:`_near_part` alone)."""
+    (ties: smallest keys), found by one thread (``_near_part`` alone)."""
     q, qy, rq, box_bound, near_d, near_k, near = _near_query(centre, k, 1, tree, rotation,
                                                              margin)
     shared = np.full(2, np.inf)
@@ -656,7 +656,7 @@ def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
 
 @njit(cache=True, parallel=True)
 def _nearest_in_two(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
-    """:func:`_nearest` with two threads sharing the boxes (:func:`_near_part`)."""
+    """``_nearest`` with two threads sharing the boxes (``_near_part``)."""
     q, qy, rq, box_bound, near_d, near_k, near = _near_query(centre, k, 2, tree, rotation,
                                                              margin)
     next_box = np.zeros(1, dtype=np.int64)
@@ -688,11 +688,11 @@ def _near_part(centre, q, qy, rq, tree, margin, box_bound, next_box, shared, me,
                near):  # pragma: no cover - compiled
     """Thread ``me``'s part of a "nearest" search into its list ``near``: thread 0 first reads
     the record's own leaf; then each thread claims boxes of the first scan from
-    ``next_box[0]`` (as in :func:`_share`), starting with the record's own box, and reads the
+    ``next_box[0]`` (as in ``_share``), starting with the record's own box, and reads the
     leaves whose lower bound does not exceed the ``k - 1``-th nearest distance of its own list
     or of the other thread's (``shared``; each is at least the final one). A box read by both
     threads puts a record in both lists; one thread may also claim a box twice (after a stale
-    write of the counter), which :func:`_closer` allows for."""
+    write of the counter), which ``_closer`` allows for."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
      radius, head, tail, floor, tail_max, widest, depth) = tree
     m = near.size
@@ -743,7 +743,7 @@ def _closer(centre, points, alive, keys, q, start, end, near_d, near_k,
             near):  # pragma: no cover - compiled
     """Merge the remaining records at positions [start, end) other than ``centre`` into the
     nearest found so far (``near``, by increasing distance ``near_d`` then key ``near_k``),
-    each record once: a thread of :func:`_near_part` may read a box a second time."""
+    each record once: a thread of ``_near_part`` may read a box a second time."""
     m = near.size
     for i in range(start, end):
         if not alive[i] or i == centre:

@@ -3,8 +3,8 @@
 One public function per method; each returns a new frame with the listed columns as float and
 leaves its input, all other columns and the row order untouched (values are written back to
 their original rows). Diagnostics a caller may want to log come from companion functions that
-recompute them from the same input: :func:`separate_group_sizes`, :func:`hoehne_size_search`,
-:func:`correlation_groups` and :func:`punctual_unprotectable_cells`.
+recompute them from the same input: ``separate_group_sizes``, ``hoehne_size_search``,
+``correlation_groups`` and ``punctual_unprotectable_cells``.
 
 Sorting and ties follow docs/method/protection.md: a seeded random key per unit (never the row
 position) breaks ties, so with the same seed the result does not depend on the row order
@@ -212,7 +212,7 @@ def separate_microaggregation(
     at a time, until its mean differs from the mean of the next ``k`` values by at least g
     relative to its own mean, or it reaches ``k_max`` members (default: no cap); a tail of fewer
     than ``k`` values joins the last group. ``min_gap=0`` gives the production rule. The group
-    sizes are reported by :func:`separate_group_sizes`.
+    sizes are reported by ``separate_group_sizes``.
 
     Missing values stay missing; the listed columns become float.
     """
@@ -229,7 +229,7 @@ def separate_group_sizes(
     data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
     min_gap: float | None = None, k_max: int | None = None,
 ) -> list[GroupSizes]:
-    """Group-size distribution, per column, of :func:`separate_microaggregation` with the same
+    """Group-size distribution, per column, of ``separate_microaggregation`` with the same
     arguments (docs/method/protection.md: "report the resulting group-size distribution")."""
     return [GroupSizes((column,), _size_counts(np.bincount(group)))
             for column, _, _, group in _separate_plan(data, columns, k, seed, min_gap, k_max)]
@@ -354,7 +354,7 @@ def hoehne_microaggregation(
     docs/method/protection.md; worked example 5.1 (docs/reference/worked-examples.md)).
 
     Per column: sort the non-missing values descending (seeded tiebreak), cut into groups of
-    ``m`` (with ``variable_size``, the size in [m, 2m − 1] chosen by :func:`hoehne_size_search`),
+    ``m`` (with ``variable_size``, the size in [m, 2m − 1] chosen by ``hoehne_size_search``),
     and split each group of n_g values with mean μ and population SD σ into its b = rint(n_g/2)
     largest values (half to even; b = 1 for a single value), which become μ + √((n_g − b)/b)·σ,
     and the rest, which become μ − √(b/(n_g − b))·σ. This keeps every group's mean and population
@@ -442,7 +442,7 @@ def mdav(
 
     Records with a missing value in a listed column are rejected. ``k >= 2`` is accepted to
     reproduce sdcMicro's fixtures; the handbook minimum is 3 (§3). The searches use an exact
-    compiled index (:mod:`attack.protect.mdav_index`): the groups are those of the direct
+    compiled index (``attack.protect.mdav_index``): the groups are those of the direct
     O(n²/k) scan, found faster.
     """
     k = _check_size(k, "k", 2)
@@ -474,7 +474,7 @@ def _standardised(x: np.ndarray) -> np.ndarray:
 
 
 def _mdav_groups(z: np.ndarray, k: int, tiebreak: np.ndarray) -> np.ndarray:
-    """MDAV group label of every row of ``z`` (n × p, finite); see :func:`mdav`."""
+    """MDAV group label of every row of ``z`` (n × p, finite); see ``mdav``."""
     if np.abs(z).max(initial=0.0) >= 1e150:
         raise InputError("values of 1e150 or more (after standardising) cannot be grouped by "
                          "MDAV: their squared distances overflow; rescale the columns")
@@ -486,7 +486,7 @@ def hoehne_joint_microaggregation(
 ) -> pd.DataFrame:
     """Höhne's variance-preserving joint microaggregation, MA1G_var (docs/method/protection.md).
 
-    Units are grouped jointly by MDAV (:func:`mdav`'s groups, ``k`` to ``2k − 1`` units, default
+    Units are grouped jointly by MDAV (``mdav``'s groups, ``k`` to ``2k − 1`` units, default
     4). Within each group the units are ranked by their score on the first principal component
     of the z-scored columns (oriented so that its loadings sum to a positive number; ties: seeded
     key); the b = rint(n_g/2) highest become μ + √((n_g − b)/b)·σ and the others
@@ -559,11 +559,11 @@ def grouped_microaggregation(
     columns: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Grouped (partially joint) microaggregation (docs/method/protection.md): each variable group is
-    microaggregated jointly by :func:`mdav` (z-scores of its own variables, groups of k to
+    microaggregated jointly by ``mdav`` (z-scores of its own variables, groups of k to
     2k − 1 units), so different variable groups get different unit groupings.
 
     ``groups``: user-defined variable groups (MA8G, MA10G, MA9G). With ``groups=None`` the
-    groups are the correlation triples of :func:`correlation_groups` over ``columns`` (MA11G).
+    groups are the correlation triples of ``correlation_groups`` over ``columns`` (MA11G).
     """
     if groups is None:
         if columns is None:
@@ -662,7 +662,7 @@ def punctual_microaggregation(
     column is replaced, for those units, by the mean of their non-missing values. The ``flag``
     column is set to 1 for them (created as 0/1 if absent; an existing flag keeps its ones, so
     several passes can be chained). Cells with fewer than ``k`` ranked units are left unchanged;
-    :func:`punctual_unprotectable_cells` lists them for the log. To rank by original values while
+    ``punctual_unprotectable_cells`` lists them for the log. To rank by original values while
     averaging the current stage's values, put the original ranking variable in its own column.
     """
     k = _check_size(k, "k", 3)
@@ -689,7 +689,7 @@ def punctual_microaggregation(
 def punctual_unprotectable_cells(
     data: pd.DataFrame, by: Sequence[str], rank_by: str, k: int = 3,
 ) -> list[dict]:
-    """Cells that :func:`punctual_microaggregation` leaves unchanged because they hold fewer than
+    """Cells that ``punctual_microaggregation`` leaves unchanged because they hold fewer than
     ``k`` units with a ranking value (docs/method/protection.md [Proposal]): one JSON-ready entry per
     cell, ``{"cell": {column: value}, "units": count}``, in sorted cell order."""
     k = _check_size(k, "k", 3)

@@ -1,7 +1,7 @@
 """Joint microaggregation by sdcMicro's ``pca`` and ``rmd`` methods (docs/method/protection.md).
 
 Both group all listed columns together and replace every value by its group's mean, like
-:func:`attack.protect.microaggregation.mdav`; they differ in how the groups are formed:
+``attack.protect.microaggregation.mdav``; they differ in how the groups are formed:
 
 * ``pca``: the records sorted by their score on the first principal component of the
   standardised columns, consecutive groups of ``k`` with the remainder in the last group;

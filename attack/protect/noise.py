@@ -6,7 +6,7 @@ columns become float. Missing values stay missing. Random numbers come from chil
 ``SeedSequence(seed)`` spawned in a fixed order (docs/method/protection.md): one stream per listed column,
 in the order given, preceded by one record-level stream for the methods that draw per record.
 
-The small helpers :func:`seeded_streams`, :func:`column_list` and :func:`checked_numeric` are
+The small helpers ``seeded_streams``, ``column_list`` and ``checked_numeric`` are
 shared with the PRAM, swapping and recoding modules.
 """
 
@@ -69,7 +69,7 @@ def checked_numeric(
     """Column names and their values as an n × p float matrix (NaN = missing).
 
     Rejects unknown, repeated, non-numeric, boolean and infinite columns with an
-    :class:`InputError` naming the column (and the row of the first infinite value).
+    ``InputError`` naming the column (and the row of the first infinite value).
     """
     names = column_list(data, columns)
     blocks = []
@@ -89,7 +89,7 @@ def checked_numeric(
 
 def _check_range(name: str, value: float, low: float, high: float, *,
                  low_open: bool = True, high_open: bool = True) -> float:
-    """``value`` as float if it lies in the interval; an :class:`InputError` otherwise."""
+    """``value`` as float if it lies in the interval; an ``InputError`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise InputError(f"parameter {name} must be a number, got {value!r}")
     x = float(value)
@@ -319,11 +319,11 @@ def controlled_noise(
     """Controlled (sum-preserving) multiplicative noise, Höhne 2004a (docs/method/protection.md).
 
     Per column (own stream): sort the present values descending (ties by a seeded random key),
-    draw ``W_i ~ N(f, s²)`` truncated to (0, 1) and apply :func:`controlled_values`; the column
+    draw ``W_i ~ N(f, s²)`` truncated to (0, 1) and apply ``controlled_values``; the column
     total is kept. With ``hoehne_start`` the two largest get the base factors exactly
     (``W_1 = W_2 = f``: ``1 − f`` and ``1 + f``) and the running-sum rule continues. If a column
     without negative values would get a negative last value, all ``W`` are redrawn, up to 100
-    times in all, then an :class:`InputError` is raised.
+    times in all, then an ``InputError`` is raised.
     """
     f, s = _check_f_s(f, s)
     names, x = checked_numeric(data, columns, "controlled noise")

@@ -154,11 +154,11 @@ def pram(
 
     Each unit's released category is drawn from its row of ``matrix``
     (``P(released j | original i)``); or, given ``lam`` instead, from the invariant matrix built
-    on the observed frequencies (:func:`invariant_matrix` of :func:`category_frequencies`, which
+    on the observed frequencies (``invariant_matrix`` of ``category_frequencies``, which
     is also what must be published). Several columns are randomised as one composite variable
     (their cross-classification, labels are tuples) so their cross-table is kept in expectation.
     Units with a missing value in a listed column are left unchanged; a category absent from the
-    matrix is an :class:`InputError`. Numeric code columns stay numeric. One random stream (the
+    matrix is an ``InputError``. Numeric code columns stay numeric. One random stream (the
     first child of ``seed``), one uniform number per unit with all values present.
     """
     names = column_list(data, columns)

@@ -1,7 +1,7 @@
 """Information reduction: recoding, coarsening, top/bottom coding, deleting (docs/method/protection.md).
 
 Codes are handled as text throughout (``"0111"`` stays ``"0111"``; numbers stored as floats lose
-their ``.0``, see :func:`attack.readers.code_column`); hierarchical codes (WZ93 / NACE) are digit
+their ``.0``, see ``attack.readers.code_column``); hierarchical codes (WZ93 / NACE) are digit
 strings whose ancestors are their prefixes. Every function returns a new frame, input untouched,
 row order and index kept; missing codes stay missing.
 """
@@ -133,8 +133,8 @@ def coarsen(
     """Coarsen a hierarchical code (docs/method/protection.md).
 
     ``merges`` maps fine codes or prefixes to released codes; each code takes the target of its
-    longest matching prefix. The target :data:`OTHER` is an ordinary released code (suppressed
-    class); :data:`REMOVE` drops the unit (listed in ``dropped``). Codes no merge matches are
+    longest matching prefix. The target ``OTHER`` is an ordinary released code (suppressed
+    class); ``REMOVE`` drops the unit (listed in ``dropped``). Codes no merge matches are
     truncated to ``level`` characters when ``level`` is given and are an error otherwise (a fine
     code must never slip through). ``preset`` is ``"kse_suf"`` (Table 35.23, by division) or
     ``"ehs_suf"`` (Table 37.26) and replaces ``merges``.
@@ -339,7 +339,7 @@ def _tail_code(
     data: pd.DataFrame, column: str, cut: float | None, quantile: float | None,
     count: int | None, replace: str, top: bool,
 ) -> pd.DataFrame:
-    """Top (``top``) or bottom coding of one column; see :func:`top_code`."""
+    """Top (``top``) or bottom coding of one column; see ``top_code``."""
     names, x = checked_numeric(data, [column], "top/bottom coding")
     if sum(arg is not None for arg in (cut, quantile, count)) != 1:
         raise InputError("give exactly one of cut, quantile and the number of extreme units")
@@ -389,7 +389,7 @@ def bottom_code(
     data: pd.DataFrame, column: str, cut: float | None = None, quantile: float | None = None,
     smallest: int | None = None, replace: str = "censor",
 ) -> pd.DataFrame:
-    """Bottom coding, the mirror of :func:`top_code`: values below the cut-off are coded."""
+    """Bottom coding, the mirror of ``top_code``: values below the cut-off are coded."""
     return _tail_code(data, column, cut, quantile, smallest, replace, top=False)
 
 

@@ -155,7 +155,7 @@ def _k_anonymise(codes: np.ndarray, subset: list[int], rank: np.ndarray, k: int,
 def _scan(view: np.ndarray, i: int) -> tuple[int, np.ndarray]:
     """For record ``i``: its f_k by sdcMicro's rule with alpha = 1 (the records it is compatible
     with, where a complete record of two or more keys does not count records whose keys are all
-    missing; :mod:`attack.risk.frequencies`), and the keys in which one of its nearest records
+    missing; ``attack.risk.frequencies``), and the keys in which one of its nearest records
     differs from it (nearest: fewest keys observed in both and different, at least one); when
     only compatible records exist, every key it observes."""
     n, m = view.shape

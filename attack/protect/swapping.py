@@ -58,7 +58,7 @@ def rank_swap(
     """Rank swapping with window ``p`` percent of the present values (docs/method/protection.md).
 
     Per column: rank the present values ascending (ties by a seeded random key), pair ranks by
-    :func:`swap_partners` and exchange the paired values. Each column keeps exactly its values
+    ``swap_partners`` and exchange the paired values. Each column keeps exactly its values
     (its sorted values are unchanged); pairs differ in rank by at most ``w``. Listed columns
     become float.
     """

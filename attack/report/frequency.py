@@ -1,5 +1,5 @@
 """Reports of the frequency risk (``attack risk``): a Markdown summary and a self-contained HTML
-page, both built from :meth:`attack.risk.frequency.FrequencyRisk.to_dict`, which holds
+page, both built from ``attack.risk.frequency.FrequencyRisk.to_dict``, which holds
 aggregates only (counts, shares, risk summaries), never a record's values."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def _tables(document: Mapping[str, Any]) -> list[tuple[Table, str]]:
 
 
 def render_frequency_markdown(document: Mapping[str, Any]) -> str:
-    """Markdown summary: verdict line and the tables of :func:`render_frequency_html`."""
+    """Markdown summary: verdict line and the tables of ``render_frequency_html``."""
     parts = [f"**{_headline(document)}**"]
     for table, caption in _tables(document):
         parts += [f"*{caption}*", md_table(table)]

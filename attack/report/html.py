@@ -2,7 +2,7 @@
 
 Every page is a template in ``attack/report/templates`` (``base.html.j2`` holds the page frame,
 ``macros.html.j2`` tables and figures); every value handed to a template is escaped unless it is
-marked safe, and only SVG plots made by matplotlib are (:func:`svg`). Nothing a user writes —
+marked safe, and only SVG plots made by matplotlib are (``svg``). Nothing a user writes —
 file, column, cell or category names, titles, notes — can add markup to a report.
 """
 

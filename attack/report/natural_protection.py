@@ -40,7 +40,7 @@ def agreement_tables(profile: dict) -> list[tuple[str, list[str], list[list[str]
 
 
 def render_markdown(profile: dict) -> str:
-    """Compact Markdown tables of an :func:`agreement_profile` (one table per variable kind)."""
+    """Compact Markdown tables of an ``agreement_profile`` (one table per variable kind)."""
     lines = [f"Verifiable pairs: {profile['n_pairs']}", ""]
     for _, header, rows in agreement_tables(profile):
         lines.append("| " + " | ".join(header) + " |")

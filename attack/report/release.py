@@ -1,7 +1,7 @@
 """Reports for making releases: the utility profile of one candidate (``attack utility``) and
 the tuning grid (``attack tune``) with its risk-against-utility plot.
 
-Both only format dictionaries computed elsewhere (:mod:`attack.utility`, :mod:`attack.tuning`).
+Both only format dictionaries computed elsewhere (``attack.utility``, ``attack.tuning``).
 Risk and utility stay separate columns: no combined score is ever formed (docs/method/utility.md).
 """
 

@@ -158,7 +158,7 @@ def default_targets(release: pd.DataFrame, truth: pd.DataFrame, exclude: Sequenc
     """Number columns present in both the release and the truth file (W = all metric variables
     of the release; Destatis handbook, Ronning et al. 2005, §13.4), without ``exclude``
     (identifiers and the columns declared as codes). Numbers and codes are told apart by the
-    column model of :mod:`attack.io.columns`; a column that is mostly numbers but holds text is
+    column model of ``attack.io.columns``; a column that is mostly numbers but holds text is
     an error rather than silently left out."""
     candidates = [c for c in release.columns if c not in exclude and c in truth.columns]
     require_number_columns(release, candidates)

@@ -10,7 +10,7 @@ identifies the firm) and its *legal form* (GmbH, AG, KG, …), both written one 
 * the legal form is recognised at the end of the name in every common spelling (short, dotted,
   spelled out: "Gesellschaft mit beschränkter Haftung"), including the compound forms
   "GmbH & Co. KG" with ``&``, ``u.`` or ``und``, and written as one canonical label
-  (:data:`LEGAL_FORMS`); a name without a trailing form gives up an unambiguous one standing
+  (``LEGAL_FORMS``); a name without a trailing form gives up an unambiguous one standing
   elsewhere ("Müller GmbH Niederlassung Köln");
 * in the core, ``&``/``und``/``u.`` are dropped, titles (Dr., Prof., Dipl.-Ing.) too, and common
   abbreviations are written out (Gebr. → gebrueder, St. → sankt, Intl. → international).
@@ -181,7 +181,7 @@ def _form_inside(tokens: list[str]) -> str | None:
 
 
 def normalise_name(text: object) -> str:
-    """The core of a firm name: ``"Müller GmbH & Co. KG"`` → ``"mueller"`` (see :func:`parse_firm_name`)."""
+    """The core of a firm name: ``"Müller GmbH & Co. KG"`` → ``"mueller"`` (see ``parse_firm_name``)."""
     return parse_firm_name(text).core
 
 

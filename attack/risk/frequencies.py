@@ -68,7 +68,7 @@ def key_frequencies(codes: np.ndarray, weights: np.ndarray | None = None,
     Parameters
     ----------
     codes:
-        ``(n, m)`` integer key codes, ``-1`` for missing (:func:`key_codes`).
+        ``(n, m)`` integer key codes, ``-1`` for missing (``key_codes``).
     weights:
         Sampling weights (``None``: every record weighs 1, ``F_k = f_k``).
     alpha:

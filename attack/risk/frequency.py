@@ -2,9 +2,9 @@
 (docs/method/frequency-risk.md): sample and population frequencies, individual risk, household
 risk, global risk, μ-Argus's threshold, k-anonymity, l-diversity and SUDA.
 
-:func:`frequency_risk` is the function behind ``attack risk``; its :class:`FrequencyRisk` holds
+``frequency_risk`` is the function behind ``attack risk``; its ``FrequencyRisk`` holds
 the record-level figures (written only on request: they point at the riskiest records) and its
-:meth:`~FrequencyRisk.to_dict` the aggregates for JSON and HTML.
+``to_dict`` the aggregates for JSON and HTML.
 """
 
 from __future__ import annotations

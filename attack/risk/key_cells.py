@@ -1,7 +1,7 @@
 """Key cells of a microdata file: the integer coding of categorical keys, k-anonymity and
 l-diversity on exact key combinations (worked example 11 (docs/reference/worked-examples.md)).
-Shared by the frequency risk (:mod:`attack.risk.frequency`) and the utility profile's secondary
-disclosure indicators (:mod:`attack.utility.anonymity`).
+Shared by the frequency risk (``attack.risk.frequency``) and the utility profile's secondary
+disclosure indicators (``attack.utility.anonymity``).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from attack.io.readers import code_column, require_columns
 
 
 def category_codes(frame: pd.DataFrame, column: str, warn: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes (−1 missing) and their labels, with :func:`code_column`'s normalisation
+    """Integer codes (−1 missing) and their labels, with ``code_column``'s normalisation
     applied to the distinct values only (fast on large files); also the basis of the
-    subpopulation cells of :mod:`attack.utility`. ``warn`` as in :func:`code_column`."""
+    subpopulation cells of ``attack.utility``. ``warn`` as in ``code_column``."""
     raw_codes, uniques = pd.factorize(frame[column], use_na_sentinel=True)
     labels = code_column(pd.DataFrame({column: pd.Series(uniques)}), column, warn=warn)
     merged, names = pd.factorize(pd.Series(labels, dtype=object), use_na_sentinel=True)

@@ -75,7 +75,7 @@ def run_attack(
     """Simulate the mass attack (Destatis handbook, §13.4) and score it against the ground truth.
 
     ``engine`` says how the blocks are solved (``name``, ``jobs``, ``scheduler``,
-    ``memory_budget``, ``progress``; see :func:`attack.linkage.link.link`); the result does not
+    ``memory_budget``, ``progress``; see ``attack.linkage.link.link``); the result does not
     depend on it. This is the one place every entry point (the API, ``attack link``, scenario
     runs, the demo, tuning, certificate reruns) links and scores.
     """
@@ -133,7 +133,7 @@ FREQUENCY_NOTE = ("frequency risk counts how rare each release record's combinat
 
 def key_frequency_risk(release: pd.DataFrame, linkage: LinkageSpec) -> dict:
     """Frequency risk of the release on the intruder's categorical keys and blocks, taken as
-    the population (risk ``1/f_k``; :func:`attack.frequency_risk`): aggregates only."""
+    the population (risk ``1/f_k``; ``attack.frequency_risk``): aggregates only."""
     columns = {k.name: code_column(release, k.name) for k in linkage.keys if k.type != "metric"}
     columns.update({b.label(): b.classes(release) for b in linkage.blocks})
     result = frequency_risk(pd.DataFrame(columns), list(columns), suda=False)
@@ -150,7 +150,7 @@ def key_frequency_risk(release: pd.DataFrame, linkage: LinkageSpec) -> dict:
 
 
 def solve_options(engine: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Keyword arguments of :func:`attack.linkage.link.link` from engine settings, with the
+    """Keyword arguments of ``attack.linkage.link.link`` from engine settings, with the
     defaults for what they leave open (local engine, all cores, the default memory budget)."""
     engine = dict(engine or {})
     return {
@@ -163,7 +163,7 @@ def solve_options(engine: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray) -> pd.DataFrame:
-    """The record-level links, one row per linked external record (:data:`LINK_COLUMNS`)."""
+    """The record-level links, one row per linked external record (``LINK_COLUMNS``)."""
     rows = np.flatnonzero(links.linked)
     linked_ids = release_ids[links.release_row[rows]]
     table = pd.DataFrame(
@@ -282,26 +282,26 @@ def mass_attack(
 
     ``external``, ``release`` and ``original`` are DataFrames or paths of any supported format
     (paths are read restricted to the columns the attack needs). ``keys`` are typed keys
-    (:class:`attack.Metric`, :class:`attack.Nominal`, …) or their text spellings
-    (``"turnover:metric:0.5"``); ``blocks`` and ``cells`` are :class:`attack.Block` objects or
+    (``attack.Metric``, ``attack.Nominal``, …) or their text spellings
+    (``"turnover:metric:0.5"``); ``blocks`` and ``cells`` are ``attack.Block`` objects or
     ``"nace:prefix=2"``, ``"employees:bins=20,50"``. ``external_id`` holds the ground truth
     (missing where unknown), ``release_id`` the provenance of each release row (hidden from the
     matcher). Without ``original`` the release values count as the truth. Every cell passes when
     its disclosure risk is below ``tau`` for every γ in ``gammas``. ``seed`` shuffles the
     external order of the sequential method only. A metric value that alone spans its key's
-    range stops the attack (:class:`attack.InputError` naming file, column, row and value)
+    range stops the attack (``attack.InputError`` naming file, column, row and value)
     unless ``winsorise`` sets it to the nearest other value, which the result records.
     ``intruder`` is ``"distance"`` or ``"fellegi-sunter"``; every link carries a match
     probability, and the confident links at each of ``min_probabilities`` are reported.
     ``truth_complete`` says the ground truth covers the whole external file (a record whose unit
     is not in the release then has no counterpart, its link is false; several records of one
     unit are allowed); ``risk_on="confident"`` keeps only the links at the first minimum
-    probability for every figure and τ (docs/method/intruder-confidence.md). ``engine`` (an :class:`attack.Engine` or a
+    probability for every figure and τ (docs/method/intruder-confidence.md). ``engine`` (an ``attack.Engine`` or a
     mapping of its fields) and ``progress`` (a progress bar over the blocks) never change a
-    figure. ``reading`` (:class:`attack.io.readers.ReadOptions`: separator, decimal mark,
+    figure. ``reading`` (``attack.io.readers.ReadOptions``: separator, decimal mark,
     encoding, sheet, missing-value codes, code columns) applies to every path given.
 
-    Settings are checked before any file is read; bad ones raise :class:`attack.InputError`
+    Settings are checked before any file is read; bad ones raise ``attack.InputError``
     naming the argument.
     """
     solve = {**engine_settings(engine), "progress": progress}
@@ -336,9 +336,9 @@ def attack_specs(
     standardise, metric_distance, seed, winsorise=False, intruder="distance", truth_complete=False,
     min_probabilities=DEFAULT_MIN_PROBABILITIES, risk_on="all",
 ) -> tuple[LinkageSpec, EvaluationSpec]:
-    """Linkage and evaluation settings from the arguments of :func:`mass_attack`, validated by the
-    schema of scenario files (:class:`~attack.linkage.settings.Linkage`,
-    :class:`~attack.risk.settings.Evaluation`); errors name the argument (``keys[1].weight``)."""
+    """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
+    schema of scenario files (``Linkage``,
+    ``Evaluation``); errors name the argument (``keys[1].weight``)."""
     linkage = _validated(Linkage, {"keys": keys, "block": blocks, "method": method, "standardise": standardise,
                                    "metric_distance": metric_distance, "seed": seed, "winsorise": winsorise,
                                    "intruder": intruder},

@@ -1,7 +1,7 @@
 """The result of one mass attack: figures per cell and γ, the verdict, and the record-level links.
 
-:class:`AttackResult` is what :func:`attack.mass_attack` returns and what a scenario run holds per
-release and intruder. Its :meth:`~AttackResult.to_dict` is the only producer of the attack's JSON
+``AttackResult`` is what ``attack.mass_attack`` returns and what a scenario run holds per
+release and intruder. Its ``to_dict`` is the only producer of the attack's JSON
 (layout ``schema_version`` 2, see ``docs/reference/json-results.md``).
 """
 
@@ -19,7 +19,7 @@ from attack.io.jsonio import SCHEMA_VERSION
 from attack.io.writers import write_text_atomic
 from attack.report.attack import render_html, render_markdown
 
-#: Columns of :attr:`AttackResult.links`, one row per linked external record; the Fellegi–Sunter
+#: Columns of ``AttackResult.links``, one row per linked external record; the Fellegi–Sunter
 #: intruder's links add ``match_probability`` (the distance intruder's are in the figures only).
 LINK_COLUMNS = ("external_id", "release_id", "distance", "n_best", "correct")
 
@@ -40,10 +40,10 @@ class AttackResult:
         The scored attack as JSON-ready data: counts, rates with Wilson intervals, usefulness
         and disclosure risk per γ, overall and per cell, the linkage and evaluation settings.
     links:
-        Record-level links (:data:`LINK_COLUMNS`), kept in memory and written only on request:
+        Record-level links (``LINK_COLUMNS``), kept in memory and written only on request:
         they pair confidential release records with external identities.
     timings:
-        Wall seconds per stage; not part of :meth:`to_dict` unless asked for.
+        Wall seconds per stage; not part of ``to_dict`` unless asked for.
     inputs:
         The files the attack read; the writers never replace them.
     """

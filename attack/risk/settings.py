@@ -1,7 +1,7 @@
 """The evaluation settings as data behind a schema: one description for scenario files and the API.
 
-:class:`Evaluation` is the ``[evaluation]`` table of a scenario file and the scoring arguments of
-:func:`attack.mass_attack` (Destatis handbook, ch. 12; ``docs/method/risk.md``).
+``Evaluation`` is the ``[evaluation]`` table of a scenario file and the scoring arguments of
+``attack.mass_attack`` (Destatis handbook, ch. 12; ``docs/method/risk.md``).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class Evaluation(SettingsTable):
 
 
 def evaluation_spec(table: Evaluation) -> EvaluationSpec:
-    """The :class:`EvaluationSpec` of a validated table."""
+    """The ``EvaluationSpec`` of a validated table."""
     return EvaluationSpec(
         gammas=gammas_from(table.gamma, table.gamma_by_variable),
         tau=table.tau,

@@ -3,15 +3,15 @@
 The handbook ran single attacks by hand: analysts researched chosen large firms and looked them
 up in the protected file (Tables 32.3–32.5, 37.16–37.18). This module automates the bookkeeping:
 
-* target selection by rule (docs/method/single-attacks.md): :func:`targets_by_size` (e.g. employees ≥ 1000)
-  and :func:`market_leaders` (top-k by turnover per industry × region);
+* target selection by rule (docs/method/single-attacks.md): ``targets_by_size`` (e.g. employees ≥ 1000)
+  and ``market_leaders`` (top-k by turnover per industry × region);
 * an intruder's approximate knowledge (a declared error model):
-  :func:`knowledge_from_original`, exact categorical keys and metric keys times a seeded uniform
+  ``knowledge_from_original``, exact categorical keys and metric keys times a seeded uniform
   factor in [1 − e, 1 + e];
-* the look-up (this project's procedure): :func:`single_attack`;
-* the handbook's outcome counts (§13.3): :class:`SingleAttackResult`;
+* the look-up (this project's procedure): ``single_attack``;
+* the handbook's outcome counts (§13.3): ``SingleAttackResult``;
 * the per-unit risk R(u) = max(R_E, R_M) (§14; the handbook definition, computation a
-  [Proposal]): :func:`target_usefulness`, :func:`unit_risk`, :func:`endangered`.
+  [Proposal]): ``target_usefulness``, ``unit_risk``, ``endangered``.
 
 Procedure per target t (docs/method/single-attacks.md) [Proposal]::
 
@@ -26,7 +26,7 @@ Procedure per target t (docs/method/single-attacks.md) [Proposal]::
 
 The window ρ and the ratio threshold δ are [Proposal] configuration values (the handbook gives
 none); they are recorded in the result. Categorical keys are compared for exact equality after
-:func:`attack.readers.code_column`; hierarchical compatibility (d_H = 0 between a code and its
+``attack.readers.code_column``; hierarchical compatibility (d_H = 0 between a code and its
 ancestor) is not implemented here — harmonise the codes to the release coding first.
 """
 
@@ -204,7 +204,7 @@ def _counts(outcomes: np.ndarray) -> dict:
 class SingleAttackResult:
     """Per-target outcomes of a single attack and the handbook's counts (docs/method/single-attacks.md).
 
-    ``outcome`` holds one of :data:`OUTCOMES` per target; ``linked`` the release id of a unique
+    ``outcome`` holds one of ``OUTCOMES`` per target; ``linked`` the release id of a unique
     link (None otherwise); ``candidates`` the size of C_t; ``ratio`` d(best)/d(second) where it
     was computed (NaN otherwise). ``window`` (ρ) and ``delta`` (δ) are the [Proposal] settings.
     """
@@ -225,7 +225,7 @@ class SingleAttackResult:
         return _counts(self.outcome)
 
     def by_group(self, labels: Sequence | Mapping) -> dict:
-        """:meth:`summary` per group; ``labels`` aligned with :attr:`targets` or a mapping
+        """``summary`` per group; ``labels`` aligned with ``targets`` or a mapping
         target id → label. Groups in order of first appearance."""
         if isinstance(labels, Mapping):
             labels = [labels.get(t) for t in self.targets]
@@ -386,7 +386,7 @@ def unit_risk(
     """R(u) = max(R_E(u), R_M(u)) per unit (docs/method/single-attacks.md; handbook `:L2072`, computation a
     [Proposal]).
 
-    ``targets_outcome``: a :class:`SingleAttackResult` or a mapping target id → outcome.
+    ``targets_outcome``: a ``SingleAttackResult`` or a mapping target id → outcome.
     R_E(u) = 1[outcome "correct"] × u(u) for attacked units (a correct target without a
     usefulness entry counts u(u) = 1, conservative), 0 for units not attacked.
     R_M(u) = the unit's mass-attack disclosure risk (0 when absent). Returns one row per unit of

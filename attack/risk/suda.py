@@ -91,7 +91,7 @@ def suda_scores(codes: np.ndarray, keys: tuple[str, ...], dis_fraction: float = 
     Parameters
     ----------
     codes:
-        ``(n, m)`` integer key codes, ``-1`` for missing (:func:`attack.risk.frequencies.key_codes`).
+        ``(n, m)`` integer key codes, ``-1`` for missing (``attack.risk.frequencies.key_codes``).
     keys:
         Names of the ``m`` key variables.
     dis_fraction:

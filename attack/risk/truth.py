@@ -9,7 +9,7 @@ original record (in chunks, never the whole block at once when it is large):
 
 * name: the larger of rapidfuzz's ``token_sort_ratio`` and the plain ratio of the cores written
   without spaces ("Schäfer Bau" = "Schaeferbau"), over 100, on the cores of
-  :func:`~attack.risk.firm_names.parse_firm_name`;
+  ``parse_firm_name``;
 * address, when both records have one: ``(1 − w)·name + w·address``;
 * legal form: when both records carry one and they differ, ``form_penalty`` is subtracted (a
   quarter of it when one is the compound "… & Co. KG" of the other's "KG"; an eighth of it when
@@ -49,7 +49,7 @@ CHUNK_CELLS = 2_000_000
 
 @dataclass(frozen=True)
 class TruthSettings:
-    """Thresholds and weights of one ground-truth linkage (see :func:`link_names`)."""
+    """Thresholds and weights of one ground-truth linkage (see ``link_names``)."""
 
     accept: float = 0.92
     review: float = 0.80
@@ -71,7 +71,7 @@ class TruthSettings:
 
 @dataclass(frozen=True)
 class TruthResult:
-    """The outcome of :func:`link_names`.
+    """The outcome of ``link_names``.
 
     ``table`` has one row per external record, in file order: ``external_id``; ``candidate_id``
     (its best-scoring original unit, for accepted and review rows, else None); ``unit_id`` (the
@@ -163,9 +163,9 @@ def link_names(
     """Link the external records to the original units by firm name (and address) within blocks.
 
     ``external`` and ``original`` are frames or file paths; ``name`` and ``address`` name the
-    same column in both files; ``block`` takes :class:`attack.Block` objects or their text
+    same column in both files; ``block`` takes ``attack.Block`` objects or their text
     spelling (``"plz:prefix=3"``). Scores, thresholds and the tie rule are explained in
-    ``docs/method/ground-truth.md``. Raises :class:`InputError` for thresholds outside
+    ``docs/method/ground-truth.md``. Raises ``InputError`` for thresholds outside
     ``0 < review < accept <= 1``, weights outside [0, 1], missing columns or missing/duplicate
     identifiers.
     """

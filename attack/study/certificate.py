@@ -3,8 +3,8 @@
 A certificate holds the tool and its environment, the UTC time of issue, the scenario as run
 (keys, distances, blocking, matcher, γ, τ, seeds), the SHA-256 of every input with its role and
 its path relative to the certificate, the figures per cell, the verdict, a SHA-256 digest over
-all of it and, when the issuer signs, an Ed25519 signature (:mod:`attack.study.signing`).
-:mod:`attack.study.verify` checks each part. The format is described in
+all of it and, when the issuer signs, an Ed25519 signature (``attack.study.signing``).
+``attack.study.verify`` checks each part. The format is described in
 ``docs/reference/certificate.md``.
 
 Demo inputs (generated, not files) are fingerprinted by the SHA-256 of their CSV text and
@@ -207,9 +207,9 @@ def load(path: str | Path) -> dict:
     """Read a certificate file: a JSON object in UTF-8 (a leading byte-order mark is skipped)
     with the certificate version this tool reads. A file that cannot be read so — not JSON, a
     key given twice in one object (JSON readers keep different occurrences, so a person and a
-    program could read different verdicts), nesting deeper than :data:`MAX_DEPTH` levels — is an
-    :class:`InputError`. Whether its content has a certificate's structure is checked by
-    :func:`attack.study.certificate_schema.structure_problems`."""
+    program could read different verdicts), nesting deeper than ``MAX_DEPTH`` levels — is an
+    ``InputError``. Whether its content has a certificate's structure is checked by
+    ``attack.study.certificate_schema.structure_problems``."""
     path = Path(path)
     if not path.is_file():
         raise InputError("certificate not found (or not a regular file)", file=str(path))

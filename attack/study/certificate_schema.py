@@ -3,7 +3,7 @@
 Each kind (``run``, ``demo``, ``synthetic``) is a pydantic model: every figure the verdict
 depends on must be present and of its type (a boolean is not a number, a string is not an
 object), no list the verdict rests on may be empty (runs, cells, checks) and every τ in the
-figures must be the scenario's τ. :func:`structure_problems` returns one line per violation; an
+figures must be the scenario's τ. ``structure_problems`` returns one line per violation; an
 empty list means the structure holds. What the checks mean is listed in
 ``docs/reference/certificate.md``.
 """

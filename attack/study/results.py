@@ -27,7 +27,7 @@ from attack.study import certificate, signing
 
 
 class RunSource(Protocol):
-    """What a result needs of the scenario that produced it (an :class:`attack.Scenario`)."""
+    """What a result needs of the scenario that produced it (an ``attack.Scenario``)."""
 
     origin: Mapping | None
 
@@ -38,14 +38,14 @@ class RunSource(Protocol):
 
 @dataclass(frozen=True, eq=False)
 class ScenarioResult:
-    """What :meth:`attack.Scenario.run` returns.
+    """What ``attack.Scenario.run`` returns.
 
     Attributes
     ----------
     title, scenario_file, notes:
         From the scenario (``scenario_file`` is None for a scenario built in memory).
     runs:
-        One :class:`~attack.AttackResult` per release and intruder, releases in file order.
+        One ``AttackResult`` per release and intruder, releases in file order.
     combined:
         The combined measure λ·P_worst + (1 − λ)·mean(P_realistic) per cell when the scenario
         has a ``[combine]`` table (one release), else None.
@@ -133,7 +133,7 @@ class ScenarioResult:
         """The sealed certificate of this result, for a certificate file in ``directory``:
         the SHA-256 of every input (paths relative to ``directory``), the scenario as run, the
         figures per cell, the verdict and a digest over all of it; signed when a private
-        ``key`` (:func:`attack.study.signing.load_private_key`) is given."""
+        ``key`` (``attack.study.signing.load_private_key``) is given."""
         if self.scenario is None:
             raise InputError("only the result of Scenario.run() can be certified")
         first = self.runs[0].figures
@@ -206,7 +206,7 @@ def write_outputs(
 
 
 def certificate_files(path: str | Path, sealed: Mapping[str, Any]) -> dict[Path, tuple[str, int | None]]:
-    """The certificate's JSON and its printable HTML twin, ready for :func:`write_files_atomic`."""
+    """The certificate's JSON and its printable HTML twin, ready for ``write_files_atomic``."""
     json_path, twin = certificate_paths(path)
     return {json_path: (to_json(sealed), None), twin: (render_certificate(sealed, json_path.name), None)}
 

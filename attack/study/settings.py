@@ -1,9 +1,9 @@
 """The schema of scenario files: every table and field, checked before any data file is read.
 
-:class:`ScenarioSettings` is the one description of a scenario file. Loading a file validates it
-here first; a bad value raises :class:`~attack.errors.InputError` naming the file and the
+``ScenarioSettings`` is the one description of a scenario file. Loading a file validates it
+here first; a bad value raises ``InputError`` naming the file and the
 field's dotted path (``evaluation.tau``, ``linkage.keys[1].weight``) with what was expected, and
-an unknown field gets a "did you mean". ``attack schema`` prints :func:`json_schema` so that an
+an unknown field gets a "did you mean". ``attack schema`` prints ``json_schema`` so that an
 editor can check a TOML file as it is typed. The file format is described in
 ``docs/reference/scenario-file.md``.
 """
@@ -286,7 +286,7 @@ class ScenarioSettings(SettingsTable):
 
 
 def validate(raw: Mapping[str, Any], file: str | None = None) -> ScenarioSettings:
-    """The validated settings of a parsed scenario file; an :class:`InputError` naming the file
+    """The validated settings of a parsed scenario file; an ``InputError`` naming the file
     and the field otherwise."""
     try:
         return ScenarioSettings.model_validate(raw)

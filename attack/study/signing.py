@@ -62,7 +62,7 @@ def generate_keypair(folder: str | Path, passphrase: bytes | None = None) -> tup
 
 
 def load_private_key(path: str | Path, passphrase: bytes | None = None) -> Ed25519PrivateKey:
-    """The Ed25519 private key in a PEM file; a clear :class:`InputError` otherwise. A key file
+    """The Ed25519 private key in a PEM file; a clear ``InputError`` otherwise. A key file
     that others than its owner may read is used, with a warning: anyone who can read it can sign
     certificates in the issuer's name."""
     data = _read(path)
@@ -85,7 +85,7 @@ def load_private_key(path: str | Path, passphrase: bytes | None = None) -> Ed255
 
 
 def load_public_key(path: str | Path) -> Ed25519PublicKey:
-    """The Ed25519 public key in a PEM file; a clear :class:`InputError` otherwise."""
+    """The Ed25519 public key in a PEM file; a clear ``InputError`` otherwise."""
     data = _read(path)
     try:
         key = serialization.load_pem_public_key(data)

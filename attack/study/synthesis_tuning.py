@@ -2,10 +2,10 @@
 
 docs/howto/synthetic-release.md. Every combination of the grid (minimum leaf size, smoothing,
 the method of the synthesised columns, …) gives a candidate synthesised from the original with
-one seed. Each candidate is attacked (:func:`attack.attack_synthetic`: DCR diagnostics, singling
+one seed. Each candidate is attacked (``attack.attack_synthetic``: DCR diagnostics, singling
 out, linkability, the CAP family and replicated uniques per target, inference, and membership
 inference when asked) and its utility measured by the propensity score (S_pMSE of the logistic
-model by default, :mod:`attack.utility.propensity`). Risk is a hard constraint: the chosen
+model by default, ``attack.utility.propensity``). Risk is a hard constraint: the chosen
 candidate is the one with the smallest S_pMSE among those whose every check passes. The
 risk–utility **frontier** lists the candidates no other candidate beats on both the worst risk
 (the largest upper bound of any check) and S_pMSE.
@@ -26,7 +26,7 @@ from attack.synthesis.sequential import synthesize
 from attack.synthetic.run import attack_synthetic
 from attack.utility.propensity import MODELS, propensity_utility
 
-#: Grid entries that vary the synthesiser (the rest of :func:`attack.synthesize` is fixed), with
+#: Grid entries that vary the synthesiser (the rest of ``attack.synthesize`` is fixed), with
 #: the type of their values on the command line.
 GRID_TYPES: dict[str, type] = {"method": str, "minbucket": int, "cp": float, "smoothing": str, "proper": bool,
                                "ntree": int}
@@ -117,8 +117,8 @@ def tune_synthesis(
     """Search ``grid`` (e.g. ``{"minbucket": [5, 20, 50], "smoothing": ["none", "density"]}``)
     for the most useful synthetic file whose every risk is below τ (see the module docstring).
 
-    ``fixed``: further settings of :func:`attack.synthesize` for every candidate. ``attacks``:
-    settings of :func:`attack.attack_synthetic` (``keys``, ``targets``, ``tau``, ``n_attacks`` …).
+    ``fixed``: further settings of ``attack.synthesize`` for every candidate. ``attacks``:
+    settings of ``attack.attack_synthetic`` (``keys``, ``targets``, ``tau``, ``n_attacks`` …).
     ``membership``: the membership game (``n_isolated``, ``n_random``, ``shadow_sets`` …), run
     against each candidate's own settings. ``utility_model``: ``logistic``, ``logistic2`` or
     ``cart``.
@@ -156,7 +156,7 @@ def tune_synthesis(
 
 
 def _settings(fixed: Mapping[str, Any], point: Mapping[str, Any]) -> dict[str, Any]:
-    """The keywords of :func:`synthesize` at one grid point: ``method.COLUMN`` entries join the
+    """The keywords of ``synthesize`` at one grid point: ``method.COLUMN`` entries join the
     per-column methods (a plain ``method`` then becomes the default of the other columns)."""
     settings = dict(fixed)
     columns = {k[len(_COLUMN_METHOD):]: v for k, v in point.items() if k.startswith(_COLUMN_METHOD)}

@@ -1,9 +1,9 @@
 """Synthetic-release scenarios: synthesis, attacks, membership inference and tuning from one file.
 
-A scenario file with ``kind = "synthetic"`` (schema: :mod:`attack.study.synthetic_settings`)
+A scenario file with ``kind = "synthetic"`` (schema: ``attack.study.synthetic_settings``)
 runs the same pipeline as ``attack synthesize`` followed by ``attack synth`` — or, with a
 ``[tune]`` grid, ``attack tune-synthesis``. ``attack run`` and ``attack tune`` read both kinds of
-scenario file; :func:`open_scenario` tells them apart.
+scenario file; ``open_scenario`` tells them apart.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from attack.synthetic.run import (
 
 @dataclass(frozen=True, eq=False)
 class SyntheticScenarioResult:
-    """What :meth:`SyntheticScenario.run` returns: the attacks' result, the synthetic file when
+    """What ``SyntheticScenario.run`` returns: the attacks' result, the synthetic file when
     the scenario made it (record-level, kept in memory), and the scenario."""
 
     result: SyntheticResult
@@ -281,7 +281,7 @@ class SyntheticScenario:
 
 
 def open_scenario(path: str | Path) -> Scenario | SyntheticScenario:
-    """Read and validate a scenario file of either kind: a linkage scenario (:class:`Scenario`)
+    """Read and validate a scenario file of either kind: a linkage scenario (``Scenario``)
     or, with ``kind = "synthetic"``, a synthetic-release scenario."""
     path = Path(path)
     raw, content = scenario_file(path)

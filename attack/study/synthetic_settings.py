@@ -88,7 +88,7 @@ class Synthesis(SettingsTable):
         return self
 
     def keywords(self) -> dict[str, Any]:
-        """The keyword arguments of :func:`attack.synthesize` (without columns, rows, seed)."""
+        """The keyword arguments of ``attack.synthesize`` (without columns, rows, seed)."""
         return {"method": dict(self.method), "default_method": self.default_method,
                 "visit_sequence": self.visit_sequence, "predictors": self.predictors,
                 "minbucket": self.minbucket, "cp": self.cp, "ntree": self.ntree, "smoothing": self.smoothing,

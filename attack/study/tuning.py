@@ -70,8 +70,8 @@ class TuneSpec:
 
 
 def tune_spec(table: Tune | Mapping, base_dir: Path = Path(".")) -> TuneSpec:
-    """The ``[tune]`` table as a :class:`TuneSpec`; a mapping is validated by the scenario
-    schema first (:class:`attack.study.settings.Tune`), so every value is type-checked and every
+    """The ``[tune]`` table as a ``TuneSpec``; a mapping is validated by the scenario
+    schema first (``attack.study.settings.Tune``), so every value is type-checked and every
     parameter value parsed before the first attack."""
     if not isinstance(table, Tune):
         try:

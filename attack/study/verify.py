@@ -1,7 +1,7 @@
 """Verification of a certificate, one check per line (``docs/reference/certificate.md``).
 
 In order: the signature (given the issuer's public key), the digest, the structure of the
-certificate's kind (:mod:`attack.study.certificate_schema`), that the verdict follows from every
+certificate's kind (``attack.study.certificate_schema``), that the verdict follows from every
 verdict-bearing figure and τ, the SHA-256 of every input (paths relative to the certificate that
 stay inside its folder; ``offline`` leaves them out) and, on request, a rerun of the attack whose
 every figure must equal the certified one.
@@ -53,7 +53,7 @@ class Check:
 
 @dataclass(frozen=True)
 class Verification:
-    """Outcome of :func:`verify`.
+    """Outcome of ``verify``.
 
     ``ok`` is True when every check performed passed; ``authentic`` only when, in addition, a
     signature was checked against the public key given and matched. ``inputs_checked`` is
@@ -81,7 +81,7 @@ def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: boo
     Parameters
     ----------
     path:
-        The certificate (JSON). A file that is not readable as one raises :class:`InputError`;
+        The certificate (JSON). A file that is not readable as one raises ``InputError``;
         a readable one whose structure is broken fails verification.
     public_key:
         The issuer's ``public.pem``: without it a signature is not checked and the certificate
@@ -391,7 +391,7 @@ def _rerun_check(certificate: dict, folder: Path, root: Path, ok_so_far: bool) -
 
 def _rerun(certificate: dict, folder: Path, root: Path) -> dict:
     """The certificate a fresh run (in this process, one job) would issue, unsealed parts and all.
-    A mass-attack scenario's data files were confined by :func:`_parts_of_the_scenario`."""
+    A mass-attack scenario's data files were confined by ``_parts_of_the_scenario``."""
     from attack.study.synthetic_scenario import SyntheticScenario
 
     if certificate["kind"] != "synthetic":

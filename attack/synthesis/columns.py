@@ -4,7 +4,7 @@ A numeric column with missing values or special codes (such as −8 "not applica
 two, as synthpop does: a categorical **state** (``"value"``, ``"NA"`` or the code) synthesised
 first, and the numbers, synthesised only for records whose state is ``"value"`` from the
 original records that have a value. In a categorical column a missing value is a category of
-its own. :meth:`SynthColumn.restore` puts the original dtype, categories and codes back.
+its own. ``SynthColumn.restore`` puts the original dtype, categories and codes back.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class SynthColumn:
         return out
 
     def categories(self, series: pd.Series) -> np.ndarray:
-        """The categories as objects, missing values as :data:`MISSING_CATEGORY`."""
+        """The categories as objects, missing values as ``MISSING_CATEGORY``."""
         values = series.astype(object).to_numpy()
         return np.where(pd.isna(values), MISSING_CATEGORY, values)
 
@@ -84,7 +84,7 @@ def _code_label(code: float) -> str:
 
 
 def describe(frame: pd.DataFrame, columns: Sequence[str], special_codes: Sequence[float] = ()) -> dict[str, SynthColumn]:
-    """The :class:`SynthColumn` of every column; numbers are numeric, everything else categorical."""
+    """The ``SynthColumn`` of every column; numbers are numeric, everything else categorical."""
     out = {}
     for name in columns:
         series = frame[name]

@@ -1,6 +1,6 @@
 """One function per synthesis method: synthetic values of one column given its predictors.
 
-docs/method/synthesis.md. Each method receives a :class:`Task` (the observed values of the
+docs/method/synthesis.md. Each method receives a ``Task`` (the observed values of the
 column, its predictors on the observed and the synthetic rows, the random generator and the
 parameters) and returns one value per synthetic row:
 

@@ -4,7 +4,7 @@ For trees a categorical predictor becomes one column of integer codes. When the 
 number or has two categories, the codes follow the target's mean in each category; a split on
 such codes is then as good as the best split into any two groups of categories (Breiman et al.
 1984, §9.4), which is how rpart, and so synthpop, treat factors. For a target with more
-categories the predictor is one-hot coded when it has at most :data:`MAX_ONE_HOT` categories,
+categories the predictor is one-hot coded when it has at most ``MAX_ONE_HOT`` categories,
 else coded by frequency. For linear and logistic models categories are one-hot coded (first
 category dropped), numbers standardised, and a missing number is set to the mean with an
 indicator column beside it.

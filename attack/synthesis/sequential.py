@@ -125,12 +125,12 @@ def synthesize(
     return Synthesis(tuple(copies), dict(plan.methods), plan.visit, plan.predictors, settings)
 
 
-#: The settings in a synthesis log (:meth:`Synthesis.to_dict`) that :func:`synthesize` takes back.
+#: The settings in a synthesis log (``Synthesis.to_dict``) that ``synthesize`` takes back.
 _RERUN = ("minbucket", "cp", "ntree", "smoothing", "proper", "special_codes", "strata", "keep")
 
 
 def settings_from_log(log: Mapping[str, Any]) -> dict[str, Any]:
-    """The keyword arguments of :func:`synthesize` that made a logged synthesis (without
+    """The keyword arguments of ``synthesize`` that made a logged synthesis (without
     ``columns``, ``m``, ``rows`` and ``seed``): how an intruder who knows the method repeats it."""
     try:
         settings = {

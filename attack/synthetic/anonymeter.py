@@ -417,7 +417,7 @@ def _singles_out(table: _Table, queries: _Queries) -> np.ndarray:
 
 @cache
 def _singles_out_kernel():
-    """The compiled scan of :func:`_singles_out` (numba, compiled once and cached on disk)."""
+    """The compiled scan of ``_singles_out`` (numba, compiled once and cached on disk)."""
     from numba import njit
 
     @njit(cache=True)
@@ -599,7 +599,7 @@ def _control_size_correction(table: _Table, queries: _Queries, n_original: int,
 def _factor_interval(sizes: np.ndarray, successes: np.ndarray, n: int, n_original: int, start: tuple,
                      rng: np.random.Generator, optimize) -> list[float] | None:
     """95 % percentile interval of the correction factor: the (size, successes) points resampled
-    with replacement and the size model refitted :data:`CORRECTION_BOOTSTRAPS` times (fits that
+    with replacement and the size model refitted ``CORRECTION_BOOTSTRAPS`` times (fits that
     fail or vanish at the control size are left out; None when fewer than half succeed)."""
     factors = []
     for _ in range(CORRECTION_BOOTSTRAPS):
@@ -764,7 +764,7 @@ def _aux_space(space: Preparation | None, frames: Mapping[str, pd.DataFrame],
                columns: Sequence[str], categorical: Sequence[str]) -> Preparation:
     """The distance preparation restricted to ``columns``: the caller's (fitted on the training
     original) or synth_space's defaults fitted on the training original, with the column roles
-    decided as for singling out (:func:`_numeric_columns`)."""
+    decided as for singling out (``_numeric_columns``)."""
     if space is None:
         numeric = _numeric_columns(frames, columns, categorical)
         space = prepare(frames["original"], columns=list(columns),
@@ -887,10 +887,10 @@ def inference(
     """Inference attack (docs/method/synthetic-attacks.md): the intruder knows a target's ``aux_columns`` and
     guesses ``secret`` as the value of the nearest synthetic record on them; the baseline guesses
     the secret of a random synthetic record (drawn with replacement). Correctness by
-    :func:`correct_guesses`; the secret is numeric when it is numeric in every data set (in text
+    ``correct_guesses``; the secret is numeric when it is numeric in every data set (in text
     files: all values numbers) and not declared ``categorical``. γ defaults to the handbook's
     0.10 (docs/method/risk.md), not Anonymeter's fixed 5%. Distances: ``space`` as in
-    :func:`linkability`, by default ``prepare(original, columns=aux_columns)``."""
+    ``linkability``, by default ``prepare(original, columns=aux_columns)``."""
     _check_common(n_attacks, confidence, tau)
     aux = list(aux_columns)
     if not aux:

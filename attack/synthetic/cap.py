@@ -1,15 +1,15 @@
 """The CAP family of attribute-disclosure measures for synthetic data (docs/method/synthetic-attacks.md).
 
-* :func:`table_measures` — the synthpop identity and attribute disclosure measures computed from
+* ``table_measures`` — the synthpop identity and attribute disclosure measures computed from
   the cross-tabulation of a composite key ``q`` against a target ``t``;
-* :func:`cap_scores` — SDMetrics' CategoricalCAP, CategoricalZeroCAP and
+* ``cap_scores`` — SDMetrics' CategoricalCAP, CategoricalZeroCAP and
   CategoricalGeneralizedCAP, reported as mean correct attribution probabilities;
-* :func:`disclosure_protection` and :func:`disclosure_protection_estimate` — SDMetrics'
+* ``disclosure_protection`` and ``disclosure_protection_estimate`` — SDMetrics'
   DisclosureProtection(Estimate) with ``None`` where SDMetrics returns 0 or 1 (NaN since
   sdmetrics 0.32) for an undefined value;
-* :func:`knn_attribution` — Papavasiliou (2020) inverse-distance-weighted attribution over the
+* ``knn_attribution`` — Papavasiliou (2020) inverse-distance-weighted attribution over the
   synthetic records, with its naive baselines;
-* :class:`Binning` — explicit grouping of numeric keys and targets, fitted on the training
+* ``Binning`` — explicit grouping of numeric keys and targets, fitted on the training
   original only and recorded in every result.
 
 In the table measures and the SDMetrics metrics, categorical values are compared as they are
@@ -113,7 +113,7 @@ class Binning:
 
 @dataclass(frozen=True)
 class FittedBinning:
-    """A :class:`Binning` with its inner edges; bin ``i`` lies between edges ``i − 1`` and ``i``."""
+    """A ``Binning`` with its inner edges; bin ``i`` lies between edges ``i − 1`` and ``i``."""
 
     spec: Binning
     edges: tuple[float, ...]
@@ -809,7 +809,7 @@ def knn_attribution(
     """Predict ``target`` of original records from the synthetic records weighted by inverse
     key distance (docs/method/synthetic-attacks.md, Papavasiliou (2020)) and score the predictions.
 
-    Keys are prepared by :func:`attack.synth_space.prepare` fitted on ``original`` (recorded).
+    Keys are prepared by ``attack.synth_space.prepare`` fitted on ``original`` (recorded).
     ``k`` None weighs all synthetic records (cost: attacked × synthetic distances), otherwise
     the exact k nearest. ``n_attacks`` attacks a seeded sample of original records. Categorical
     target values are compared as text; the category order for vote ties is the sorted text,

@@ -1,7 +1,7 @@
 """Distance attacks on synthetic data: DCR, NNDR, exact and near copies, DCR baselines.
 
 docs/method/synthetic-attacks.md. Every distance is the exact nearest-neighbour distance of the recorded
-preparation (:mod:`attack.synth_space`); the reference side is never subsampled, only the
+preparation (``attack.synth_space``); the reference side is never subsampled, only the
 synthetic query side may be (``query_sample``, seeded and reported; a subsampled reference would bias the distances). Statistics
 that are undefined (no rows, zero denominators, no control set) are None, never NaN.
 
@@ -134,7 +134,7 @@ class CopyCounts:
 
 @dataclass(frozen=True)
 class DistanceAttack:
-    """Result of :func:`distance_attack`; see the module docstring for the directions."""
+    """Result of ``distance_attack``; see the module docstring for the directions."""
 
     preparation: dict
     n_original: int
@@ -331,7 +331,7 @@ def uniform_records(prep: Preparation, n: int, seed) -> pd.DataFrame:
 
 def _closer_than_own_nn(orig: Encoded, own: Neighbours, nearest: np.ndarray, dcr: np.ndarray) -> dict:
     """Share of synthetic rows closer to their nearest original than that original is to its
-    nearest other original (see :func:`distance_attack`); ``own``: the originals' two nearest
+    nearest other original (see ``distance_attack``); ``own``: the originals' two nearest
     originals."""
     if len(orig) < 2:
         return {"share": None, "count": None, "n": int(dcr.size)}
@@ -366,7 +366,7 @@ def _overfitting(dcr_train: np.ndarray, dcr_control: np.ndarray) -> dict:
 
 def _balanced_overfitting(prep: Preparation, syn: Encoded, orig: Encoded, ctrl: Encoded, dcr_train: np.ndarray,
                           dcr_control: np.ndarray, repeats: int, seed) -> dict:
-    """DCROverfittingProtection on equal-size files (see :func:`distance_attack`): with unequal
+    """DCROverfittingProtection on equal-size files (see ``distance_attack``): with unequal
     sizes the larger file is subsampled ``repeats`` times, p is the mean over the repeats and its
     interval the Wilson interval of that share over the synthetic rows."""
     unbalanced = _overfitting(dcr_train, dcr_control)

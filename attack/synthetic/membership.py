@@ -125,7 +125,7 @@ def membership_inference(
 ) -> MembershipResult:
     """Shadow-model membership inference against a synthesiser (see the module docstring).
 
-    ``synthesis``: the settings of :func:`attack.synthesize` the release was made with (a mapping,
+    ``synthesis``: the settings of ``attack.synthesize`` the release was made with (a mapping,
     e.g. ``{"minbucket": 10}``), or a function ``(training frame, seed) -> synthetic frame``.
     ``columns``: the columns synthesised and compared (default all). ``reference``: the intruder's
     population sample (default: the original without the targets). ``release``: the actual
@@ -240,7 +240,7 @@ def _check(original, columns, n_isolated, n_random, shadow_sets, test_sets, tau,
 
 
 def _settings(synthesis) -> dict:
-    """The keyword arguments of :func:`synthesize` for the shadow files (empty for a function)."""
+    """The keyword arguments of ``synthesize`` for the shadow files (empty for a function)."""
     if callable(synthesis):
         return {}
     settings = dict(synthesis or {})

@@ -8,7 +8,7 @@ attack ranks records by
 
     score(x) = log(r_R(x) + ε) − log(r_S(x) + ε)
 
-with k = 5, the Euclidean distance of the encoded space of :mod:`attack.synthetic.mia_vectors`
+with k = 5, the Euclidean distance of the encoded space of ``attack.synthetic.mia_vectors``
 and ε = 10⁻⁹ (a synthetic copy at distance 0 scores highest). The dimension ``D`` and the file
 sizes only rescale or shift the score and leave the ranks alone.
 """

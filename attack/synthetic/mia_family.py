@@ -8,7 +8,7 @@ of the bootstrap interval of the maximum TPR at the verdict's false-positive rat
 must stay below τ. Taking the largest of several noisy attacks errs on the side of caution.
 
 Attacks: ``dcr``, ``dcr_difference``, ``local_density``, ``density_ratio``, ``gower_ensemble``
-(:data:`DATA_ONLY_ATTACKS`) and, when the synthesis settings are given, ``shadow_model`` (the
+(``DATA_ONLY_ATTACKS``) and, when the synthesis settings are given, ``shadow_model`` (the
 ensemble whose shadow releases come from the named synthesiser instead of the stand-in).
 """
 
@@ -56,7 +56,7 @@ class AttackMetrics:
 @dataclass(frozen=True)
 class MembershipFamilyResult:
     """The family on one release. ``exposed`` is record-level (members flagged at the verdict's
-    false-positive rate, see :func:`exposed_records`) and never part of :meth:`to_dict`."""
+    false-positive rate, see ``exposed_records``) and never part of ``to_dict``."""
 
     attacks: tuple[AttackMetrics, ...]
     maximum: Metrics
@@ -117,9 +117,9 @@ def membership_family(
 
     ``original``: the members; ``holdout``: non-members of the same population; ``reference``: the
     intruder's sample (default: a ``reference_share`` of the holdout, drawn with ``seed``, is the
-    reference and the rest is scored). ``attacks``: names from :data:`ATTACKS` (default every
+    reference and the rest is scored). ``attacks``: names from ``ATTACKS`` (default every
     data-only attack, plus ``shadow_model`` when ``synthesis`` — the settings of
-    :func:`attack.synthesize` the release was made with — is given). ``exposed``: also return
+    ``attack.synthesize`` the release was made with — is given). ``exposed``: also return
     the record-level table of members flagged at ``verdict_fpr``.
     """
     names = _attack_names(attacks, synthesis)

@@ -40,7 +40,7 @@ def holdout_mask(n: int, share: float, seed: int) -> np.ndarray:
 
 
 def split_holdout(original: pd.DataFrame, share: float, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The training records and the holdout drawn by :func:`holdout_mask`."""
+    """The training records and the holdout drawn by ``holdout_mask``."""
     held = holdout_mask(len(original), share, seed)
     return original[~held].reset_index(drop=True), original[held].reset_index(drop=True)
 

@@ -4,12 +4,12 @@ density attacks read off them in one pass (docs/method/membership-family.md).
 Encoding: numeric columns standardised by the mean and standard deviation of the scored records
 (members and non-members together; a missing value sits at the mean), categorical columns
 one-hot with the indicators scaled by 1/√2 so that a mismatch adds 1 to the squared distance,
-like one standard deviation of a number (a column with more than :data:`MAX_LEVELS` values keeps
+like one standard deviation of a number (a column with more than ``MAX_LEVELS`` values keeps
 its most frequent values and pools the rest). The squared Euclidean distance in this space is
 that of the project's ``euclidean`` metric with z-scores and half the dummy-coding mismatch cost.
 
-:func:`neighbourhood` scans the scored records against one file in blocks of at most
-:data:`BLOCK_BYTES` (never the full matrix) and returns per scored record the Gaussian kernel
+``neighbourhood`` scans the scored records against one file in blocks of at most
+``BLOCK_BYTES`` (never the full matrix) and returns per scored record the Gaussian kernel
 sum and the distance to the k-th nearest record of the file.
 """
 
@@ -90,7 +90,7 @@ def _encode(game: Game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _kept_levels(columns: list[np.ndarray]) -> tuple[np.ndarray, bool]:
-    """The codes that get an indicator — all, or the :data:`MAX_LEVELS` − 1 most frequent — and
+    """The codes that get an indicator — all, or the ``MAX_LEVELS`` − 1 most frequent — and
     whether the others are pooled."""
     codes, counts = np.unique(np.concatenate(columns), return_counts=True)
     if codes.size <= MAX_LEVELS:

@@ -17,7 +17,7 @@ from attack.report.synthetic import render_synth_html, render_synth_markdown
 
 @dataclass(frozen=True, eq=False)
 class SyntheticResult:
-    """What :func:`attack.attack_synthetic` returns.
+    """What ``attack.attack_synthetic`` returns.
 
     Attributes
     ----------
@@ -29,7 +29,7 @@ class SyntheticResult:
     exposed:
         Record-level, only when the membership family was asked for it: the original's rows
         (``original_row``, 0-based) that some attack flags at the verdict's false-positive rate,
-        with the share of non-members scoring as high per attack. Never in :meth:`to_dict`.
+        with the share of non-members scoring as high per attack. Never in ``to_dict``.
     inputs:
         The files the attacks read; the writers never replace them.
     """

@@ -1,6 +1,6 @@
 """All attacks on a synthetic release in one run, with the τ verdict (docs/method/synthetic-attacks.md).
 
-:func:`attack_synthetic` runs, on the columns the original and the synthetic file share:
+``attack_synthetic`` runs, on the columns the original and the synthetic file share:
 
 * the distance attacks (DCR, NNDR, exact and near copies, SDMetrics' baselines and the
   holdout comparison) — diagnostics, reported without a τ decision;
@@ -9,9 +9,9 @@
 * with keys and targets, per target: the synthpop table measures and SDMetrics' CAP trio, Papavasiliou (2020) inverse-distance kNN attribution and, per γ, the
   inference attack;
 * with ``membership`` settings, shadow-model membership inference against the synthesiser
-  (:mod:`attack.synthetic.membership`), decided on the largest upper bound of the advantage;
+  (``attack.synthetic.membership``), decided on the largest upper bound of the advantage;
 * with ``membership_family`` settings and a holdout (given, or ``holdout_share`` of the original),
-  the data-only membership attacks (:mod:`attack.synthetic.mia_family`), decided on the upper
+  the data-only membership attacks (``attack.synthetic.mia_family``), decided on the upper
   bound of the maximum over attacks of the TPR at the chosen false-positive rate.
 
 Decisions: singling out, linkability and every inference are judged on the
@@ -187,7 +187,7 @@ def attack_synthetic(
     original (the draw of a scenario's ``synthesis.holdout_share`` with the same seed).
     ``reference``: the intruder's population sample for the membership family (default: part
     of the holdout, see ``docs/method/membership-family.md``). The settings are a
-    :class:`SynthSpec` or its fields as keywords (``keys``, ``targets``, ``tau``, ``n_attacks``,
+    ``SynthSpec`` or its fields as keywords (``keys``, ``targets``, ``tau``, ``n_attacks``,
     ``seed``, ``membership_family`` …). The attacks are explained in
     ``docs/method/synthetic-attacks.md``.
     """
@@ -300,7 +300,7 @@ def attack_synthetic(
 
 def _attacks_to_decide(document: Mapping[str, Any], n_attacks: int) -> int | None:
     """The attacks per check that the undecided checks need (capped by what the files allow and
-    by :data:`MAX_DECIDING_ATTACKS`), or None when that is no more than were run."""
+    by ``MAX_DECIDING_ATTACKS``), or None when that is no more than were run."""
     results = [document["singling_out"], *([document["linkability"]] if "linkability" in document else []),
                *[r for entry in document["attribute"].values() for r in entry["inference"].values()]]
     wanted = []

@@ -2,7 +2,7 @@
 
 docs/method/synthetic-attacks.md: the preparation (column roles, scaling, categorical coding, metric, missing
 rule) is fitted on the **training original** only, applied unchanged to every other file and
-recorded (:meth:`Preparation.as_dict`) so that a third party can recompute every distance.
+recorded (``Preparation.as_dict``) so that a third party can recompute every distance.
 
 Per-column terms ``t_c`` for a pair of values ``a`` (query) and ``b`` (reference):
 
@@ -25,12 +25,12 @@ training range in scaled units, ``range_c / scale_c`` (1 under ``minmax_range``;
 with zero range), squared for ``euclidean``. Two missing values cost 0 only with ``na_equal``,
 otherwise the same full mismatch. No NaN ever reaches a distance.
 
-Search (:func:`nearest_neighbours`) is exact: the distances are those of the formulas above and
+Search (``nearest_neighbours``) is exact: the distances are those of the formulas above and
 ties go to the lower reference row, as a brute-force scan would give. KD-trees (scipy cKDTree,
 p = 2 for ``euclidean``, p = 1 otherwise) propose candidates, whose exact distances are then
 computed, and a row's answer is accepted only when a lower bound on the distance of every
-record not proposed exceeds it (see :class:`_TreeSpace`); rows that cannot be certified are
-scanned against the full reference in chunks of about :data:`MEMORY_BUDGET`. The reference is
+record not proposed exceeds it (see ``_TreeSpace``); rows that cannot be certified are
+scanned against the full reference in chunks of about ``MEMORY_BUDGET``. The reference is
 never subsampled (docs/method/synthetic-attacks.md pitfalls 3–4). The handbook distance (docs/method/linkage.md) is not
 offered here: its standardisation is fitted on the pooled files, not on the training original.
 """
@@ -236,11 +236,11 @@ def prepare(
     """Fit the preparation on the training original (docs/method/synthetic-attacks.md).
 
     ``columns`` None uses every column. Categorical columns are those of non-numeric dtype (see
-    :func:`attack.io.columns.is_number`) and, among the numeric ones, those named in
+    ``attack.io.columns.is_number``) and, among the numeric ones, those named in
     ``categorical`` (codes such as NACE). Scalings: ``zscore``
     ``(x − mean) / sd`` (sd with n − 1), ``minmax_range`` ``x / (max − min)``, ``robust``
     ``(x − median) / IQR`` (linear-interpolation quartiles), ``none``. The Gower metrics imply
-    ``minmax_range`` and ``mismatch`` coding; other combinations raise :class:`InputError`.
+    ``minmax_range`` and ``mismatch`` coding; other combinations raise ``InputError``.
     """
     scaling = _choice(scaling, SCALINGS, "scaling")
     categorical_mode = _choice(categorical_mode, CATEGORICAL_MODES, "categorical coding")
@@ -324,7 +324,7 @@ def _scaling(x: np.ndarray, scaling: str, lo: float, hi: float) -> tuple[float, 
 @dataclass(frozen=True)
 class Encoded:
     """One file in the prepared space: raw numeric values (NaN = missing) and categorical codes
-    (−1 = missing) shared by every file encoded in the same :func:`encode` call."""
+    (−1 = missing) shared by every file encoded in the same ``encode`` call."""
 
     numeric: np.ndarray  # (n, len(prep.numeric)) float64
     codes: np.ndarray  # (n, len(prep.categorical)) int64
@@ -361,7 +361,7 @@ def encode(prep: Preparation, *frames: pd.DataFrame) -> tuple[Encoded, ...]:
 
 def _common_codes(columns: Sequence[pd.Series]) -> np.ndarray:
     """Codes (−1 = missing) of the concatenated columns; values are compared as the strings
-    :func:`attack.readers.code_column` makes of them, converting each distinct value once."""
+    ``attack.readers.code_column`` makes of them, converting each distinct value once."""
     local, texts = [], []
     for col in columns:
         codes, uniques = pd.factorize(col, use_na_sentinel=True)
@@ -494,7 +494,7 @@ def pair_distances(
 
 
 def search(prep: Preparation, query: Encoded, reference: Encoded, k: int = 1) -> Neighbours:
-    """:func:`nearest_neighbours` on encoded files (see the module docstring for the method)."""
+    """``nearest_neighbours`` on encoded files (see the module docstring for the method)."""
     if len(reference) == 0:
         raise InputError("the reference file has no rows")
     if not 1 <= k <= len(reference):
@@ -516,7 +516,7 @@ def search(prep: Preparation, query: Encoded, reference: Encoded, k: int = 1) ->
 
 
 def search_many(prep: Preparation, reference: Encoded, queries: Sequence[tuple[Encoded, int]]) -> list[Neighbours]:
-    """:func:`search` for several query files against one reference, in one pass (the trees
+    """``search`` for several query files against one reference, in one pass (the trees
     over the reference are built once): the ``k`` nearest for each ``(query, k)``. The answers
     are those of separate searches: neighbours are ordered by distance, ties to the lower row."""
     k = max(kk for _, kk in queries)
@@ -559,7 +559,7 @@ class _TreeSpace:
     coordinate difference exceeds the clipped term). Stage ``s`` searches trees in which the
     records are separated by all attributes but ``s`` free ones (a group coordinate larger than
     any distance within a group); free attributes enter as indicator coordinates at their exact
-    cost (one-hot up to :data:`MAX_ONE_HOT` values, else left out). Within a group the tree
+    cost (one-hot up to ``MAX_ONE_HOT`` values, else left out). Within a group the tree
     distance is therefore a lower bound of the exact distance (missing coordinates are 0 on
     both sides), and a record outside every group of stage ``s`` differs in at least ``s + 1``
     attributes, which bounds its distance from below by the ``s + 1`` smallest attribute costs.
@@ -621,7 +621,7 @@ class _TreeSpace:
         """KD-tree over the unique reference rows grouped by the attributes ``keep``. Each
         attribute in ``indicators`` enters as coordinates whose distance is its exact cost: the
         missingness of a numeric column as a flag (its value coordinate is then dropped), another
-        attribute one-hot when it has at most :data:`MAX_ONE_HOT` values, else not at all."""
+        attribute one-hot when it has at most ``MAX_ONE_HOT`` values, else not at all."""
         group = group_ids(self.attrs[:, keep]) if keep else np.zeros(len(self.attrs), np.int64)
         n_all, n_coords = self.coords.shape
         codes = {a: pd.factorize(self.attrs[:, a])[0] for a in indicators}
@@ -645,7 +645,7 @@ class _TreeSpace:
     def _stages(self):
         """(trees, outside bound) per stage. Stage ``s`` groups by all attributes but ``s`` free
         ones, one tree per choice of free attributes (stages with more than
-        :data:`MAX_TREES_PER_STAGE` trees are skipped); a record outside every group differs in
+        ``MAX_TREES_PER_STAGE`` trees are skipped); a record outside every group differs in
         at least ``s + 1`` attributes. The last stage leaves every attribute free."""
         n_attr = self.attrs.shape[1]
         every = list(range(n_attr))
@@ -661,7 +661,7 @@ class _TreeSpace:
 
     def run(self, rows: np.ndarray):
         """Certified neighbours of ``rows``: (rows done, distances, indices). Rows held back by
-        the tree bound get more candidates (up to :data:`MAX_CANDIDATES`), rows held back by the
+        the tree bound get more candidates (up to ``MAX_CANDIDATES``), rows held back by the
         attribute bound go on to the next stage; the caller scans whatever is left."""
         done_rows, done_d, done_i = [], [], []
         cap = min(MAX_CANDIDATES, len(self.unique))

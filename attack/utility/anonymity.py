@@ -75,7 +75,7 @@ def interval_disclosure(
     when ``|x − x^a| ≤ k · sd(x^a)`` (sample SD of the released column); a record is at risk when
     at most ``max_outside`` of its values are outside. The spec counts a record only when all
     values are inside (``max_outside=0``); sdcMicro's code allows one outside (``1``). The
-    rank-based shares use :func:`rank_interval_inside` with the same ``k``."""
+    rank-based shares use ``rank_interval_inside`` with the same ``k``."""
     x = np.asarray(original, dtype=float)
     xa = np.asarray(release, dtype=float)
     n = x.shape[0]

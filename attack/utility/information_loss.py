@@ -1,14 +1,14 @@
 """Information-loss measures of a release (docs/method/utility.md): reported beside the checks, never merged
 with risk into one figure (docs/method/utility.md).
 
-* IL1s on per-record pairs (:func:`il1s`);
-* §4.2 the handbook's Score I / Score II (:func:`information_loss_scores`);
-* descriptive extras without thresholds: dispersion and concentration (:func:`describe`,
-  :func:`gini`, :func:`concentration_ratio`, :func:`herfindahl`) and entropy-based loss of a
-  categorical variable (:func:`shannon_entropy`, :func:`conditional_entropy`,
-  :func:`categorical_loss`).
+* IL1s on per-record pairs (``il1s``);
+* §4.2 the handbook's Score I / Score II (``information_loss_scores``);
+* descriptive extras without thresholds: dispersion and concentration (``describe``,
+  ``gini``, ``concentration_ratio``, ``herfindahl``) and entropy-based loss of a
+  categorical variable (``shannon_entropy``, ``conditional_entropy``,
+  ``categorical_loss``).
 
-The threshold checks of docs/method/utility.md live in :mod:`attack.utility`.
+The threshold checks of docs/method/utility.md live in ``attack.utility``.
 """
 
 from __future__ import annotations

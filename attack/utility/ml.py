@@ -349,7 +349,7 @@ def ml_utility(
         ``categorical`` or not numeric in both files are one-hot encoded.
     models
         Any of ``linear``, ``forest``, ``boosting``, ``mlp`` (fixed hyper-parameters,
-        :data:`attack.utility.ml_models.HYPERPARAMETERS`).
+        ``attack.utility.ml_models.HYPERPARAMETERS``).
     metric
         The verdict metric: ``rmse`` (default) or ``mae`` for regression; ``balanced_accuracy``
         (default), ``accuracy`` or ``auc`` for classification.

@@ -2,11 +2,11 @@
 estimators, their fixed hyper-parameters, the preprocessing in front of them and the scores
 they are judged by.
 
-Every hyper-parameter lives in :data:`HYPERPARAMETERS` (reported in the JSON) so that a run is
+Every hyper-parameter lives in ``HYPERPARAMETERS`` (reported in the JSON) so that a run is
 described completely by its settings and seed. Numeric features are mean-imputed and
 standardised, categorical features one-hot encoded (a missing value is a category of its own,
 a category the training file lacks is all zeros), inside one pipeline fitted on the training
-rows only (categories enter as integer codes, :func:`model_inputs`).
+rows only (categories enter as integer codes, ``model_inputs``).
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def _estimator(model: str, task: str, seed: int, n_train: int):
 def build_model(model: str, task: str, numeric: Sequence[int], categorical: Sequence[int],
                 seed: int, n_train: int) -> Pipeline:
     """An unfitted pipeline: preprocessing of the numeric and categorical columns (positions in
-    the :func:`model_inputs` matrix), then the model with its fixed hyper-parameters and
+    the ``model_inputs`` matrix), then the model with its fixed hyper-parameters and
     ``seed`` as its random state."""
     return Pipeline([("prepare", _preprocessing(numeric, categorical)),
                      ("model", _estimator(model, task, seed, n_train))])

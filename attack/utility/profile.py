@@ -20,8 +20,8 @@ over the threshold; a family passes when that share is at most the tolerance (10
 * structural zeros and signs are "preserved", so that family's tolerance is 0.
 
 The profile also carries the information-loss measures of docs/method/utility.md
-(:mod:`attack.information_loss`) and, with unit identity, interval disclosure (docs/method/utility.md,
-:mod:`attack.anonymity`). Risk and utility are never merged into one number (docs/method/utility.md): the
+(``attack.information_loss``) and, with unit identity, interval disclosure (docs/method/utility.md,
+``attack.anonymity``). Risk and utility are never merged into one number (docs/method/utility.md): the
 profile only reports.
 """
 
@@ -111,7 +111,7 @@ class Case:
     n_release: int | None = None
 
     def as_dict(self) -> dict:
-        """JSON-ready; a case resting on fewer than :data:`MIN_CELL_COUNT` original units (the
+        """JSON-ready; a case resting on fewer than ``MIN_CELL_COUNT`` original units (the
         minimum cell size of the risk reports) shows its status only: its values and deviation
         would disclose those units' values."""
         out = {k: json_float(v) if isinstance(v, float) else v for k, v in self.__dict__.items()}
@@ -273,7 +273,7 @@ def _category_codes(
 def _scope(
     columns: Sequence[str], coded: dict[str, tuple[np.ndarray, np.ndarray]], n_original: int
 ) -> _Scope:
-    """Cells of the cross-classification of ``columns`` (coded by :func:`_category_codes`),
+    """Cells of the cross-classification of ``columns`` (coded by ``_category_codes``),
     sorted by label; rows with a missing category belong to no cell."""
     first = coded[columns[0]][0]
     keys = np.zeros(first.size, dtype=np.int64)
@@ -937,13 +937,13 @@ def utility_profile(
     ``paired``, paired t-tests. Missing values are left out per statistic (correlations:
     pairwise; per-record summaries: complete aligned units) and counted in ``missing``.
     ``propensity`` (True, or the keyword arguments of
-    :func:`attack.utility.propensity.propensity_utility`) adds the propensity-score measures
+    ``attack.utility.propensity.propensity_utility``) adds the propensity-score measures
     (pMSE, S_pMSE, two-way tables) over the columns both files share. ``ml`` (a target, or the
-    keyword arguments of :func:`attack.utility.ml.ml_utility` with ``target``) adds the
+    keyword arguments of ``attack.utility.ml.ml_utility`` with ``target``) adds the
     machine-learning utility and its family ``ml_prediction`` (one case per model; the unit ids
     of ``per_record`` align the files unless ``ids`` is given). ``protection_log`` (the log of
     ``attack protect``) adds what an analyst can recover with it
-    (:func:`attack.utility.recoverable.recoverable`; the ML target is the regression target).
+    (``attack.utility.recoverable.recoverable``; the ML target is the regression target).
     """
     th = thresholds or Thresholds()
     crosses = [tuple(c) for c in crosses]

@@ -3,7 +3,7 @@
 
 * PRAM with a published transition matrix: the moment estimator of the original frequencies
   and its covariance (Kooiman, Willenborg & Gouweleeuw 1997). With the row-stochastic matrix
-  ``P[i, j] = P(released j | original i)`` of :mod:`attack.protect.pram`,
+  ``P[i, j] = P(released j | original i)`` of ``attack.protect.pram``,
   ``E[T* | T] = Pᵀ T``, so ``T̂ = (Pᵀ)⁻¹ T*`` (``P⁻¹ T*`` in the column-stochastic notation of
   the literature) and ``Var(T̂) = (Pᵀ)⁻¹ [Σ_i T_i (diag p_i − p_i p_iᵀ)] P⁻¹`` with T estimated
   by T̂ (p_i the i-th row of P).
@@ -13,7 +13,7 @@
   attenuated; ``β̂ = (S_X*X* − Σ_uu)⁻¹ S_X*y`` removes the attenuation.
 
 The protection log of ``attack protect`` (method, parameters, columns) is what a release
-publishes about itself here; :func:`recoverable` reads it.
+publishes about itself here; ``recoverable`` reads it.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def pram_estimate(variable: str, released: Mapping[str, float], matrix: pd.DataF
                   original: Mapping[str, float] | None = None) -> FrequencyEstimate:
     """Moment estimate ``T̂ = (Pᵀ)⁻¹ T*`` of the original counts and its covariance (module
     docstring). ``matrix`` is row-stochastic, labelled by category on both axes; released
-    categories missing from it are an :class:`InputError`. The estimate can be negative for
+    categories missing from it are an ``InputError``. The estimate can be negative for
     rare categories (it is unbiased, not constrained)."""
     labels = [str(c) for c in matrix.index]
     p = matrix.loc[matrix.index, matrix.index].to_numpy(dtype=float)

@@ -80,7 +80,7 @@ class Formula:
 
 
 def parse_formula(text: str) -> Formula:
-    """Parse ``"y ~ x1 + log(x2) - 1"``; raises :class:`InputError` on a syntax error."""
+    """Parse ``"y ~ x1 + log(x2) - 1"``; raises ``InputError`` on a syntax error."""
     tokens = _tokenize(text)
     pos = 0
 
@@ -199,7 +199,7 @@ class Design:
 def build_design(frame: pd.DataFrame, formula: Formula) -> Design:
     """Response and regressor matrix; rows with a missing value or a logged value ≤ 0 dropped.
 
-    Raises :class:`InputError` naming every formula column the frame lacks.
+    Raises ``InputError`` naming every formula column the frame lacks.
     """
     missing = [c for c in formula.columns if c not in frame.columns]
     if missing:
@@ -343,7 +343,7 @@ def binary_mle(
 
 
 def fit_model(frame: pd.DataFrame, model: Model) -> tuple[Fit, Design]:
-    """Fit ``model`` on one file. Raises :class:`InputError` when the design is not estimable
+    """Fit ``model`` on one file. Raises ``InputError`` when the design is not estimable
     (too few rows, collinear terms, a non-binary response for logit/probit)."""
     formula = model.parsed
     design = build_design(frame, formula)
@@ -417,7 +417,7 @@ def relative_deviations(original: Sequence[float], release: Sequence[float]) -> 
 
 
 def mean_relative_deviation(original: Sequence[float], release: Sequence[float]) -> float | None:
-    """Mean of :func:`relative_deviations` over the coefficients with a non-zero original,
+    """Mean of ``relative_deviations`` over the coefficients with a non-zero original,
     intercept included (handbook Table 25.2 "Durchschnitt")."""
     rd = relative_deviations(original, release)
     rd = rd[np.isfinite(rd)]
@@ -525,7 +525,7 @@ def compare_model(
 
     ``aligned`` = (original rows, release rows) of the units present in both files; with it the
     units that lose or gain a defined logarithm are counted. A model that cannot be estimated on
-    the original raises :class:`InputError`; on the release the failure is recorded instead.
+    the original raises ``InputError``; on the release the failure is recorded instead.
     """
     fit_o, design_o = fit_model(original, model)
     try:
