@@ -19,6 +19,7 @@ handed out first so that a long block does not start last; small ones travel in 
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import multiprocessing
 import os
@@ -421,5 +422,9 @@ def progress_bar(total: int, enabled: bool, what: str = "blocks") -> Any:
     in_notebook = any(c.__module__ == "tqdm.notebook" for c in tqdm.__mro__)
     if not enabled or not (_is_terminal() or in_notebook):
         return None
+    if in_notebook and importlib.util.find_spec("ipywidgets") is None:
+        from tqdm.std import (
+            tqdm,  # a text bar, not the warning the widget bar gives without ipywidgets
+        )
     return tqdm(total=total, desc=what, unit=what.rstrip("s"), file=sys.stderr, mininterval=0.1,
                 leave=True)

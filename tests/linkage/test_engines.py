@@ -431,3 +431,24 @@ def test_demo_jobs_option(tmp_path, monkeypatch) -> None:
     with pytest.raises(Stop):
         invoke(["demo", "--units", "100", "--out", tmp_path, "--jobs", "2"])
     assert seen[0]["engine"] == {"jobs": 2, "progress": True}
+
+
+def test_progress_in_a_notebook_without_ipywidgets_is_a_text_bar(monkeypatch) -> None:
+    import importlib.util
+    import warnings
+
+    import tqdm.auto
+    import tqdm.notebook
+    import tqdm.std
+
+    from attack.linkage.engines import progress_bar
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(tqdm.auto, "tqdm", tqdm.notebook.tqdm)  # as tqdm.auto picks it in Jupyter
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "ipywidgets" else real_find_spec(name, *a))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bar = progress_bar(3, True)
+    assert type(bar) is tqdm.std.tqdm
+    bar.close()
