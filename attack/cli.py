@@ -162,6 +162,7 @@ def _memory_budget(_ctx, _param, value):
         raise click.BadParameter(str(exc)) from exc
 
 
+_QUIET = click.option("--quiet", is_flag=True, help="Print no summary (errors and warnings still go to stderr).")
 _JOBS = click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes solving the blocks (default: all cores; small runs stay in one process).")
 
 
@@ -182,7 +183,7 @@ def _engine_options(command):
 def _output_options(command):
     """--quiet, --verbose and --timings: what the command says besides the files it writes."""
     options = [
-        click.option("--quiet", is_flag=True, help="Print no summary (errors and warnings still go to stderr)."),
+        _QUIET,
         click.option("--verbose", is_flag=True, help="Print the time each stage took to stderr."),
         click.option("--timings", is_flag=True, help="Add stage timings to the JSON (which then differs from run to run)."),
     ]
@@ -448,10 +449,11 @@ REVIEW_WARNING = (
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV: the external file plus the ground-truth column unit_id (confidential, owner-only).")
 @click.option("--review-out", "review_path", type=click.Path(dir_okay=False, path_type=Path), help="CSV of the review band (confidential, owner-only).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="JSON of the counts per legal form and per block (aggregates only).")
+@_QUIET
 @_read_options
 def truth_command(external_path, external_id, original_path, original_id, name_column, address_column,
                   address_weight, form_penalty, margin, blocks, accept, review, out_path, review_path, json_path,
-                  sep, decimal, encoding, sheet, na, codes) -> None:
+                  quiet, sep, decimal, encoding, sheet, na, codes) -> None:
     """Build the ground-truth key by linking firm names (and addresses) to the original.
 
     See docs/method/ground-truth.md (Ronning et al. 2005, ch. 17)."""
@@ -476,6 +478,8 @@ def truth_command(external_path, external_id, original_path, original_id, name_c
     for path in (out_path, review_path):
         if path:
             click.echo(REVIEW_WARNING.format(path=path), err=True)
+    if quiet:
+        return
     for label, count in result.summary().items():
         click.echo(f"{label}: {count}")
     click.echo("\nby legal form (external records):")
@@ -580,7 +584,7 @@ def protect_command(method, input_path, output_path, columns, params, by, seed, 
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="HTML report with the risk-utility plot.")
 @click.option("--release", "release_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the chosen release goes (default: [tune] release).")
 @_engine_options
-@click.option("--quiet", is_flag=True, help="Print no summary.")
+@_QUIET
 def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine, scheduler, memory_budget, quiet) -> None:
     """Find the weakest setting of a protection method that puts every cell below τ
     (the scenario's [tune] table; docs/method/utility.md)."""
@@ -637,10 +641,11 @@ def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine
 @click.option("--ml-metric", type=click.Choice(["rmse", "mae", "accuracy", "balanced_accuracy", "auc"]), help="Verdict metric (default rmse for a metric target, balanced_accuracy for a categorical one).")
 @click.option("--ml-tolerance", "ml_tolerances", multiple=True, metavar="[MODEL=]LOSS", help="Largest relative loss of the verdict metric that keeps the utility, for all models or one (repeatable; default 0.1).")
 @click.option("--protection-log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Protection log of attack protect: adds what an analyst can recover with it (PRAM frequencies, calibrated slopes).")
+@_QUIET
 @_read_options
 def utility_command(original_path, release_path, variables, by, crosses, weight, models, id_columns, json_path,
                     propensity, seed, ml_target, ml_models, ml_features, ml_repetitions, ml_metric, ml_tolerances,
-                    log_path, sep, decimal, encoding, sheet, na, codes) -> None:
+                    log_path, quiet, sep, decimal, encoding, sheet, na, codes) -> None:
     """Check the analysis potential of a release against the original (docs/method/utility.md):
     reported beside the risk verdict, never merged with it."""
     from attack.report.release import render_utility_markdown
@@ -666,7 +671,8 @@ def utility_command(original_path, release_path, variables, by, crosses, weight,
     document = profile.as_dict()
     if json_path:
         write_files_atomic({Path(json_path): (to_json(document), None)}, inputs=[original_path, release_path])
-    click.echo(render_utility_markdown(document, f"Analysis potential of {release_path.name}"))
+    if not quiet:
+        click.echo(render_utility_markdown(document, f"Analysis potential of {release_path.name}"))
 
 
 def _protection_log(path: Path | None) -> dict | None:
@@ -739,12 +745,13 @@ def _ml_settings(target, models, features, repetitions, metric, tolerances, seed
 @click.option("--mia-fpr", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="False-positive rate at which the maximum TPR over the membership attacks is checked against τ.")
 @click.option("--decide", is_flag=True, help="When a check's interval straddles τ, run the attacks once more with as many attacks as the undecided checks need (at most the records available, 50,000).")
 @click.option("--exposed", "exposed_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the members the family flags at --mia-fpr (record-level, 0600).")
+@_QUIET
 @_read_options
 def synth_command(original_path, synthetic_path, holdout_path, keys, targets, gammas, tau, exclude, categorical,
                   metric, scaling, bins, n_attacks, seed, json_path, html_path, certificate_path, sign_path,
                   passphrase_env, membership_log, isolated, random_targets, shadow_sets, test_sets, jobs, shadow_size,
                   family, holdout_share, reference_path, mia_attacks, mia_fpr, decide, exposed_path,
-                  sep, decimal, encoding, sheet, na, codes) -> None:
+                  quiet, sep, decimal, encoding, sheet, na, codes) -> None:
     """Attack a synthetic release: distance to closest record, the CAP family, singling out,
     linkability and inference against a holdout baseline (docs/method/synthetic-attacks.md)."""
     from attack.io.fingerprint import file_input
@@ -811,7 +818,8 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
     write_files_atomic(files, inputs=inputs)
     if exposed_path:
         click.echo(EXPOSED_WARNING.format(path=exposed_path), err=True)
-    click.echo(result.to_markdown())
+    if not quiet:
+        click.echo(result.to_markdown())
     if not result.passed:
         raise SystemExit(1)
 
@@ -1039,7 +1047,7 @@ RECORDS_WARNING = (
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the aggregates as JSON.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the aggregates as an HTML page.")
 @click.option("--records", "records_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the record-level risks (confidential, mode 0600).")
-@click.option("--quiet", is_flag=True, help="Print no summary (errors and warnings still go to stderr).")
+@_QUIET
 @_read_options
 def risk_command(data_path, keys, weight, household, sensitive, k, threshold, method, alpha, household_method,
                  max_global_risk, suda, dis_fraction, json_path, html_path, records_path, quiet,

@@ -963,3 +963,16 @@ def test_bad_input_in_a_real_process(tmp_path, data) -> None:
     ]
     assert proc.stdout == ""
     assert not out.exists()
+
+
+def test_every_command_that_prints_a_summary_can_be_quiet(tmp_path, data) -> None:
+    """--quiet on every command with a summary; with it a run prints nothing on stdout."""
+    from attack.cli import main as group
+
+    summarising = {"link", "run", "tune", "utility", "synth", "truth", "risk"}
+    for name in summarising:
+        assert "--quiet" in {o for p in group.commands[name].params for o in p.opts}, name
+    result = CliRunner().invoke(group, ["utility", "--original", str(data["original"]), "--release",
+                                        str(data["release"]), "--code", "wz", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
