@@ -124,3 +124,25 @@ def test_an_interrupted_run_writes_nothing_and_says_how_it_ended(tmp_path, sig, 
     assert proc.returncode == code, stderr
     assert "Traceback" not in stderr
     assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_a_scenario_saved_with_a_byte_order_mark_runs_like_one_without(study) -> None:
+    plain = _invoke(["run", study, "--json", study.parent / "plain.json", "--quiet"])
+    marked = study.parent / "marked.toml"
+    marked.write_bytes(b"\xef\xbb\xbf" + study.read_bytes())
+    with_bom = _invoke(["run", marked, "--json", study.parent / "bom.json", "--quiet"])
+    assert plain.exit_code == with_bom.exit_code == 1, with_bom.output
+    plain_text = (study.parent / "plain.json").read_text().replace('"scenario.toml"', '"marked.toml"')
+    assert plain_text == (study.parent / "bom.json").read_text()
+
+
+def test_tune_exits_1_when_no_value_passes_and_refuses_an_unordered_grid(study) -> None:
+    text = study.read_text().replace('method = "separate-ma"\nparameter = "k"\nvalues = [3, 4]',
+                                     'method = "additive-noise"\nparameter = "d"\nvalues = [0.0001]')
+    study.write_text(text)  # noise this small leaves the fixture's links as they are: NOT PASSED
+    result = _invoke(["tune", study, "--json", study.parent / "tune.json", "--quiet"])
+    assert result.exit_code == 1, result.output
+    assert '"verdict": "no feasible candidate' in (study.parent / "tune.json").read_text()
+    study.write_text(text.replace("values = [0.0001]", "values = [0.001, 0.01, 0.005]"))
+    unordered = _invoke(["tune", study, "--quiet"])
+    assert unordered.exit_code == 2 and "must run in one direction" in unordered.stderr
