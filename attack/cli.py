@@ -44,10 +44,10 @@ if TYPE_CHECKING:  # the commands import their machinery when they run: start-up
     from attack.study.results import ScenarioResult
     from attack.study.synthetic_scenario import SyntheticScenario
 
-MATCHES_WARNING = (
-    "warning: {path} links external identities to confidential release records; "
-    "it was written with owner-only permissions (0600). Keep it inside the secure environment."
-)
+def _say_record_level(path, what: str) -> None:
+    """The warning after a record-level file is written: what it holds, and that it is owner-only."""
+    click.echo(f"warning: {path} {what}; it was written with owner-only permissions (0600). Keep it "
+               "inside the secure environment.", err=True)
 
 
 class _Attack(click.Group):
@@ -427,12 +427,6 @@ def demo_command(out_dir, units, seed, method, jobs, engine, scheduler, memory_b
     click.echo(f"wrote demo.json, report.html, certificate.json and certificate.html in {folder}", err=True)
 
 
-REVIEW_WARNING = (
-    "warning: {path} pairs external identities with confidential original units; "
-    "it was written with owner-only permissions (0600). Keep it inside the secure environment."
-)
-
-
 @main.command("truth")
 @click.option("--external", "external_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="External database with names (and addresses).")
 @click.option("--external-id", required=True, help="Record id column of the external file.")
@@ -477,7 +471,7 @@ def truth_command(external_path, external_id, original_path, original_id, name_c
     write_files_atomic(files, inputs=[external_path, original_path])
     for path in (out_path, review_path):
         if path:
-            click.echo(REVIEW_WARNING.format(path=path), err=True)
+            _say_record_level(path, "pairs external identities with confidential original units")
     if quiet:
         return
     for label, count in result.summary().items():
@@ -515,7 +509,7 @@ def _emit(result: AttackResult | ScenarioResult, json_path, html_path, matches_p
     write_outputs(result, json=json_path, html=html_path, matches=matches_path,
                   certificate=certificate, timings=say.timings, inputs=inputs)
     if matches_path:
-        click.echo(MATCHES_WARNING.format(path=matches_path), err=True)
+        _say_record_level(matches_path, "links external identities to confidential release records")
     if certificate and not say.quiet:
         click.echo(f"certificate written to {certificate[0]}", err=True)
     if not say.quiet:
@@ -817,17 +811,11 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
         files.update(certificate_files(certificate_path, sealed))
     write_files_atomic(files, inputs=inputs)
     if exposed_path:
-        click.echo(EXPOSED_WARNING.format(path=exposed_path), err=True)
+        _say_record_level(exposed_path, "names the original's records that a membership attack singles out")
     if not quiet:
         click.echo(result.to_markdown())
     if not result.passed:
         raise SystemExit(1)
-
-
-EXPOSED_WARNING = (
-    "warning: {path} names the original's records that a membership attack singles out; "
-    "it was written with owner-only permissions (0600). Keep it inside the secure environment."
-)
 
 
 @main.command("schema")
@@ -1024,12 +1012,6 @@ def tune_synthesis_command(original_path, holdout_path, grid, dropped, special_c
     _print_synthesis_tuning(outcome)
 
 
-RECORDS_WARNING = (
-    "warning: {path} holds record-level risks that point at the riskiest records of the confidential "
-    "file; it was written with owner-only permissions (0600). Keep it inside the secure environment."
-)
-
-
 @main.command("risk")
 @click.option("--data", "data_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The microdata file to assess (original or candidate release).")
 @click.option("--key", "keys", multiple=True, required=True, metavar="COLUMN", help="Categorical key variable (quasi-identifier); repeatable.")
@@ -1075,7 +1057,8 @@ def risk_command(data_path, keys, weight, household, sensitive, k, threshold, me
         files[Path(records_path)] = (table_content(result.records(), records_path), OWNER_ONLY)
     write_files_atomic(files, inputs=[data_path])
     if records_path:
-        click.echo(RECORDS_WARNING.format(path=records_path), err=True)
+        _say_record_level(records_path, "holds record-level risks that point at the riskiest records of the "
+                                        "confidential file")
     if not quiet:
         click.echo(render_frequency_markdown(document))
     if not result.passed:
