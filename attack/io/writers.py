@@ -48,15 +48,13 @@ def certificate_paths(path: str | Path) -> list[Path]:
     return [path, path.with_suffix(".html")]
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
-    """(device, inode) of the file ``path`` names after following links, None if absent."""
+def _stat(path: str | Path) -> os.stat_result | None:
+    """What ``path`` names after following links; None when nothing is there (or it cannot be
+    looked at: that is found out when the file is written)."""
     try:
-        info = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
+        return os.stat(path)
+    except OSError:
         return None
-    except OSError:  # e.g. a name too long, or no permission to look: found out when written
-        return None
-    return info.st_dev, info.st_ino
 
 
 def _kind(mode: int) -> str | None:
@@ -80,16 +78,17 @@ def check_outputs(outputs: Iterable[str | Path | None], inputs: Iterable[str | P
             continue
         label = f"the input {given}"
         by_path.setdefault(Path(given).resolve(), label)
-        identity = _identity(Path(given))
-        if identity is not None:
-            by_inode.setdefault(identity, label)
+        info = _stat(given)
+        if info is not None:
+            by_inode.setdefault((info.st_dev, info.st_ino), label)
     for given in outputs:
         if given is None:
             continue
         path = Path(given)
         resolved = path.resolve()
-        identity = _identity(path)
-        clash = by_path.get(resolved) or (by_inode.get(identity) if identity else None)
+        info = _stat(path)
+        identity = None if info is None else (info.st_dev, info.st_ino)
+        clash = by_path.get(resolved) or by_inode.get(identity)
         if clash is not None:
             raise InputError(f"is also {clash}; choose another output path (nothing was "
                              "written)", file=str(given))
@@ -97,13 +96,12 @@ def check_outputs(outputs: Iterable[str | Path | None], inputs: Iterable[str | P
         by_path[resolved] = label
         if identity is not None:
             by_inode[identity] = label
-        if path.is_dir():
+        if info is not None and stat.S_ISDIR(info.st_mode):
             raise InputError("is a folder; give a file name", file=str(given))
-        if identity is not None:
-            kind = _kind(os.stat(path).st_mode)
-            if kind is not None:
-                raise InputError(f"is {kind}, not a regular file; outputs are written only as "
-                                 "regular files (nothing was written)", file=str(given))
+        kind = None if info is None else _kind(info.st_mode)
+        if kind is not None:
+            raise InputError(f"is {kind}, not a regular file; outputs are written only as "
+                             "regular files (nothing was written)", file=str(given))
         for parent in path.parents:
             if parent.exists():
                 if not parent.is_dir():
