@@ -41,8 +41,18 @@ class LinkageSpec:
     winsorise: bool = False
     #: ``"distance"`` or ``"fellegi-sunter"`` (docs/method/intruder-confidence.md).
     intruder: str = "distance"
+    #: Share of the verifiable units the intruder knows and learns the key weights from
+    #: (``attack.linkage.learned_weights``); None: the given weights.
+    learn_weights: float | None = None
 
     def __post_init__(self) -> None:
+        if self.learn_weights is not None:
+            if not 0 < self.learn_weights < 1:
+                raise InputError(f"the training share of learned weights must lie strictly between 0 and 1, "
+                                 f"got {self.learn_weights}", field="learn_weights")
+            if self.intruder != "distance":
+                raise InputError("learned weights are weights of the distance intruder; the Fellegi–Sunter "
+                                 "intruder estimates its own", field="learn_weights")
         if self.intruder not in INTRUDERS:
             raise InputError(f"unknown intruder model {self.intruder!r}; expected one of {', '.join(INTRUDERS)}")
         if self.method not in METHODS:
@@ -80,6 +90,8 @@ class LinkageSpec:
             out["winsorise"] = True
         if self.intruder != "distance":
             out["intruder"] = self.intruder
+        if self.learn_weights is not None:
+            out["learn_weights"] = self.learn_weights
         if self.method == "sequential":
             out["order"] = "input" if self.seed is None else f"random (seed {self.seed})"
         return out

@@ -82,6 +82,8 @@ class Linkage(SettingsTable):
                                                "nearest other value instead of stopping the run.")
     intruder: Intruders = Field("distance", description="The intruder's model: weighted distances or "
                                                         "Fellegi–Sunter match weights.")
+    learn_weights: float | None = Field(None, gt=0, lt=1, description="Share of the verifiable units the "
+                                        "intruder knows; he learns the key weights from them and attacks the rest.")
 
 
 class IntruderLinkage(SettingsTable):
@@ -95,6 +97,7 @@ class IntruderLinkage(SettingsTable):
     seed: int | None = Field(None, ge=0)
     winsorise: bool | None = None
     intruder: Intruders | None = None
+    learn_weights: float | None = Field(None, gt=0, lt=1)
 
 
 def linkage_spec(table: Linkage | IntruderLinkage, default: LinkageSpec | None = None) -> LinkageSpec:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from attack.risk.evaluation import (
     evaluate,
 )
 from attack.risk.frequency import frequency_risk
+from attack.risk.learned import describe, held_out, learned_linkage, training_split
 from attack.risk.results import LINK_COLUMNS, AttackResult
 from attack.risk.settings import Evaluation, evaluation_spec
 
@@ -77,8 +78,14 @@ def run_attack(
     ``engine`` says how the blocks are solved (``name``, ``jobs``, ``scheduler``,
     ``memory_budget``, ``progress``; see ``attack.linkage.link.link``); the result does not
     depend on it. This is the one place every entry point (the API, ``attack link``, scenario
-    runs, the demo, tuning, certificate reruns) links and scores.
+    runs, the demo, tuning, certificate reruns) links and scores. With ``linkage.learn_weights``
+    the intruder learns the key weights from a known share of the units and attacks the rest
+    (``attack.risk.learned``).
     """
+    if linkage.learn_weights is not None:
+        run = {"name": name, "intruder_name": intruder_name, "role": role, "release_name": release_name,
+               "engine": engine}
+        return _learned_attack(data, linkage, evaluation, run)
     clock = _Stopwatch()
     check_columns(data, linkage, evaluation)
     external_ids = id_column(data.external, data.external_id, allow_missing=True,
@@ -123,6 +130,23 @@ def run_attack(
         timings=clock.laps,
         inputs=files_read(data.external, data.release, data.original),
     )
+
+
+def _learned_attack(data: AttackInput, linkage: LinkageSpec, evaluation: EvaluationSpec, run: dict) -> AttackResult:
+    """The attack with learned weights on the held-out records, the fixed-weight attack on the
+    same records beside it (``figures["learned_weights"]``)."""
+    check_columns(data, linkage, evaluation)
+    external_ids = id_column(data.external, data.external_id, allow_missing=True,
+                             unique=not evaluation.truth_complete)
+    release_ids = id_column(data.release, data.release_id)
+    split = training_split(external_ids, release_ids, linkage.learn_weights, 0 if linkage.seed is None else linkage.seed)
+    learned_spec, learned = learned_linkage(data.external, data.release, split, linkage)
+    held = replace(data, external=held_out(data.external, split.held_external),
+                   release=held_out(data.release, split.held_release))
+    fixed = run_attack(held, replace(linkage, learn_weights=None), evaluation, **run)
+    result = run_attack(held, learned_spec, evaluation, **run)
+    return replace(result, figures={**result.figures, "learned_weights": describe(
+        split, linkage.learn_weights, learned, fixed.figures)})
 
 
 #: Why the frequency risk beside a linkage attack does not decide.
@@ -270,6 +294,7 @@ def mass_attack(
     seed: int | None = None,
     winsorise: bool = False,
     intruder: str = "distance",
+    learn_weights: float | None = None,
     truth_complete: bool = False,
     min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES,
     risk_on: str = "all",
@@ -293,6 +318,9 @@ def mass_attack(
     unless ``winsorise`` sets it to the nearest other value, which the result records.
     ``intruder`` is ``"distance"`` or ``"fellegi-sunter"``; every link carries a match
     probability, and the confident links at each of ``min_probabilities`` are reported.
+    ``learn_weights`` (a share in (0, 1)) lets the intruder know that share of the verifiable
+    units: he learns the key weights from them and attacks the rest, where alone he is scored,
+    beside the given weights on the same records (``figures["learned_weights"]``).
     ``truth_complete`` says the ground truth covers the whole external file (a record whose unit
     is not in the release then has no counterpart, its link is false; several records of one
     unit are allowed); ``risk_on="confident"`` keeps only the links at the first minimum
@@ -310,6 +338,7 @@ def mass_attack(
         gamma_by_variable=gamma_by_variable, tau=tau, zero_tolerance=zero_tolerance,
         standardise=standardise, metric_distance=metric_distance, seed=seed, winsorise=winsorise,
         intruder=intruder, truth_complete=truth_complete, min_probabilities=min_probabilities, risk_on=risk_on,
+        learn_weights=learn_weights,
     )
     has_original = original is not None
     original_id = original_id or release_id
@@ -334,14 +363,14 @@ def mass_attack(
 def attack_specs(
     *, keys, blocks, cells, targets, method, gammas, gamma_by_variable, tau, zero_tolerance,
     standardise, metric_distance, seed, winsorise=False, intruder="distance", truth_complete=False,
-    min_probabilities=DEFAULT_MIN_PROBABILITIES, risk_on="all",
+    min_probabilities=DEFAULT_MIN_PROBABILITIES, risk_on="all", learn_weights=None,
 ) -> tuple[LinkageSpec, EvaluationSpec]:
     """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
     schema of scenario files (``Linkage``,
     ``Evaluation``); errors name the argument (``keys[1].weight``)."""
     linkage = _validated(Linkage, {"keys": keys, "block": blocks, "method": method, "standardise": standardise,
                                    "metric_distance": metric_distance, "seed": seed, "winsorise": winsorise,
-                                   "intruder": intruder},
+                                   "intruder": intruder, "learn_weights": learn_weights},
                         {"block": "blocks"})
     evaluation = _validated(Evaluation, {"gamma": gammas, "gamma_by_variable": gamma_by_variable, "tau": tau,
                                          "targets": targets, "cells": cells, "zero_tolerance": zero_tolerance,
