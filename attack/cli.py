@@ -247,6 +247,7 @@ def _engine_flags(engine, jobs, scheduler, memory_budget) -> dict:
 @click.option("--intruder", type=click.Choice(INTRUDERS), default="distance", show_default=True, help="The intruder's model: weighted distances, or Fellegi–Sunter match weights (m by EM, u from random pairs).")
 @click.option("--min-probability", "min_probabilities", multiple=True, type=click.FloatRange(0, 1), help="Report the confident links, those with a match probability of at least P (repeatable; default 0.5, 0.9 and 0.99).")
 @click.option("--risk-on", type=click.Choice(RISK_BASES), default="all", show_default=True, help="What τ judges: all links (the handbook's hit rate) or only the confident links at the first --min-probability.")
+@click.option("--learn-weights", "learn_weights", type=click.FloatRange(0, 1, min_open=True, max_open=True), metavar="SHARE", help="The worst case: the intruder knows this share of the verifiable units (seeded by --seed), learns the key weights from them and attacks the rest; only the rest is scored, the given weights beside.")
 @click.option("--truth-complete", is_flag=True, help="The ground truth covers every external record: one whose unit is not in the release (or has no id) has no counterpart and its link is false; several records of one unit are allowed.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the result as JSON.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML report.")
@@ -256,8 +257,8 @@ def _engine_flags(engine, jobs, scheduler, memory_budget) -> dict:
 @_read_options
 def link_command(external_path, release_path, external_id, release_id, original_path, original_id,
                  keys, blocks, method, standardise, metric_distance, seed, winsorise, gammas, gamma_vars, tau,
-                 targets, cells, zero_tolerance, intruder, min_probabilities, risk_on, truth_complete,
-                 json_path, html_path, matches_path,
+                 targets, cells, zero_tolerance, intruder, min_probabilities, risk_on, learn_weights,
+                 truth_complete, json_path, html_path, matches_path,
                  jobs, engine, scheduler, memory_budget, quiet, verbose, timings,
                  sep, decimal, encoding, sheet, na, codes) -> None:
     """Link an external file to a release and score the attack.
@@ -274,7 +275,7 @@ def link_command(external_path, release_path, external_id, release_id, original_
         targets=targets or None, method=method, gammas=gammas or DEFAULT_GAMMAS,
         gamma_by_variable=gamma_vars or None, tau=tau, zero_tolerance=zero_tolerance,
         standardise=standardise, metric_distance=metric_distance, seed=seed, winsorise=winsorise,
-        intruder=intruder, truth_complete=truth_complete, risk_on=risk_on,
+        intruder=intruder, truth_complete=truth_complete, risk_on=risk_on, learn_weights=learn_weights,
         min_probabilities=min_probabilities or DEFAULT_MIN_PROBABILITIES,
         engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=not quiet,
         name=f"{_name(external_path)} against {_name(release_path)}", reading=reading,

@@ -221,6 +221,13 @@ def _summary_table(result: Mapping[str, Any]) -> Table:
         t.add([f"confident links p ≥ {p}", str(c["n_confident"]), ""])
         t.add([f"  confident hit rate p ≥ {p}", fmt_num(c["confident_rate"]), fmt_ci(c["confident_rate_ci"])])
         t.add([f"  precision p ≥ {p}", fmt_num(c["precision"]), fmt_ci(c["precision_ci"])])
+    learned = result.get("learned_weights")
+    if learned:  # the worst case: weights learned from the known units, the rest attacked
+        fixed = learned["fixed_weights"]
+        weights = ", ".join(f"{k} {fmt_num(w)}" for k, w in learned["weights"].items())
+        t.add([f"learned weights ({learned['units_known']} units known)", weights, ""])
+        t.add(["  re-identification rate, given weights (same records)",
+               fmt_num(fixed.get("reidentification_rate")), fmt_ci(fixed.get("reidentification_rate_ci"))])
     use, use_ci = result.get("usefulness", {}), result.get("usefulness_ci", {})
     risk, risk_ci = result.get("disclosure_risk", {}), result.get("disclosure_risk_ci", {})
     for g in _gammas(result):

@@ -97,3 +97,51 @@ def test_learned_weights_refused_for_fellegi_sunter_and_bad_shares():
         with pytest.raises(InputError):
             attack.mass_attack(external, release, keys=["signal:metric"], external_id="id", release_id="id",
                                tau=0.5, learn_weights=share, intruder=intruder)
+
+
+def _write(tmp_path, n=120, seed=4):
+    external, release = _noise_frame(n, seed)
+    ext, rel = tmp_path / "ext.csv", tmp_path / "rel.csv"
+    external.to_csv(ext, index=False)
+    release.to_csv(rel, index=False)
+    return ext, rel
+
+
+def test_cli_and_report_show_the_learned_weights(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from attack.cli import main
+
+    ext, rel = _write(tmp_path)
+    out, html = tmp_path / "r.json", tmp_path / "r.html"
+    args = ["link", "--external", ext, "--release", rel, "--external-id", "id", "--release-id", "id",
+            "--key", "signal:metric", "--key", "noise:metric", "--learn-weights", "0.3", "--seed", "1",
+            "--json", out, "--html", html, "--quiet"]
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code in (0, 1), result.output
+    doc = json.loads(out.read_text())
+    assert doc["learned_weights"]["units_known"] == 36 and doc["n_verifiable"] == 84
+    assert doc["learned_weights"]["weights"]["noise"] < 0.1
+    assert "learned weights (36 units known)" in html.read_text()
+    bad = CliRunner().invoke(main, [str(a) for a in args[:-7] + ["--learn-weights", "1", "--quiet"]])
+    assert bad.exit_code == 2
+
+
+def test_scenario_key_learn_weights(tmp_path):
+    ext, rel = _write(tmp_path)
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(f"""title = "learned"
+[data]
+external = {{ path = "{ext.name}", id = "id" }}
+release = {{ path = "{rel.name}", id = "id" }}
+[linkage]
+keys = ["signal:metric", "noise:metric"]
+learn_weights = 0.3
+seed = 1
+[evaluation]
+tau = 0.5
+""")
+    result = attack.Scenario.from_toml(scenario).run()
+    assert result.runs[0].figures["learned_weights"]["units_known"] == 36
