@@ -32,6 +32,9 @@ __all__ = ["PLOT_RC", "Table", "distance_histogram_plot", "fmt_ci", "fmt_num", "
            "risk_by_gamma_plot", "risk_heatmap", "svg_figure"]
 
 DASH = "–"
+#: What the maximum over intruders is, under its table.
+ANY_INTRUDER_NOTE = ("A unit counts as re-identified when any intruder links one of its records correctly "
+                     "(R(u) = max over intruders); shown beside the verdict, never part of it.")
 MIN_CELL_COUNT = 3  # default: cells with fewer verifiable units are shown as suppressed
 
 # Fixed rc settings: a constant hash salt and text kept as <text> make the SVG byte-identical for
@@ -371,6 +374,35 @@ def _combined_table(combined: Mapping[str, Any], min_count: int) -> Table:
     return table
 
 
+def _any_intruder_table(entry: Mapping[str, Any], min_count: int) -> Table:
+    """Per cell: units verifiable for some intruder, the share any intruder re-identifies, each
+    intruder's own share and the units only it finds, and the units several find. A cell with
+    fewer than ``min_count`` units is suppressed, a count of found units below it is shown as such."""
+    names = list(entry["intruders"])
+    cell_names = list(dict.fromkeys(k for c in entry["cells"] for k in c["cell"]))
+    header = [*(cell_names or ["cell"]), "units", "any intruder", "95% interval"]
+    header += [f"{n}: rate" for n in names] + [f"{n}: only it" for n in names] + ["several"]
+    table = Table(header, [False] * len(cell_names or [1]) + [True] * (len(header) - len(cell_names or [1])))
+
+    def small(count: int) -> str:
+        return f"< {min_count}" if 0 < count < min_count else str(count)
+
+    rows = [({n: "all units" for n in cell_names} or {"cell": "all units"}, entry)]
+    rows += [(c["cell"], c) for c in entry["cells"]] if cell_names else []
+    for cell, figures in rows:
+        label = [str(cell.get(n, DASH)) for n in (cell_names or ["cell"])]
+        if figures["n_units"] < min_count:
+            span = (len(label), len(header) - len(label))
+            table.add([*label, _suppressed_text(min_count), *[""] * (span[1] - 1)], span=span)
+            continue
+        by = figures["by_intruder"]
+        table.add([*label, str(figures["n_units"]), fmt_num(figures["reidentification_rate"]),
+                   fmt_ci(figures["reidentification_rate_ci"]),
+                   *(fmt_num(by[n]["reidentification_rate"]) for n in names),
+                   *(small(by[n]["n_only_this"]) for n in names), small(figures["n_by_several"])])
+    return table
+
+
 def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[str, Table]]:
     """Natural protection of one intruder (docs/method/intruders.md): hit rate and disclosure risk
     against FORMAL beside the release, per cell, then its agreement tables."""
@@ -467,6 +499,7 @@ def render_markdown(
     combined: Mapping[str, Any] | None = None,
     natural_protection: Sequence[Mapping[str, Any]] = (),
     single_attack: Mapping[str, Any] | None = None,
+    any_intruder: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """Render runs as GitHub-flavoured Markdown: verdict first, then per run a summary and cells.
 
@@ -486,6 +519,9 @@ def render_markdown(
     if combined is not None:
         out += ["", f"## Combined measure (λ = {_short(combined['lam'])})", "",
                 _md_text(combined["formula"]), "", md_table(_combined_table(combined, min_count))]
+    for entry in any_intruder:
+        out += ["", f"## Re-identified by any intruder: {_md_text(entry['release'])}", "",
+                _md_text(ANY_INTRUDER_NOTE), "", md_table(_any_intruder_table(entry, min_count))]
     for entry in natural_protection:
         out += ["", f"## Natural protection: {_md_text(entry['intruder'])}"]
         for caption, table in _protection_tables(entry, min_count):
@@ -763,6 +799,7 @@ def render_html(
     combined: Mapping[str, Any] | None = None,
     natural_protection: Sequence[Mapping[str, Any]] = (),
     single_attack: Mapping[str, Any] | None = None,
+    any_intruder: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """Render runs as one self-contained HTML page (inline CSS and SVG, no external resources;
     template ``templates/attack.html.j2``).
@@ -789,6 +826,8 @@ def render_html(
             "table": _combined_table(combined, min_count)},
         "natural_protection": [{"intruder": entry["intruder"], "tables": _protection_tables(entry, min_count)}
                                for entry in natural_protection],
+        "any_intruder": [{"release": entry["release"], "note": ANY_INTRUDER_NOTE,
+                          "table": _any_intruder_table(entry, min_count)} for entry in any_intruder],
         "single": None if single_attack is None else {
             "table": _single_table(single_attack),
             "risk_line": _unit_risk_line(single_attack["unit_risk"]) if "unit_risk" in single_attack else ""},

@@ -25,6 +25,7 @@ carry the confident figures per threshold P (docs/method/intruder-confidence.md)
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -187,9 +188,7 @@ def evaluate(
     at every ``spec.min_probabilities`` (docs/method/intruder-confidence.md). Several external
     records may name one unit; each is scored. Returns a JSON-ready dict.
     """
-    if match_probability is not None and spec.risk_on == "confident":
-        keep = np.nan_to_num(match_probability, nan=-1.0) >= spec.min_probabilities[0]
-        release_row = np.where(keep, release_row, -1)
+    release_row = _links_judged(release_row, match_probability, spec)
     true_row = pd.Index(release_ids).get_indexer(external_ids)
     verifiable = np.flatnonzero(true_row >= 0)
     if verifiable.size == 0:
@@ -259,6 +258,44 @@ def evaluate(
     if distance is not None:
         result["distance_histogram"] = _histogram(distance[verifiable], linked, correct)
     return result
+
+
+def _links_judged(release_row: np.ndarray, match_probability: np.ndarray | None,
+                  spec: EvaluationSpec) -> np.ndarray:
+    """The links every figure judges: all, or with ``risk_on="confident"`` only those at or
+    above the first minimum probability."""
+    if match_probability is None or spec.risk_on != "confident":
+        return release_row
+    keep = np.nan_to_num(match_probability, nan=-1.0) >= spec.min_probabilities[0]
+    return np.where(keep, release_row, -1)
+
+
+def unit_outcomes(
+    release_row: np.ndarray,
+    external_ids: np.ndarray,
+    release: pd.DataFrame,
+    release_ids: np.ndarray,
+    spec: EvaluationSpec,
+    *,
+    original: pd.DataFrame | None = None,
+    original_ids: np.ndarray | None = None,
+    match_probability: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """Record-level outcome of every verifiable external record: its ``unit``, its ``cell``
+    (categorical; each category is the cell's values as sorted JSON, as in ``evaluate``'s
+    cells) and whether its link is ``correct``. In memory only, for the maximum over intruders
+    (``attack.risk.any_intruder``)."""
+    release_row = _links_judged(release_row, match_probability, spec)
+    true_row = pd.Index(release_ids).get_indexer(external_ids)
+    verifiable = np.flatnonzero(true_row >= 0)
+    truth, truth_rows = _truth(release, release_ids, true_row[verifiable], original, original_ids)
+    codes, values = _cells(truth, truth_rows, spec.cells)
+    labels = [json.dumps(v, sort_keys=True, ensure_ascii=False) for v in values]
+    return pd.DataFrame({
+        "unit": external_ids[verifiable],
+        "cell": pd.Categorical.from_codes(codes, categories=labels),
+        "correct": release_row[verifiable] == true_row[verifiable],
+    })
 
 
 def _truth(

@@ -46,6 +46,9 @@ class AttackResult:
         Wall seconds per stage; not part of ``to_dict`` unless asked for.
     inputs:
         The files the attack read; the writers never replace them.
+    units:
+        Record-level outcome per verifiable external record (unit, cell, correct; in memory
+        only), for the maximum over intruders of a scenario run.
     """
 
     name: str
@@ -55,6 +58,7 @@ class AttackResult:
     links: pd.DataFrame = field(repr=False)
     timings: Mapping[str, float] = field(default_factory=dict, repr=False)
     inputs: tuple[str, ...] = field(default=(), repr=False)
+    units: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
     def passed(self) -> bool:

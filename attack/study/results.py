@@ -54,12 +54,17 @@ class ScenarioResult:
         and the agreement tables of the overlap variables.
     single_attack:
         Targeted attacks and the per-unit risk R(u), when the scenario asks for them.
+    any_intruder:
+        Per release, with several intruders: the units any intruder re-identifies, per cell,
+        and which intruder finds which units (``attack.risk.any_intruder``); beside the
+        verdict, never part of it.
     """
 
     title: str
     scenario_file: str | None
     runs: tuple[AttackResult, ...]
     combined: Mapping[str, Any] | None = None
+    any_intruder: tuple[Mapping[str, Any], ...] = ()
     natural_protection: tuple[Mapping[str, Any], ...] = ()
     single_attack: Mapping[str, Any] | None = None
     notes: tuple[str, ...] = ()
@@ -99,6 +104,7 @@ class ScenarioResult:
             "passed": self.passed,
             "runs": runs,
             "combined": _plain(self.combined),
+            "any_intruder": [_plain(a) for a in self.any_intruder],
             "natural_protection": [_plain(n) for n in self.natural_protection],
             "single_attack": _plain(self.single_attack),
             "attack_version": __version__,
@@ -107,6 +113,7 @@ class ScenarioResult:
     def _report_args(self) -> dict:
         return {
             "combined": self.combined,
+            "any_intruder": list(self.any_intruder),
             "natural_protection": list(self.natural_protection),
             "single_attack": self.single_attack,
         }

@@ -32,6 +32,7 @@ from attack.linkage.engines import Engine
 from attack.linkage.link import LinkageSpec
 from attack.linkage.settings import linkage_spec
 from attack.risk import single as single_attack
+from attack.risk.any_intruder import any_intruder
 from attack.risk.combine import cell_key, combine, resolve_lambda
 from attack.risk.evaluation import EvaluationSpec
 from attack.risk.mass import AttackInput, engine_settings, needed_columns, run_attack
@@ -128,6 +129,11 @@ class Scenario:
         combined = None
         if self.lam is not None:
             combined = combine([(r.intruder["role"], r.figures) for r in runs], self.lam, self.evaluation.tau)
+        by_any = tuple(
+            {"release": runs_of[0][1].release["name"], **any_intruder([(i.name, r.units) for i, r in runs_of])}
+            for runs_of in ([(i, r) for rel, i, r in attacks if rel == name] for name in self.releases)
+            if len(self.intruders) > 1
+        )
         protection = self._natural_protection(attacks, solve) if self.formal is not None else ()
         first = [result for release, _, result in attacks if release == next(iter(self.releases))]
         single = self._single_attack(first, combined) if self.single is not None else None
@@ -136,6 +142,7 @@ class Scenario:
             scenario_file=self.path.name if self.path else None,
             runs=tuple(runs),
             combined=combined,
+            any_intruder=by_any,
             natural_protection=tuple(protection),
             single_attack=single,
             notes=self.notes,
