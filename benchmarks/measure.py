@@ -27,13 +27,14 @@ class Measured:
         return self.peak_mib / 1024
 
 
-def run_child(command: list[str], capture: bool = True) -> Measured:
-    """Run ``command`` to completion; wall time, stdout (when captured) and peak memory."""
+def run_child(command: list[str], capture: bool = True, ok: tuple[int, ...] = (0,)) -> Measured:
+    """Run ``command`` to completion; wall time, stdout (when captured) and peak memory. An exit
+    code outside ``ok`` counts as failed."""
     start = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
                             text=True)
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     output = proc.stdout.read().strip() if capture else ""
-    failed = os.waitstatus_to_exitcode(status) != 0
+    failed = os.waitstatus_to_exitcode(status) not in ok
     return Measured(output, seconds, usage.ru_maxrss / 1024, failed, usage.ru_utime + usage.ru_stime)
