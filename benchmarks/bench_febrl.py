@@ -64,6 +64,31 @@ def figures(result, kept: int) -> list[tuple[str, int, int, float, float, float]
     return out
 
 
+def cases(seed: int) -> list[tuple[str, pd.DataFrame, pd.DataFrame, int]]:
+    """(case, external, release, units present) of both cases, the split seeded by ``seed``."""
+    release, external = febrl4()
+    units = np.random.default_rng(seed).permutation(release["unit"].to_numpy())
+    present, absent, release_only = units[:2000], units[2000:4000], units[4000:]
+    pairs = {
+        "all units present": (external, release),
+        "half of the units absent": (external[external["unit"].isin(np.r_[present, absent])],
+                                     release[release["unit"].isin(np.r_[present, release_only])]),
+    }
+    return [(case, ext.reset_index(drop=True), rel.reset_index(drop=True), int(ext["unit"].isin(rel["unit"]).sum()))
+            for case, (ext, rel) in pairs.items()]
+
+
+def print_row(case: str, who: str, row: tuple[str, int, int, float, float, float], seconds: float) -> None:
+    """One printed line: case, intruder or tool, which links, counts, precision, recall, F1, time."""
+    name, links, correct, precision, recall, f1 = row
+    print(f"{case:28} {who:15} {name:10} {links:6d} {correct:8d} {precision:10.4f} {recall:8.4f} {f1:8.4f} "
+          f"{seconds:8.1f}", flush=True)
+
+
+HEADER = (f"{'case':28} {'intruder':15} {'links':10} {'n':>6} {'correct':>8} {'precision':>10} {'recall':>8} "
+          f"{'F1':>8} {'seconds':>8}")
+
+
 def main() -> None:
     from attack.linkage.distances import KeySpec
     from attack.linkage.link import LinkageSpec
@@ -74,30 +99,18 @@ def main() -> None:
     parser.add_argument("--method", default="hungarian", choices=("hungarian", "greedy"))
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    release, external = febrl4()
-    units = np.random.default_rng(args.seed).permutation(release["unit"].to_numpy())
-    present, absent, release_only = units[:2000], units[2000:4000], units[4000:]
-    cases = {
-        "all units present": (external, release),
-        "half of the units absent": (external[external["unit"].isin(np.r_[present, absent])],
-                                     release[release["unit"].isin(np.r_[present, release_only])]),
-    }
     keys = tuple(KeySpec(c, "string") for c in STRINGS) + tuple(KeySpec(c, "nominal") for c in CODES)
     evaluation = EvaluationSpec(targets=(), truth_complete=True)
     print(f"FEBRL4; method {args.method}; no blocking")
-    print(f"{'case':28} {'intruder':15} {'links':10} {'n':>6} {'correct':>8} {'precision':>10} "
-          f"{'recall':>8} {'F1':>8} {'seconds':>8}")
-    for case, (ext, rel) in cases.items():
-        kept = int(ext["unit"].isin(rel["unit"]).sum())
-        ext, rel = ext.reset_index(drop=True), rel.reset_index(drop=True)
+    print(HEADER)
+    for case, ext, rel, kept in cases(args.seed):
         for intruder in ("distance", "fellegi-sunter"):
             spec = LinkageSpec(keys=keys, method=args.method, intruder=intruder, seed=args.seed)
             start = time.perf_counter()
             result = run_attack(AttackInput(ext, "unit", rel, "unit"), spec, evaluation)
             seconds = time.perf_counter() - start
-            for name, links, correct, precision, recall, f1 in figures(result, kept):
-                print(f"{case:28} {intruder:15} {name:10} {links:6d} {correct:8d} {precision:10.4f} "
-                      f"{recall:8.4f} {f1:8.4f} {seconds:8.1f}", flush=True)
+            for row in figures(result, kept):
+                print_row(case, intruder, row, seconds)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -166,7 +167,23 @@ def default_targets(release: pd.DataFrame, truth: pd.DataFrame, exclude: Sequenc
     return number_columns(release, exclude, candidates)
 
 
-def evaluate(
+@dataclass(frozen=True)
+class Scored:
+    """The scored links: the JSON-ready figures, and per verifiable external record its ``unit``,
+    its ``cell`` (categorical; each category the cell's values as sorted JSON) and whether its
+    link is ``correct`` — record-level, in memory only, for the maximum over intruders
+    (``attack.risk.any_intruder``)."""
+
+    figures: dict
+    units: pd.DataFrame
+
+
+def evaluate(*args: Any, **kwargs: Any) -> dict:
+    """The figures of ``score`` (same arguments): a JSON-ready dict."""
+    return score(*args, **kwargs).figures
+
+
+def score(
     release_row: np.ndarray,
     external_ids: np.ndarray,
     release: pd.DataFrame,
@@ -186,9 +203,11 @@ def evaluate(
     known to hold codes and ``id_columns`` the identifiers; neither is ever a default target.
     ``match_probability`` (per external record, NaN without a link) adds the confident links
     at every ``spec.min_probabilities`` (docs/method/intruder-confidence.md). Several external
-    records may name one unit; each is scored. Returns a JSON-ready dict.
+    records may name one unit; each is scored.
     """
-    release_row = _links_judged(release_row, match_probability, spec)
+    if match_probability is not None and spec.risk_on == "confident":
+        keep = np.nan_to_num(match_probability, nan=-1.0) >= spec.min_probabilities[0]
+        release_row = np.where(keep, release_row, -1)
     true_row = pd.Index(release_ids).get_indexer(external_ids)
     verifiable = np.flatnonzero(true_row >= 0)
     if verifiable.size == 0:
@@ -257,45 +276,10 @@ def evaluate(
     }
     if distance is not None:
         result["distance_histogram"] = _histogram(distance[verifiable], linked, correct)
-    return result
-
-
-def _links_judged(release_row: np.ndarray, match_probability: np.ndarray | None,
-                  spec: EvaluationSpec) -> np.ndarray:
-    """The links every figure judges: all, or with ``risk_on="confident"`` only those at or
-    above the first minimum probability."""
-    if match_probability is None or spec.risk_on != "confident":
-        return release_row
-    keep = np.nan_to_num(match_probability, nan=-1.0) >= spec.min_probabilities[0]
-    return np.where(keep, release_row, -1)
-
-
-def unit_outcomes(
-    release_row: np.ndarray,
-    external_ids: np.ndarray,
-    release: pd.DataFrame,
-    release_ids: np.ndarray,
-    spec: EvaluationSpec,
-    *,
-    original: pd.DataFrame | None = None,
-    original_ids: np.ndarray | None = None,
-    match_probability: np.ndarray | None = None,
-) -> pd.DataFrame:
-    """Record-level outcome of every verifiable external record: its ``unit``, its ``cell``
-    (categorical; each category is the cell's values as sorted JSON, as in ``evaluate``'s
-    cells) and whether its link is ``correct``. In memory only, for the maximum over intruders
-    (``attack.risk.any_intruder``)."""
-    release_row = _links_judged(release_row, match_probability, spec)
-    true_row = pd.Index(release_ids).get_indexer(external_ids)
-    verifiable = np.flatnonzero(true_row >= 0)
-    truth, truth_rows = _truth(release, release_ids, true_row[verifiable], original, original_ids)
-    codes, values = _cells(truth, truth_rows, spec.cells)
-    labels = [json.dumps(v, sort_keys=True, ensure_ascii=False) for v in values]
-    return pd.DataFrame({
-        "unit": external_ids[verifiable],
-        "cell": pd.Categorical.from_codes(codes, categories=labels),
-        "correct": release_row[verifiable] == true_row[verifiable],
-    })
+    labels = [json.dumps(v, sort_keys=True, ensure_ascii=False) for v in cell_values]
+    units = pd.DataFrame({"unit": external_ids[verifiable], "correct": correct,
+                          "cell": pd.Categorical.from_codes(cell_codes, categories=labels)})
+    return Scored(result, units)
 
 
 def _truth(

@@ -37,8 +37,7 @@ from attack.risk.evaluation import (
     DEFAULT_GAMMAS,
     DEFAULT_MIN_PROBABILITIES,
     EvaluationSpec,
-    evaluate,
-    unit_outcomes,
+    score,
 )
 from attack.risk.frequency import frequency_risk
 from attack.risk.learned import describe, held_out, learned_linkage, training_split
@@ -98,7 +97,7 @@ def run_attack(
     clock.lap("checks")
     links = link(data.external, data.release, linkage, **solve_options(engine))
     clock.lap("linkage")
-    figures = evaluate(
+    scored = score(
         links.release_row,
         external_ids,
         data.release,
@@ -111,9 +110,7 @@ def run_attack(
         id_columns=(data.release_id, data.original_id or data.release_id),
         match_probability=links.match_probability,
     )
-    units = unit_outcomes(links.release_row, external_ids, data.release, release_ids, evaluation,
-                          original=data.original, original_ids=original_ids,
-                          match_probability=links.match_probability)
+    figures = scored.figures
     if any(k.type != "metric" for k in linkage.keys):
         figures["frequency_risk"] = key_frequency_risk(data.release, linkage)
     figures["linkage"] = links.describe()
@@ -133,7 +130,7 @@ def run_attack(
         links=links_table(links, external_ids, release_ids),
         timings=clock.laps,
         inputs=files_read(data.external, data.release, data.original),
-        units=units,
+        units=scored.units,
     )
 
 

@@ -34,7 +34,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench_febrl beside this folder
 
-from bench_febrl import CODES, STRINGS, febrl4  # noqa: E402
+from bench_febrl import CODES, HEADER, STRINGS, cases, print_row  # noqa: E402
 
 THRESHOLDS = (0.5, 0.9, 0.99)
 
@@ -127,27 +127,15 @@ def main() -> None:
     parser.add_argument("--skip-attack", action="store_true", help="Run Splink only.")
     args = parser.parse_args()
     logging.getLogger("splink").setLevel(logging.WARNING)  # its training log, not our figures
-    release, external = febrl4()
-    units = np.random.default_rng(args.seed).permutation(release["unit"].to_numpy())
-    present, absent, release_only = units[:2000], units[2000:4000], units[4000:]
-    cases = {
-        "all units present": (external, release),
-        "half of the units absent": (external[external["unit"].isin(np.r_[present, absent])],
-                                     release[release["unit"].isin(np.r_[present, release_only])]),
-    }
     tools = {"splink": splink_links} if args.skip_attack else {"attack": attack_links, "splink": splink_links}
-    print(f"{'case':26} {'tool':7} {'links':10} {'n':>6} {'correct':>8} {'precision':>10} {'recall':>8} "
-          f"{'F1':>8} {'seconds':>8}")
-    for case, (ext, rel) in cases.items():
-        kept = int(ext["unit"].isin(rel["unit"]).sum())
-        ext, rel = ext.reset_index(drop=True), rel.reset_index(drop=True)
+    print(HEADER.replace("intruder", "tool    "))
+    for case, ext, rel, kept in cases(args.seed):
         for tool, run in tools.items():
             start = time.perf_counter()
             links = run(ext, rel, args.seed)
             seconds = time.perf_counter() - start
-            for name, n, correct, precision, recall, f1 in scores(links, kept):
-                print(f"{case:26} {tool:7} {name:10} {n:6d} {correct:8d} {precision:10.4f} {recall:8.4f} "
-                      f"{f1:8.4f} {seconds:8.1f}", flush=True)
+            for row in scores(links, kept):
+                print_row(case, tool, row, seconds)
 
 
 if __name__ == "__main__":
