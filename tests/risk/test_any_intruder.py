@@ -102,6 +102,7 @@ linkage = { keys = ["employees:metric"] }
             assert figures["n_units"] == mine["n_verifiable"]
     text = result.to_markdown()
     assert "## Re-identified by any intruder" in text
+    assert "Re-identified by any intruder" in result.to_html()
     assert result.passed == result.combined["passed"]  # the verdict stays the combined measure's
 
 
