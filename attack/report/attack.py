@@ -23,6 +23,7 @@ import numpy as np
 from attack.io.jsonio import cell_key
 from attack.report.html import render, svg
 from attack.report.natural_protection import agreement_tables
+from attack.report.notebook import keep_figure
 
 if TYPE_CHECKING:
     from matplotlib.colors import TwoSlopeNorm
@@ -509,7 +510,9 @@ def render_markdown(
 
 
 def svg_figure(fig: Figure, prefix: str) -> str:
-    """Serialise a figure to an inline <svg> element whose ids are unique within the page."""
+    """Serialise a figure to an inline <svg> element whose ids are unique within the page
+    (and hand the figure to ``.plot()`` when it listens, see ``notebook.figures_of``)."""
+    keep_figure(fig)
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata=_SVG_METADATA, bbox_inches="tight")
     svg = buf.getvalue()
