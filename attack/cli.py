@@ -422,7 +422,7 @@ def demo_command(out_dir, units, seed, method, jobs, engine, scheduler, memory_b
 
     demo = run_demo(out_dir, n_units=units, seed=seed, method=method,
                     engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=True)
-    click.echo(demo.result.to_markdown())
+    click.echo(demo.result.to_summary((str(demo.html_path), str(demo.json_path))))
     folder = demo.json_path.parent
     click.echo(f"wrote demo.json, report.html, certificate.json and certificate.html in {folder}", err=True)
 
@@ -513,7 +513,7 @@ def _emit(result: AttackResult | ScenarioResult, json_path, html_path, matches_p
     if certificate and not say.quiet:
         click.echo(f"certificate written to {certificate[0]}", err=True)
     if not say.quiet:
-        click.echo(result.to_markdown())
+        click.echo(result.to_summary(tuple(str(p) for p in (html_path, json_path) if p)))
     if not result.passed:
         raise SystemExit(1)
 

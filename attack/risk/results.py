@@ -19,6 +19,7 @@ from attack.io.jsonio import SCHEMA_VERSION
 from attack.io.writers import write_text_atomic
 from attack.report.attack import MIN_CELL_COUNT, render_html, render_markdown
 from attack.report.notebook import figures_of, one_line, result_html, suppress_small_cells
+from attack.report.terminal import render_summary
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -105,6 +106,10 @@ class AttackResult:
     def to_markdown(self, title: str | None = None) -> str:
         """The Markdown summary, verdict first."""
         return render_markdown([self.as_run()], title=title or self.name)
+
+    def to_summary(self, files: tuple[str, ...] = ()) -> str:
+        """The terminal summary (at most about 30 lines); ``files`` are where the full tables are."""
+        return render_summary([self.as_run()], title=self.name, files=files)
 
     def to_html(self, path: str | Path | None = None, title: str | None = None) -> str:
         """The self-contained HTML report; written atomically to ``path`` when given."""

@@ -22,6 +22,7 @@ from attack.io.writers import (
 from attack.report.attack import render_html, render_markdown
 from attack.report.certificate import render_html as render_certificate
 from attack.report.notebook import figures_of, one_line, result_html
+from attack.report.terminal import render_summary
 from attack.risk.mass import matches_csv
 from attack.risk.results import AttackResult, attack_html, cell_table
 from attack.study import certificate, signing
@@ -120,6 +121,10 @@ class ScenarioResult:
     def to_markdown(self) -> str:
         """The Markdown summary, verdict first."""
         return render_markdown([r.as_run() for r in self.runs], title=self.title, **self._report_args())
+
+    def to_summary(self, files: tuple[str, ...] = ()) -> str:
+        """The terminal summary (at most about 30 lines); ``files`` are where the full tables are."""
+        return render_summary([r.as_run() for r in self.runs], title=self.title, files=files, **self._report_args())
 
     def to_html(self, path: str | Path | None = None) -> str:
         """The self-contained HTML report; written atomically to ``path`` when given."""
