@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
 from attack.report.notebook import one_line, result_html
 from attack.synthetic.mia_dcr import DcrAttack, DcrDifferenceAttack
@@ -133,7 +134,7 @@ def membership_family(
     reference_share: float = DEFAULT_REFERENCE_SHARE,
     fprs: Sequence[float] = REPORTED_FPRS,
     verdict_fpr: float = DEFAULT_VERDICT_FPR,
-    tau: float = 0.1,
+    tau: float = SYNTHETIC_TAU,
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     exposed: bool = False,
     seed: int = 0,
