@@ -45,9 +45,9 @@ def test_figures_are_the_demo_output_as_printed(figures):
 def test_an_unknown_name_fails_the_build(figures):
     from mkdocs.exceptions import PluginError
 
-    assert docs_demo.substitute("rate {{ demo.worst_formal_rate }}.", figures, "p.md") == "rate 1.0000."
-    with pytest.raises(PluginError, match="p.md: the demo produces no figure 'quarter'"):
-        docs_demo.substitute("{{ demo.quarter }}", figures, "p.md")
+    assert docs_demo.substitute("rate {{ demo.worst_formal_rate }}.", figures, "a page") == "rate 1.0000."
+    with pytest.raises(PluginError, match="a page: the demo produces no figure 'quarter'"):
+        docs_demo.substitute("{{ demo.quarter }}", figures, "a page")
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
