@@ -181,10 +181,10 @@ def _deprecated(dest: str):
     return callback
 
 
-def _out_option(dest: str, help: str, *, old: tuple[str, ...] = (), required: bool = False, folder: bool = False, **kw):
-    """--out: what the command makes (a file, or a folder for commands that make several). The
-    ``old`` spellings stay as hidden aliases for one release (docs/reference/cli.md)."""
-    kind = click.Path(file_okay=not folder, dir_okay=folder, path_type=Path)
+def _out_option(dest: str, help: str, *, old: tuple[str, ...] = (), required: bool = False):
+    """--out: the file the command makes. The ``old`` spellings stay as hidden aliases for one
+    release, each with a notice on stderr (docs/reference/cli.md)."""
+    kind = click.Path(dir_okay=False, path_type=Path)
 
     def value(ctx, param, given):
         aliased = ctx.meta.get(_alias_key(dest))
@@ -197,12 +197,15 @@ def _out_option(dest: str, help: str, *, old: tuple[str, ...] = (), required: bo
         return given
 
     def decorate(command):
-        command = click.option("--out", dest, type=kind, callback=value, help=help + (" [required]" if required else ""), **kw)(command)
+        command = click.option("--out", dest, type=kind, callback=value,
+                               help=help + (" [required]" if required else ""))(command)
         for spelling in old:
             command = click.option(spelling, type=kind, hidden=True, expose_value=False, is_eager=True,
                                    callback=_deprecated(dest))(command)
         return command
     return decorate
+
+
 _JOBS = click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes solving the blocks (default: all cores; small runs stay in one process).")
 
 

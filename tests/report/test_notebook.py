@@ -139,3 +139,20 @@ def test_synthesis_membership_family_and_ml_utility():
     ml = attack.ml_utility(original, synthesis.frame, "x", models=["linear"], repetitions=2, seed=0)
     verdict = {True: "PASSED", False: "NOT PASSED", None: "no verdict"}[ml.passed]
     _check_display(ml, verdict, "linear")
+
+
+def test_tune_outcome_and_verification(tmp_path):
+    from study.test_tuning import _write
+
+    from attack.study.scenario import load_scenario
+
+    outcome = attack.tune(load_scenario(_write(tmp_path)))
+    page = _check_display(outcome, "PASSED", "chosen value 0.5")
+    assert "background" in page  # f = 0.001 does not pass
+    assert repr(outcome).startswith("TuneOutcome(PASSED;")
+    assert all(isinstance(f, Figure) for f in outcome.plot()) and outcome.plot()
+    result = attack.demo_scenario(n_units=300, seed=2).run(engine={"jobs": 1})
+    path = tmp_path / "c.json"
+    result.certify(path)
+    verification = attack.verify(path)
+    _check_display(verification, "PASSED" if verification.ok else "NOT PASSED", "signature not verified")
