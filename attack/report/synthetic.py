@@ -160,8 +160,8 @@ def _distance_table(document: Mapping[str, Any]) -> Table:
 def _headline(document: Mapping[str, Any]) -> str:
     failing = sum(not c["passed"] for c in document["checks"])
     if document["passed"]:
-        return f"PASS: every check's upper bound is below τ = {document['tau']:g}."
-    return f"FAIL: {failing} of {len(document['checks'])} checks reach τ = {document['tau']:g}."
+        return f"{verdict_word(True)}: every check's upper bound is below τ = {document['tau']:g}."
+    return f"{verdict_word(False)}: {failing} of {len(document['checks'])} checks reach τ = {document['tau']:g}."
 
 
 def _preparation_line(document: Mapping[str, Any]) -> str:
