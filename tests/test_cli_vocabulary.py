@@ -95,3 +95,14 @@ def test_run_prints_a_short_summary_and_names_the_full_tables(tmp_path, name):
     assert "r.html" in lines[-1] and "r.json" in lines[-1]
     document = json.loads((tmp_path / "r.json").read_text())
     assert ("NOT PASSED" in lines[2]) == (not document["passed"])
+
+
+def test_quiet_demo_and_verify_print_nothing_on_stdout(tmp_path):
+    demo = CliRunner().invoke(main, ["demo", "--units", "300", "--out", str(tmp_path / "d"), "--jobs", "1", "--quiet"])
+    assert demo.exit_code == 0, demo.output
+    assert demo.stdout == "" and (tmp_path / "d" / "certificate.json").exists()
+    verified = CliRunner().invoke(main, ["verify", str(tmp_path / "d" / "certificate.json"), "--quiet"])
+    assert verified.exit_code == 0, verified.output
+    assert verified.stdout == ""
+    loud = CliRunner().invoke(main, ["verify", str(tmp_path / "d" / "certificate.json")])
+    assert loud.exit_code == 0 and "✔ digest matches" in loud.stdout
