@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from attack._version import __version__
+from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
 from attack.io.jsonio import to_json
 from attack.io.readers import ReadOptions, read_table, require_codes
@@ -31,6 +32,7 @@ from attack.linkage.engines import ENGINES, parse_size
 from attack.linkage.fellegi_sunter import INTRUDERS
 from attack.linkage.keys import parse_block, parse_key
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
+from attack.report.notebook import verdict_word
 from attack.risk.evaluation import (
     DEFAULT_GAMMAS,
     DEFAULT_MIN_PROBABILITIES,
@@ -163,6 +165,47 @@ def _memory_budget(_ctx, _param, value):
 
 
 _QUIET = click.option("--quiet", is_flag=True, help="Print no summary (errors and warnings still go to stderr).")
+
+
+def _alias_key(dest: str) -> str:
+    return f"attack.cli.alias.{dest}"
+
+
+def _deprecated(dest: str):
+    """Callback of an old spelling of --out: one notice on stderr, the value kept for --out."""
+    def callback(ctx, param, value):
+        if value is not None and not ctx.resilient_parsing:
+            click.echo(f"attack: {param.opts[0]} is deprecated and goes in the next release; use --out", err=True)
+            ctx.meta[_alias_key(dest)] = value
+        return value
+    return callback
+
+
+def _out_option(dest: str, help: str, *, old: tuple[str, ...] = (), required: bool = False):
+    """--out: the file the command makes. The ``old`` spellings stay as hidden aliases for one
+    release, each with a notice on stderr (docs/reference/cli.md)."""
+    kind = click.Path(dir_okay=False, path_type=Path)
+
+    def value(ctx, param, given):
+        aliased = ctx.meta.get(_alias_key(dest))
+        if aliased is not None:
+            if given is not None:
+                raise click.UsageError(f"--out and {', '.join(old)} name the same output; give --out only")
+            return aliased
+        if given is None and required and not ctx.resilient_parsing:
+            raise click.MissingParameter(ctx=ctx, param=param)
+        return given
+
+    def decorate(command):
+        command = click.option("--out", dest, type=kind, callback=value,
+                               help=help + (" [required]" if required else ""))(command)
+        for spelling in old:
+            command = click.option(spelling, type=kind, hidden=True, expose_value=False, is_eager=True,
+                                   callback=_deprecated(dest))(command)
+        return command
+    return decorate
+
+
 _JOBS = click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes solving the blocks (default: all cores; small runs stay in one process).")
 
 
@@ -240,7 +283,7 @@ def _engine_flags(engine, jobs, scheduler, memory_budget) -> dict:
 @click.option("--winsorise", is_flag=True, help="Set a metric value that alone spans its key's range to the nearest other value (recorded in the result) instead of stopping.")
 @click.option("--gamma", "gammas", multiple=True, help="Usefulness threshold γ (repeatable; default 0.05 and 0.1).")
 @click.option("--gamma-var", "gamma_vars", multiple=True, callback=_gamma_vars, metavar="NAME=G1[,G2...]", help="Per-variable γ_i, one per --gamma.")
-@click.option("--tau", type=float, default=DEFAULT_TAU, show_default=True, help="Risk limit τ per cell.")
+@click.option("--tau", type=float, default=DEFAULT_TAU, show_default=True, help="Risk limit τ per cell, on the point estimate (why 0.5, and why attack synth defaults to 0.1: docs/reference/defaults.md).")
 @click.option("--target", "targets", multiple=True, help="Evaluated variable (default: all numeric release columns).")
 @click.option("--cell", "cells", multiple=True, callback=_classifiers, metavar="NAME[:prefix=N|:bins=B,...]", help="Cell variable.")
 @click.option("--zero-tolerance", type=float, default=0.0, show_default=True, help="A true zero is useful when |released| <= this.")
@@ -366,7 +409,8 @@ def _run_synthetic(scenario: SyntheticScenario, json_path, html_path, certificat
 @click.option("--rerun", is_flag=True, help="Also rerun the attack and compare every figure.")
 @click.option("--offline", is_flag=True, help="Check signature, digest, structure and verdict only, without the inputs (a recipient who holds only the certificate).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Folder the input paths may not leave (default: the certificate's folder).")
-def verify_command(certificate_path, public_key, rerun, offline, root) -> None:
+@_QUIET
+def verify_command(certificate_path, public_key, rerun, offline, root, quiet) -> None:
     """Check a certificate, one line per check (✔ passed, ✘ failed, • not checked): the
     signature against the issuer's public key, the digest, the structure of the certificate,
     that the verdict follows from all its figures and τ (cells, combined measure, single
@@ -385,20 +429,23 @@ def verify_command(certificate_path, public_key, rerun, offline, root) -> None:
 
     outcome = verify_certificate(certificate_path, public_key=public_key, rerun=rerun, offline=offline, root=root)
     for check in outcome.checks:
-        click.echo(check.line())
+        if not quiet or check.ok is False:
+            click.echo(check.line(), err=quiet)
     if not outcome.ok:
         click.echo(f"certificate {certificate_path}: verification FAILED", err=True)
         raise SystemExit(1)
     state = "authentic and consistent" if outcome.authentic else "intact and consistent; its issuer is not verified"
     if not outcome.inputs_checked:
         state += "; its inputs were NOT checked (--offline)"
-    click.echo(f"certificate {certificate_path}: {state}")
+    if not quiet:
+        click.echo(f"certificate {certificate_path}: {state}")
 
 
 @main.command("keygen")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder for private.pem and public.pem.")
 @click.option("--passphrase-env", metavar="VAR", help="Encrypt the private key with the passphrase held in this environment variable.")
-def keygen_command(out_dir, passphrase_env) -> None:
+@_QUIET
+def keygen_command(out_dir, passphrase_env, quiet) -> None:
     """Make an Ed25519 key pair for signing certificates: OUT/private.pem (owner-only; keep it
     secret) and OUT/public.pem (hand it to whoever verifies). Never overwrites a key."""
     from attack.study.signing import generate_keypair
@@ -406,7 +453,8 @@ def keygen_command(out_dir, passphrase_env) -> None:
     passphrase = passphrase_from_env(passphrase_env)
     private, public, print_ = generate_keypair(out_dir, passphrase)
     click.echo(f"wrote {private} (owner-only) and {public}", err=True)
-    click.echo(f"public key fingerprint: {print_}")
+    if not quiet:
+        click.echo(f"public key fingerprint: {print_}")
 
 
 @main.command("demo")
@@ -415,15 +463,17 @@ def keygen_command(out_dir, passphrase_env) -> None:
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--method", type=click.Choice(METHODS), default="greedy", show_default=True)
 @_engine_options
-def demo_command(out_dir, units, seed, method, jobs, engine, scheduler, memory_budget) -> None:
+@_QUIET
+def demo_command(out_dir, units, seed, method, jobs, engine, scheduler, memory_budget, quiet) -> None:
     """Generate a synthetic enterprise population and attack two candidate releases.
 
     Exit status 0 when it ran (whatever the verdict), 2 for a usage error."""
     from attack.study.demo import run_demo
 
     demo = run_demo(out_dir, n_units=units, seed=seed, method=method,
-                    engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=True)
-    click.echo(demo.result.to_markdown())
+                    engine=_engine_flags(engine, jobs, scheduler, memory_budget), progress=not quiet)
+    if not quiet:
+        click.echo(demo.result.to_summary((str(demo.html_path), str(demo.json_path))))
     folder = demo.json_path.parent
     click.echo(f"wrote demo.json, report.html, certificate.json and certificate.html in {folder}", err=True)
 
@@ -514,7 +564,7 @@ def _emit(result: AttackResult | ScenarioResult, json_path, html_path, matches_p
     if certificate and not say.quiet:
         click.echo(f"certificate written to {certificate[0]}", err=True)
     if not say.quiet:
-        click.echo(result.to_markdown())
+        click.echo(result.to_summary(tuple(str(p) for p in (html_path, json_path) if p)))
     if not result.passed:
         raise SystemExit(1)
 
@@ -541,15 +591,16 @@ def _list_methods(ctx, _param, value):
 @click.option("--list-methods", is_flag=True, expose_value=False, is_eager=True, callback=_list_methods, help="List the methods with a one-line summary and exit.")
 @click.option("--method", required=True, metavar="NAME", help="Protection method, e.g. separate-ma, mdav, hoehne-noise, pram (see --list-methods).")
 @click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="File to protect (the original or an earlier stage).")
-@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Candidate release (.csv or .parquet), written owner-only.")
+@_out_option("output_path", "Candidate release (.csv or .parquet), written owner-only.", old=("--output",), required=True)
 @click.option("--columns", default="", metavar="A,B,...", help="Variables the method changes.")
 @click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Method parameter, e.g. k=3 or f=0.08 (repeatable).")
 @click.option("--by", "by", multiple=True, metavar="COLUMN", help="Run the method separately within each group of this variable (repeatable).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Master seed of every random step.")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the protection log (JSON) goes (default: OUTPUT with .protection.json).")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the protection log (JSON) goes (default: OUT with .protection.json).")
+@_QUIET
 @_read_options
 def protect_command(method, input_path, output_path, columns, params, by, seed, log_path,
-                    sep, decimal, encoding, sheet, na, codes) -> None:
+                    quiet, sep, decimal, encoding, sheet, na, codes) -> None:
     """Make a candidate release with one protection method (docs/method/protection.md)."""
     from attack.io.writers import table_content
     from attack.protect.catalogue import protect
@@ -568,6 +619,8 @@ def protect_command(method, input_path, output_path, columns, params, by, seed, 
     click.echo(RELEASE_NOTE.format(path=output_path), err=True)
     for line in result.log["warnings"]:
         click.echo(f"warning: {line}", err=True)
+    if quiet:
+        return
     changed = ", ".join(f"{c} {n}" for c, n in result.log["changed_values"].items()) or "none"
     click.echo(f"{method}: {result.log['rows_in']} rows in, {result.log['rows_out']} rows out; "
                f"changed values: {changed}; log in {log_path}")
@@ -575,9 +628,9 @@ def protect_command(method, input_path, output_path, columns, params, by, seed, 
 
 @main.command("tune")
 @click.argument("scenario_path", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the tuning results go (default: the scenario's [output] json, else reports/).")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="HTML report with the risk-utility plot.")
-@click.option("--release", "release_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the chosen release goes (default: [tune] release).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the tuning results go (default: the scenario's [output] json with .tune.json, else reports/SCENARIO.tune.json; never the file attack run writes).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="HTML report with the risk-utility plot (default: the scenario's [output] html with .tune.html).")
+@_out_option("release_path", "Where the chosen release goes (default: [tune] release).", old=("--release",))
 @_engine_options
 @_QUIET
 def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine, scheduler, memory_budget, quiet) -> None:
@@ -590,11 +643,11 @@ def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine
 
     scenario = open_scenario(scenario_path)
     if isinstance(scenario, SyntheticScenario):
-        _tune_synthetic(scenario, json_path, release_path, html_path)
+        _tune_synthetic(scenario, json_path, release_path, html_path, quiet)
         return
     say = None if quiet else (lambda line: click.echo(line, err=True))
-    json_path = json_path or scenario.outputs.get("json") or Path("reports") / f"{scenario_path.stem}.tune.json"
-    html_path = html_path or scenario.outputs.get("html")
+    json_path = json_path or _tune_output(scenario.outputs.get("json"), ".json") or Path("reports") / f"{scenario_path.stem}.tune.json"
+    html_path = html_path or _tune_output(scenario.outputs.get("html"), ".html")
     if scenario.tune is None:
         raise InputError("the scenario has no [tune] table", file=str(scenario_path))
     release_path = release_path or tune_spec(scenario.tune, scenario.base).release
@@ -713,7 +766,7 @@ def _ml_settings(target, models, features, repetitions, metric, tolerances, seed
 @click.option("--key", "keys", multiple=True, metavar="COLUMN", help="Variable the intruder knows (repeatable).")
 @click.option("--target", "targets", multiple=True, metavar="COLUMN", help="Variable the intruder wants to learn (repeatable; needs --key).")
 @click.option("--gamma", "gammas", multiple=True, type=float, help="Relative tolerance γ for numeric targets (repeatable; default 0.1).")
-@click.option("--tau", type=float, default=None, help="Risk limit τ for every check (default 0.1).")
+@click.option("--tau", type=float, default=None, help=f"Risk limit τ for every check, on its upper 95% bound (default {SYNTHETIC_TAU:g}; why: docs/reference/defaults.md).")
 @click.option("--exclude", multiple=True, metavar="COLUMN", help="Column left out of the distance attacks and singling out, e.g. an id (repeatable).")
 @click.option("--categorical", multiple=True, metavar="COLUMN", help="Treat this column as categorical (repeatable; default: non-numeric columns).")
 @click.option("--metric", type=click.Choice(["gower_mean", "gower_sum", "euclidean", "l1"]), default="gower_mean", show_default=True, help="Distance between records (docs/method/synthetic-attacks.md).")
@@ -883,10 +936,11 @@ def _names(text: str | None) -> list[str] | None:
 @click.option("--rows", type=int, help="Rows of each copy (default: as many as the original).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed: the same seed gives the same file.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Synthesis log (JSON; default: OUT with .synthesis.json).")
+@_QUIET
 @_read_options
 def synthesize_command(original_path, out_path, columns, dropped, kept, methods, default_method, visit, predictors,
                        minbucket, cp, ntree, smoothing, proper, special_codes, strata, m, rows, seed, log_path,
-                       sep, decimal, encoding, sheet, na, codes) -> None:
+                       quiet, sep, decimal, encoding, sheet, na, codes) -> None:
     """Make a synthetic file by sequential conditional synthesis, as synthpop does
     (docs/method/synthesis.md)."""
     from attack.io.writers import table_content
@@ -915,7 +969,8 @@ def synthesize_command(original_path, out_path, columns, dropped, kept, methods,
     write_files_atomic(files, inputs=[original_path])
     for path in targets:
         click.echo(RELEASE_NOTE.format(path=path), err=True)
-    click.echo(f"synthesised {len(result.methods)} columns, {m} cop{'y' if m == 1 else 'ies'} of "
+    if not quiet:
+        click.echo(f"synthesised {len(result.methods)} columns, {m} cop{'y' if m == 1 else 'ies'} of "
                f"{len(result.frame)} rows; log in {log_path}")
 
 
@@ -934,13 +989,20 @@ def _json_file(path: Path) -> dict:
     return document
 
 
-def _tune_synthetic(scenario: SyntheticScenario, json_path, release_path, html_path) -> None:
+def _tune_output(run_output: str | Path | None, suffix: str) -> Path | None:
+    """Where ``attack tune`` writes by default: beside the file ``attack run`` writes for the same
+    scenario, never over it (``result.json`` -> ``result.tune.json``)."""
+    return None if run_output is None else Path(run_output).with_suffix(".tune" + suffix)
+
+
+def _tune_synthetic(scenario: SyntheticScenario, json_path, release_path, html_path, quiet: bool) -> None:
     """``attack tune`` on a synthetic-release scenario: the grid of its [tune] table."""
     from attack.io.writers import table_content
 
     if html_path:
         raise InputError("--html: the synthesis tuning writes JSON and prints its table; no HTML report yet")
-    json_path = Path(json_path or scenario.outputs.get("json") or Path("reports") / f"{scenario.path.stem}.tune.json")
+    json_path = Path(json_path or _tune_output(scenario.outputs.get("json"), ".json")
+                     or Path("reports") / f"{scenario.path.stem}.tune.json")
     release_path = release_path or (None if scenario.settings.tune is None or scenario.settings.tune.release is None
                                     else scenario.base / scenario.settings.tune.release)
     check_outputs([json_path, release_path], scenario.input_paths())
@@ -951,17 +1013,18 @@ def _tune_synthetic(scenario: SyntheticScenario, json_path, release_path, html_p
     write_files_atomic(files, inputs=scenario.input_paths())
     if release_path and outcome.release is not None:
         click.echo(RELEASE_NOTE.format(path=release_path), err=True)
-    _print_synthesis_tuning(outcome)
+    _print_synthesis_tuning(outcome, quiet)
 
 
-def _print_synthesis_tuning(outcome) -> None:
+def _print_synthesis_tuning(outcome, quiet: bool = False) -> None:
     """One line per candidate (* chosen, f on the frontier), the verdict; exit 1 if none passes."""
-    for i, c in enumerate(outcome.candidates):
+    for i, c in enumerate([] if quiet else outcome.candidates):
         mark = "*" if i == outcome.chosen else ("f" if i in outcome.frontier else " ")
         risk = "n/a" if c.worst_risk is None else f"{c.worst_risk:.3f}"
         click.echo(f"{mark} {c.settings}: worst risk {risk} ({c.worst_check}), S_pMSE {c.s_pmse:.2f}, "
-                   f"{'passed' if c.passed else 'NOT PASSED'}")
-    click.echo(outcome.as_dict()["verdict"] + " (* chosen, f on the risk-utility frontier)")
+                   f"{verdict_word(c.passed)}")
+    if not quiet:
+        click.echo(outcome.as_dict()["verdict"] + " (* chosen, f on the risk-utility frontier)")
     if outcome.chosen is None:
         raise SystemExit(1)
 
@@ -974,17 +1037,18 @@ def _print_synthesis_tuning(outcome) -> None:
 @click.option("--special-code", "special_codes", multiple=True, type=float, callback=_finite, metavar="NUMBER", help="A number that is a code, not a value, e.g. -8 (repeatable).")
 @click.option("--key", "keys", multiple=True, metavar="COLUMN", help="Variable the intruder knows (repeatable).")
 @click.option("--target", "targets", multiple=True, metavar="COLUMN", help="Variable the intruder wants (repeatable; needs --key).")
-@click.option("--tau", type=float, default=0.1, show_default=True, help="Risk limit τ of every check.")
+@click.option("--tau", type=float, default=SYNTHETIC_TAU, show_default=True, help="Risk limit τ of every check, on its upper 95% bound (why 0.1: docs/reference/defaults.md).")
 @click.option("--n-attacks", type=click.IntRange(min=1), default=500, show_default=True, help="Targets per attack (singling out, linkability, inference).")
 @click.option("--membership", is_flag=True, help="Also run shadow-model membership inference against every candidate.")
 @click.option("--utility-model", type=click.Choice(["logistic", "logistic2", "cart"]), default="logistic", show_default=True, help="Propensity model whose S_pMSE ranks the candidates.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Every candidate, the choice and the risk-utility frontier (JSON).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), help="The chosen synthetic file (owner-only).")
+@_QUIET
 @_read_options
 def tune_synthesis_command(original_path, holdout_path, grid, dropped, special_codes, keys, targets, tau, n_attacks,
                            membership, utility_model, seed, json_path, out_path,
-                           sep, decimal, encoding, sheet, na, codes) -> None:
+                           quiet, sep, decimal, encoding, sheet, na, codes) -> None:
     """Find the most useful synthetic file (by S_pMSE) whose every risk is below τ
     (docs/howto/synthetic-release.md). Exit status 1 when no candidate of the grid passes."""
     from attack.io.writers import table_content
@@ -1010,7 +1074,7 @@ def tune_synthesis_command(original_path, holdout_path, grid, dropped, special_c
     if out_path and outcome.release is not None:
         files[Path(out_path)] = (table_content(outcome.release, out_path), OWNER_ONLY)
     write_files_atomic(files, inputs=[original_path, holdout_path])
-    _print_synthesis_tuning(outcome)
+    _print_synthesis_tuning(outcome, quiet)
 
 
 @main.command("risk")

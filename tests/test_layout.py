@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "attack"
 
 #: The layer of each subpackage; a module may import its own subpackage and lower layers only.
 LAYERS = {
-    "errors": 0, "_version": 0,
+    "errors": 0, "_version": 0, "defaults": 0,
     "io": 1,
     "report": 2,
     "linkage": 3,
@@ -27,7 +27,7 @@ LAYERS = {
     "study": 7,
     "__init__": 8, "cli": 8, "__main__": 8,
 }
-TOP_LEVEL = {"__init__.py", "__main__.py", "_version.py", "cli.py", "errors.py"}
+TOP_LEVEL = {"__init__.py", "__main__.py", "_version.py", "cli.py", "defaults.py", "errors.py"}
 _TARGET = re.compile(r"^attack(?:\.[A-Za-z_][A-Za-z0-9_]*)+:")
 
 

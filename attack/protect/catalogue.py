@@ -30,6 +30,7 @@ from pydantic import (
 from attack._version import __version__
 from attack.errors import InputError, from_validation
 from attack.io.readers import numeric_column
+from attack.report.notebook import one_line, result_html
 from attack.protect import (
     formal,
     microaggregation,
@@ -312,10 +313,19 @@ class Protected:
     release: pd.DataFrame
     log: dict
 
-    def __repr__(self) -> str:
+    def _facts(self) -> list[str]:
         changed = ", ".join(f"{c} {n}" for c, n in self.log.get("changed_values", {}).items()) or "none"
-        return (f"Protected(method={self.log.get('method')!r}, rows {self.log.get('rows_in')} -> "
-                f"{self.log.get('rows_out')}, changed values: {changed})")
+        return [f"method={self.log.get('method')!r}", f"rows {self.log.get('rows_in')} -> {self.log.get('rows_out')}",
+                f"changed values: {changed}"]
+
+    def __repr__(self) -> str:
+        return one_line("Protected", None, *self._facts())
+
+    def _repr_html_(self) -> str:
+        changed = self.log.get("changed_values", {})
+        table = pd.DataFrame({"column": list(changed), "changed values": list(changed.values())})
+        return result_html("Candidate release (not yet attacked)", None, self._facts(), table,
+                           full=".log; the release itself: .release")
 
 
 def protect(

@@ -23,6 +23,7 @@ import numpy as np
 from attack.io.jsonio import cell_key
 from attack.report.html import render, svg
 from attack.report.natural_protection import agreement_tables
+from attack.report.notebook import keep_figure, verdict_word
 
 if TYPE_CHECKING:
     from matplotlib.colors import TwoSlopeNorm
@@ -241,8 +242,8 @@ def _summary_table(result: Mapping[str, Any]) -> Table:
 
 def _status(cell: Mapping[str, Any], tau: float) -> str:
     if not cell["passed"]:
-        return "FAIL"
-    return "pass*" if _upper_at_or_above_tau(cell, tau) else "pass"
+        return verdict_word(False)
+    return verdict_word(True) + ("*" if _upper_at_or_above_tau(cell, tau) else "")
 
 
 def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> Table:
@@ -309,7 +310,7 @@ def _comparison_table(runs: Sequence[Mapping[str, Any]]) -> Table:
                 fmt_num(r.get("reidentification_rate")),
                 *(fmt_num(risk.get(g)) for g in gammas),
                 f"{_failing(r)} of {len(r.get('cells', []))}",
-                "passed" if r["passed"] else "NOT PASSED",
+                verdict_word(r["passed"]),
             ],
             failing=not r["passed"],
         )
@@ -340,7 +341,7 @@ def _verdict(
     lines = []
     for run in runs:
         r = run["result"]
-        word = "passed" if r["passed"] else "NOT PASSED"
+        word = verdict_word(r["passed"])
         lines.append(
             f"{run.get('name', '')}: {word}, {_failing(r)} of {len(r.get('cells', []))} cells "
             f"failing (τ = {_short(r['tau'])})"
@@ -359,7 +360,7 @@ def _combined_table(combined: Mapping[str, Any], min_count: int) -> Table:
     table = Table(header, [False] * len(names or [1]) + [True] * (3 * len(gammas)) + [False, False])
     for cell in combined["cells"]:
         label = [str(cell["cell"].get(n, DASH)) for n in names] or ["all units"]
-        status = "pass" if cell["passed"] else "FAIL"
+        status = verdict_word(cell["passed"])
         if cell.get("n_verifiable", min_count) < min_count:
             span = (len(label), 3 * len(gammas))
             table.add([*label, f"suppressed (n < {min_count})", *[""] * (3 * len(gammas) - 1),
@@ -541,7 +542,7 @@ def render_markdown(
         if min_count > 0:
             out += ["", _suppression_rule(min_count)]
         if any(_upper_at_or_above_tau(c, float(r["tau"])) for c in r.get("cells", [])):
-            out += ["", "pass* = point estimate below τ, upper 95% bound at or above τ."]
+            out += ["", "PASSED* = point estimate below τ, upper 95% bound at or above τ."]
         if _frequency_line(r):
             out += ["", _md_text(_frequency_line(r))]
     return "\n".join(out) + "\n"
@@ -552,7 +553,9 @@ def render_markdown(
 
 
 def svg_figure(fig: Figure, prefix: str) -> str:
-    """Serialise a figure to an inline <svg> element whose ids are unique within the page."""
+    """Serialise a figure to an inline <svg> element whose ids are unique within the page
+    (and hand the figure to ``.plot()`` when it listens, see ``notebook.figures_of``)."""
+    keep_figure(fig)
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata=_SVG_METADATA, bbox_inches="tight")
     svg = buf.getvalue()
@@ -778,7 +781,7 @@ def _run_context(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_
                         "caption": f"Assigned pairs by distance, correct vs false links; {scale}."})
     notes = [_suppression_rule(min_count)] if min_count > 0 else []
     if any(_upper_at_or_above_tau(c, tau) for c in cells):
-        notes.append("pass* = point estimate below τ, upper 95% bound at or above τ (docs/method/risk.md).")
+        notes.append("PASSED* = point estimate below τ, upper 95% bound at or above τ (docs/method/risk.md).")
     if _frequency_line(r):
         notes.append(_frequency_line(r))
     return {

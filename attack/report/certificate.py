@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from attack.report.html import render
+from attack.report.notebook import verdict_word
 
-PASS, FAIL = "pass", "FAIL"
+PASS, FAIL = verdict_word(True), verdict_word(False)
 
 
 def render_html(certificate: Mapping[str, Any], file_name: str = "certificate.json") -> str:

@@ -18,6 +18,7 @@ from attack.report.attack import (
     svg_figure,
 )
 from attack.report.html import render, svg
+from attack.report.notebook import verdict_word
 
 __all__ = ["ml_table", "render_tune_html", "render_tune_markdown", "render_utility_markdown",
            "utility_table"]
@@ -136,7 +137,7 @@ def _tune_table(document: Mapping[str, Any], families: Sequence[str]) -> Table:
     for c in document["candidates"]:
         mark = " (chosen)" if chosen and c["value"] == chosen["value"] and c["seed"] == chosen["seed"] else ""
         fam = c["utility"]["families"]
-        t.add([f"{c['value']}{mark}", str(c["seed"]), "pass" if c["passed"] else "FAIL",
+        t.add([f"{c['value']}{mark}", str(c["seed"]), verdict_word(c["passed"]),
                str(c["n_failing_cells"]), fmt_num(c["max_cell_risk"]),
                *[_share(fam[f]["share"]) if f in fam else "–" for f in families],
                fmt_num(c["utility"].get("il1s"))], failing=not c["passed"])

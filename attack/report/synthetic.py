@@ -21,6 +21,7 @@ from attack.report.attack import (
     svg_figure,
 )
 from attack.report.html import render, svg
+from attack.report.notebook import verdict_word
 
 __all__ = ["attack_rates_plot", "render_synth_html", "render_synth_markdown"]
 
@@ -33,7 +34,7 @@ def _checks_table(document: Mapping[str, Any]) -> Table:
     for c in document["checks"]:
         t.add([c["family"], c["measure"], str(c.get("target") or "–"),
                "–" if c.get("gamma") is None else f"{c['gamma']:g}", fmt_num(c["value"]),
-               fmt_num(c["upper"]), f"{c['tau']:g}", "pass" if c["passed"] else "FAIL"],
+               fmt_num(c["upper"]), f"{c['tau']:g}", verdict_word(c["passed"])],
               failing=not c["passed"])
     return t
 
@@ -159,8 +160,8 @@ def _distance_table(document: Mapping[str, Any]) -> Table:
 def _headline(document: Mapping[str, Any]) -> str:
     failing = sum(not c["passed"] for c in document["checks"])
     if document["passed"]:
-        return f"PASS: every check's upper bound is below τ = {document['tau']:g}."
-    return f"FAIL: {failing} of {len(document['checks'])} checks reach τ = {document['tau']:g}."
+        return f"{verdict_word(True)}: every check's upper bound is below τ = {document['tau']:g}."
+    return f"{verdict_word(False)}: {failing} of {len(document['checks'])} checks reach τ = {document['tau']:g}."
 
 
 def _preparation_line(document: Mapping[str, Any]) -> str:

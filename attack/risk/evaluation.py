@@ -34,13 +34,14 @@ import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
+from attack.defaults import LINKAGE_TAU
 from attack.io.columns import number_columns, require_number_columns
 from attack.io.readers import numeric_column, source_name
 from attack.linkage.blocking import Classifier
 
 Z_95 = 1.959963984540054
 DEFAULT_GAMMAS: tuple[float, ...] = (0.05, 0.10)
-DEFAULT_TAU = 0.5
+DEFAULT_TAU = LINKAGE_TAU  # why 0.5: attack/defaults.py
 HISTOGRAM_BINS = 20
 #: Match-probability thresholds at which confident links are reported by default.
 DEFAULT_MIN_PROBABILITIES: tuple[float, ...] = (0.5, 0.9, 0.99)

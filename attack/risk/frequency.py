@@ -19,6 +19,7 @@ from attack._version import __version__
 from attack.errors import InputError
 from attack.io.columns import numeric_column, source_name
 from attack.io.readers import require_columns
+from attack.report.notebook import one_line, result_html
 from attack.risk.frequencies import key_codes, key_frequencies
 from attack.risk.individual import (
     HouseholdMethod,
@@ -97,6 +98,20 @@ class FrequencyRisk:
     def passed(self) -> bool:
         """True when no record's risk exceeds the threshold and every key cell reaches ``k``."""
         return self.above_threshold == 0 and self.k_violations(self.settings["k"]) == 0
+
+    def _facts(self) -> list[str]:
+        k = self.settings["k"]
+        return [f"{self.n} records", f"{self.above_threshold} with individual risk above {self.settings['threshold']:g}",
+                f"{self.k_violations(k)} in key cells of fewer than {k}",
+                f"global risk {self.global_risk:.4g}" if self.global_risk is not None else "no records"]
+
+    def __repr__(self) -> str:
+        return one_line("FrequencyRisk", self.passed, f"keys {', '.join(self.keys)}", *self._facts())
+
+    def _repr_html_(self) -> str:
+        table = pd.DataFrame({"k": list(K_LEVELS), "records violating k-anonymity": [self.k_violations(k) for k in K_LEVELS]})
+        return result_html(f"Frequency risk of the keys {', '.join(self.keys)}", self.passed, self._facts(), table,
+                           failing=[k == self.settings["k"] and v > 0 for k, v in zip(table["k"], table.iloc[:, 1])])
 
     def to_dict(self) -> dict:
         """Aggregates only (no record-level values), JSON-ready and deterministic."""

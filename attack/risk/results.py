@@ -11,13 +11,18 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from attack.io.jsonio import SCHEMA_VERSION
 from attack.io.writers import write_text_atomic
-from attack.report.attack import render_html, render_markdown
+from attack.report.attack import MIN_CELL_COUNT, render_html, render_markdown
+from attack.report.notebook import figures_of, one_line, result_html, suppress_small_cells
+from attack.report.terminal import render_summary
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: Columns of ``AttackResult.links``, one row per linked external record; the Fellegi–Sunter
 #: intruder's links add ``match_probability`` (the distance intruder's are in the figures only).
@@ -106,6 +111,10 @@ class AttackResult:
         """The Markdown summary, verdict first."""
         return render_markdown([self.as_run()], title=title or self.name)
 
+    def to_summary(self, files: tuple[str, ...] = ()) -> str:
+        """The terminal summary (at most about 30 lines); ``files`` are where the full tables are."""
+        return render_summary([self.as_run()], title=self.name, files=files)
+
     def to_html(self, path: str | Path | None = None, title: str | None = None) -> str:
         """The self-contained HTML report; written atomically to ``path`` when given."""
         text = render_html([self.as_run()], title=title or self.name)
@@ -114,24 +123,52 @@ class AttackResult:
         return text
 
     def _repr_html_(self) -> str:
-        verdict = "passed" if self.passed else "NOT PASSED"
-        table = self.cells.to_html(index=False, float_format=lambda v: f"{v:.4f}", na_rep="–")
-        return f"<p><strong>{self.name}</strong>: {verdict} (τ = {self.tau:g})</p>{table}"
+        return attack_html(self.name, self.figures)
 
     def __repr__(self) -> str:
-        n_cells = len(self.figures["cells"])
-        failing = self.figures["n_failing_cells"]
-        return (
-            f"AttackResult(name={self.name!r}, passed={self.passed}, tau={self.tau:g}, "
-            f"gammas={self.gammas}, cells={n_cells}, failing_cells={failing}, "
-            f"reidentification_rate={self.figures['reidentification_rate']:.4f})"
-        )
+        return attack_repr("AttackResult", self.name, self.figures)
+
+    def plot(self) -> list[Figure]:
+        """The figures of the HTML report (heat maps per γ, risk against γ, distances), as
+        matplotlib figures, in page order."""
+        return figures_of(lambda: render_html([self.as_run()], title=self.name))
+
+
+def attack_repr(kind: str, name: str, figures: Mapping[str, Any]) -> str:
+    """One line: verdict, τ, failing cells and the overall re-identification rate."""
+    rate = figures.get("reidentification_rate")
+    return one_line(kind, bool(figures["passed"]), repr(name), f"τ = {figures['tau']:g}",
+                    f"{figures['n_failing_cells']} of {len(figures['cells'])} cells failing",
+                    "re-identification rate " + ("–" if rate is None else f"{rate:.4f}"))
+
+
+def attack_html(title: str, figures: Mapping[str, Any]) -> str:
+    """The notebook display of one attack's (or a combined measure's) cells."""
+    gammas = list(figures["cells"][0]["disclosure_risk"]) if figures["cells"] else []
+    table = cell_table(list(figures["cells"]), gammas, float(figures["tau"]))
+    failing = (~table["below_tau"]).tolist() if len(table) else []
+    shown = suppress_small_cells(table, [c for c in table.columns if c not in _FIGURE_COLUMNS], MIN_CELL_COUNT)
+    rate = figures.get("reidentification_rate")
+    facts = [f"τ = {float(figures['tau']):g}", f"γ = {', '.join(gammas)}",
+             f"{sum(not c['passed'] for c in figures['cells'])} of {len(figures['cells'])} cells failing"]
+    if rate is not None:
+        facts.append(f"re-identification rate {rate:.4f}")
+    facts.append(f"figures of cells with fewer than {MIN_CELL_COUNT} verifiable units suppressed")
+    return result_html(title, bool(figures["passed"]), facts, shown, failing=failing, full=".cells")
+
+
+#: The columns of ``cell_table`` a small cell's row does not show (as in the reports).
+_FIGURE_COLUMNS = ("disclosure_risk", "disclosure_risk_low", "disclosure_risk_high", "n_verifiable", "n_correct",
+                   "reidentification_rate", "reidentification_rate_low", "reidentification_rate_high",
+                   "usefulness")
 
 
 def cell_table(cells: list[Mapping[str, Any]], gammas: list[str], tau: float) -> pd.DataFrame:
-    """Per-cell figures as a long table, one row per cell and γ; ``below_tau`` judges that γ
-    alone, ``passed`` the cell over every γ. A cell variable's column is named after the
-    variable (``employees`` for ``employees:bins=50,250``) unless two cell variables share it."""
+    """Per-cell figures as a long table, one row per cell and γ, the verdict first: ``passed``
+    judges the cell over every γ, ``below_tau`` that γ alone; then the cell, γ, the disclosure
+    risk with its interval and the counts. A column without a value in any row (e.g. the counts
+    of a combined measure) is left out. A cell variable's column is named after the variable
+    (``employees`` for ``employees:bins=50,250``) unless two cell variables share it."""
     labels = list(cells[0]["cell"]) if cells else []
     names = [label.split(":", 1)[0] for label in labels]
     header = dict(zip(labels, names)) if len(set(names)) == len(names) else {}
@@ -142,18 +179,19 @@ def cell_table(cells: list[Mapping[str, Any]], gammas: list[str], tau: float) ->
             risk = cell["disclosure_risk"][g]
             risk_ci = (cell.get("disclosure_risk_ci") or {}).get(g) or [None, None]
             rows.append({
+                "passed": cell["passed"],
+                "below_tau": risk is not None and risk < tau,
                 **{header.get(k, k): v for k, v in cell["cell"].items()},
                 "gamma": float(g),
-                "n_verifiable": cell["n_verifiable"],
+                "disclosure_risk": risk,
+                "disclosure_risk_low": risk_ci[0],
+                "disclosure_risk_high": risk_ci[1],
+                "n_verifiable": cell.get("n_verifiable"),
                 "n_correct": cell.get("n_correct"),
                 "reidentification_rate": cell.get("reidentification_rate"),
                 "reidentification_rate_low": rate_ci[0],
                 "reidentification_rate_high": rate_ci[1],
                 "usefulness": (cell.get("usefulness") or {}).get(g),
-                "disclosure_risk": risk,
-                "disclosure_risk_low": risk_ci[0],
-                "disclosure_risk_high": risk_ci[1],
-                "below_tau": risk is not None and risk < tau,
-                "passed": cell["passed"],
             })
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    return frame.loc[:, frame.notna().any()] if len(frame) else frame

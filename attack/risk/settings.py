@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from attack.defaults import LINKAGE_TAU
 from attack.errors import InputError
 from attack.linkage.keys import as_block
 from attack.linkage.settings import BlockEntry, SettingsTable
@@ -31,7 +32,7 @@ class Evaluation(SettingsTable):
         default_factory=lambda: [0.05, 0.10], min_length=1,
         description="Usefulness thresholds γ: relative deviations below γ count as useful.")
     gamma_by_variable: dict[str, list[Gamma]] | None = None
-    tau: float = Field(0.5, gt=0, le=1, description="Threshold τ: every cell's risk must stay below it.")
+    tau: float = Field(LINKAGE_TAU, gt=0, le=1, description="Threshold τ: every cell's risk must stay below it.")
     targets: list[str] | None = Field(None, min_length=1, description="Variables the intruder wants.")
     cells: list[BlockEntry] = Field(default_factory=list, description="Cell variables.")
     zero_tolerance: float = Field(0.0, ge=0, allow_inf_nan=False)

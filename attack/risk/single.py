@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from attack.defaults import LINKAGE_TAU
 from attack.errors import InputError
 from attack.io.readers import code_column, id_column, numeric_column
 from attack.linkage.distances import KeySpec, build_distance_model
@@ -404,7 +405,7 @@ def unit_risk(
     return pd.DataFrame({"unit": units, "R_E": r_e, "R_M": r_m, "R": np.maximum(r_e, r_m)})
 
 
-def endangered(risk: pd.DataFrame, tau: float = 0.5) -> pd.DataFrame:
+def endangered(risk: pd.DataFrame, tau: float = LINKAGE_TAU) -> pd.DataFrame:
     """Units with R(u) ≥ τ (docs/method/single-attacks.md), with the reason ("single attack", "mass attack" or
     both) for choosing a targeted protection measure."""
     out = risk[risk["R"] >= tau].copy()

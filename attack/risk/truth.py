@@ -36,6 +36,7 @@ from attack.errors import InputError
 from attack.io.readers import id_column, read_table, require_columns, source_name
 from attack.linkage.blocking import Classifier
 from attack.linkage.keys import Block, parse_block
+from attack.report.notebook import one_line, result_html
 from attack.risk.firm_names import normalise_address, parse_firm_name
 
 ACCEPTED, REVIEW, NO_MATCH = "accepted", "review", "no match"
@@ -95,6 +96,16 @@ class TruthResult:
             "review": int(counts.get(REVIEW, 0)),
             "no_match": int(counts.get(NO_MATCH, 0)),
         }
+
+    def __repr__(self) -> str:
+        counts = self.summary()
+        return one_line("TruthResult", None, *(f"{k.replace('_', ' ')} {v}" for k, v in counts.items()))
+
+    def _repr_html_(self) -> str:
+        counts = self.summary()
+        return result_html("Ground truth by name linkage", None,
+                           [f"{k.replace('_', ' ')} {v}" for k, v in counts.items()],
+                           self.by_legal_form(), full=".by_legal_form()")
 
     def by_legal_form(self) -> pd.DataFrame:
         """Accepted, review and no-match counts per legal form of the external records."""

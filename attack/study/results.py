@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
 
@@ -21,9 +21,14 @@ from attack.io.writers import (
 )
 from attack.report.attack import render_html, render_markdown
 from attack.report.certificate import render_html as render_certificate
+from attack.report.notebook import figures_of, one_line, result_html
+from attack.report.terminal import render_summary
 from attack.risk.mass import matches_csv
-from attack.risk.results import AttackResult, cell_table
+from attack.risk.results import AttackResult, attack_html, cell_table
 from attack.study import certificate, signing
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 class RunSource(Protocol):
@@ -83,9 +88,11 @@ class ScenarioResult:
         """The cells the verdict rests on (combined, or every run's with its name), per γ."""
         if self.combined is not None:
             gammas = list(self.combined["cells"][0]["disclosure_risk"]) if self.combined["cells"] else []
-            rows = [{**c, "n_correct": None} for c in self.combined["cells"]]
-            return cell_table(rows, gammas, self.combined["tau"])
-        frames = [run.cells.assign(run=run.name, release=run.release["name"]) for run in self.runs]
+            return cell_table(list(self.combined["cells"]), gammas, self.combined["tau"])
+        frames = [run.cells for run in self.runs]
+        for frame, run in zip(frames, self.runs):
+            frame.insert(2, "run", run.name)
+            frame.insert(3, "release", run.release["name"])
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def to_dict(self, *, timings: bool = False) -> dict:
@@ -122,6 +129,10 @@ class ScenarioResult:
         """The Markdown summary, verdict first."""
         return render_markdown([r.as_run() for r in self.runs], title=self.title, **self._report_args())
 
+    def to_summary(self, files: tuple[str, ...] = ()) -> str:
+        """The terminal summary (at most about 30 lines); ``files`` are where the full tables are."""
+        return render_summary([r.as_run() for r in self.runs], title=self.title, files=files, **self._report_args())
+
     def to_html(self, path: str | Path | None = None) -> str:
         """The self-contained HTML report; written atomically to ``path`` when given."""
         text = render_html(
@@ -131,10 +142,40 @@ class ScenarioResult:
             write_files_atomic({Path(path): (text, None)}, inputs=_inputs(self))
         return text
 
+    def runs_table(self) -> pd.DataFrame:
+        """One row per run, the verdict first: τ, failing cells, the highest cell risk and the
+        overall re-identification rate."""
+        return pd.DataFrame([{
+            "passed": r.passed, "run": r.name, "release": r.release["name"], "tau": r.tau,
+            "failing_cells": r.figures["n_failing_cells"], "cells": len(r.figures["cells"]),
+            "highest_cell_risk": max((v for c in r.figures["cells"] for v in c["disclosure_risk"].values()
+                                      if v is not None), default=None),
+            "reidentification_rate": r.figures.get("reidentification_rate"),
+        } for r in self.runs])
+
     def _repr_html_(self) -> str:
-        verdict = "passed" if self.passed else "NOT PASSED"
-        table = self.cells.to_html(index=False, float_format=lambda v: f"{v:.4f}", na_rep="–")
-        return f"<p><strong>{self.title}</strong>: {verdict}</p>{table}"
+        runs = self.runs_table()
+        facts = [f"{len(self.runs)} runs", f"{int((~runs['passed']).sum()) if len(runs) else 0} not passed"]
+        endangered = (self.single_attack or {}).get("unit_risk", {}).get("n_endangered")
+        if endangered is not None:
+            facts.append(f"{endangered} targets endangered")
+        if self.combined is not None:
+            facts.append("the verdict rests on the combined measure below")
+        text = result_html(self.title, self.passed, facts, runs, failing=(~runs["passed"]).tolist(),
+                           full=".runs_table()")
+        if self.combined is not None:
+            text += attack_html("combined measure", self.combined)
+        return text
+
+    def __repr__(self) -> str:
+        failing = sum(not r.passed for r in self.runs)
+        return one_line("ScenarioResult", self.passed, repr(self.title), f"{len(self.runs)} runs, {failing} not passed")
+
+    def plot(self) -> list[Figure]:
+        """The figures of the HTML report (risk against γ, per run its heat maps and distance
+        histogram), as matplotlib figures, in page order."""
+        return figures_of(lambda: render_html([r.as_run() for r in self.runs], title=self.title,
+                                              **self._report_args()))
 
     def certificate(self, directory: str | Path, *, key: Any | None = None) -> dict:
         """The sealed certificate of this result, for a certificate file in ``directory``:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import tomli_w
@@ -39,6 +39,9 @@ from attack.synthetic.run import (
     categorical_mode_for,
     parse_binning,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +77,13 @@ class SyntheticScenarioResult:
 
     def _repr_html_(self) -> str:
         return self.result._repr_html_()
+
+    def __repr__(self) -> str:
+        return repr(self.result).replace("SyntheticResult", "SyntheticScenarioResult", 1)
+
+    def plot(self) -> list[Figure]:
+        """The figures of the HTML report, as matplotlib figures."""
+        return self.result.plot()
 
     def certificate(self, directory: str | Path, *, key: Any | None = None) -> dict:
         """The sealed certificate (SHA-256 of the scenario file and of every input, the checks,

@@ -31,15 +31,20 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from pydantic import ValidationError
 
 from attack.errors import InputError, from_validation
 from attack.protect.catalogue import protect
+from attack.report.notebook import figures_of, one_line, result_html
+from attack.report.release import render_tune_html
 from attack.study.scenario import Scenario
 from attack.study.settings import Tune
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["Candidate", "TuneOutcome", "TuneSpec", "tune", "tune_spec"]
 
@@ -121,6 +126,28 @@ class TuneOutcome:
             if c.value == self.chosen_value and c.seed == self.spec.seeds[0]:
                 return c
         return None
+
+    def table(self) -> pd.DataFrame:
+        """One row per candidate (value and seed): its verdict, failing cells and largest cell risk."""
+        return pd.DataFrame([{"passed": c.risk["passed"], "value": c.value, "seed": c.seed,
+                              "chosen": c.value == self.chosen_value, "failing_cells": c.risk["n_failing_cells"],
+                              "max_cell_risk": c.risk["max_cell_risk"]} for c in self.candidates])
+
+    def _facts(self) -> list[str]:
+        chosen = "no value of the grid passes" if self.chosen_value is None else f"chosen value {self.chosen_value!r}"
+        return [f"{len(self.candidates)} candidates", chosen, f"τ = {self.tau:g}"]
+
+    def __repr__(self) -> str:
+        return one_line("TuneOutcome", self.chosen_value is not None, *self._facts())
+
+    def _repr_html_(self) -> str:
+        table = self.table()
+        return result_html("Tuning of the protection", self.chosen_value is not None, self._facts(), table,
+                           failing=[not c.risk["passed"] for c in self.candidates], full=".table()")
+
+    def plot(self) -> list[Figure]:
+        """The figure of the HTML report (risk against utility per candidate), as matplotlib figures."""
+        return figures_of(lambda: render_tune_html(self.as_dict(), "tuning"))
 
     def as_dict(self) -> dict:
         rows = [c.as_dict() for c in self.candidates]

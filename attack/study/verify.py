@@ -20,6 +20,7 @@ import pandas as pd
 from attack.errors import InputError
 from attack.io.fingerprint import sha256_file, sha256_frame
 from attack.io.jsonio import cell_key
+from attack.report.notebook import one_line, result_html, verdict_word
 from attack.risk.combine import combine
 from attack.study import signing
 from attack.study.certificate import (
@@ -72,6 +73,19 @@ class Verification:
     @property
     def problems(self) -> list[str]:
         return [c.text for c in self.checks if c.ok is False]
+
+    def _facts(self) -> list[str]:
+        return [f"{len(self.problems)} of {len(self.checks)} checks failed",
+                f"signed by {self.signer}" if self.authentic else "signature not verified",
+                "inputs compared" if self.inputs_checked else "inputs not compared (offline)"]
+
+    def __repr__(self) -> str:
+        return one_line("Verification", self.ok, *self._facts())
+
+    def _repr_html_(self) -> str:
+        table = pd.DataFrame([{"ok": c.ok, "check": c.text} for c in self.checks])
+        return result_html("Certificate verification", self.ok, self._facts(), table,
+                           failing=[c.ok is False for c in self.checks])
 
 
 def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: bool = False,
@@ -169,7 +183,7 @@ def _verdict(certificate: dict) -> list[Check]:
             problems.append(f"verdict {name} is {verdict.get(name)!r}; the figures give {value!r}")
     if problems:
         return [Check(False, f"verdict does NOT follow from the figures: {p}") for p in problems]
-    word = "factually anonymous" if verdict["factually_anonymous"] else "not certified"
+    word = verdict_word(bool(verdict["factually_anonymous"]))
     return [Check(True, f"verdict ({word}) follows from the certificate's figures and τ")]
 
 
@@ -252,7 +266,7 @@ def _label(cell: dict) -> str:
 
 
 def _mark(passed: Any) -> str:
-    return "pass" if passed is True else "FAIL" if passed is False else repr(passed)
+    return verdict_word(passed) if isinstance(passed, bool) else repr(passed)
 
 
 # -- the inputs ------------------------------------------------------------------------------

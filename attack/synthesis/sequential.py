@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
+from attack.report.notebook import one_line, result_html
 from attack.synthesis.columns import MISSING_CATEGORY, VALUE, SynthColumn, describe
 from attack.synthesis.methods import CATEGORICAL, METHODS, NUMERIC, Task
 from attack.synthesis.predictors import Feature
@@ -47,6 +48,16 @@ class Synthesis:
     @property
     def frame(self) -> pd.DataFrame:
         return self.copies[0]
+
+    def __repr__(self) -> str:
+        return one_line("Synthesis", None, f"{len(self.copies)} copies of {len(self.frame)} rows",
+                        f"{len(self.methods)} columns in the order {', '.join(self.visit_sequence)}")
+
+    def _repr_html_(self) -> str:
+        table = pd.DataFrame([{"column": c, "method": self.methods.get(c),
+                               "predictors": ", ".join(self.predictors.get(c, ()))} for c in self.visit_sequence])
+        return result_html("Synthetic copies (not yet attacked)", None,
+                           [f"{len(self.copies)} copies of {len(self.frame)} rows"], table, full=".to_dict()")
 
     def to_dict(self) -> dict:
         """The log of the synthesis (no data): methods, sequence, predictors, settings."""

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
 from attack.risk.evaluation import wilson_interval
 from attack.synthesis.sequential import synthesize
@@ -119,7 +120,7 @@ def membership_inference(
     shadow_sets: int = 100,
     test_sets: int = 100,
     shadow_size: int | None = None,
-    tau: float = 0.1,
+    tau: float = SYNTHETIC_TAU,
     seed: int = 0,
     jobs: int = 1,
 ) -> MembershipResult:

@@ -21,7 +21,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
+from attack.report.notebook import one_line, result_html
 from attack.synthetic.mia_dcr import DcrAttack, DcrDifferenceAttack
 from attack.synthetic.mia_density import LocalDensityAttack
 from attack.synthetic.mia_domias import DensityRatioAttack
@@ -77,6 +79,30 @@ class MembershipFamilyResult:
         """True when the upper bound of the maximum TPR at the verdict's FPR is below τ."""
         return self.maximum.intervals[self.verdict_metric][1] < self.tau
 
+    def table(self) -> pd.DataFrame:
+        """One row per attack at the verdict's false-positive rate: TPR, its 95% interval and
+        whether its upper bound is below τ."""
+        key = self.verdict_metric
+        return pd.DataFrame([{
+            "below_tau": a.metrics.intervals[key][1] < self.tau, "attack": a.name, "assumes": a.assumes,
+            key: a.metrics.values[key], "low": a.metrics.intervals[key][0], "high": a.metrics.intervals[key][1],
+        } for a in self.attacks])
+
+    def __repr__(self) -> str:
+        key = self.verdict_metric
+        return one_line("MembershipFamilyResult", self.passed, f"{len(self.attacks)} attacks",
+                        f"max {key} {self.maximum.values[key]:.4g} (upper {self.maximum.intervals[key][1]:.4g})",
+                        f"τ = {self.tau:g}")
+
+    def _repr_html_(self) -> str:
+        key = self.verdict_metric
+        table = self.table()
+        return result_html("Membership inference, family of attacks", self.passed,
+                           [f"the maximum over the attacks of {key}: {self.maximum.values[key]:.4g}, upper 95% "
+                            f"bound {self.maximum.intervals[key][1]:.4g}, τ = {self.tau:g}",
+                            "passes when the upper bound is below τ"],
+                           table, failing=(~table["below_tau"]).tolist() if len(table) else [], full=".table()")
+
     def to_dict(self) -> dict:
         """Aggregates only: per attack and for the maximum, every metric with its interval."""
         return {
@@ -108,7 +134,7 @@ def membership_family(
     reference_share: float = DEFAULT_REFERENCE_SHARE,
     fprs: Sequence[float] = REPORTED_FPRS,
     verdict_fpr: float = DEFAULT_VERDICT_FPR,
-    tau: float = 0.1,
+    tau: float = SYNTHETIC_TAU,
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     exposed: bool = False,
     seed: int = 0,

@@ -6,13 +6,17 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from attack.io.jsonio import SCHEMA_VERSION
 from attack.io.writers import write_text_atomic
+from attack.report.notebook import figures_of, one_line, result_html
 from attack.report.synthetic import render_synth_html, render_synth_markdown
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,7 +51,8 @@ class SyntheticResult:
     @property
     def checks(self) -> pd.DataFrame:
         """One row per decision: attack family, measure, value, upper bound, τ, verdict."""
-        return pd.DataFrame(list(self.figures["checks"]))
+        frame = pd.DataFrame(list(self.figures["checks"]))
+        return frame[["passed", *(c for c in frame.columns if c != "passed")]] if len(frame) else frame
 
     def to_dict(self) -> dict:
         """The JSON document ``attack synth`` writes (a deep copy)."""
@@ -64,5 +69,18 @@ class SyntheticResult:
         return text
 
     def _repr_html_(self) -> str:
-        verdict = "passed" if self.passed else "NOT PASSED"
-        return f"<p><strong>{self.title}</strong>: {verdict}</p>" + self.checks.to_html(index=False)
+        checks = self.checks
+        failing = (~checks["passed"]).tolist() if len(checks) else []
+        return result_html(self.title, self.passed,
+                           [f"{sum(failing)} of {len(checks)} checks not passed",
+                            "a check passes when the upper 95% bound is below τ"],
+                           checks, failing=failing, full=".checks")
+
+    def __repr__(self) -> str:
+        checks = self.figures["checks"]
+        failing = sum(not c["passed"] for c in checks)
+        return one_line("SyntheticResult", self.passed, repr(self.title), f"{failing} of {len(checks)} checks not passed")
+
+    def plot(self) -> list[Figure]:
+        """The figures of the HTML report (the attacks' success rates), as matplotlib figures."""
+        return figures_of(lambda: render_synth_html(self.figures, self.title))

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from attack._version import __version__
+from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
 from attack.io.columns import warn_unshared
 from attack.io.writers import files_read
@@ -49,7 +50,7 @@ __all__ = ["DEFAULT_SYNTH_TAU", "SynthSpec", "attack_synthetic", "categorical_mo
 
 #: Columns per multivariate singling-out query (Anonymeter's default; fewer when the files have fewer).
 SINGLING_OUT_COLUMNS = 3
-DEFAULT_SYNTH_TAU = 0.10  # [Proposal] the sources set no τ for synthetic data (docs/method/synthetic-attacks.md)
+DEFAULT_SYNTH_TAU = SYNTHETIC_TAU  # why 0.1 and why the upper bound: attack/defaults.py
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from attack.errors import InputError
 from attack.io.columns import is_number
 from attack.io.jsonio import json_float
 from attack.io.readers import code_column, id_column, numeric_column, require_columns
+from attack.report.notebook import one_line, result_html
 from attack.utility.ml_models import (
     CLASSIFICATION,
     DEFAULT_METRIC,
@@ -176,6 +177,23 @@ class MlUtility:
         if any(v is False for v in verdicts):
             return False
         return None if any(v is None for v in verdicts) else True
+
+    def table(self) -> pd.DataFrame:
+        """One row per model: verdict, relative loss of the verdict metric and its tolerance."""
+        return pd.DataFrame([{"passed": m.passed, "model": m.model, "metric": m.metric, "loss": m.loss,
+                              "tolerance": m.tolerance} for m in self.models])
+
+    def __repr__(self) -> str:
+        lost = [m.model for m in self.models if m.passed is False]
+        return one_line("MlUtility", self.passed, f"target {self.target!r}", f"{len(self.models)} models",
+                        f"utility lost: {', '.join(lost)}" if lost else "no model lost utility")
+
+    def _repr_html_(self) -> str:
+        table = self.table()
+        return result_html(f"Machine-learning utility for {self.target}", self.passed,
+                           [f"{self.task}, {self.repetitions} splits", "loss: relative loss of the metric "
+                            "(lower is better); a model passes when its loss is within the tolerance"],
+                           table, failing=[m.passed is False for m in self.models])
 
     def to_dict(self) -> dict:
         return {

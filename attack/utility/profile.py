@@ -40,6 +40,7 @@ from attack.errors import InputError
 from attack.io.columns import number_columns, warn_unshared
 from attack.io.readers import id_column, numeric_column, require_columns, source_name
 from attack.report.attack import MIN_CELL_COUNT
+from attack.report.notebook import one_line, result_html
 from attack.risk.evaluation import default_targets
 from attack.utility.anonymity import (
     IntervalDisclosure,
@@ -864,6 +865,21 @@ class UtilityProfile:
         return (f"UtilityProfile({self.n_original} original and {self.n_release} release rows, "
                 f"{len(self.variables)} variables; {kept} of {len(self.families)} families within "
                 f"tolerance" + (f"; exceeded: {', '.join(lost)}" if lost else "") + ")")
+
+    def table(self) -> pd.DataFrame:
+        """One row per check family: within tolerance, cases, exceedances, share and tolerance."""
+        return pd.DataFrame([{"passed": f.passed, "family": f.name, "cases": len(f.cases),
+                              "exceeding": f.exceedances, "not_applicable": f.not_applicable,
+                              "share": f.share, "tolerance": f.tolerance} for f in self.families])
+
+    def _repr_html_(self) -> str:
+        kept = sum(f.passed is True for f in self.families)
+        return result_html(
+            "Utility profile", None,
+            [f"{self.n_original} original and {self.n_release} release rows, {len(self.variables)} variables",
+             f"{kept} of {len(self.families)} families within tolerance",
+             "share: cases beyond the family's threshold (lower is better); reported beside the risk verdict"],
+            self.table(), failing=[f.passed is False for f in self.families], full=".table(), .as_dict()")
 
     def as_dict(self) -> dict:
         return {

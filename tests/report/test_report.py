@@ -147,14 +147,14 @@ def test_markdown_passed_verdict_and_numbers() -> None:
     assert "| disclosure risk γ = 0.1 | 0.2435 | [0.2348, 0.2524] |" in md
     assert "| external records | 9400 |" in md
     assert "matcher: greedy" in md and "zero rule: exact" in md
-    assert "FAIL" not in md
+    assert "NOT PASSED" not in md
 
 
 def test_markdown_not_passed_lists_failing_cells_per_run() -> None:
     md = render_markdown(runs())
     verdict = md.split("## Comparison")[0]
     assert "**NOT PASSED" in verdict and "PASSED: every cell" not in verdict
-    assert "- realistic (MARKUS-like) vs FORMAL: passed, 0 of 6 cells failing (τ = 0.5)" in verdict
+    assert "- realistic (MARKUS-like) vs FORMAL: PASSED, 0 of 6 cells failing (τ = 0.5)" in verdict
     assert "- worst case vs MA32G: NOT PASSED, 2 of 6 cells failing (τ = 0.5)" in verdict
     # The comparison table has one row per run.
     row = "| worst case vs MA32G | worst | MA32G | 0.5475 | 0.2592 | 0.3385 | 2 of 6 | NOT PASSED |"
@@ -166,12 +166,12 @@ def test_markdown_cell_table_marks_exactly_the_failing_cells() -> None:
     second = md.split("## 2. worst case vs MA32G")[1]
     rows = _table_rows(second, "### Cells")
     assert len(rows) == 6
-    failing = [r for r in rows if r.endswith("| FAIL |")]
+    failing = [r for r in rows if r.endswith("| NOT PASSED |")]
     assert len(failing) == 2
     assert failing[0].startswith("| 250+ | W | 1550 | 1300 | 0.8387 | 0.4361 | 0.5535 |")
     assert failing[1].startswith("| 250+ | E | 670 | 600 | 0.8955 | 0.4925 | 0.6269 |")
     # The unmatched cell: zero rate and zero risk, and it passes.
-    assert "| 20-49 | E | 40 | 0 | 0.0000 | 0.0000 | 0.0000 | pass |" in rows
+    assert "| 20-49 | E | 40 | 0 | 0.0000 | 0.0000 | 0.0000 | PASSED |" in rows
 
 
 def test_markdown_flags_upper_bound_reaching_tau() -> None:
@@ -179,8 +179,8 @@ def test_markdown_flags_upper_bound_reaching_tau() -> None:
     cell = run["result"]["cells"][3]  # 50-249/E, risk 0.3000 at γ = 0.1, passes
     cell["disclosure_risk_ci"]["0.1"] = [0.45, 0.51]
     md = render_markdown([run])
-    assert "| 50-249 | E | 930 | 450 | 0.4839 | 0.2419 | 0.3000 | pass* |" in md
-    assert "pass* = point estimate below τ" in md
+    assert "| 50-249 | E | 930 | 450 | 0.4839 | 0.2419 | 0.3000 | PASSED* |" in md
+    assert "PASSED* = point estimate below τ" in md
 
 
 def test_markdown_single_cell_and_pipe_escaping() -> None:
@@ -307,8 +307,8 @@ def test_markdown_suppresses_small_cells_but_keeps_their_status() -> None:
     run = _small_cells_run()
     md = render_markdown([run])
     rows = _table_rows(md, "### Cells")
-    assert "| 250+ | E | suppressed (n < 3) |  |  |  |  | FAIL |" in rows
-    assert "| 50-249 | E | 3 | 1 | 0.3333 | 0.3100 | 0.3133 | pass* |" in rows
+    assert "| 250+ | E | suppressed (n < 3) |  |  |  |  | NOT PASSED |" in rows
+    assert "| 50-249 | E | 3 | 1 | 0.3333 | 0.3100 | 0.3133 | PASSED* |" in rows
     small = [r for r in rows if r.startswith("| 250+ | E |")]
     assert len(small) == 1
     assert not re.search(r"\d", small[0][len("| 250+ | E |"):].replace("n < 3", ""))
@@ -324,10 +324,10 @@ def test_markdown_suppresses_small_cells_but_keeps_their_status() -> None:
 def test_markdown_min_cell_count_zero_shows_every_cell() -> None:
     md = render_markdown([_small_cells_run()], min_cell_count=0)
     rows = _table_rows(md, "### Cells")
-    assert "| 250+ | E | 2 | 2 | 1.0000 | 0.9350 | 0.9650 | FAIL |" in rows
+    assert "| 250+ | E | 2 | 2 | 1.0000 | 0.9350 | 0.9650 | NOT PASSED |" in rows
     assert "suppressed" not in md
     higher = render_markdown([_small_cells_run()], min_cell_count=4)
-    assert "| 50-249 | E | suppressed (n < 4) |  |  |  |  | pass* |" in higher
+    assert "| 50-249 | E | suppressed (n < 4) |  |  |  |  | PASSED* |" in higher
     with pytest.raises(ValueError):
         render_markdown([_small_cells_run()], min_cell_count=-1)
 
@@ -336,7 +336,7 @@ def test_html_suppresses_small_cells_in_table_heat_map_and_plot() -> None:
     run = _small_cells_run()
     page = render_html([run])
     assert ('<tr class="fail supp"><td>250+</td><td>E</td>'
-            '<td class="supp" colspan="11">suppressed (n &lt; 3)</td><td>FAIL</td></tr>') in page
+            '<td class="supp" colspan="11">suppressed (n &lt; 3)</td><td>NOT PASSED</td></tr>') in page
     assert ("<tr><td>50-249</td><td>E</td><td class=\"num\">3</td><td class=\"num\">1</td>"
             in page)
     for text in _small_cell_numbers(run["result"]["cells"][5]):

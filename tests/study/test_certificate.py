@@ -76,7 +76,7 @@ def test_run_writes_a_sealed_certificate_with_every_input(scenario):
     assert cert["scenario"]["evaluation"]["tau"] == 0.5
     cells = {c["cell"]["wz"]: c for c in cert["results"][0]["cells"]}
     assert cells["15"]["disclosure_risk"]["0.1"] == pytest.approx(2 / 9)
-    assert (cert_path.parent / "result.certificate.html").read_text().count("FAIL") == 1
+    assert (cert_path.parent / "result.certificate.html").read_text().count(">NOT PASSED<") == 1
     verified = _verify(cert_path)
     assert verified.exit_code == 0, verified.output
     assert verified.output.count("SHA-256 matches") == 4

@@ -120,7 +120,7 @@ def test_a_flipped_verdict_with_a_recomputed_digest_is_caught_with_and_without_a
         assert result.exit_code == 1
         assert "✔ digest matches" in result.output  # the forger resealed it ...
         assert "✘ verdict does NOT follow from the figures" in result.output  # ... the figures say no
-        assert "cell wz=22: marked pass" in result.output
+        assert "cell wz=22: marked PASSED" in result.output
 
 
 def test_an_unsigned_certificate_is_never_reported_as_signed(folder, keys):

@@ -268,13 +268,13 @@ def test_cells_of_the_combined_measure_forged_with_the_verdict(cert):
         _flip_verdict(c, failing=[], endangered=0)
 
     out = failed(forge(cert, change))
-    assert "combined measure, cell wz=22: certified {'0.1': 0.1} (pass)" in out
+    assert "combined measure, cell wz=22: certified {'0.1': 0.1} (PASSED)" in out
 
 
 def test_single_attacks_removed_are_missed_by_no_check(cert):
     forge(cert, lambda c: (c.__setitem__("single_attack", None), _flip_verdict(c, endangered=0)))
     out = failed(cert)
-    assert "✔ verdict (not certified) follows" in out  # internally consistent after the forgery ...
+    assert "✔ verdict (NOT PASSED) follows" in out  # internally consistent after the forgery ...
     assert "single_attack is missing, the scenario asks for it" in out  # ... but not with its scenario
     rerun = failed(cert, "--rerun")
     assert "rerun skipped: an earlier check failed" in rerun
@@ -315,11 +315,11 @@ def test_the_rerun_alone_catches_single_attacks_removed_when_the_scenario_is_for
     (lambda c: c["single_attack"]["unit_risk"].update(n_endangered=0, by_reason={}), "verdict endangered_targets is 3; the figures give 0"),
     (lambda c: c["single_attack"]["unit_risk"].update(n_targets=2), "3 endangered of 2 target(s)"),
     (lambda c: c["combined"]["cells"][1].update(passed=True), "combined measure, cell wz=22: certified"),
-    (lambda c: c["combined"].update(passed=True), "combined measure: marked pass against its cells"),
+    (lambda c: c["combined"].update(passed=True), "combined measure: marked PASSED against its cells"),
     (lambda c: c["combined"]["cells"].pop(), "combined measure: cell wz=22 of the runs is missing"),
     (lambda c: c["combined"].update(lam=0.0) or c["scenario"].update(lam=0.0), "with λ = 0.0"),
-    (lambda c: c["results"][0]["cells"][0].update(passed=False), "worst case, cell wz=15: marked FAIL"),
-    (lambda c: c["results"][1].update(passed=True), "run commercial: marked pass against its cells"),
+    (lambda c: c["results"][0]["cells"][0].update(passed=False), "worst case, cell wz=15: marked NOT PASSED"),
+    (lambda c: c["results"][1].update(passed=True), "run commercial: marked PASSED against its cells"),
     (lambda c: c["results"][0].update(intruder="worst") or c["results"][1].update(intruder="worst"), "at most one intruder"),
     (lambda c: c["verdict"].update(statement="certified"), "verdict statement is 'certified'"),
     (lambda c: c["verdict"].update(scope="any intruder"), "verdict scope is 'any intruder'"),
@@ -343,7 +343,7 @@ def test_a_forgery_signed_again_is_authentic_but_not_consistent(cert, tmp_path):
 
     out = failed(forge(cert, change, key), "--public-key", tmp_path / "k" / "public.pem")
     assert "✔ signature valid" in out  # a signer who forges is still caught by the figures
-    assert "the runs' cells with λ = 0.2 give {'0.1': 0.8333333333333335} (FAIL)" in out
+    assert "the runs' cells with λ = 0.2 give {'0.1': 0.8333333333333335} (NOT PASSED)" in out
 
 
 # -- 4. the rerun compares every figure ------------------------------------------------------
@@ -524,7 +524,7 @@ def test_synthetic_structure(synth_cert, change, expected):
 
 @pytest.mark.parametrize(("change", "expected"), [
     (lambda c: c["results"][0].update(passed=not c["results"][0]["passed"]), "marked"),
-    (lambda c: c["results"][0].update(upper=None, passed=True), "its upper bound None against τ = 0.5 says FAIL"),
+    (lambda c: c["results"][0].update(upper=None, passed=True), "its upper bound None against τ = 0.5 says NOT PASSED"),
     (lambda c: c.update(verdict=certificate.synthetic_verdict([])), "verdict factually_anonymous is True"),
 ])
 def test_synthetic_verdict(synth_cert, change, expected):
