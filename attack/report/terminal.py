@@ -86,6 +86,7 @@ def render_summary(
     *,
     files: Sequence[str] = (),
     combined: Mapping[str, Any] | None = None,
+    any_intruder: Sequence[Mapping[str, Any]] = (),
     natural_protection: Sequence[Mapping[str, Any]] = (),
     single_attack: Mapping[str, Any] | None = None,
     min_cell_count: int = MIN_CELL_COUNT,
@@ -102,6 +103,9 @@ def render_summary(
     cells = _cell_lines(runs, combined, min_cell_count)
     if cells:
         out += ["", "Failing cells, highest risk first:", *cells]
+    for entry in any_intruder:
+        out += ["", f"## Any intruder, {entry['release']}: {entry['n_reidentified']} of {entry['n_units']} "
+                    f"units re-identified by at least one intruder ({fmt_num(entry['reidentification_rate'])})"]
     for entry in natural_protection:
         rate = (entry.get("formal") or {}).get("reidentification_rate")
         out += ["", f"## Natural protection: {entry['intruder']}: re-identification rate on the FORMAL "
