@@ -31,11 +31,12 @@ from attack.report.attack import (
     svg_figure,
 )
 from attack.report.html import render, svg
+from attack.report.documents import KINDS, document_runs, result_kind
 from attack.report.labels import cell_label, variable_name
 from attack.report.release import risk_utility_figure, risk_utility_sentence
 from attack.report.synthetic import attack_rates_figure
 
-__all__ = ["CONTEXTS", "KINDS", "BoardInput", "result_kind", "render_board_html"]
+__all__ = ["CONTEXTS", "BoardInput", "render_board_html"]
 
 # Release contexts (ISO/IEC 27559 "context"): who can get the file and under which controls.
 CONTEXTS = {
@@ -50,9 +51,6 @@ CONTEXTS = {
                 "The file is analysed only in a supervised environment (on-site or remote access) whose "
                 "outputs are checked before they leave: environment controls carry much of the protection."),
 }
-KINDS = {"scenario": "scenario run (mass linkage)", "link": "linkage attack",
-         "synthetic": "synthetic release attacks", "tune": "protection tuning"}
-
 _METHOD = {  # method pages of the documentation, relative to the site root
     "risk": "method/risk.html", "intruders": "method/intruders.html", "linkage": "method/linkage.html",
     "single": "method/single-attacks.html", "frequency": "method/frequency-risk.html",
@@ -91,19 +89,6 @@ class BoardInput:
     versions: Mapping[str, str] = field(default_factory=dict)
 
 
-def result_kind(document: Mapping[str, Any]) -> str:
-    """The kind of a result document (a key of ``KINDS``), or "" when it is none of them."""
-    if isinstance(document.get("runs"), list):
-        return "scenario"
-    if document.get("kind") == "synthetic" and "checks" in document:
-        return "synthetic"
-    if "tune" in document and "candidates" in document:
-        return "tune"
-    if {"cells", "tau", "intruder", "release"} <= set(document):
-        return "link"
-    return ""
-
-
 # --------------------------------------------------------------------------------------------
 # The pieces every kind fills in
 
@@ -123,14 +108,6 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], failing: Sequen
     for i, row in enumerate(rows):
         t.add([str(v) for v in row], failing=bool(failing[i]) if i < len(failing) else False)
     return t
-
-
-def _run_entries(document: Mapping[str, Any]) -> list[dict]:
-    """Runs as the renderers take them (``AttackResult.as_run``) from a scenario or link document."""
-    entries = document["runs"] if "runs" in document else [document]
-    return [{"name": e.get("name", ""), "intruder": (e.get("intruder") or {}).get("role")
-             or (e.get("intruder") or {}).get("file", ""),
-             "release": (e.get("release") or {}).get("name", ""), "result": e, "entry": e} for e in entries]
 
 
 def _largest_gamma(result: Mapping[str, Any]) -> str | None:
@@ -159,7 +136,7 @@ def _verdict_word(passed: bool) -> str:
 
 
 def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str, list[_Section]]:
-    runs = _run_entries(document)
+    runs = document_runs(document)
     combined = document.get("combined")
     passed = bool(document["passed"])
     releases = list(dict.fromkeys(r["release"] for r in runs))
@@ -182,8 +159,8 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
     intruders = _Section("intruders", "Intruder models", method=(_METHOD["intruders"], "worst-case and realistic intruders"))
     intruders.tables.append(("one row per attack", _table(
         ["intruder", "role", "external file", "release", "matcher", "external records"],
-        [[r["entry"].get("intruder", {}).get("name", r["intruder"]), r["intruder"],
-          r["entry"].get("intruder", {}).get("file", "–"), r["release"],
+        [[r["result"].get("intruder", {}).get("name", r["intruder"]), r["intruder"],
+          r["result"].get("intruder", {}).get("file", "–"), r["release"],
           (r["result"].get("linkage") or {}).get("method", "–"), r["result"].get("n_external", "–")]
          for r in runs])))
 
@@ -263,7 +240,7 @@ def _headline(passed: bool, document: Mapping[str, Any], kind: str) -> str:
         return (f"PASSED: {spec['method']} with {spec['parameter']} = {chosen['value']} puts every cell below "
                 f"τ = {document['tau']:g}" if passed else
                 f"NOT PASSED: no value of {spec['parameter']} puts every cell below τ = {document['tau']:g}")
-    runs = _run_entries(document)
+    runs = document_runs(document)
     failing = sum(not r["result"]["passed"] for r in runs)
     return ("PASSED: every cell below τ in every attack" if passed else
             f"NOT PASSED: {failing} of {len(runs)} attacks have cells at or above τ")
