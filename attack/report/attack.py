@@ -645,12 +645,12 @@ def risk_by_gamma_figure(runs: Sequence[Mapping[str, Any]], min_count: int) -> F
     for k, (run, ax) in enumerate(zip(runs, axes)):
         colour = _RUN_COLOURS[k % len(_RUN_COLOURS)]
         x, y, lo, hi, top, gammas = _run_risk_lines(run, min_count)
-        ax.errorbar(x, y, yerr=[y - lo, hi - y], color=colour, marker="o", capsize=3)
+        ax.errorbar(x, y, yerr=[y - lo, hi - y], color=colour, marker="o", capsize=3, linewidth=2)
         if x.size:
             ax.annotate("overall", (x[-1], y[-1]), xytext=(6, -3), textcoords="offset points",
                         va="top", fontsize=8, color=colour)
         if top is not None and x.size:
-            ax.plot(x, top, color=colour, linestyle="--", marker="^")
+            ax.plot(x, top, color=colour, linestyle="--", marker="^", linewidth=2)
             ax.annotate("highest cell", (x[-1], top[-1]), xytext=(6, 3), textcoords="offset points",
                         va="bottom", fontsize=8, color=colour)
         tau = float(run["result"]["tau"])
