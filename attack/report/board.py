@@ -30,8 +30,8 @@ from attack.report.attack import (
     risk_heatmap_figure,
     svg_figure,
 )
-from attack.report.html import render, svg
 from attack.report.documents import KINDS, document_runs, result_kind
+from attack.report.html import render, svg
 from attack.report.labels import cell_label, variable_name
 from attack.report.release import risk_utility_figure, risk_utility_sentence
 from attack.report.synthetic import attack_rates_figure

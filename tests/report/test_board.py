@@ -127,9 +127,9 @@ def test_board_report_as_html_and_pdf(kind: str, results: dict[str, Path], tmp_p
 
 def test_pdf_layout_fetches_nothing() -> None:
     pytest.importorskip("weasyprint")
-    from attack.report.pdf import NETWORK_REFUSED, _refusing_fetcher, pdf_document
-
     import weasyprint
+
+    from attack.report.pdf import NETWORK_REFUSED, _refusing_fetcher, pdf_document
 
     fetcher = _refusing_fetcher(weasyprint)
     with pytest.raises(ValueError, match=NETWORK_REFUSED):
