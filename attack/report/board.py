@@ -337,14 +337,14 @@ def _tune_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_Sectio
     import matplotlib
 
     with matplotlib.rc_context(PLOT_RC):
-        fig = risk_utility_figure(document)
+        fig, sentence = risk_utility_figure(document), risk_utility_sentence(document) or ""
         if fig is not None:
             risk.figures.append({"svg": svg(svg_figure(fig, "board-tune")),
                                  "caption": "Largest cell risk against the share of utility cases beyond their "
-                                            "threshold, per check family (first seed); dotted line τ.",
+                                            f"threshold, per check family (first seed); dotted line τ. {sentence}",
                                  "method": _METHOD["utility"]})
         else:
-            risk.lines.append(risk_utility_sentence(document) or "")
+            risk.lines.append(sentence)
     criteria = _Section("criteria", "The three criteria of the Article 29 Working Party (Opinion 05/2014)",
                         method=(_METHOD["risk"], "what the linkage measure covers"))
     criteria.tables.append(("what this assessment tested", _table(["criterion", "tested", "how / why not"], [

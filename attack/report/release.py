@@ -186,35 +186,53 @@ def _risk_utility_points(document: Mapping[str, Any], families: Sequence[str]) -
     return points
 
 
+def _constant_families(points: Mapping[str, list[tuple]]) -> dict[str, float]:
+    """The families whose share is the same for every tried value: a vertical line in the plot
+    that says nothing about the choice (several of them, e.g. all at 0 %, draw over each other)."""
+    return {f: found[0][0] for f, found in points.items() if len({x for x, _, _ in found}) == 1}
+
+
 def risk_utility_sentence(document: Mapping[str, Any]) -> str | None:
-    """Said instead of the risk–utility plot when the plot would show nothing: no family with a
-    share, or every family at the same share for every value (e.g. all at 0 %). None otherwise."""
+    """What the risk–utility plot cannot show, in words: the families left out because their
+    share is the same for every tried value, or — when that is every family, or no family has a
+    share — that there is no plot. None when every family is drawn."""
     points = _risk_utility_points(document, _families(document))
-    shares = {x for found in points.values() for x, _, _ in found}
     if not points:
         return "No utility check family has a share of cases for the tried values: no risk–utility plot."
-    if len(shares) == 1:
-        return (f"Every check family has {_share(shares.pop())} of its cases beyond its threshold for every "
-                "tried value, so utility does not separate the candidates; the candidates differ only in "
-                "risk (table above).")
-    return None
+    constant = _constant_families(points)
+    if not constant:
+        return None
+    listed = ", ".join(f"{f} {_share(x)}" for f, x in constant.items())
+    if len(constant) == len(points):
+        return (f"Every check family keeps one share of cases beyond its threshold for every tried value ({listed}): "
+                "utility does not separate the candidates, which differ only in risk (table above); no plot.")
+    return f"Not drawn, the same share for every tried value: {listed}."
 
 
 def risk_utility_figure(document: Mapping[str, Any]) -> Figure | None:
     """Largest cell disclosure risk against the share of utility cases beyond their threshold,
-    one line per check family through the tried values (first seed), legend beside the plot;
-    None when ``risk_utility_sentence`` says the plot would be degenerate."""
+    one line per check family through the tried values (first seed), legend beside the plot.
+    Families whose share does not change are left out (``risk_utility_sentence`` names them);
+    None when that leaves nothing to draw."""
     from matplotlib.figure import Figure
 
-    if risk_utility_sentence(document) is not None:
+    points = _risk_utility_points(document, _families(document))
+    constant = _constant_families(points)
+    drawn = {f: found for f, found in points.items() if f not in constant}
+    if not drawn:
         return None
     fig = Figure(figsize=(6.4, 4.0))
     ax = fig.add_subplot()
-    for family, found in _risk_utility_points(document, _families(document)).items():
+    labelled = set()
+    for k, (family, found) in enumerate(drawn.items()):
         xs, ys, labels = zip(*found)
-        ax.plot(xs, ys, marker="o", label=family)
+        # marker and dash pattern differ too: families with equal shares stay visible on each other
+        ax.plot(xs, ys, marker="osD^vP"[k % 6], linestyle=("-", "--", "-.", ":")[k % 4], label=family,
+                markersize=7 - (k % 3))
         for x, y, label in zip(xs, ys, labels):
-            ax.annotate(str(label), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+            if (x, y, label) not in labelled:  # one value label per point, however many lines meet there
+                labelled.add((x, y, label))
+                ax.annotate(str(label), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
     ax.axhline(document["tau"], color="black", linestyle=":", linewidth=1)
     ax.axvline(0.10, color="grey", linestyle="--", linewidth=1)
     ax.set_xlabel("share of cases beyond the utility threshold")
