@@ -17,36 +17,12 @@ from click.testing import CliRunner
 from attack.cli import main
 from attack.errors import InputError
 from attack.report.labels import cell_label
+from tests.study.test_tuning import SCENARIO as TUNE
 
 SECTIONS = ["Release context", "Data and identifiers", "Intruder models",
             "Initial risk → threshold → residual risk", "The three criteria of the Article 29 Working Party",
             "Decision and sign-off", "Reproducibility"]
 
-TUNE = """
-title = "tune test"
-[data]
-release = { demo = "formal" }
-original = { demo = "original" }
-external = { demo = "worst_case" }
-demo = { n_units = 400, seed = 3 }
-[linkage]
-method = "greedy"
-block = ["nace:prefix=2"]
-keys = ["turnover:metric", "employees:metric"]
-[evaluation]
-gamma = [0.10]
-tau = 0.5
-targets = ["turnover", "employees"]
-cells = ["east_west"]
-[tune]
-method = "mult-noise"
-parameter = "f"
-values = [0.001, 0.5]
-params = { s = 0.001 }
-columns = ["turnover", "employees"]
-seeds = [1]
-release = "tuned.csv"
-"""
 
 
 def invoke(args: list) -> object:
@@ -76,7 +52,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                    "--holdout", folder / "holdout.csv", "--key", "region", "--key", "employees",
                    "--target", "turnover", "--n-attacks", "40", "--json", folder / "synth.json", "--quiet"])
     assert done.exit_code in (0, 1), done.output
-    (folder / "tune.toml").write_text(TUNE, encoding="utf-8")
+    (folder / "tune.toml").write_text(TUNE.format(values="[0.001, 0.5]"), encoding="utf-8")
     done = invoke(["tune", folder / "tune.toml", "--json", folder / "tune.json", "--quiet"])
     assert done.exit_code == 0, done.output
     return {"scenario": Path(demo.json_path), "link": link, "synthetic": folder / "synth.json",
