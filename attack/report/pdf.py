@@ -9,8 +9,8 @@ network), ReportLab (a second layout written by hand beside the HTML) or matplot
 (figures only).
 
 Nothing is fetched: every asset of a report is inline, and the URL fetcher given to WeasyPrint
-refuses every URL, so a link or a reference in the page can never make it reach the network or
-read a file.
+refuses every URL but the ``data:`` URLs of images inside the page, so a link or a reference in
+the page can never make it reach the network or read a file.
 """
 
 from __future__ import annotations
@@ -35,16 +35,21 @@ def _weasyprint() -> Any:
 
 
 def _refusing_fetcher(weasyprint: Any) -> Any:
-    """A URL fetcher that fetches nothing (recent WeasyPrint takes a ``URLFetcher`` object,
-    earlier versions a function)."""
+    """A URL fetcher that fetches nothing but ``data:`` URLs, the images written into the page
+    itself (matplotlib's heat maps and colour bars); recent WeasyPrint takes a ``URLFetcher``
+    object, earlier versions a function."""
     base = getattr(getattr(weasyprint, "urls", None), "URLFetcher", None)
     if base is None:
         def refuse(url: str, *args: Any, **kwargs: Any) -> Any:
+            if url.startswith("data:"):
+                return weasyprint.default_url_fetcher(url)
             raise ValueError(f"{NETWORK_REFUSED} ({url})")
         return refuse
 
     class Refusing(base):  # type: ignore[misc, valid-type]
         def fetch(self, url: str, headers: Any = None) -> Any:
+            if url.startswith("data:"):
+                return super().fetch(url, headers)
             raise ValueError(f"{NETWORK_REFUSED} ({url})")
 
     return Refusing()

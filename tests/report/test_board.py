@@ -115,6 +115,11 @@ def test_pdf_layout_fetches_nothing() -> None:
                             '<body><img src="http://example.org/x.png"><img src="file:///etc/hostname">'
                             '<p>text</p></body></html>')
     assert len(document.pages) == 1
+    # Images inside the page (data: URLs, as matplotlib writes heat maps) are drawn.
+    pixel = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQ"
+             "DwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+    fetched = (fetcher.fetch if hasattr(fetcher, "fetch") else fetcher)(pixel)
+    assert fetched is not None
 
 
 def test_pdf_without_weasyprint_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
