@@ -116,11 +116,14 @@ def _largest_gamma(result: Mapping[str, Any]) -> str | None:
 
 
 def _highest_cell(result: Mapping[str, Any]) -> tuple[float | None, str]:
-    """The highest cell risk at the largest γ and the cell's label (small cells included: the
-    board sees the deciding figure, which the verdict uses too)."""
+    """The highest cell risk at the largest γ and the cell's label, over the cells that the
+    reports show (at least ``MIN_CELL_COUNT`` verifiable units: a figure of a smaller cell
+    describes its units; its pass/FAIL still counts among the failing cells)."""
     gamma = _largest_gamma(result)
     best: tuple[float | None, str] = (None, "–")
     for cell in result.get("cells", []):
+        if (cell.get("n_verifiable") or 0) < MIN_CELL_COUNT:
+            continue
         value = (cell.get("disclosure_risk") or {}).get(gamma)
         if value is not None and (best[0] is None or value > best[0]):
             best = (float(value), cell.get("label") or cell_label(cell["cell"]))
@@ -177,7 +180,8 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
                      f"{sum(not c['passed'] for c in result.get('cells', []))} of {len(result.get('cells', []))}"])
         failing.append(not result["passed"])
     risk.tables.append((f"disclosure risk at the largest γ evaluated ({_largest_gamma(first)})", _table(
-        ["verdict", "release", "attack", "overall risk", "highest cell risk", "highest cell", "τ", "failing cells"],
+        ["verdict", "release", "attack", "overall risk", f"highest cell risk (n ≥ {MIN_CELL_COUNT})", "highest cell",
+         "τ", "failing cells"],
         rows, failing)))
     if len(releases) > 1:
         risk.lines.append(f"Initial risk: the first release of the scenario, {releases[0]}. Residual risk: the "

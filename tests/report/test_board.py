@@ -148,3 +148,21 @@ def test_regular_report_from_json_matches_the_one_the_run_wrote(results: dict[st
     done = invoke(["report", source, "--out", out])
     assert done.exit_code == 1  # the demo's result is NOT PASSED
     assert out.read_text(encoding="utf-8") == (source.parent / "report.html").read_text(encoding="utf-8")
+
+
+def test_board_report_shows_no_figure_of_a_small_cell(results: dict[str, Path]) -> None:
+    """A cell with fewer than 3 verifiable units is suppressed in the board report as in every
+    report: its risk is neither the "highest cell risk" nor in the heat map."""
+    from attack.report.board import BoardInput, render_board_html
+
+    document = json.loads(results["link"].read_text(encoding="utf-8"))
+    board = BoardInput("public-use", "0" * 64, "link.json", "attack report link.json --board")
+    assert "0.9877" not in render_board_html(document, board)
+    small, *others = document["cells"]
+    for cell in others:  # the small cell gets the highest risk of all
+        cell["disclosure_risk"] = {g: min(v, 0.5) for g, v in cell["disclosure_risk"].items()}
+    small["n_verifiable"], small["passed"] = 2, False
+    small["disclosure_risk"] = {g: 0.987654 for g in small["disclosure_risk"]}
+    page = render_board_html(document, board)
+    assert "0.9877" not in page
+    assert "highest cell risk (n ≥ 3)" in page
