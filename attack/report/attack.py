@@ -636,9 +636,10 @@ def risk_by_gamma_figure(runs: Sequence[Mapping[str, Any]], min_count: int) -> F
 
     from matplotlib.figure import Figure
 
-    ncols = min(len(runs), 2)
-    nrows = -(-len(runs) // ncols)
-    fig = Figure(figsize=(4.6 * ncols + 0.6, 3.0 * nrows + 0.4), layout="constrained")
+    # One column: on a phone the figure is scaled to the screen's width, and a second column
+    # would halve its text.
+    ncols, nrows = 1, len(runs)
+    fig = Figure(figsize=(5.4, 2.5 * nrows + 0.4), layout="constrained")
     axes = np.atleast_1d(fig.subplots(nrows, ncols, sharey=True, squeeze=False)).ravel()
     for ax in axes[len(runs):]:
         ax.set_visible(False)
@@ -655,8 +656,8 @@ def risk_by_gamma_figure(runs: Sequence[Mapping[str, Any]], min_count: int) -> F
                         va="bottom", fontsize=8, color=colour)
         tau = float(run["result"]["tau"])
         ax.axhline(tau, color="black", linestyle=":", linewidth=1.2)
-        ax.annotate(f"τ = {_short(tau)}", (0.0, tau), xycoords=("axes fraction", "data"),
-                    xytext=(3, 2), textcoords="offset points", ha="left", va="bottom", fontsize=8)
+        ax.annotate(f"τ = {_short(tau)}", (1.0, tau), xycoords=("axes fraction", "data"),
+                    xytext=(4, 0), textcoords="offset points", ha="left", va="center", fontsize=8)
         ax.set_xticks(x, gammas)
         if x.size:
             span = float(x.max() - x.min()) or 1.0
