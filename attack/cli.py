@@ -1128,3 +1128,59 @@ def risk_command(data_path, keys, weight, household, sensitive, k, threshold, me
         click.echo(render_frequency_markdown(document))
     if not result.passed:
         raise SystemExit(1)
+
+
+@main.command("report")
+@click.argument("result_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--board", is_flag=True, help="Write the release-board report: release context, data and identifiers, intruder models, initial risk, threshold and residual risk, the Article 29 criteria (what was and was not tested), sign-off and reproducibility, the result's SHA-256 on every page.")
+@click.option("--context", type=click.Choice(["public-use", "scientific-use", "enclave"]), help="Release context of the board report: a public-use file, a scientific-use file or a secure enclave (required with --board).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), help="Where the HTML report goes (default: beside RESULT_PATH, named RESULT.board.html with --board, else RESULT.html).")
+@click.option("--pdf", "pdf_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write the report as PDF (A4, page numbers; needs the pdf extra: pip install \"attack[pdf]\").")
+@click.option("--docs", "docs_url", default="", metavar="URL", help="Address of the attack documentation site the board report's method links point to (default: links relative to the report).")
+@_QUIET
+def report_command(result_path, board, context, out_path, pdf_path, docs_url, quiet) -> None:
+    """Report a result again from its JSON (attack run, demo, link, synth or tune --json): the
+    regular HTML report, or with --board the report a release board files, as HTML and with --pdf
+    as PDF. Nothing is recomputed: every number comes from RESULT_PATH. Exit status 1 when the
+    result is NOT PASSED, else 0."""
+    import importlib.metadata
+    import shlex
+
+    from attack.report.documents import load_result, report_html, report_passed
+
+    if board and context is None:
+        raise InputError("--board needs --context: public-use, scientific-use or enclave (who may get the file "
+                         "decides which controls stand beside the data's protection)")
+    if context is not None and not board:
+        raise InputError("--context belongs to the board report: add --board")
+    suffix = ".board.html" if board else ".html"
+    out_path = out_path or result_path.with_name(result_path.name.removesuffix(".json") + suffix)
+    check_outputs([out_path, pdf_path], [result_path])
+    document, digest = load_result(result_path)
+    if board:
+        from attack.report.board import BoardInput, render_board_html
+
+        versions = {}
+        for name in ("numpy", "pandas", "matplotlib", *(["weasyprint"] if pdf_path else [])):
+            try:
+                versions[name] = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                continue
+        command = shlex.join(["attack", "report", str(result_path), "--board", "--context", context,
+                              *(["--pdf", str(pdf_path)] if pdf_path else [])])
+        text = render_board_html(document, BoardInput(context=context, digest=digest, file_name=result_path.name,
+                                                      command=command, docs=docs_url, versions=versions))
+    else:
+        text = report_html(document, result_path.stem)
+    files: dict[Path, tuple[str | bytes, int | None]] = {out_path: (text, None)}
+    if pdf_path:
+        from attack.report.pdf import html_to_pdf
+
+        files[pdf_path] = (html_to_pdf(text), None)
+    write_files_atomic(files, inputs=[result_path])
+    passed = report_passed(document)
+    if not quiet:
+        written = ", ".join(str(p) for p in files)
+        click.echo(f"{'PASSED' if passed else 'NOT PASSED'} (as recorded in {result_path}); wrote {written}")
+    if not passed:
+        raise SystemExit(1)

@@ -22,6 +22,7 @@ import numpy as np
 
 from attack.io.jsonio import cell_key
 from attack.report.html import render, svg
+from attack.report.labels import cell_label, class_label, variable_name
 from attack.report.natural_protection import agreement_tables
 from attack.report.notebook import keep_figure, verdict_word
 
@@ -29,8 +30,9 @@ if TYPE_CHECKING:
     from matplotlib.colors import TwoSlopeNorm
     from matplotlib.figure import Figure
 
-__all__ = ["PLOT_RC", "Table", "distance_histogram_plot", "fmt_ci", "fmt_num", "md_table", "render_html", "render_markdown",
-           "risk_by_gamma_plot", "risk_heatmap", "svg_figure"]
+__all__ = ["PLOT_RC", "Table", "distance_histogram_figure", "distance_histogram_plot", "fmt_ci", "fmt_num", "md_table",
+           "render_html", "render_markdown", "risk_by_gamma_figure", "risk_by_gamma_plot", "risk_heatmap",
+           "risk_heatmap_figure", "svg_figure"]
 
 DASH = "–"
 #: What the maximum over intruders is, under its table.
@@ -120,9 +122,7 @@ def _cell_vars(result: Mapping[str, Any]) -> list[str]:
 
 
 def _cell_name(cell: Mapping[str, Any], names: Sequence[str]) -> str:
-    if not names:
-        return "all units"
-    return ", ".join(f"{v}={cell['cell'].get(v, DASH)}" for v in names)
+    return cell_label({v: cell["cell"].get(v, DASH) for v in names})
 
 
 def _failing(result: Mapping[str, Any]) -> int:
@@ -177,6 +177,9 @@ class Table:
     # Per row, None or (first column, number of columns): one cell spanning those columns and
     # holding the first one's text (HTML colspan; Markdown leaves the others empty).
     spans: list[tuple[int, int] | None] = field(default_factory=list)
+    # HTML only: the columns from this index on fold into one "details" cell per row (shown on
+    # demand), so a long table keeps one short row per cell; None shows every column.
+    fold: int | None = None
 
     def add(self, row: list[str], failing: bool = False,
             span: tuple[int, int] | None = None) -> None:
@@ -253,29 +256,28 @@ def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> Ta
     across its count and rate columns and keeps only its name and status.
     """
     variables = _cell_vars(result)
-    names = variables or ["cell"]
     gammas = _gammas(result)
     tau = float(result["tau"])
-    header = [*names, "n", "correct"]
+    # The status and the risks that decide it first, then the cell and its size; the detailed
+    # (HTML) table folds its counts and intervals into one "details" cell per row.
+    header = ["status", "cell", *(f"disclosure γ = {g}" for g in gammas), "n"]
+    shown = len(header)
     if detailed:
-        header += ["false", "none", "rate", "95% interval", "false-match"]
-        for g in gammas:
-            header += [f"disclosure γ = {g}", "95% interval"]
+        header += ["correct", "false", "none", "rate", "95% interval", "false-match",
+                   *(f"95% interval γ = {g}" for g in gammas)]
     else:
-        header += ["rate", *(f"disclosure γ = {g}" for g in gammas)]
-    header.append("status")
-    t = Table(header, [False] * len(names) + [True] * (len(header) - len(names) - 1) + [False])
+        header += ["correct", "rate"]
+    t = Table(header, [False, False] + [True] * (len(header) - 2), fold=shown if detailed else None)
     for cell in result.get("cells", []):
-        values = cell["cell"]
-        row = [str(values.get(v, DASH)) for v in variables] if variables else ["all units"]
+        row = [_status(cell, tau), _cell_name(cell, variables)]
         if _suppressed(cell, min_count):
-            width = len(header) - len(names) - 1
-            row += [_suppressed_text(min_count)] + [""] * (width - 1)
-            row.append(_status(cell, tau))
-            t.add(row, failing=not cell["passed"], span=(len(names), width))
+            width = len(header) - 2
+            t.add(row + [_suppressed_text(min_count)] + [""] * (width - 1),
+                  failing=not cell["passed"], span=(2, width))
             continue
-        row += [str(cell.get("n_verifiable", DASH)), str(cell.get("n_correct", DASH))]
         risk, risk_ci = cell.get("disclosure_risk", {}), cell.get("disclosure_risk_ci", {})
+        row += [*(fmt_num(risk.get(g)) for g in gammas), str(cell.get("n_verifiable", DASH)),
+                str(cell.get("n_correct", DASH))]
         if detailed:
             row += [
                 str(cell.get("n_false", DASH)),
@@ -283,34 +285,31 @@ def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> Ta
                 fmt_num(cell.get("reidentification_rate")),
                 fmt_ci(cell.get("reidentification_rate_ci")),
                 fmt_num(cell.get("false_match_rate")),
+                *(fmt_ci(risk_ci.get(g)) for g in gammas),
             ]
-            for g in gammas:
-                row += [fmt_num(risk.get(g)), fmt_ci(risk_ci.get(g))]
         else:
-            row += [fmt_num(cell.get("reidentification_rate")), *(fmt_num(risk.get(g)) for g in gammas)]
-        row.append(_status(cell, tau))
+            row.append(fmt_num(cell.get("reidentification_rate")))
         t.add(row, failing=not cell["passed"])
     return t
 
 
 def _comparison_table(runs: Sequence[Mapping[str, Any]]) -> Table:
     gammas = _all_gammas(runs)
-    header = ["run", "intruder", "release", "re-identification rate"]
-    header += [f"disclosure γ = {g}" for g in gammas]
-    header += ["failing cells", "verdict"]
-    t = Table(header, [False, False, False, True] + [True] * len(gammas) + [True, False])
+    header = ["verdict", "run", "failing cells", *(f"disclosure γ = {g}" for g in gammas),
+              "intruder", "release", "re-identification rate"]
+    t = Table(header, [False, False, True] + [True] * len(gammas) + [False, False, True])
     for run in runs:
         r = run["result"]
         risk = r.get("disclosure_risk", {})
         t.add(
             [
+                verdict_word(r["passed"]),
                 str(run.get("name", "")),
+                f"{_failing(r)} of {len(r.get('cells', []))}",
+                *(fmt_num(risk.get(g)) for g in gammas),
                 str(run.get("intruder", "")),
                 str(run.get("release", "")),
                 fmt_num(r.get("reidentification_rate")),
-                *(fmt_num(risk.get(g)) for g in gammas),
-                f"{_failing(r)} of {len(r.get('cells', []))}",
-                verdict_word(r["passed"]),
             ],
             failing=not r["passed"],
         )
@@ -353,25 +352,22 @@ def _combined_table(combined: Mapping[str, Any], min_count: int) -> Table:
     """Per cell: worst case, realistic mean and combined risk per γ, the rule used, status."""
     gammas = list(combined["cells"][0]["disclosure_risk"]) if combined["cells"] else []
     names = list(dict.fromkeys(k for c in combined["cells"] for k in c["cell"]))
-    header = [*(names or ["cell"])]
+    header = ["status", "cell", *(f"combined γ = {g}" for g in gammas), "rule"]
     for g in gammas:
-        header += [f"worst γ = {g}", f"realistic γ = {g}", f"combined γ = {g}"]
-    header += ["rule", "status"]
-    table = Table(header, [False] * len(names or [1]) + [True] * (3 * len(gammas)) + [False, False])
+        header += [f"worst γ = {g}", f"realistic γ = {g}"]
+    table = Table(header, [False, False] + [True] * len(gammas) + [False] + [True] * (2 * len(gammas)))
     for cell in combined["cells"]:
-        label = [str(cell["cell"].get(n, DASH)) for n in names] or ["all units"]
-        status = verdict_word(cell["passed"])
+        front = [verdict_word(cell["passed"]), _cell_name(cell, names)]
         if cell.get("n_verifiable", min_count) < min_count:
-            span = (len(label), 3 * len(gammas))
-            table.add([*label, f"suppressed (n < {min_count})", *[""] * (3 * len(gammas) - 1),
-                       cell["rule"], status], failing=not cell["passed"], span=span)
+            width = len(header) - 2
+            table.add([*front, f"suppressed (n < {min_count}); rule: {cell['rule']}", *[""] * (width - 1)],
+                      failing=not cell["passed"], span=(2, width))
             continue
-        values = []
+        parts = []
         for g in gammas:
-            worst = (cell.get("worst") or {}).get(g)
-            mean = (cell.get("realistic_mean") or {}).get(g)
-            values += [fmt_num(worst), fmt_num(mean), fmt_num(cell["disclosure_risk"][g])]
-        table.add([*label, *values, cell["rule"], status], failing=not cell["passed"])
+            parts += [fmt_num((cell.get("worst") or {}).get(g)), fmt_num((cell.get("realistic_mean") or {}).get(g))]
+        table.add([*front, *(fmt_num(cell["disclosure_risk"][g]) for g in gammas), cell["rule"], *parts],
+                  failing=not cell["passed"])
     return table
 
 
@@ -417,7 +413,7 @@ def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[s
         (c["cell"], c, released.get(cell_key(c["cell"]))) for c in formal["cells"]
     ]
     for cell, f, r in rows:
-        label = ", ".join(f"{k}={v}" for k, v in cell.items()) or "all units"
+        label = cell_label(cell)
         if f["n_verifiable"] < min_count:
             side.add([label, f"suppressed (n < {min_count})", *[""] * (len(header) - 2)],
                      span=(1, len(header) - 1))
@@ -579,9 +575,11 @@ def _risk_norm(tau: float, values: np.ndarray) -> TwoSlopeNorm:
     return TwoSlopeNorm(vcenter=tau, vmin=min(0.0, tau - 1e-6), vmax=vmax)
 
 
-def risk_heatmap(result: Mapping[str, Any], gamma: str, prefix: str, min_count: int) -> str:
+def risk_heatmap_figure(result: Mapping[str, Any], gamma: str, min_count: int) -> Figure:
     """Per-cell disclosure risk at ``gamma``, coloured on a diverging scale centred on τ.
 
+    Two cell variables make a grid (the one with more classes down the side), any other number
+    one row per cell; classes and cells carry their human labels (``attack.report.labels``).
     Suppressed cells (fewer than ``min_count`` verifiable units) are grey, labelled "supp.",
     and do not enter the colour scale.
     """
@@ -610,7 +608,8 @@ def risk_heatmap(result: Mapping[str, Any], gamma: str, prefix: str, min_count: 
             j = cols.index(str(c["cell"].get(b, DASH)))
             grid[i, j], fail[i, j] = risk(c), not c["passed"]
             supp[i, j] = _suppressed(c, min_count)
-        xlabel, ylabel = b, a
+        rows, cols = [class_label(a, v) for v in rows], [class_label(b, v) for v in cols]
+        xlabel, ylabel = variable_name(b), variable_name(a)
     else:
         rows, cols = [_cell_name(c, names) for c in cells], [f"γ = {gamma}"]
         grid = np.array([[risk(c)] for c in cells])
@@ -620,7 +619,7 @@ def risk_heatmap(result: Mapping[str, Any], gamma: str, prefix: str, min_count: 
 
     norm = _risk_norm(tau, grid)
     cmap = matplotlib.colormaps[_CMAP]
-    width = 1.6 + 1.0 * len(cols) + 0.06 * max(map(len, rows))
+    width = 1.6 + 1.1 * len(cols) + 0.06 * max(map(len, rows))
     fig = Figure(figsize=(width, 1.2 + 0.38 * len(rows)))
     ax = fig.add_subplot()
     image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, norm=norm, aspect="auto")
@@ -646,62 +645,103 @@ def risk_heatmap(result: Mapping[str, Any], gamma: str, prefix: str, min_count: 
     bar = fig.colorbar(image, ax=ax, shrink=min(1.0, 0.4 + 0.1 * len(rows)))
     bar.ax.axhline(tau, color="black", linewidth=1.5)
     bar.set_label(f"disclosure risk (τ = {_short(tau)})")
-    return svg_figure(fig, prefix)
+    return fig
 
 
-def risk_by_gamma_plot(runs: Sequence[Mapping[str, Any]], prefix: str, min_count: int) -> str:
-    """Overall (solid, with 95% interval) and highest-cell (dashed) disclosure risk against γ.
+def risk_heatmap(result: Mapping[str, Any], gamma: str, prefix: str, min_count: int) -> str:
+    """``risk_heatmap_figure`` as inline SVG (ids prefixed with ``prefix``)."""
+    return svg_figure(risk_heatmap_figure(result, gamma, min_count), prefix)
+
+
+def _run_risk_lines(run: Mapping[str, Any], min_count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                      np.ndarray, np.ndarray | None, list[str]]:
+    """γ values, overall risk with its interval and the highest shown cell's risk of one run."""
+    r = run["result"]
+    gammas = [g for g in _gammas(r) if r["disclosure_risk"].get(g) is not None]
+    y = np.array([float(r["disclosure_risk"][g]) for g in gammas])
+    cis = r.get("disclosure_risk_ci", {})
+    lo = np.array([cis[g][0] if cis.get(g) and cis[g][0] is not None else v for g, v in zip(gammas, y)], dtype=float)
+    hi = np.array([cis[g][1] if cis.get(g) and cis[g][1] is not None else v for g, v in zip(gammas, y)], dtype=float)
+    cells = r.get("cells", [])
+    shown = [c for c in cells if not _suppressed(c, min_count)]
+    top = None
+    if len(cells) > 1 and shown:
+        top = np.array([max((float(c["disclosure_risk"][g]) for c in shown
+                             if c.get("disclosure_risk", {}).get(g) is not None), default=np.nan)
+                        for g in gammas])
+    return np.array([float(g) for g in gammas]), y, lo, hi, top, gammas
+
+
+def risk_by_gamma_figure(runs: Sequence[Mapping[str, Any]], min_count: int) -> Figure:
+    """Overall (solid, with 95% interval) and highest-cell (dashed) disclosure risk against γ,
+    one panel per run (runs overlap when drawn together), lines labelled where they end.
 
     The highest cell is taken over the cells that are not suppressed (``min_count``).
     """
+    import textwrap
+
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(5.5, 3.4))
-    ax = fig.add_subplot()
-    ticks: dict[float, str] = {}
-    for k, run in enumerate(runs):
-        r = run["result"]
+    # One column: on a phone the figure is scaled to the screen's width, and a second column
+    # would halve its text.
+    ncols, nrows = 1, len(runs)
+    fig = Figure(figsize=(5.4, 2.5 * nrows + 0.4), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, sharey=True, squeeze=False)).ravel()
+    for ax in axes[len(runs):]:
+        ax.set_visible(False)
+    for k, (run, ax) in enumerate(zip(runs, axes)):
         colour = _RUN_COLOURS[k % len(_RUN_COLOURS)]
-        gammas = [g for g in _gammas(r) if r["disclosure_risk"].get(g) is not None]
-        x = np.array([float(g) for g in gammas])
-        ticks.update({float(g): g for g in gammas})
-        y = np.array([float(r["disclosure_risk"][g]) for g in gammas])
-        cis = r.get("disclosure_risk_ci", {})
-        lo = np.array([cis[g][0] if cis.get(g) and cis[g][0] is not None else v
-                       for g, v in zip(gammas, y)], dtype=float)
-        hi = np.array([cis[g][1] if cis.get(g) and cis[g][1] is not None else v
-                       for g, v in zip(gammas, y)], dtype=float)
-        ax.errorbar(x, y, yerr=[y - lo, hi - y], color=colour, marker="o", capsize=3,
-                    label=f"{run.get('name', '')} (overall)")
-        cells = r.get("cells", [])
-        shown = [c for c in cells if not _suppressed(c, min_count)]
-        if len(cells) > 1 and shown:
-            top = [max((float(c["disclosure_risk"][g]) for c in shown
-                        if c.get("disclosure_risk", {}).get(g) is not None), default=np.nan)
-                   for g in gammas]
-            ax.plot(x, top, color=colour, linestyle="--", marker="^",
-                    label=f"{run.get('name', '')} (highest cell)")
-    for tau in _taus(runs):
+        x, y, lo, hi, top, gammas = _run_risk_lines(run, min_count)
+        ax.errorbar(x, y, yerr=[y - lo, hi - y], color=colour, marker="o", capsize=3, linewidth=2)
+        if x.size:
+            ax.annotate("overall", (x[-1], y[-1]), xytext=(6, -3), textcoords="offset points",
+                        va="top", fontsize=8, color=colour)
+        if top is not None and x.size:
+            ax.plot(x, top, color=colour, linestyle="--", marker="^", linewidth=2)
+            ax.annotate("highest cell", (x[-1], top[-1]), xytext=(6, 3), textcoords="offset points",
+                        va="bottom", fontsize=8, color=colour)
+        tau = float(run["result"]["tau"])
         ax.axhline(tau, color="black", linestyle=":", linewidth=1.2)
         ax.annotate(f"τ = {_short(tau)}", (1.0, tau), xycoords=("axes fraction", "data"),
-                    ha="right", va="bottom", fontsize=8)
-    ax.set_xticks(sorted(ticks), [ticks[t] for t in sorted(ticks)])
-    ax.set_xlabel("γ (relative deviation below which a value is useful)")
-    ax.set_ylabel("disclosure risk")
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=1, frameon=False)
-    return svg_figure(fig, prefix)
+                    xytext=(4, 0), textcoords="offset points", ha="left", va="center", fontsize=8)
+        ax.set_xticks(x, gammas)
+        if x.size:
+            span = float(x.max() - x.min()) or 1.0
+            ax.set_xlim(x.min() - 0.1 * span, x.max() + 0.45 * span)  # room for the line labels
+        ax.set_title(textwrap.fill(str(run.get("name", "")), 48), fontsize=9)
+        ax.set_ylim(0, 1.12)
+        ax.grid(alpha=0.3)
+        ax.set_xlabel("γ")
+    for ax in axes[::ncols]:
+        ax.set_ylabel("disclosure risk")
+    return fig
 
 
-def distance_histogram_plot(hist: Mapping[str, Any], prefix: str) -> tuple[str, str]:
+def risk_by_gamma_plot(runs: Sequence[Mapping[str, Any]], prefix: str, min_count: int) -> str:
+    """``risk_by_gamma_figure`` as inline SVG (ids prefixed with ``prefix``)."""
+    return svg_figure(risk_by_gamma_figure(runs, min_count), prefix)
+
+
+def _log_ticks(low: float, high: float, with_zero: bool) -> tuple[list[float], list[str]]:
+    """At most six powers of ten from ``low`` to ``high`` (every k-th decade), plus 0 for a
+    symmetric-log axis: labels that cannot collide however many decades the axis spans."""
+    first, last = int(np.floor(np.log10(low))), int(np.ceil(np.log10(high)))
+    step = max(1, -(-(last - first + 1) // 6))
+    decades = list(range(last, first - 1, -step))[::-1]
+    ticks = [0.0] * with_zero + [10.0 ** d for d in decades]
+    labels = ["0"] * with_zero + [f"$10^{{{d}}}$" for d in decades]
+    return ticks, labels
+
+
+def distance_histogram_figure(hist: Mapping[str, Any]) -> tuple[Figure, str]:
     """Step histogram of assigned-pair distances, correct vs false links, and its scale note."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import NullLocator
 
     edges = np.asarray(hist["edges"], dtype=float)
     correct = np.asarray(hist["correct"], dtype=float)
     false = np.asarray(hist["false"], dtype=float)
-    fig = Figure(figsize=(5.5, 3.2))
+    fig = Figure(figsize=(6.0, 3.2))
     ax = fig.add_subplot()
     ax.stairs(false, edges, label=f"false links ({int(false.sum())})", color="#d62728",
               fill=True, alpha=0.35)
@@ -710,16 +750,26 @@ def distance_histogram_plot(hist: Mapping[str, Any], prefix: str) -> tuple[str, 
     positive = edges[edges > 0]
     scale = "linear distance axis"
     if positive.size and positive.max() / positive.min() > 100:
-        if edges.min() <= 0:
+        symmetric = bool(edges.min() <= 0)
+        if symmetric:
             ax.set_xscale("symlog", linthresh=float(positive.min()))
             scale = f"symmetric-log distance axis, linear below {positive.min():.3g}"
         else:
             ax.set_xscale("log")
             scale = "logarithmic distance axis"
+        ticks, labels = _log_ticks(float(positive.min()), float(positive.max()), symmetric)
+        ax.set_xticks(ticks, labels)
+        ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("distance of assigned pair")
     ax.set_ylabel("assigned pairs")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, frameon=False)
+    ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig, scale
+
+
+def distance_histogram_plot(hist: Mapping[str, Any], prefix: str) -> tuple[str, str]:
+    """``distance_histogram_figure`` as inline SVG (ids prefixed with ``prefix``) and its scale note."""
+    fig, scale = distance_histogram_figure(hist)
     return svg_figure(fig, prefix), scale
 
 
@@ -838,7 +888,7 @@ def render_html(
     with matplotlib.rc_context(PLOT_RC):
         context["comparison"] = None if len(runs) < 2 else {
             "table": _comparison_table(runs), "svg": svg(risk_by_gamma_plot(runs, "cmp", min_count)),
-            "caption": "Disclosure risk against γ, one colour per run: overall with 95% interval "
+            "caption": "Disclosure risk against γ, one panel per run: overall with 95% interval "
                        "(solid) and highest cell (dashed); dotted line τ."}
         context["runs"] = [_run_context(run, i, with_gamma_plot=len(runs) == 1, min_count=min_count)
                            for i, run in enumerate(runs, 1)]

@@ -12,6 +12,7 @@ from typing import Any
 
 from attack.report.html import render
 from attack.report.notebook import verdict_word
+from attack.report.labels import cell_label
 
 PASS, FAIL = verdict_word(True), verdict_word(False)
 
@@ -75,7 +76,7 @@ def _tables(certificate: Mapping[str, Any]) -> list[dict]:
         gammas = list(run["cells"][0]["disclosure_risk"]) if run["cells"] else []
         header = ["cell", "n", "hit rate"] + [f"P γ={g}" for g in gammas] + [""]
         rows = [
-            [", ".join(f"{k}={v}" for k, v in c["cell"].items()) or "all units",
+            [cell_label(c["cell"]),
              c.get("n_verifiable", ""), _number(c.get("reidentification_rate")),
              *[_number(c["disclosure_risk"][g]) for g in gammas], PASS if c["passed"] else FAIL]
             for c in run["cells"]

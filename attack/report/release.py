@@ -8,7 +8,7 @@ Risk and utility stay separate columns: no combined score is ever formed (docs/m
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attack.report.attack import (
     PLOT_RC,
@@ -20,8 +20,11 @@ from attack.report.attack import (
 from attack.report.html import render, svg
 from attack.report.notebook import verdict_word
 
-__all__ = ["ml_table", "render_tune_html", "render_tune_markdown", "render_utility_markdown",
-           "utility_table"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["ml_table", "render_tune_html", "render_tune_markdown", "render_utility_markdown", "risk_utility_figure",
+           "risk_utility_sentence", "utility_table"]
 
 # Families shown in the tuning table and plot, in the order of docs/method/utility.md.
 TUNE_FAMILIES = ("means", "medians", "sds", "pearson", "spearman", "coefficients", "structural_zeros",
@@ -131,14 +134,14 @@ def render_utility_markdown(profile: Mapping[str, Any], title: str) -> str:
 def _tune_table(document: Mapping[str, Any], families: Sequence[str]) -> Table:
     parameter = document["tune"]["parameter"]
     chosen = document["chosen"]
-    t = Table([parameter, "seed", "risk verdict", "failing cells", "max cell risk",
+    t = Table(["risk verdict", parameter, "max cell risk", "failing cells", "seed",
                *[f"{f} beyond" for f in families], "IL1s"],
-              [True, True, False, True, True, *[True] * len(families), True])
+              [False, True, True, True, True, *[True] * len(families), True])
     for c in document["candidates"]:
         mark = " (chosen)" if chosen and c["value"] == chosen["value"] and c["seed"] == chosen["seed"] else ""
         fam = c["utility"]["families"]
-        t.add([f"{c['value']}{mark}", str(c["seed"]), verdict_word(c["passed"]),
-               str(c["n_failing_cells"]), fmt_num(c["max_cell_risk"]),
+        t.add([verdict_word(c["passed"]), f"{c['value']}{mark}", fmt_num(c["max_cell_risk"]),
+               str(c["n_failing_cells"]), str(c["seed"]),
                *[_share(fam[f]["share"]) if f in fam else "–" for f in families],
                fmt_num(c["utility"].get("il1s"))], failing=not c["passed"])
     return t
@@ -170,41 +173,87 @@ def render_tune_markdown(document: Mapping[str, Any], title: str) -> str:
     ]) + "\n"
 
 
-def _plot(document: Mapping[str, Any], families: Sequence[str]) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
+def _risk_utility_points(document: Mapping[str, Any], families: Sequence[str]) -> dict[str, list[tuple]]:
+    """Per check family, (share beyond threshold, largest cell risk, value) of each tried value
+    (first seed); families without a share left out."""
     seed = document["tune"]["seeds"][0]
     rows = [c for c in document["candidates"] if c["seed"] == seed]
-    with matplotlib.rc_context(PLOT_RC):
-        fig = Figure(figsize=(6.4, 4.0))
-        ax = fig.add_subplot()
-        for family in families:
-            points = [(c["utility"]["families"][family]["share"], c["max_cell_risk"], c["value"])
-                      for c in rows if c["utility"]["families"].get(family, {}).get("share") is not None]
-            if not points:
-                continue
-            xs, ys, labels = zip(*points)
-            ax.plot(xs, ys, marker="o", label=family)
-            for x, y, label in zip(xs, ys, labels):
+    points = {}
+    for family in families:
+        found = [(c["utility"]["families"][family]["share"], c["max_cell_risk"], c["value"])
+                 for c in rows if c["utility"]["families"].get(family, {}).get("share") is not None]
+        if found:
+            points[family] = found
+    return points
+
+
+def _constant_families(points: Mapping[str, list[tuple]]) -> dict[str, float]:
+    """The families whose share is the same for every tried value: a vertical line in the plot
+    that says nothing about the choice (several of them, e.g. all at 0 %, draw over each other)."""
+    return {f: found[0][0] for f, found in points.items() if len({x for x, _, _ in found}) == 1}
+
+
+def risk_utility_sentence(document: Mapping[str, Any]) -> str | None:
+    """What the risk–utility plot cannot show, in words: the families left out because their
+    share is the same for every tried value, or — when that is every family, or no family has a
+    share — that there is no plot. None when every family is drawn."""
+    points = _risk_utility_points(document, _families(document))
+    if not points:
+        return "No utility check family has a share of cases for the tried values: no risk–utility plot."
+    constant = _constant_families(points)
+    if not constant:
+        return None
+    listed = ", ".join(f"{f} {_share(x)}" for f, x in constant.items())
+    if len(constant) == len(points):
+        return (f"Every check family keeps one share of cases beyond its threshold for every tried value ({listed}): "
+                "utility does not separate the candidates, which differ only in risk (table above); no plot.")
+    return f"Not drawn, the same share for every tried value: {listed}."
+
+
+def risk_utility_figure(document: Mapping[str, Any]) -> Figure | None:
+    """Largest cell disclosure risk against the share of utility cases beyond their threshold,
+    one line per check family through the tried values (first seed), legend beside the plot.
+    Families whose share does not change are left out (``risk_utility_sentence`` names them);
+    None when that leaves nothing to draw."""
+    from matplotlib.figure import Figure
+
+    points = _risk_utility_points(document, _families(document))
+    constant = _constant_families(points)
+    drawn = {f: found for f, found in points.items() if f not in constant}
+    if not drawn:
+        return None
+    fig = Figure(figsize=(6.4, 4.0))
+    ax = fig.add_subplot()
+    labelled = set()
+    for k, (family, found) in enumerate(drawn.items()):
+        xs, ys, labels = zip(*found)
+        # marker and dash pattern differ too: families with equal shares stay visible on each other
+        ax.plot(xs, ys, marker="osD^vP"[k % 6], linestyle=("-", "--", "-.", ":")[k % 4], label=family,
+                markersize=7 - (k % 3))
+        for x, y, label in zip(xs, ys, labels):
+            if (x, y, label) not in labelled:  # one value label per point, however many lines meet there
+                labelled.add((x, y, label))
                 ax.annotate(str(label), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
-        ax.axhline(document["tau"], color="black", linestyle=":", linewidth=1)
-        ax.axvline(0.10, color="grey", linestyle="--", linewidth=1)
-        ax.set_xlabel("share of cases beyond the utility threshold")
-        ax.set_ylabel("largest cell disclosure risk")
-        ax.legend(fontsize=7)
-        return svg_figure(fig, "tune")
+    ax.axhline(document["tau"], color="black", linestyle=":", linewidth=1)
+    ax.axvline(0.10, color="grey", linestyle="--", linewidth=1)
+    ax.set_xlabel("share of cases beyond the utility threshold")
+    ax.set_ylabel("largest cell disclosure risk")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return fig
 
 
 def render_tune_html(document: Mapping[str, Any], title: str) -> str:
     """Self-contained HTML page: verdict, the candidate table and risk against utility
     (template ``templates/tune.html.j2``)."""
-    families = _families(document)
+    import matplotlib
+
+    with matplotlib.rc_context(PLOT_RC):
+        fig = risk_utility_figure(document)
+        plot = None if fig is None else svg(svg_figure(fig, "tune"))
     return render(
         "tune.html.j2", title=title, passed=document["chosen"] is not None, headline=_headline(document),
-        candidates=_tune_table(document, families), plot_svg=svg(_plot(document, families)) if families else None,
+        candidates=_tune_table(document, _families(document)), plot_svg=plot,
+        plot_sentence=risk_utility_sentence(document),
         footer="Aggregates only. Risk is a hard constraint; utility is reported beside it, never merged into "
                "one score (docs/method/utility.md).",
     )

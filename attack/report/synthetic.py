@@ -10,7 +10,7 @@ singling out (which quote values of synthetic records) are left out.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attack.report.attack import (
     PLOT_RC,
@@ -23,18 +23,22 @@ from attack.report.attack import (
 from attack.report.html import render, svg
 from attack.report.notebook import verdict_word
 
-__all__ = ["attack_rates_plot", "render_synth_html", "render_synth_markdown"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["attack_rates_figure", "attack_rates_plot", "render_synth_html", "render_synth_markdown"]
 
 _ATTACKS = ("singling_out", "linkability")
 
 
 def _checks_table(document: Mapping[str, Any]) -> Table:
-    t = Table(["check", "measure", "target", "γ", "value", "upper bound", "τ", "status"],
-              [False, False, False, True, True, True, True, False])
+    # The status and what decides it (the upper bound against τ) first.
+    t = Table(["status", "check", "upper bound", "τ", "value", "measure", "target", "γ"],
+              [False, False, True, True, True, False, False, True])
     for c in document["checks"]:
-        t.add([c["family"], c["measure"], str(c.get("target") or "–"),
-               "–" if c.get("gamma") is None else f"{c['gamma']:g}", fmt_num(c["value"]),
-               fmt_num(c["upper"]), f"{c['tau']:g}", verdict_word(c["passed"])],
+        t.add([verdict_word(c["passed"]), c["family"], fmt_num(c["upper"]), f"{c['tau']:g}",
+               fmt_num(c["value"]), c["measure"], str(c.get("target") or "–"),
+               "–" if c.get("gamma") is None else f"{c['gamma']:g}"],
               failing=not c["passed"])
     return t
 
@@ -69,13 +73,13 @@ def _decides(decision: Mapping[str, Any] | None) -> str:
 
 
 def _attack_table(document: Mapping[str, Any]) -> Table:
-    t = Table(["attack", "main", "control (holdout)", "baseline", "risk", "risk interval", "decides at τ"],
-              [False, True, True, True, True, True, False])
+    t = Table(["attack", "risk", "risk interval", "decides at τ", "main", "control (holdout)", "baseline"],
+              [False, True, True, False, True, True, True])
     for label, r in _attacks(document):
         risk = r["risk"]
-        t.add([label, _rate(r["main"]), _rate(r["control"]), _rate(r["baseline"]),
-               fmt_num(None if risk is None else risk["value"]),
-               fmt_ci(None if risk is None else [risk["low"], risk["high"]]), _decides(r.get("decision"))],
+        t.add([label, fmt_num(None if risk is None else risk["value"]),
+               fmt_ci(None if risk is None else [risk["low"], risk["high"]]), _decides(r.get("decision")),
+               _rate(r["main"]), _rate(r["control"]), _rate(r["baseline"])],
               failing=r["passed"] is False)
     return t
 
@@ -200,34 +204,40 @@ def render_synth_markdown(document: Mapping[str, Any], title: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def attack_rates_plot(document: Mapping[str, Any]) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
+def attack_rates_figure(document: Mapping[str, Any]) -> Figure:
+    """Success rate with 95% interval of each attack: on the training original (main), on the
+    holdout (control) and of a naive intruder (baseline); legend beside the plot."""
     from matplotlib.figure import Figure
 
     attacks = _attacks(document)
+    fig = Figure(figsize=(6.4, 0.5 + 0.45 * len(attacks) * 3))
+    ax = fig.add_subplot()
+    y = 0
+    labels, positions = [], []
+    for label, r in attacks:
+        for role, colour in (("main", "#d62728"), ("control", "#1f77b4"), ("baseline", "#7f7f7f")):
+            rate = r[role]
+            if rate is not None:
+                ax.errorbar(rate["rate"], y, xerr=[[rate["rate"] - rate["low"]], [rate["high"] - rate["rate"]]],
+                            fmt="o", color=colour, capsize=3,
+                            label=role if label == attacks[0][0] else None)
+            labels.append(f"{label}: {role}")
+            positions.append(y)
+            y -= 1
+        y -= 0.5
+    ax.set_yticks(positions, labels, fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("success rate with 95% interval")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return fig
+
+
+def attack_rates_plot(document: Mapping[str, Any]) -> str:
+    """``attack_rates_figure`` as inline SVG."""
+    import matplotlib
+
     with matplotlib.rc_context(PLOT_RC):
-        fig = Figure(figsize=(6.4, 0.5 + 0.45 * len(attacks) * 3))
-        ax = fig.add_subplot()
-        y = 0
-        labels, positions = [], []
-        for label, r in attacks:
-            for role, colour in (("main", "#d62728"), ("control", "#1f77b4"), ("baseline", "#7f7f7f")):
-                rate = r[role]
-                if rate is not None:
-                    ax.errorbar(rate["rate"], y, xerr=[[rate["rate"] - rate["low"]], [rate["high"] - rate["rate"]]],
-                                fmt="o", color=colour, capsize=3,
-                                label=role if label == attacks[0][0] else None)
-                labels.append(f"{label}: {role}")
-                positions.append(y)
-                y -= 1
-            y -= 0.5
-        ax.set_yticks(positions, labels, fontsize=7)
-        ax.set_xlim(0, 1)
-        ax.set_xlabel("success rate with 95% interval")
-        ax.legend(fontsize=7, loc="lower right")
-        return svg_figure(fig, "synth")
+        return svg_figure(attack_rates_figure(document), "synth")
 
 
 def render_synth_html(document: Mapping[str, Any], title: str) -> str:

@@ -38,6 +38,7 @@ from attack.defaults import LINKAGE_TAU
 from attack.io.columns import number_columns, require_number_columns
 from attack.io.readers import numeric_column, source_name
 from attack.linkage.blocking import Classifier
+from attack.report.labels import cell_label
 
 Z_95 = 1.959963984540054
 DEFAULT_GAMMAS: tuple[float, ...] = (0.05, 0.10)
@@ -246,7 +247,8 @@ def score(
     outcome = (linked, correct, useful, evaluated)
     summary = _figures(np.zeros(verifiable.size, dtype=np.int64), 1, *outcome, spec, len(targets))[0]
     per_cell = _figures(cell_codes, len(cell_values), *outcome, spec, len(targets))
-    cells = [{"cell": values, **figures} for values, figures in zip(cell_values, per_cell)]
+    cells = [{"cell": values, "label": cell_label(values), **figures}
+             for values, figures in zip(cell_values, per_cell)]
     passed = all(c["passed"] for c in cells)
     absent = np.flatnonzero(true_row < 0) if spec.truth_complete else np.zeros(0, dtype=np.int64)
     absent_linked = release_row[absent] >= 0

@@ -157,7 +157,7 @@ def test_markdown_not_passed_lists_failing_cells_per_run() -> None:
     assert "- realistic (MARKUS-like) vs FORMAL: PASSED, 0 of 6 cells failing (τ = 0.5)" in verdict
     assert "- worst case vs MA32G: NOT PASSED, 2 of 6 cells failing (τ = 0.5)" in verdict
     # The comparison table has one row per run.
-    row = "| worst case vs MA32G | worst | MA32G | 0.5475 | 0.2592 | 0.3385 | 2 of 6 | NOT PASSED |"
+    row = "| NOT PASSED | worst case vs MA32G | 2 of 6 | 0.2592 | 0.3385 | worst | MA32G | 0.5475 |"
     assert row in md
 
 
@@ -166,12 +166,12 @@ def test_markdown_cell_table_marks_exactly_the_failing_cells() -> None:
     second = md.split("## 2. worst case vs MA32G")[1]
     rows = _table_rows(second, "### Cells")
     assert len(rows) == 6
-    failing = [r for r in rows if r.endswith("| NOT PASSED |")]
+    failing = [r for r in rows if r.startswith("| NOT PASSED |")]
     assert len(failing) == 2
-    assert failing[0].startswith("| 250+ | W | 1550 | 1300 | 0.8387 | 0.4361 | 0.5535 |")
-    assert failing[1].startswith("| 250+ | E | 670 | 600 | 0.8955 | 0.4925 | 0.6269 |")
+    assert failing[0] == "| NOT PASSED | size_class 250+, east_west W | 0.4361 | 0.5535 | 1550 | 1300 | 0.8387 |"
+    assert failing[1] == "| NOT PASSED | size_class 250+, east_west E | 0.4925 | 0.6269 | 670 | 600 | 0.8955 |"
     # The unmatched cell: zero rate and zero risk, and it passes.
-    assert "| 20-49 | E | 40 | 0 | 0.0000 | 0.0000 | 0.0000 | PASSED |" in rows
+    assert "| PASSED | size_class 20-49, east_west E | 0.0000 | 0.0000 | 40 | 0 | 0.0000 |" in rows
 
 
 def test_markdown_flags_upper_bound_reaching_tau() -> None:
@@ -179,7 +179,7 @@ def test_markdown_flags_upper_bound_reaching_tau() -> None:
     cell = run["result"]["cells"][3]  # 50-249/E, risk 0.3000 at γ = 0.1, passes
     cell["disclosure_risk_ci"]["0.1"] = [0.45, 0.51]
     md = render_markdown([run])
-    assert "| 50-249 | E | 930 | 450 | 0.4839 | 0.2419 | 0.3000 | PASSED* |" in md
+    assert "| PASSED* | size_class 50-249, east_west E | 0.2419 | 0.3000 | 930 | 450 | 0.4839 |" in md
     assert "PASSED* = point estimate below τ" in md
 
 
@@ -188,8 +188,8 @@ def test_markdown_single_cell_and_pipe_escaping() -> None:
     result["cells"] = [dict(result["cells"][0], cell={})]
     result["evaluation"]["cell_variables"] = []
     md = render_markdown([{"name": "a|b", "intruder": "worst", "release": "R", "result": result}])
-    assert "| cell | n | correct |" in md
-    assert "| all units | 3000 | 600 |" in md
+    assert "| status | cell | disclosure γ = 0.05 | disclosure γ = 0.1 | n | correct | rate |" in md
+    assert "| pass | all units | " in md
     assert "## 1. a\\|b" in md
 
 
@@ -276,7 +276,7 @@ def test_html_one_and_three_cell_variables() -> None:
         cell["cell"]["nace"] = "C"
     result["evaluation"]["cell_variables"] = ["size_class", "east_west", "nace"]
     page = render_html([{"name": "r", "intruder": "worst", "release": "R", "result": result}])
-    assert "size_class=250+, east_west=E, nace=C" in page  # one heat-map row per cell
+    assert "size_class 250+, east_west E, nace C" in page  # one heat-map row per cell
     result["cells"] = [dict(result["cells"][0], cell={})]
     result["evaluation"]["cell_variables"] = []
     page = render_html([{"name": "r", "intruder": "worst", "release": "R", "result": result}])
@@ -307,11 +307,11 @@ def test_markdown_suppresses_small_cells_but_keeps_their_status() -> None:
     run = _small_cells_run()
     md = render_markdown([run])
     rows = _table_rows(md, "### Cells")
-    assert "| 250+ | E | suppressed (n < 3) |  |  |  |  | NOT PASSED |" in rows
-    assert "| 50-249 | E | 3 | 1 | 0.3333 | 0.3100 | 0.3133 | PASSED* |" in rows
-    small = [r for r in rows if r.startswith("| 250+ | E |")]
+    assert "| NOT PASSED | size_class 250+, east_west E | suppressed (n < 3) |  |  |  |  |" in rows
+    assert "| PASSED* | size_class 50-249, east_west E | 0.3100 | 0.3133 | 3 | 1 | 0.3333 |" in rows
+    small = [r for r in rows if r.startswith("| NOT PASSED | size_class 250+, east_west E |")]
     assert len(small) == 1
-    assert not re.search(r"\d", small[0][len("| 250+ | E |"):].replace("n < 3", ""))
+    assert not re.search(r"\d", small[0].split("east_west E |")[1].replace("n < 3", ""))
     for text in _small_cell_numbers(run["result"]["cells"][5]):
         assert text not in md
     assert "Cells with fewer than 3 verifiable units are suppressed" in md
@@ -324,10 +324,10 @@ def test_markdown_suppresses_small_cells_but_keeps_their_status() -> None:
 def test_markdown_min_cell_count_zero_shows_every_cell() -> None:
     md = render_markdown([_small_cells_run()], min_cell_count=0)
     rows = _table_rows(md, "### Cells")
-    assert "| 250+ | E | 2 | 2 | 1.0000 | 0.9350 | 0.9650 | NOT PASSED |" in rows
+    assert "| NOT PASSED | size_class 250+, east_west E | 0.9350 | 0.9650 | 2 | 2 | 1.0000 |" in rows
     assert "suppressed" not in md
     higher = render_markdown([_small_cells_run()], min_cell_count=4)
-    assert "| 50-249 | E | suppressed (n < 4) |  |  |  |  | PASSED* |" in higher
+    assert "| PASSED* | size_class 50-249, east_west E | suppressed (n < 4) |  |  |  |  |" in higher
     with pytest.raises(ValueError):
         render_markdown([_small_cells_run()], min_cell_count=-1)
 
@@ -335,10 +335,12 @@ def test_markdown_min_cell_count_zero_shows_every_cell() -> None:
 def test_html_suppresses_small_cells_in_table_heat_map_and_plot() -> None:
     run = _small_cells_run()
     page = render_html([run])
-    assert ('<tr class="fail supp"><td>250+</td><td>E</td>'
-            '<td class="supp" colspan="11">suppressed (n &lt; 3)</td><td>NOT PASSED</td></tr>') in page
-    assert ("<tr><td>50-249</td><td>E</td><td class=\"num\">3</td><td class=\"num\">1</td>"
-            in page)
+    # Status first, then the cell's label; the suppression spans every other column, the
+    # details column included.
+    assert ('<tr class="fail supp"><td>NOT PASSED</td><td>size_class 250+, east_west E</td>'
+            '<td class="supp" colspan="4">suppressed (n &lt; 3)</td></tr>') in page
+    assert ('<tr><td>PASSED*</td><td>size_class 50-249, east_west E</td><td class="num">0.3100</td>'
+            '<td class="num">0.3133</td><td class="num">3</td><td class="more"><details>') in page
     for text in _small_cell_numbers(run["result"]["cells"][5]):
         assert text not in page
     assert page.count(">supp.<") == 1  # the masked heat-map cell
@@ -359,7 +361,8 @@ def test_html_min_cell_count_zero_shows_every_cell() -> None:
     run = _small_cells_run()
     page = render_html([run], min_cell_count=0)
     assert "suppressed" not in page and ">supp.<" not in page
-    assert '<tr class="fail"><td>250+</td><td>E</td><td class="num">2</td>' in page
+    assert ('<tr class="fail"><td>NOT PASSED</td><td>size_class 250+, east_west E</td><td class="num">0.9350</td>'
+            '<td class="num">0.9650</td><td class="num">2</td>') in page
     assert "0.9650" in page
     with pytest.raises(ValueError):
         render_html([run], min_cell_count=-1)

@@ -135,26 +135,32 @@ _MEASURE = """<script>(function () {
 })();</script>"""
 
 
-def test_layout_at_phone_width(report: Path, source: str, chrome_tmp: Path) -> None:
-    """Lay the report out in a 412 px viewport and measure it.
+def _measure(source: str, script: str, width: int, chrome_tmp: Path, name: str) -> dict:
+    """Lay ``source`` out in a ``width`` px viewport and return what ``script`` measured.
 
-    Headless Chromium will not make its window narrower than 500 px, so the report goes into a
-    412 px wide iframe (``srcdoc``, same origin) of a test page; a script appended to the copy
-    measures the layout and writes it into the outer page, which ``--dump-dom`` returns.
+    Headless Chromium will not make its window narrower than 500 px, so the page goes into a
+    ``width`` px wide iframe (``srcdoc``, same origin) of a test page; the script appended to the
+    copy measures the layout and writes it as JSON into the outer page, which ``--dump-dom``
+    returns.
     """
-    measured = source.replace("</body>", _MEASURE % WIDTH + "</body>")
-    wrapper = chrome_tmp / "phone.html"
+    measured = source.replace("</body>", script + "</body>")
+    wrapper = chrome_tmp / f"{name}.html"
     wrapper.write_text(
         '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:0">'
         '<pre id="layout"></pre>'
-        f'<iframe style="width:{WIDTH}px;height:{HEIGHT}px;border:0" '
+        f'<iframe style="width:{width}px;height:{HEIGHT}px;border:0" '
         f'srcdoc="{html.escape(measured, quote=True)}"></iframe></body></html>',
         encoding="utf-8",
     )
-    dom = _chromium(chrome_tmp, "--window-size=600,1000", "--dump-dom", wrapper.as_uri())
+    dom = _chromium(chrome_tmp, f"--window-size={max(600, width + 100)},1000", "--dump-dom", wrapper.as_uri())
     match = re.search(r'<pre id="layout">([^<]+)</pre>', dom)
     assert match, "the layout probe did not run"
-    layout = json.loads(html.unescape(match.group(1)))
+    return json.loads(html.unescape(match.group(1)))
+
+
+def test_layout_at_phone_width(report: Path, source: str, chrome_tmp: Path) -> None:
+    """Lay the report out in a 412 px viewport and measure it."""
+    layout = _measure(source, _MEASURE % WIDTH, WIDTH, chrome_tmp, "phone")
     assert layout["innerWidth"] == WIDTH
     # Nothing outside the table scrollers is wider than the phone: no sideways page scrolling.
     assert layout["scrollWidth"] <= WIDTH
@@ -220,3 +226,55 @@ def test_print_to_pdf(report: Path, source: str, chrome_tmp: Path) -> None:
     # Each run starts a new printed page (section.run { break-before: page }).
     pages = len(re.findall(rb"/Type\s*/Page(?!s)", data))
     assert pages >= 1 + source.count('<section class="run"')
+
+
+# At desktop width every table fits: no table container scrolls sideways, and every verdict and
+# every column that decides it (status, verdict, failing cells, disclosure risk per γ) lies inside
+# the viewport. The probe lists each table's header texts with the right edge of each.
+DESKTOP = 1400
+_WIDE_PROBE = """<script>(function () {
+  var doc = document.documentElement;
+  var out = {
+    scrollWidth: doc.scrollWidth,
+    tables: [].map.call(document.querySelectorAll('.scroll'), function (s) {
+      return {scrollWidth: s.scrollWidth, clientWidth: s.clientWidth,
+              header: [].map.call(s.querySelectorAll('thead th'), function (h) {
+                return [h.textContent, h.getBoundingClientRect().right]; })};
+    })
+  };
+  parent.document.getElementById('layout').textContent = JSON.stringify(out);
+})();</script>"""
+DECIDING = re.compile(r"^(status|verdict|failing cells|disclosure γ = |combined γ = )")
+
+
+def _check_desktop(layout: dict) -> list[str]:
+    """Assert nothing scrolls sideways at 1400 px; return the deciding headers found."""
+    assert layout["scrollWidth"] <= DESKTOP
+    found = []
+    for table in layout["tables"]:
+        assert table["scrollWidth"] <= table["clientWidth"], table["header"]
+        for text, right in table["header"]:
+            if DECIDING.match(text):
+                assert right <= DESKTOP, (text, right)
+                found.append(text)
+    return found
+
+
+def test_every_verdict_and_deciding_column_visible_at_desktop_width(source: str, chrome_tmp: Path) -> None:
+    layout = _check_desktop(_measure(source, _WIDE_PROBE, DESKTOP, chrome_tmp, "desktop"))
+    runs = source.count('<section class="run"')
+    # The comparison table's verdict and failing cells, each run's cell table's status, and
+    # the disclosure risk per γ in both.
+    assert layout.count("verdict") == 1 and layout.count("failing cells") == 1
+    assert layout.count("status") == runs
+    assert layout.count("disclosure γ = 0.1") == 1 + runs
+
+
+def test_board_report_fits_at_desktop_width(report: Path, chrome_tmp: Path) -> None:
+    from attack.report.board import BoardInput, render_board_html
+    from attack.report.documents import load_result
+
+    document, digest = load_result(report.with_name("demo.json"))
+    page = render_board_html(document, BoardInput("enclave", digest, "demo.json", "attack report demo.json --board"))
+    found = _check_desktop(_measure(page, _WIDE_PROBE, DESKTOP, chrome_tmp, "board"))
+    assert found.count("verdict") == 1
