@@ -33,6 +33,7 @@ from attack.report.attack import (
 from attack.report.documents import KINDS, document_runs, result_kind
 from attack.report.html import render, svg
 from attack.report.labels import cell_label, variable_name
+from attack.report.notebook import verdict_word
 from attack.report.release import risk_utility_figure, risk_utility_sentence
 from attack.report.synthetic import attack_rates_figure
 
@@ -130,10 +131,6 @@ def _highest_cell(result: Mapping[str, Any]) -> tuple[float | None, str]:
     return best
 
 
-def _verdict_word(passed: bool) -> str:
-    return "PASSED" if passed else "NOT PASSED"
-
-
 # --------------------------------------------------------------------------------------------
 # Linkage results: a scenario run or one attack
 
@@ -174,7 +171,7 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
         result = r["result"]
         top, where = _highest_cell(result)
         gamma = _largest_gamma(result)
-        rows.append([_verdict_word(result["passed"]), r["release"], r["name"],
+        rows.append([verdict_word(result["passed"]), r["release"], r["name"],
                      fmt_num((result.get("disclosure_risk") or {}).get(gamma)), fmt_num(top), where,
                      f"{result['tau']:g}",
                      f"{sum(not c['passed'] for c in result.get('cells', []))} of {len(result.get('cells', []))}"])

@@ -78,6 +78,7 @@ def report_html(document: Mapping[str, Any], title: str) -> str:
     extra = {}
     if kind == "scenario":
         extra = {"notes": document.get("notes") or (), "combined": document.get("combined"),
+                 "any_intruder": document.get("any_intruder") or (),
                  "natural_protection": document.get("natural_protection") or (),
                  "single_attack": document.get("single_attack")}
     return render_html(document_runs(document), title=document.get("title") or title, **extra)

@@ -189,7 +189,7 @@ def test_markdown_single_cell_and_pipe_escaping() -> None:
     result["evaluation"]["cell_variables"] = []
     md = render_markdown([{"name": "a|b", "intruder": "worst", "release": "R", "result": result}])
     assert "| status | cell | disclosure γ = 0.05 | disclosure γ = 0.1 | n | correct | rate |" in md
-    assert "| pass | all units | " in md
+    assert "| PASSED | all units | " in md
     assert "## 1. a\\|b" in md
 
 
