@@ -35,18 +35,20 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from rapidfuzz import process
-from rapidfuzz.distance import JaroWinkler, Levenshtein
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler, Levenshtein
 
 from attack.errors import InputError
 from attack.io.readers import code_column, numeric_column, source_name
+from attack.linkage.names import prepare
 from attack.linkage.outliers import check_key_values
+from attack.linkage.phonetic import ENCODINGS
 
 KeyType = Literal["metric", "nominal", "ordinal", "hierarchical", "string"]
 KEY_TYPES: tuple[str, ...] = ("metric", "nominal", "ordinal", "hierarchical", "string")
 STANDARDISATIONS: tuple[str, ...] = ("maxmin", "range", "sd", "none")
 METRIC_DISTANCES: tuple[str, ...] = ("squared", "absolute")
-STRING_METHODS: tuple[str, ...] = ("levenshtein", "jaro_winkler")
+STRING_METHODS: tuple[str, ...] = ("levenshtein", "jaro_winkler", "damerau", "token_set")
 HIERARCHY_MODES: tuple[str, ...] = ("compatible_zero", "lca")
 MISSING_RULES: tuple[str, ...] = ("max", "skip")
 
@@ -75,6 +77,10 @@ class KeySpec:
     hierarchy_mode: str = "compatible_zero"
     string_method: str = "levenshtein"
     missing: str = "max"
+    #: String keys: fold case, diacritics, punctuation and spaces first (``attack.linkage.names``).
+    normalise: bool = False
+    #: String keys: compare the phonetic codes (``"soundex"`` or ``"cologne"``) of the values.
+    encoding: str | None = None
 
     def __post_init__(self) -> None:
         if self.type not in KEY_TYPES:
@@ -96,6 +102,11 @@ class KeySpec:
             raise InputError(f"key {self.name!r}: an ordinal category is listed twice")
         if self.log and self.type != "metric":
             raise InputError(f"key {self.name!r}: the log transform applies to metric keys only")
+        if self.encoding is not None and self.encoding not in ENCODINGS:
+            raise InputError(f"key {self.name!r}: unknown encoding {self.encoding!r}; expected one of "
+                             f"{', '.join(ENCODINGS)}")
+        if (self.normalise or self.encoding) and self.type != "string":
+            raise InputError(f"key {self.name!r}: normalising and phonetic encoding apply to string keys only")
 
     @property
     def external_column(self) -> str:
@@ -117,6 +128,10 @@ class KeySpec:
             out["hierarchy"] = "parent map" if self.parents else f"prefix levels {self.levels or 'auto'}"
         if self.type == "string":
             out["string_method"] = self.string_method
+            if self.normalise:
+                out["normalise"] = True
+            if self.encoding:
+                out["encoding"] = self.encoding
         out["missing"] = self.missing
         return out
 
@@ -281,19 +296,36 @@ class _CodeComponent(_Component):
         return self.scale
 
 
+#: The rapidfuzz scorer of each string method; all but ``token_set`` give a normalised distance
+#: in [0, 1], ``token_set`` a similarity in [0, 100] that ``string_distances`` turns into
+#: ``1 − score / 100`` (docs/method/linkage.md, "Comparing names").
+STRING_SCORERS = {
+    "levenshtein": Levenshtein.normalized_distance,
+    "jaro_winkler": JaroWinkler.normalized_distance,
+    "damerau": DamerauLevenshtein.normalized_distance,
+    "token_set": fuzz.token_set_ratio,
+}
+
+
+def string_distances(
+    a: Sequence[str], b: Sequence[str], method: str, pairs: bool = False, dtype: type = np.float64
+) -> np.ndarray:
+    """Normalised distances (in [0, 1]) of the strings ``a × b``, or with ``pairs`` of
+    ``(a[k], b[k])``."""
+    out = (process.cpdist if pairs else process.cdist)(a, b, scorer=STRING_SCORERS[method], dtype=dtype)
+    if method == "token_set":
+        out = np.subtract(1.0, out / 100.0, out=out)
+    return out
+
+
 class _StringComponent(_Component):
     def __init__(self, a: np.ndarray, b: np.ndarray, method: str) -> None:
-        self.a, self.b = a, b
-        self.scorer = Levenshtein.normalized_distance if method == "levenshtein" else (
-            JaroWinkler.normalized_distance
-        )
+        self.a, self.b, self.method = a, b, method
 
     def raw(self, ext, rel):
         a = self.a[ext]
         b = self.b[rel]
-        out = process.cdist(
-            [x or "" for x in a], [y or "" for y in b], scorer=self.scorer, dtype=np.float64
-        )
+        out = string_distances([x or "" for x in a], [y or "" for y in b], self.method)
         out[pd.isna(a), :] = np.nan
         out[:, pd.isna(b)] = np.nan
         return out
@@ -301,16 +333,12 @@ class _StringComponent(_Component):
     def raw_pairs(self, ext, rel):
         a = self.a[ext]
         b = self.b[rel]
-        out = process.cpdist(
-            [x or "" for x in a], [y or "" for y in b], scorer=self.scorer, dtype=np.float64
-        )
+        out = string_distances([x or "" for x in a], [y or "" for y in b], self.method, pairs=True)
         out[pd.isna(a) | pd.isna(b)] = np.nan
         return out
 
     def subset(self, ext, rel):
-        out = _StringComponent.__new__(_StringComponent)
-        out.a, out.b, out.scorer = self.a[ext], self.b[rel], self.scorer
-        return out
+        return _StringComponent(self.a[ext], self.b[rel], self.method)
 
     def extremes(self):
         ua = pd.unique(self.a[~pd.isna(self.a)])
@@ -326,7 +354,7 @@ class _StringComponent(_Component):
         low, high = np.inf, -np.inf
         step = max(1, STRING_EXTREMES_MAX_PAIRS // 20 // ub.size)
         for start in range(0, ua.size, step):
-            block = process.cdist(list(ua[start : start + step]), list(ub), scorer=self.scorer)
+            block = string_distances(list(ua[start : start + step]), list(ub), self.method, dtype=np.float32)
             low, high = min(low, float(block.min())), max(high, float(block.max()))
         return low, high
 
@@ -635,4 +663,5 @@ def _component(
         return _ordinal(a, b, key, names)
     if key.type == "hierarchical":
         return _hierarchical(a, b, key)
+    a, b = (prepare(v, normalise=key.normalise, encoding=key.encoding) for v in (a, b))
     return _StringComponent(a, b, key.string_method)

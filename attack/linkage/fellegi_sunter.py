@@ -4,7 +4,9 @@ Every key compares an external and a release value on a few ordered levels (leve
 agreement, the last = disagreement, −1 = a value is missing; docs/method/intruder-confidence.md):
 
 * metric: exact / near (relative difference ``|a − b| / max(|a|, |b|) ≤`` ``METRIC_NEAR``) / far;
-* string (case, surrounding spaces and punctuation ignored): exact / Jaro–Winkler similarity at
+* string (case, surrounding spaces and punctuation ignored; with the key's ``normalise`` also
+  diacritics, with ``encoding`` the phonetic codes compared): exact / Jaro–Winkler similarity
+  (or ``1 −`` the Damerau–Levenshtein or token-set distance, when that is the key's method) at
   least each of ``STRING_SIMILAR`` / different;
 * hierarchical code: exact / same prefix at each of the key's levels (longest first; default 2) /
   different;
@@ -34,7 +36,8 @@ from rapidfuzz.distance import JaroWinkler
 from attack.errors import InputError
 from attack.io.readers import code_column, numeric_column
 from attack.linkage.blocking import Blocking
-from attack.linkage.distances import KeySpec
+from attack.linkage.distances import KeySpec, string_distances
+from attack.linkage.names import prepare
 
 #: The intruder's models: weighted distances (handbook §13.4) or Fellegi–Sunter match weights.
 INTRUDERS: tuple[str, ...] = ("distance", "fellegi-sunter")
@@ -94,21 +97,28 @@ class Comparison:
         return out
 
     def _string_levels(self, a: np.ndarray, b: np.ndarray, pairs: bool) -> np.ndarray:
-        """Jaro–Winkler levels; a matrix is computed once per pair of distinct strings."""
+        """Similarity levels; a matrix is computed once per pair of distinct strings."""
         if pairs:
-            sim = process.cpdist(list(self.texts[np.maximum(a, 0)]), list(self.texts[np.maximum(b, 0)]),
-                                 scorer=JaroWinkler.similarity, dtype=np.float32)
+            sim = self._similarity(self.texts[np.maximum(a, 0)], self.texts[np.maximum(b, 0)], True)
             out = _similarity_levels(sim, a == b)
             out[(a < 0) | (b < 0)] = -1
             return out
         ua, ia = np.unique(a, return_inverse=True)
         ub, ib = np.unique(b, return_inverse=True)
-        sim = process.cdist(list(self.texts[np.maximum(ua, 0)]), list(self.texts[np.maximum(ub, 0)]),
-                            scorer=JaroWinkler.similarity, dtype=np.float32)
+        sim = self._similarity(self.texts[np.maximum(ua, 0)], self.texts[np.maximum(ub, 0)], False)
         distinct = _similarity_levels(sim, ua[:, None] == ub[None, :])
         distinct[ua < 0, :] = -1
         distinct[:, ub < 0] = -1
         return distinct[ia[:, None], ib[None, :]]
+
+    def _similarity(self, a: np.ndarray, b: np.ndarray, pairs: bool) -> np.ndarray:
+        """Jaro–Winkler similarity, or ``1 −`` the distance of the key's Damerau–Levenshtein or
+        token-set method."""
+        method = self.key.string_method
+        if method in ("damerau", "token_set"):
+            return 1.0 - string_distances(list(a), list(b), method, pairs, dtype=np.float32)
+        score = process.cpdist if pairs else process.cdist
+        return score(list(a), list(b), scorer=JaroWinkler.similarity, dtype=np.float32)
 
     def _prefix_levels(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """``a``/``b`` hold, per row, the joint integer codes of the full code and each prefix."""
@@ -159,9 +169,13 @@ def comparisons(external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Ke
         a = code_column(external, ext_col, required=True)
         b = code_column(release, rel_col, required=True)
         if key.type == "string":
-            texts = pd.Series([normalise_text(x) for x in np.concatenate([a, b])], dtype=object)
-            codes, uniques = pd.factorize(texts, use_na_sentinel=True)
-            labels = ("exact", *(f"jaro-winkler >= {t:g}" for t in STRING_SIMILAR), "different")
+            values = np.concatenate([a, b])
+            if not key.normalise:  # the light normalisation every string key gets
+                values = np.array([normalise_text(x) for x in values], dtype=object)
+            values = prepare(values, normalise=key.normalise, encoding=key.encoding)
+            codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
+            measure = key.string_method if key.string_method in ("damerau", "token_set") else "jaro-winkler"
+            labels = ("exact", *(f"{measure} >= {t:g}" for t in STRING_SIMILAR), "different")
             out.append(Comparison(key, labels, codes[: len(a)], codes[len(a):],
                                   texts=np.asarray(uniques, dtype=object)))
         elif key.type == "hierarchical":

@@ -12,8 +12,8 @@ the same ``KeySpec`` and
     Block("employees", bins=[20, 50])       "employees:bins=20,50"
 
 Text keys read ``NAME:TYPE[:WEIGHT][:OPTION...]`` with the options ``log``, ``squared``,
-``absolute``, ``levenshtein``, ``jaro_winkler``, ``lca``, ``skip``, ``order=a|b|c`` and
-``levels=2|3|4``. The distances themselves are explained in ``docs/method/linkage.md``.
+``absolute``, ``levenshtein``, ``jaro_winkler``, ``damerau``, ``token_set``, ``normalise``,
+``soundex``, ``cologne``, ``lca``, ``skip``, ``order=a|b|c`` and ``levels=2|3|4``. The distances themselves are explained in ``docs/method/linkage.md``.
 """
 
 from __future__ import annotations
@@ -146,13 +146,17 @@ class Hierarchical(Key):
 
 
 class String(Key):
-    """A text key such as a firm name: normalised edit distance."""
+    """A text key such as a firm or person name: normalised edit distance."""
 
     type: Literal["string"] = "string"
-    string_method: Literal["levenshtein", "jaro_winkler"] = "levenshtein"
+    string_method: Literal["levenshtein", "jaro_winkler", "damerau", "token_set"] = "levenshtein"
+    normalise: bool = Field(False, description="Fold case, diacritics, punctuation and spaces before comparing.")
+    encoding: Literal["soundex", "cologne"] | None = Field(
+        None, description="Compare the phonetic codes of the values (Soundex or Kölner Phonetik).")
 
     def _options(self) -> list[str]:
-        return [self.string_method] if self.string_method != "levenshtein" else []
+        return ([self.string_method] if self.string_method != "levenshtein" else []) + (
+            ["normalise"] if self.normalise else []) + ([self.encoding] if self.encoding else [])
 
 
 #: A key table of a scenario file, told apart by its ``type``.
@@ -190,6 +194,11 @@ _FLAGS = {
     "absolute": ("metric_distance", "absolute"),
     "levenshtein": ("string_method", "levenshtein"),
     "jaro_winkler": ("string_method", "jaro_winkler"),
+    "damerau": ("string_method", "damerau"),
+    "token_set": ("string_method", "token_set"),
+    "normalise": ("normalise", True),
+    "soundex": ("encoding", "soundex"),
+    "cologne": ("encoding", "cologne"),
     "lca": ("hierarchy_mode", "lca"),
     "skip": ("missing", "skip"),
 }
