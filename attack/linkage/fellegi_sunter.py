@@ -406,26 +406,35 @@ def candidate_patterns(
     """Distinct comparison patterns of the candidate pairs and their counts: all pairs, or, when
     there are more than ``limit``, the pairs of a uniform random sample of the external records
     (each with every release record of its block), about ``limit`` pairs."""
-    sizes = np.array([len(b.external) * len(b.release) for b in blocking], dtype=np.int64)
+    sizes = np.array([b.n_pairs for b in blocking], dtype=np.int64)
     n_candidates = int(sizes.sum())
     radix = np.array([len(c.labels) + 1 for c in comps], dtype=np.int64)
     place = np.concatenate([[1], np.cumprod(radix)[:-1]])
     counts = np.zeros(int(np.prod(radix)), dtype=np.int64)
 
-    def add(rows: np.ndarray, block) -> None:
-        code = np.zeros((rows.size, len(block.release)), dtype=np.int64)
+    def add(rows: np.ndarray, cols: np.ndarray, pairs: bool) -> None:
+        code = np.zeros((rows.size,) if pairs else (rows.size, cols.size), dtype=np.int64)
         for c, p in zip(comps, place):
-            code += (c.levels(rows, block.release, pairs=False).astype(np.int64) + 1) * p
+            code += (c.levels(rows, cols, pairs=pairs).astype(np.int64) + 1) * p
         counts[:] += np.bincount(code.ravel(), minlength=counts.size)
 
     share = min(1.0, limit / max(n_candidates, 1))
     for block in blocking:
+        keep = rng.random(block.external.size) < share if share < 1.0 else None
+        if block.pairs is not None:  # multi-pass blocking: only the candidate pairs
+            rows, cols = block.pairs.nonzero()
+            if keep is not None:
+                rows, cols = rows[keep[rows]], cols[keep[rows]]
+            for start in range(0, rows.size, CHUNK_PAIRS):
+                part = slice(start, start + CHUNK_PAIRS)
+                add(block.external[rows[part]], block.release[cols[part]], pairs=True)
+            continue
         rows = block.external
-        if share < 1.0:  # a uniform sample of the block's external rows, each with all its pairs
-            rows = np.sort(rows[rng.random(rows.size) < share])
+        if keep is not None:  # a uniform sample of the block's external rows, each with all its pairs
+            rows = np.sort(rows[keep])
         step = max(1, CHUNK_PAIRS // max(len(block.release), 1))
         for start in range(0, rows.size, step):
-            add(rows[start:start + step], block)
+            add(rows[start:start + step], block.release, pairs=False)
     present = np.flatnonzero(counts)
     patterns = (present[:, None] // place[None, :]) % radix[None, :] - 1
     return patterns, counts[present], n_candidates

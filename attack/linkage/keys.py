@@ -10,6 +10,8 @@ the same ``KeySpec`` and
     Hierarchical("nace", levels=[2, 3, 4])  "nace:hierarchical:levels=2|3|4"
     Block("nace", prefix=2)                 "nace:prefix=2"
     Block("employees", bins=[20, 50])       "employees:bins=20,50"
+    Block("surname", encoding="cologne")    "surname:cologne"
+    AnyBlock("surname:prefix=1", "plz")     "surname:prefix=1|plz"
 
 Text keys read ``NAME:TYPE[:WEIGHT][:OPTION...]`` with the options ``log``, ``squared``,
 ``absolute``, ``levenshtein``, ``jaro_winkler``, ``damerau``, ``token_set``, ``normalise``,
@@ -28,6 +30,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
@@ -37,8 +40,8 @@ from attack.linkage.blocking import Classifier
 from attack.linkage.distances import KEY_TYPES, KeySpec
 
 __all__ = [
-    "Key", "Metric", "Nominal", "Ordinal", "Hierarchical", "String", "Block",
-    "KeyTable", "as_key", "as_block", "parse_key", "parse_block",
+    "Key", "Metric", "Nominal", "Ordinal", "Hierarchical", "String", "Block", "AnyBlock",
+    "KeyTable", "as_key", "as_block", "blocking_entry", "parse_key", "parse_block", "parse_block_entry",
 ]
 
 
@@ -165,15 +168,18 @@ _KEY_CLASSES = {cls.model_fields["type"].default: cls for cls in (Metric, Nomina
 
 
 class Block(_Setting):
-    """A blocking key or a risk cell: the column as is, by code prefix, or by interval bins."""
+    """A blocking key or a risk cell: the column as is, by code prefix, by interval bins, or (a
+    name) by its phonetic code."""
 
     prefix: int | None = Field(None, ge=1, description="Classes are the first N characters of the code.")
     bins: tuple[float, ...] | None = Field(None, min_length=1, description="Break points of the classes.")
+    encoding: Literal["soundex", "cologne"] | None = Field(
+        None, description="Classes are the Soundex or Kölner Phonetik codes of the names.")
 
     @model_validator(mode="after")
     def _one_rule(self) -> Block:
-        if self.prefix is not None and self.bins is not None:
-            raise ValueError("use either a prefix or bins, not both")
+        if sum(x is not None for x in (self.prefix, self.bins, self.encoding)) > 1:
+            raise ValueError("use one of a prefix, bins or an encoding")
         if self.bins is not None and not all(math.isfinite(b) for b in self.bins):
             raise ValueError("bins must be finite numbers (no nan or inf)")
         if self.bins is not None and any(b <= a for a, b in zip(self.bins, self.bins[1:])):
@@ -182,10 +188,41 @@ class Block(_Setting):
 
     def classifier(self) -> Classifier:
         """The block as the blocking and cell code takes it."""
-        return Classifier(self.name, prefix=self.prefix, bins=self.bins, external_name=self.external_name)
+        return Classifier(self.name, prefix=self.prefix, bins=self.bins, external_name=self.external_name,
+                          encoding=self.encoding)
 
     def to_text(self) -> str:
         return self.classifier().label()
+
+
+class AnyBlock(SettingsModel):
+    """Alternative blocking keys (``"surname:prefix=1|postcode"``): a pair is a candidate when it
+    agrees on any of them; each alternative is one blocking pass (``attack.linkage.passes``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    any: tuple[Block, ...] = Field(min_length=2, description="The alternative blocking keys.")
+
+    def __init__(self, *alternatives: Block | str | Mapping, **data: Any) -> None:
+        if alternatives:
+            data["any"] = tuple(as_block(a) for a in alternatives)
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise from_validation(exc, model=type(self)) from None
+
+    @field_validator("any", mode="before")
+    @classmethod
+    def _texts(cls, value: Any) -> Any:
+        if not isinstance(value, (list, tuple)):
+            return value
+        try:
+            return tuple(parse_block(v) if isinstance(v, str) else v for v in value)
+        except InputError as exc:
+            raise ValueError(exc.message) from None
+
+    def to_text(self) -> str:
+        return "|".join(b.to_text() for b in self.any)
 
 
 _FLAGS = {
@@ -233,12 +270,15 @@ def parse_key(text: str) -> Key:
 
 
 def parse_block(text: str) -> Block:
-    """A block from ``NAME``, ``NAME:prefix=N`` or ``NAME:bins=B1,B2,...``."""
+    """A block from ``NAME``, ``NAME:prefix=N``, ``NAME:bins=B1,B2,...``, ``NAME:soundex`` or
+    ``NAME:cologne``."""
     name, _, option = text.partition(":")
     if not name:
         raise InputError(f"{text!r}: a column name is needed")
     if not option:
         return Block(name)
+    if option in ("soundex", "cologne"):
+        return Block(name, encoding=option)
     if option.startswith("prefix="):
         return _build(Block, {"name": name, "prefix": _ints([option[len("prefix="):]], text)[0]}, repr(text))
     if option.startswith("bins="):
@@ -247,7 +287,26 @@ def parse_block(text: str) -> Block:
         except ValueError as exc:
             raise InputError(f"{text!r}: bins must be numbers separated by commas") from exc
         return _build(Block, {"name": name, "bins": bins}, repr(text))
-    raise InputError(f"{text!r}: expected NAME, NAME:prefix=N or NAME:bins=B1,B2,...")
+    raise InputError(f"{text!r}: expected NAME, NAME:prefix=N, NAME:bins=B1,B2,..., NAME:soundex or NAME:cologne")
+
+
+def parse_block_entry(text: str) -> Block | AnyBlock:
+    """A blocking entry: one block, or alternatives separated by ``|`` (``"surname:prefix=1|plz"``)."""
+    if "|" not in text:
+        return parse_block(text)
+    return AnyBlock(*(parse_block(part.strip()) for part in text.split("|")))
+
+
+def blocking_entry(value: Block | AnyBlock | Classifier | str | Mapping) -> Block | AnyBlock:
+    """A blocking entry from its typed form, its text spelling or a scenario-file table
+    (``{any = [...]}`` for alternatives)."""
+    if isinstance(value, AnyBlock):
+        return value
+    if isinstance(value, str):
+        return parse_block_entry(value)
+    if isinstance(value, Mapping) and "any" in value:
+        return _build(AnyBlock, value, "block")
+    return as_block(value)
 
 
 def as_key(value: Key | str | Mapping) -> Key:
@@ -269,8 +328,11 @@ def as_block(value: Block | Classifier | str | Mapping) -> Block:
     if isinstance(value, Block):
         return value
     if isinstance(value, Classifier):
-        return Block(value.name, prefix=value.prefix, bins=value.bins, external_name=value.external_name)
+        return Block(value.name, prefix=value.prefix, bins=value.bins, external_name=value.external_name,
+                     encoding=value.encoding)
     if isinstance(value, str):
+        if "|" in value:
+            raise InputError(f"{value!r}: alternatives (a|b) are blocking passes, not a cell or a single block")
         return parse_block(value)
     if isinstance(value, Mapping):
         return _build(Block, value, "block")
