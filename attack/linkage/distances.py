@@ -40,12 +40,13 @@ from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler, Levenshtein
 
 from attack.errors import InputError
 from attack.io.readers import code_column, numeric_column, source_name
+from attack.linkage.dates import date_distance, date_parts
 from attack.linkage.names import prepare
 from attack.linkage.outliers import check_key_values
 from attack.linkage.phonetic import ENCODINGS
 
-KeyType = Literal["metric", "nominal", "ordinal", "hierarchical", "string"]
-KEY_TYPES: tuple[str, ...] = ("metric", "nominal", "ordinal", "hierarchical", "string")
+KeyType = Literal["metric", "nominal", "ordinal", "hierarchical", "string", "date"]
+KEY_TYPES: tuple[str, ...] = ("metric", "nominal", "ordinal", "hierarchical", "string", "date")
 STANDARDISATIONS: tuple[str, ...] = ("maxmin", "range", "sd", "none")
 METRIC_DISTANCES: tuple[str, ...] = ("squared", "absolute")
 STRING_METHODS: tuple[str, ...] = ("levenshtein", "jaro_winkler", "damerau", "token_set")
@@ -359,6 +360,42 @@ class _StringComponent(_Component):
         return low, high
 
 
+class _DateComponent(_Component):
+    """A date key on its parts (``attack.linkage.dates``; a row of −1 is a missing date)."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray) -> None:
+        self.a, self.b = a, b
+
+    def raw(self, ext, rel):
+        return date_distance(self.a[ext][:, None, :], self.b[rel][None, :, :])
+
+    def raw_pairs(self, ext, rel):
+        return date_distance(self.a[ext], self.b[rel])
+
+    def subset(self, ext, rel):
+        return _DateComponent(self.a[ext], self.b[rel])
+
+    @cached_property
+    def has_missing(self) -> bool:
+        return bool((self.a < 0).all(axis=1).any() or (self.b < 0).all(axis=1).any())
+
+    def extremes(self):
+        ua = np.unique(self.a[~(self.a < 0).all(axis=1)], axis=0)
+        ub = np.unique(self.b[~(self.b < 0).all(axis=1)], axis=0)
+        if ua.size == 0 or ub.size == 0:
+            return 0.0, 0.0
+        if len(ua) * len(ub) > STRING_EXTREMES_MAX_PAIRS:
+            self.notes = (f"{len(ua)} x {len(ub)} distinct dates: max-min extremes taken as the natural "
+                          "range [0, 1] instead of being computed over all pairs",)
+            return 0.0, 1.0
+        low, high = np.inf, -np.inf
+        step = max(1, STRING_EXTREMES_MAX_PAIRS // 20 // len(ub))
+        for start in range(0, len(ua), step):
+            block = date_distance(ua[start:start + step, None, :], ub[None, :, :])
+            low, high = min(low, float(block.min())), max(high, float(block.max()))
+        return low, high
+
+
 def _factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Joint integer codes for two object arrays (−1 for missing) and the distinct values."""
     codes, uniques = pd.factorize(np.concatenate([a, b]), use_na_sentinel=True)
@@ -663,5 +700,7 @@ def _component(
         return _ordinal(a, b, key, names)
     if key.type == "hierarchical":
         return _hierarchical(a, b, key)
+    if key.type == "date":
+        return _DateComponent(date_parts(a, file=names[0], column=ext_col), date_parts(b, file=names[1], column=rel_col))
     a, b = (prepare(v, normalise=key.normalise, encoding=key.encoding) for v in (a, b))
     return _StringComponent(a, b, key.string_method)

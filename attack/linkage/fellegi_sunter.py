@@ -10,6 +10,8 @@ agreement, the last = disagreement, −1 = a value is missing; docs/method/intru
   least each of ``STRING_SIMILAR`` / different;
 * hierarchical code: exact / same prefix at each of the key's levels (longest first; default 2) /
   different;
+* date (``attack.linkage.dates``): exact / day and month transposed / two parts agree / years
+  at most ``DATE_NEAR_YEARS`` apart / different;
 * nominal and ordinal code: exact / different.
 
 ``u_k(ℓ)``, the chance that two records of different units compare at level ℓ, is counted on
@@ -34,8 +36,9 @@ from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
 from attack.errors import InputError
-from attack.io.readers import code_column, numeric_column
+from attack.io.readers import code_column, numeric_column, source_name
 from attack.linkage.blocking import Blocking
+from attack.linkage.dates import DATE_LEVELS, date_levels, date_parts
 from attack.linkage.distances import KeySpec, string_distances
 from attack.linkage.names import prepare
 
@@ -92,6 +95,8 @@ class Comparison:
             return _metric_levels(a, b)
         if self.key.type == "hierarchical":
             return self._prefix_levels(a, b)
+        if self.key.type == "date":
+            return date_levels(a, b)
         out = np.where(a == b, 0, 1).astype(np.int8)
         out[np.broadcast_to((a < 0) | (b < 0), out.shape)] = -1
         return out
@@ -168,7 +173,10 @@ def comparisons(external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Ke
             continue
         a = code_column(external, ext_col, required=True)
         b = code_column(release, rel_col, required=True)
-        if key.type == "string":
+        if key.type == "date":
+            out.append(Comparison(key, DATE_LEVELS, date_parts(a, file=source_name(external), column=ext_col),
+                                  date_parts(b, file=source_name(release), column=rel_col)))
+        elif key.type == "string":
             values = np.concatenate([a, b])
             if not key.normalise:  # the light normalisation every string key gets
                 values = np.array([normalise_text(x) for x in values], dtype=object)

@@ -40,7 +40,7 @@ from attack.linkage.blocking import Classifier
 from attack.linkage.distances import KEY_TYPES, KeySpec
 
 __all__ = [
-    "Key", "Metric", "Nominal", "Ordinal", "Hierarchical", "String", "Block", "AnyBlock",
+    "Key", "Metric", "Nominal", "Ordinal", "Hierarchical", "String", "Date", "Block", "AnyBlock",
     "KeyTable", "as_key", "as_block", "blocking_entry", "parse_key", "parse_block", "parse_block_entry",
 ]
 
@@ -162,9 +162,17 @@ class String(Key):
             ["normalise"] if self.normalise else []) + ([self.encoding] if self.encoding else [])
 
 
+class Date(Key):
+    """A date such as the date of birth: parts compared, day–month transposition recognised
+    (``attack.linkage.dates``)."""
+
+    type: Literal["date"] = "date"
+
+
 #: A key table of a scenario file, told apart by its ``type``.
-KeyTable = Annotated[Union[Metric, Nominal, Ordinal, Hierarchical, String], Field(discriminator="type")]
-_KEY_CLASSES = {cls.model_fields["type"].default: cls for cls in (Metric, Nominal, Ordinal, Hierarchical, String)}
+KeyTable = Annotated[Union[Metric, Nominal, Ordinal, Hierarchical, String, Date], Field(discriminator="type")]
+_KEY_CLASSES = {cls.model_fields["type"].default: cls
+                for cls in (Metric, Nominal, Ordinal, Hierarchical, String, Date)}
 
 
 class Block(_Setting):
