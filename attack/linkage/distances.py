@@ -82,6 +82,9 @@ class KeySpec:
     normalise: bool = False
     #: String keys: compare the phonetic codes (``"soundex"`` or ``"cologne"``) of the values.
     encoding: str | None = None
+    #: Fellegi–Sunter, string and nominal keys: weigh exact agreement by the value's frequency
+    #: (``attack.linkage.term_frequency``).
+    tf: bool = False
 
     def __post_init__(self) -> None:
         if self.type not in KEY_TYPES:
@@ -106,6 +109,8 @@ class KeySpec:
         if self.encoding is not None and self.encoding not in ENCODINGS:
             raise InputError(f"key {self.name!r}: unknown encoding {self.encoding!r}; expected one of "
                              f"{', '.join(ENCODINGS)}")
+        if self.tf and self.type not in ("string", "nominal"):
+            raise InputError(f"key {self.name!r}: the term-frequency adjustment applies to string and nominal keys")
         if (self.normalise or self.encoding) and self.type != "string":
             raise InputError(f"key {self.name!r}: normalising and phonetic encoding apply to string keys only")
 
@@ -133,6 +138,8 @@ class KeySpec:
                 out["normalise"] = True
             if self.encoding:
                 out["encoding"] = self.encoding
+        if self.tf:
+            out["tf"] = True
         out["missing"] = self.missing
         return out
 

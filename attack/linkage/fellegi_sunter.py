@@ -41,6 +41,7 @@ from attack.linkage.blocking import Blocking
 from attack.linkage.dates import DATE_LEVELS, date_levels, date_parts
 from attack.linkage.distances import KeySpec, string_distances
 from attack.linkage.names import prepare
+from attack.linkage import term_frequency
 
 #: The intruder's models: weighted distances (handbook §13.4) or Fellegi–Sunter match weights.
 INTRUDERS: tuple[str, ...] = ("distance", "fellegi-sunter")
@@ -82,6 +83,9 @@ class Comparison:
     prefixes: tuple[int, ...] = ()
     #: The distinct normalised strings of a string key; ``a`` and ``b`` index them (−1 missing).
     texts: np.ndarray | None = field(default=None, repr=False)
+    #: Term-frequency adjustment (key option ``tf``): each value code's share among the release's
+    #: values (``attack.linkage.term_frequency``); None without.
+    shares: np.ndarray | None = field(default=None, repr=False)
 
     def levels(self, ext: np.ndarray, rel: np.ndarray, pairs: bool) -> np.ndarray:
         """Levels (int8, −1 where a value is missing) of the pairs ``(ext[k], rel[k])`` or, without
@@ -185,7 +189,8 @@ def comparisons(external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Ke
             measure = key.string_method if key.string_method in ("damerau", "token_set") else "jaro-winkler"
             labels = ("exact", *(f"{measure} >= {t:g}" for t in STRING_SIMILAR), "different")
             out.append(Comparison(key, labels, codes[: len(a)], codes[len(a):],
-                                  texts=np.asarray(uniques, dtype=object)))
+                                  texts=np.asarray(uniques, dtype=object),
+                                  shares=_shares(key, codes[len(a):], len(uniques))))
         elif key.type == "hierarchical":
             prefixes = tuple(sorted(set(key.levels or (DEFAULT_PREFIX,)), reverse=True))
             columns = [_joint_codes(a, b, None)] + [_joint_codes(a, b, n) for n in prefixes]
@@ -195,10 +200,16 @@ def comparisons(external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Ke
             out.append(Comparison(key, labels, a_codes, b_codes, prefixes))
         else:
             a_codes, b_codes = _joint_codes(a, b, None)
-            out.append(Comparison(key, ("exact", "different"), a_codes, b_codes))
+            n_values = int(max(a_codes.max(initial=-1), b_codes.max(initial=-1))) + 1
+            out.append(Comparison(key, ("exact", "different"), a_codes, b_codes,
+                                  shares=_shares(key, b_codes, n_values)))
     if not out:
         raise InputError("every key has weight 0", field="keys")
     return tuple(out)
+
+
+def _shares(key: KeySpec, release_codes: np.ndarray, n_values: int) -> np.ndarray | None:
+    return term_frequency.value_shares(release_codes, n_values) if key.tf else None
 
 
 def _joint_codes(a: np.ndarray, b: np.ndarray, prefix: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -290,16 +301,24 @@ class MatchWeights:
     offsets: np.ndarray = field(default_factory=lambda: np.zeros(0))
     scales: np.ndarray = field(default_factory=lambda: np.zeros(0))
     notes: tuple[str, ...] = ()
+    #: Per comparison, the exact-agreement weight of each value code (term-frequency
+    #: adjustment), or None; empty: no key is adjusted.
+    value_weights: tuple[np.ndarray | None, ...] = ()
+
+    def _ranges(self):
+        extra = self.value_weights or (None,) * len(self.weights)
+        for w, v in zip(self.weights, extra):
+            yield w if v is None or v.size == 0 else np.concatenate([w, v])
 
     @property
     def top(self) -> float:
         """The largest weight a pair can reach (every key at its best level, or missing)."""
-        return float(sum(max(0.0, float(w.max())) for w in self.weights))
+        return float(sum(max(0.0, float(w.max())) for w in self._ranges()))
 
     @property
     def bottom(self) -> float:
         """The smallest weight a pair can reach."""
-        return float(sum(min(0.0, float(w.min())) for w in self.weights))
+        return float(sum(min(0.0, float(w.min())) for w in self._ranges()))
 
     @property
     def keys(self) -> tuple[KeySpec, ...]:
@@ -312,9 +331,14 @@ class MatchWeights:
     def weight(self, ext: np.ndarray, rel: np.ndarray, pairs: bool = False) -> np.ndarray:
         """Match weight ``W`` of the pairs (``pairs``) or of the matrix ``ext × rel``."""
         total = None
-        for comparison, w in zip(self.comparisons, self.weights):
+        extra = self.value_weights or (None,) * len(self.weights)
+        for comparison, w, by_value in zip(self.comparisons, self.weights, extra):
             table = np.concatenate([w, [0.0]])  # level −1 (missing) indexes the trailing 0
-            part = table[comparison.levels(ext, rel, pairs)]
+            levels = comparison.levels(ext, rel, pairs)
+            part = table[levels]
+            if by_value is not None:
+                codes = comparison.a[ext] if pairs else comparison.a[ext][:, None]
+                part = term_frequency.adjust(part, levels, codes, by_value)
             total = part if total is None else total + part
         return total
 
@@ -345,7 +369,10 @@ class FellegiSunterModel:
 
     @property
     def weights(self) -> MatchWeights:
-        return MatchWeights(self.comparisons, tuple(np.log2(m / u) for m, u in zip(self.em.m, self.u)))
+        by_value = tuple(None if c.shares is None else term_frequency.value_weights(m[0], c.shares)
+                         for c, m in zip(self.comparisons, self.em.m))
+        return MatchWeights(self.comparisons, tuple(np.log2(m / u) for m, u in zip(self.em.m, self.u)),
+                            value_weights=by_value if any(v is not None for v in by_value) else ())
 
     def probability(self, weight: np.ndarray) -> np.ndarray:
         """Match probability ``λ 2^W / (λ 2^W + 1 − λ)`` of pairs of weight ``W``."""
@@ -366,6 +393,7 @@ class FellegiSunterModel:
             "keys": [
                 {
                     "name": c.key.name,
+                    **({"term_frequency": True} if c.shares is not None else {}),
                     "levels": [
                         {"level": label, "m": float(m[i]), "u": float(u[i]), "weight": float(w[i])}
                         for i, label in enumerate(c.labels)

@@ -15,7 +15,7 @@ the same ``KeySpec`` and
 
 Text keys read ``NAME:TYPE[:WEIGHT][:OPTION...]`` with the options ``log``, ``squared``,
 ``absolute``, ``levenshtein``, ``jaro_winkler``, ``damerau``, ``token_set``, ``normalise``,
-``soundex``, ``cologne``, ``lca``, ``skip``, ``order=a|b|c`` and ``levels=2|3|4``. The distances themselves are explained in ``docs/method/linkage.md``.
+``soundex``, ``cologne``, ``tf``, ``lca``, ``skip``, ``order=a|b|c`` and ``levels=2|3|4``. The distances themselves are explained in ``docs/method/linkage.md``.
 """
 
 from __future__ import annotations
@@ -117,10 +117,18 @@ class Metric(Key):
         return (["log"] if self.log else []) + ([self.metric_distance] if self.metric_distance else [])
 
 
+_TF = Field(False, description="Fellegi–Sunter: weigh exact agreement by the rarity of the value "
+                               "(term-frequency adjustment).")
+
+
 class Nominal(Key):
     """A categorical key: 0 when equal, 1 otherwise (handbook eq. 13.1)."""
 
     type: Literal["nominal"] = "nominal"
+    tf: bool = _TF
+
+    def _options(self) -> list[str]:
+        return ["tf"] if self.tf else []
 
 
 class Ordinal(Key):
@@ -156,10 +164,12 @@ class String(Key):
     normalise: bool = Field(False, description="Fold case, diacritics, punctuation and spaces before comparing.")
     encoding: Literal["soundex", "cologne"] | None = Field(
         None, description="Compare the phonetic codes of the values (Soundex or Kölner Phonetik).")
+    tf: bool = _TF
 
     def _options(self) -> list[str]:
         return ([self.string_method] if self.string_method != "levenshtein" else []) + (
-            ["normalise"] if self.normalise else []) + ([self.encoding] if self.encoding else [])
+            ["normalise"] if self.normalise else []) + ([self.encoding] if self.encoding else []) + (
+            ["tf"] if self.tf else [])
 
 
 class Date(Key):
@@ -244,6 +254,7 @@ _FLAGS = {
     "normalise": ("normalise", True),
     "soundex": ("encoding", "soundex"),
     "cologne": ("encoding", "cologne"),
+    "tf": ("tf", True),
     "lca": ("hierarchy_mode", "lca"),
     "skip": ("missing", "skip"),
 }

@@ -58,6 +58,9 @@ class LinkageSpec:
         names = [k.name for k in self.keys]
         if len(set(names)) != len(names):
             raise InputError("a key is declared twice")
+        if self.intruder == "distance" and any(k.tf for k in self.keys):
+            raise InputError("the term-frequency adjustment (key option tf) weighs Fellegi–Sunter agreement; "
+                             "use it with the fellegi-sunter intruder", field="keys")
         if self.block_groups and len(self.block_groups) != len(self.blocks):
             raise InputError("block_groups needs one entry number per blocking key")
         if all(k.weight == 0 for k in self.keys):
