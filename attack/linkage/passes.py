@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -94,6 +94,8 @@ class CandidateModel:
     model: Any
     pairs: sp.csr_matrix
     components: tuple = ()
+    offsets: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    scales: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def keys(self):
