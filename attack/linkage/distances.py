@@ -85,6 +85,9 @@ class KeySpec:
     #: Fellegi–Sunter, string and nominal keys: weigh exact agreement by the value's frequency
     #: (``attack.linkage.term_frequency``).
     tf: bool = False
+    #: String keys: the other name column (same name in both files); the key compares the two
+    #: names straight and crossed and takes the better (given and family name swapped).
+    swap_with: str | None = None
 
     def __post_init__(self) -> None:
         if self.type not in KEY_TYPES:
@@ -111,12 +114,25 @@ class KeySpec:
                              f"{', '.join(ENCODINGS)}")
         if self.tf and self.type not in ("string", "nominal"):
             raise InputError(f"key {self.name!r}: the term-frequency adjustment applies to string and nominal keys")
+        if self.swap_with is not None and (self.type != "string" or self.tf or self.swap_with == self.name):
+            raise InputError(f"key {self.name!r}: swap_with pairs a string key with another name column "
+                             "(no term-frequency adjustment)")
         if (self.normalise or self.encoding) and self.type != "string":
             raise InputError(f"key {self.name!r}: normalising and phonetic encoding apply to string keys only")
 
     @property
     def external_column(self) -> str:
         return self.external_name or self.name
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The release columns the key reads (with ``swap_with`` two)."""
+        return (self.name, self.swap_with) if self.swap_with else (self.name,)
+
+    @property
+    def external_columns(self) -> tuple[str, ...]:
+        """The external columns the key reads."""
+        return (self.external_column, self.swap_with) if self.swap_with else (self.external_column,)
 
     def describe(self) -> dict:
         """JSON-ready description for results and certificates."""
@@ -140,6 +156,8 @@ class KeySpec:
                 out["encoding"] = self.encoding
         if self.tf:
             out["tf"] = True
+        if self.swap_with:
+            out["swap_with"] = self.swap_with
         out["missing"] = self.missing
         return out
 
@@ -365,6 +383,54 @@ class _StringComponent(_Component):
             block = string_distances(list(ua[start : start + step]), list(ub), self.method, dtype=np.float32)
             low, high = min(low, float(block.min())), max(high, float(block.max()))
         return low, high
+
+
+class _SwappedNamesComponent(_Component):
+    """Two name columns (``a``, ``b``: shape (n, 2)) compared straight and crossed:
+    ``min(d(g, g') + d(f, f'), d(g, f') + d(f, g')) / 2`` with the key's string distance ``d``;
+    one missing name counts 1, a record without both names is missing (docs/method/linkage.md)."""
+
+    notes = ("max-min extremes of a swapped-names key taken as its natural range [0, 1]",)
+
+    def __init__(self, a: np.ndarray, b: np.ndarray, method: str) -> None:
+        self.a, self.b, self.method = a, b, method
+
+    def _part(self, x: np.ndarray, y: np.ndarray, pairs: bool) -> np.ndarray:
+        out = string_distances([v or "" for v in x], [v or "" for v in y], self.method, pairs)
+        if pairs:
+            out[pd.isna(x) | pd.isna(y)] = 1.0
+        else:
+            out[pd.isna(x), :] = 1.0
+            out[:, pd.isna(y)] = 1.0
+        return out
+
+    def _total(self, a: np.ndarray, b: np.ndarray, pairs: bool) -> np.ndarray:
+        straight = self._part(a[:, 0], b[:, 0], pairs) + self._part(a[:, 1], b[:, 1], pairs)
+        crossed = self._part(a[:, 0], b[:, 1], pairs) + self._part(a[:, 1], b[:, 0], pairs)
+        out = np.minimum(straight, crossed) / 2.0
+        gone_a, gone_b = pd.isna(a).all(axis=1), pd.isna(b).all(axis=1)
+        if pairs:
+            out[gone_a | gone_b] = np.nan
+        else:
+            out[gone_a, :] = np.nan
+            out[:, gone_b] = np.nan
+        return out
+
+    def raw(self, ext, rel):
+        return self._total(self.a[ext], self.b[rel], False)
+
+    def raw_pairs(self, ext, rel):
+        return self._total(self.a[ext], self.b[rel], True)
+
+    def subset(self, ext, rel):
+        return _SwappedNamesComponent(self.a[ext], self.b[rel], self.method)
+
+    @cached_property
+    def has_missing(self) -> bool:
+        return bool(pd.isna(self.a).all(axis=1).any() or pd.isna(self.b).all(axis=1).any())
+
+    def extremes(self):
+        return 0.0, 1.0
 
 
 class _DateComponent(_Component):
@@ -710,4 +776,8 @@ def _component(
     if key.type == "date":
         return _DateComponent(date_parts(a, file=names[0], column=ext_col), date_parts(b, file=names[1], column=rel_col))
     a, b = (prepare(v, normalise=key.normalise, encoding=key.encoding) for v in (a, b))
+    if key.swap_with:
+        a2, b2 = (prepare(code_column(frame, key.swap_with, required=True), normalise=key.normalise,
+                          encoding=key.encoding) for frame in (external, release))
+        return _SwappedNamesComponent(np.stack([a, a2], axis=1), np.stack([b, b2], axis=1), key.string_method)
     return _StringComponent(a, b, key.string_method)

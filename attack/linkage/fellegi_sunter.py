@@ -91,6 +91,8 @@ class Comparison:
         """Levels (int8, −1 where a value is missing) of the pairs ``(ext[k], rel[k])`` or, without
         ``pairs``, of the matrix ``ext × rel``."""
         a, b = self.a[ext], self.b[rel]
+        if self.key.swap_with:
+            return self._swapped_levels(a, b, pairs)
         if self.key.type == "string":
             return self._string_levels(a, b, pairs)
         if not pairs:
@@ -119,6 +121,28 @@ class Comparison:
         distinct[ua < 0, :] = -1
         distinct[:, ub < 0] = -1
         return distinct[ia[:, None], ib[None, :]]
+
+    def _swapped_levels(self, a: np.ndarray, b: np.ndarray, pairs: bool) -> np.ndarray:
+        """Levels of two name columns (codes (n, 2)): the similarity of the worse-matching name in
+        the better of the straight and the crossed arrangement; exact when both names agree in
+        either; a missing name agrees with nothing, a record without names is missing."""
+        def sim(i: int, j: int) -> np.ndarray:
+            x, y = a[:, i], b[:, j]
+            out = self._similarity(self.texts[np.maximum(x, 0)], self.texts[np.maximum(y, 0)], pairs)
+            missing = (x < 0) if pairs else (x < 0)[:, None]
+            missing = missing | ((y < 0) if pairs else (y < 0)[None, :])
+            out[missing] = 0.0
+            return out
+
+        def same(i: int, j: int) -> np.ndarray:
+            x, y = (a[:, i], b[:, j]) if pairs else (a[:, i][:, None], b[:, j][None, :])
+            return (x == y) & (x >= 0)
+
+        best = np.maximum(np.minimum(sim(0, 0), sim(1, 1)), np.minimum(sim(0, 1), sim(1, 0)))
+        out = _similarity_levels(best, (same(0, 0) & same(1, 1)) | (same(0, 1) & same(1, 0)))
+        gone_a, gone_b = (a < 0).all(axis=1), (b < 0).all(axis=1)
+        out[(gone_a | gone_b) if pairs else (gone_a[:, None] | gone_b[None, :])] = -1
+        return out
 
     def _similarity(self, a: np.ndarray, b: np.ndarray, pairs: bool) -> np.ndarray:
         """Jaro–Winkler similarity, or ``1 −`` the distance of the key's Damerau–Levenshtein or
@@ -181,13 +205,23 @@ def comparisons(external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Ke
             out.append(Comparison(key, DATE_LEVELS, date_parts(a, file=source_name(external), column=ext_col),
                                   date_parts(b, file=source_name(release), column=rel_col)))
         elif key.type == "string":
-            values = np.concatenate([a, b])
+            parts = [a, b]
+            if key.swap_with:
+                parts = [a, code_column(external, key.swap_with, required=True),
+                         b, code_column(release, key.swap_with, required=True)]
+            values = np.concatenate(parts)
             if not key.normalise:  # the light normalisation every string key gets
                 values = np.array([normalise_text(x) for x in values], dtype=object)
             values = prepare(values, normalise=key.normalise, encoding=key.encoding)
             codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
             measure = key.string_method if key.string_method in ("damerau", "token_set") else "jaro-winkler"
             labels = ("exact", *(f"{measure} >= {t:g}" for t in STRING_SIMILAR), "different")
+            if key.swap_with:  # columns: the key's name, the other name
+                n_a = len(a)
+                codes = np.concatenate([np.stack([codes[:n_a], codes[n_a:2 * n_a]], axis=1),
+                                        np.stack([codes[2 * n_a:2 * n_a + len(b)], codes[2 * n_a + len(b):]], axis=1)])
+                labels = ("exact (either order)", *(f"both names {measure} >= {t:g}" for t in STRING_SIMILAR),
+                          "different")
             out.append(Comparison(key, labels, codes[: len(a)], codes[len(a):],
                                   texts=np.asarray(uniques, dtype=object),
                                   shares=_shares(key, codes[len(a):], len(uniques))))

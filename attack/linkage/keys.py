@@ -15,7 +15,8 @@ the same ``KeySpec`` and
 
 Text keys read ``NAME:TYPE[:WEIGHT][:OPTION...]`` with the options ``log``, ``squared``,
 ``absolute``, ``levenshtein``, ``jaro_winkler``, ``damerau``, ``token_set``, ``normalise``,
-``soundex``, ``cologne``, ``tf``, ``lca``, ``skip``, ``order=a|b|c`` and ``levels=2|3|4``. The distances themselves are explained in ``docs/method/linkage.md``.
+``soundex``, ``cologne``, ``tf``, ``swap=OTHER``, ``lca``, ``skip``, ``order=a|b|c`` and
+``levels=2|3|4``. The distances themselves are explained in ``docs/method/linkage.md``.
 """
 
 from __future__ import annotations
@@ -165,11 +166,14 @@ class String(Key):
     encoding: Literal["soundex", "cologne"] | None = Field(
         None, description="Compare the phonetic codes of the values (Soundex or Kölner Phonetik).")
     tf: bool = _TF
+    swap_with: str | None = Field(
+        None, min_length=1, description="The other name column (given or family name, same name in both "
+        "files): the names are compared straight and crossed, the better counts.")
 
     def _options(self) -> list[str]:
         return ([self.string_method] if self.string_method != "levenshtein" else []) + (
             ["normalise"] if self.normalise else []) + ([self.encoding] if self.encoding else []) + (
-            ["tf"] if self.tf else [])
+            ["tf"] if self.tf else []) + ([f"swap={self.swap_with}"] if self.swap_with else [])
 
 
 class Date(Key):
@@ -281,6 +285,8 @@ def parse_key(text: str) -> Key:
             options[field_name] = value
         elif option.startswith("order="):
             options["order"] = tuple(option[len("order="):].split("|"))
+        elif option.startswith("swap="):
+            options["swap_with"] = option[len("swap="):]
         elif option.startswith("levels="):
             options["levels"] = tuple(_ints(option[len("levels="):].split("|"), text))
         else:

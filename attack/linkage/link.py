@@ -68,12 +68,12 @@ class LinkageSpec:
                              "give at least one key a positive weight", field="keys")
 
     def release_columns(self) -> list[str]:
-        return list(dict.fromkeys([k.name for k in self.keys] + [b.name for b in self.blocks]))
+        return list(dict.fromkeys([c for k in self.keys for c in k.columns] + [b.name for b in self.blocks]))
 
     def external_columns(self) -> list[str]:
         return list(
             dict.fromkeys(
-                [k.external_column for k in self.keys] + [b.external_column for b in self.blocks]
+                [c for k in self.keys for c in k.external_columns] + [b.external_column for b in self.blocks]
             )
         )
 
