@@ -53,6 +53,9 @@ def test_passes_take_one_alternative_of_each_entry():
     assert block_passes([c, a, b], [0, 1, 1]) == [(c, a), (c, b)]
     spec = linkage_spec(Linkage(keys=["x:metric"], block=["c", "a|b"]))
     assert spec.block_groups == (0, 1, 1) and spec.describe()["blocking"] == ["c", "a|b"]
+    table = linkage_spec(Linkage(keys=["x:metric"], block=[{"any": ["a:soundex", {"name": "b", "prefix": 1}]}]))
+    assert table.describe()["blocking"] == ["a:soundex|b:prefix=1"] and table.block_groups == (0, 0)
+    assert linkage_spec(Linkage(keys=["x:metric"], block=["c", "a"])).block_groups == ()
 
 
 def test_a_second_pass_recovers_a_pair_the_first_loses():
