@@ -118,8 +118,12 @@ class CandidateModel:
         return float(np.sum([k.weight * f for k, f in zip(self.keys, self.missing_values)]))
 
     def cost(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
-        out = self.model.cost(ext, rel)
-        out[~self.pairs[ext][:, rel].toarray()] = self.barrier
+        """Cost matrix of ``ext × rel``: only the candidate pairs are compared (``pair_cost``,
+        bit for bit the entries of the model's matrix), the others are set to ``barrier``."""
+        chosen = self.pairs[ext][:, rel].tocoo()
+        out = np.full((len(ext), len(rel)), self.barrier)
+        if chosen.nnz:
+            out[chosen.row, chosen.col] = self.model.pair_cost(ext[chosen.row], rel[chosen.col])
         return out
 
     def pair_cost(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:

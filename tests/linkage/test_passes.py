@@ -104,3 +104,24 @@ def test_one_pass_twice_links_as_one_pass(ext_rows, rel_rows, method):
         assert plain.distance[plain.linked].sum() == twice.distance[twice.linked].sum()
     else:
         np.testing.assert_array_equal(plain.release_row, twice.release_row)
+
+
+def test_candidate_model_costs_are_the_models_on_candidates_only():
+    from attack.linkage.distances import build_distance_model
+    from attack.linkage.passes import CandidateModel
+
+    rng = np.random.default_rng(3)
+    ext = pd.DataFrame({"x": rng.normal(size=7), "n": rng.choice(["anna", "anne", "jan"], 7)})
+    rel = pd.DataFrame({"x": rng.normal(size=5), "n": rng.choice(["anna", "jon", "jan"], 5)})
+    model = build_distance_model(ext, rel, [KeySpec("x", "metric"), KeySpec("n", "string", weight=2.0)])
+    import scipy.sparse as sp
+
+    mask = rng.random((7, 5)) < 0.4
+    restricted = CandidateModel(model, sp.csr_matrix(mask))
+    rows, cols = np.array([6, 0, 3]), np.array([4, 1, 0, 2])
+    full, cost = model.cost(rows, cols), restricted.cost(rows, cols)
+    sub = mask[np.ix_(rows, cols)]
+    np.testing.assert_array_equal(cost[sub], full[sub])
+    assert (cost[~sub] == restricted.barrier).all() and restricted.barrier == 3.0  # weights 1 + 2, fill 1
+    r, c = np.meshgrid(rows, cols, indexing="ij")
+    np.testing.assert_array_equal(restricted.pair_cost(r.ravel(), c.ravel()), cost.ravel())
