@@ -458,8 +458,8 @@ class _DateComponent(_Component):
         if ua.size == 0 or ub.size == 0:
             return 0.0, 0.0
         if len(ua) * len(ub) > STRING_EXTREMES_MAX_PAIRS:
-            self.notes = (f"{len(ua)} x {len(ub)} distinct dates: max-min extremes taken as the natural "
-                          "range [0, 1] instead of being computed over all pairs",)
+            self.notes = ((f"{len(ua)} x {len(ub)} distinct dates: max-min extremes taken as the natural "
+                           "range [0, 1] instead of being computed over all pairs"),)
             return 0.0, 1.0
         low, high = np.inf, -np.inf
         step = max(1, STRING_EXTREMES_MAX_PAIRS // 20 // len(ub))

@@ -37,11 +37,11 @@ from rapidfuzz.distance import JaroWinkler
 
 from attack.errors import InputError
 from attack.io.readers import code_column, numeric_column, source_name
+from attack.linkage import term_frequency
 from attack.linkage.blocking import Blocking
 from attack.linkage.dates import DATE_LEVELS, date_levels, date_parts
 from attack.linkage.distances import KeySpec, string_distances
 from attack.linkage.names import prepare
-from attack.linkage import term_frequency
 
 #: The intruder's models: weighted distances (handbook §13.4) or Fellegi–Sunter match weights.
 INTRUDERS: tuple[str, ...] = ("distance", "fellegi-sunter")

@@ -1,7 +1,8 @@
 """Name normalisation and the preparation of string-key values."""
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from attack.linkage.names import normalise_name, prepare
 

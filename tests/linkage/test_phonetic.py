@@ -1,7 +1,8 @@
 """Soundex and Kölner Phonetik against published codes and codes derived by hand from the rules."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from attack.linkage.phonetic import cologne, fold, soundex
 
