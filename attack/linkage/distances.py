@@ -369,20 +369,26 @@ class _StringComponent(_Component):
     def extremes(self):
         ua = pd.unique(self.a[~pd.isna(self.a)])
         ub = pd.unique(self.b[~pd.isna(self.b)])
-        if ua.size == 0 or ub.size == 0:
-            return 0.0, 0.0
-        if ua.size * ub.size > STRING_EXTREMES_MAX_PAIRS:
-            self.notes = (
-                f"{ua.size} x {ub.size} distinct strings: max-min extremes taken as the natural "
-                "range [0, 1] instead of being computed over all pairs",
-            )
-            return 0.0, 1.0
-        low, high = np.inf, -np.inf
-        step = max(1, STRING_EXTREMES_MAX_PAIRS // 20 // ub.size)
-        for start in range(0, ua.size, step):
-            block = string_distances(list(ua[start : start + step]), list(ub), self.method, dtype=np.float32)
-            low, high = min(low, float(block.min())), max(high, float(block.max()))
-        return low, high
+        return _distinct_extremes(self, ua, ub, "strings", lambda x, y: string_distances(
+            list(x), list(y), self.method, dtype=np.float32))
+
+
+def _distinct_extremes(component: _Component, ua: np.ndarray, ub: np.ndarray, what: str, distance) -> tuple:
+    """Smallest and largest ``distance(ua-slice, ub)`` over the distinct values of both files, in
+    slices of rows; beyond ``STRING_EXTREMES_MAX_PAIRS`` pairs the natural range [0, 1], noted
+    on ``component``."""
+    if len(ua) == 0 or len(ub) == 0:
+        return 0.0, 0.0
+    if len(ua) * len(ub) > STRING_EXTREMES_MAX_PAIRS:
+        component.notes = ((f"{len(ua)} x {len(ub)} distinct {what}: max-min extremes taken as the "
+                            "natural range [0, 1] instead of being computed over all pairs"),)
+        return 0.0, 1.0
+    low, high = np.inf, -np.inf
+    step = max(1, STRING_EXTREMES_MAX_PAIRS // 20 // len(ub))
+    for start in range(0, len(ua), step):
+        block = distance(ua[start : start + step], ub)
+        low, high = min(low, float(block.min())), max(high, float(block.max()))
+    return low, high
 
 
 class _SwappedNamesComponent(_Component):
@@ -455,18 +461,7 @@ class _DateComponent(_Component):
     def extremes(self):
         ua = np.unique(self.a[~(self.a < 0).all(axis=1)], axis=0)
         ub = np.unique(self.b[~(self.b < 0).all(axis=1)], axis=0)
-        if ua.size == 0 or ub.size == 0:
-            return 0.0, 0.0
-        if len(ua) * len(ub) > STRING_EXTREMES_MAX_PAIRS:
-            self.notes = ((f"{len(ua)} x {len(ub)} distinct dates: max-min extremes taken as the natural "
-                           "range [0, 1] instead of being computed over all pairs"),)
-            return 0.0, 1.0
-        low, high = np.inf, -np.inf
-        step = max(1, STRING_EXTREMES_MAX_PAIRS // 20 // len(ub))
-        for start in range(0, len(ua), step):
-            block = date_distance(ua[start:start + step, None, :], ub[None, :, :])
-            low, high = min(low, float(block.min())), max(high, float(block.max()))
-        return low, high
+        return _distinct_extremes(self, ua, ub, "dates", lambda x, y: date_distance(x[:, None, :], y[None, :, :]))
 
 
 def _factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
