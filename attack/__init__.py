@@ -31,7 +31,9 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
 
     from attack.linkage.engines import Engine
     from attack.linkage.keys import (
+        AnyBlock,
         Block,
+        Date,
         Hierarchical,
         Key,
         Metric,
@@ -65,7 +67,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
 _LAZY = {
     "Engine": ("attack.linkage.engines", "Engine"),
     **{name: ("attack.linkage.keys", name) for name in
-       ("Block", "Hierarchical", "Key", "Metric", "Nominal", "Ordinal", "String")},
+       ("AnyBlock", "Block", "Date", "Hierarchical", "Key", "Metric", "Nominal", "Ordinal", "String")},
     "Protected": ("attack.protect.catalogue", "Protected"),
     "mass_attack": ("attack.risk.mass", "mass_attack"),
     "frequency_risk": ("attack.risk.frequency", "frequency_risk"),
@@ -110,7 +112,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "__version__", "InputError",
-    "Key", "Metric", "Nominal", "Ordinal", "Hierarchical", "String", "Block", "Engine",
+    "Key", "Metric", "Nominal", "Ordinal", "Hierarchical", "String", "Date", "Block", "AnyBlock", "Engine",
     "mass_attack", "AttackResult", "Scenario", "ScenarioResult", "demo_scenario",
     "protect", "Protected", "utility_profile", "attack_synthetic", "SyntheticResult",
     "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",

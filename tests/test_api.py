@@ -39,7 +39,7 @@ def _files(tmp_path: Path) -> dict[str, Path]:
 def test_the_public_names_are_pinned():
     assert set(attack.__all__) == {
         "__version__", "InputError", "Key", "Metric", "Nominal", "Ordinal", "Hierarchical",
-        "String", "Block", "Engine", "mass_attack", "AttackResult", "Scenario", "ScenarioResult",
+        "String", "Date", "Block", "AnyBlock", "Engine", "mass_attack", "AttackResult", "Scenario", "ScenarioResult",
         "demo_scenario", "protect", "Protected", "utility_profile", "attack_synthetic",
         "SyntheticResult", "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
         "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
 from attack.io.readers import code_column, numeric_column, source_name
+from attack.linkage.phonetic import ENCODINGS
 
 
 @dataclass(frozen=True)
 class Classifier:
-    """A column turned into class labels: as is, by code prefix, or by interval bins.
+    """A column turned into class labels: as is, by code prefix, by interval bins, or by the
+    phonetic code of a name (``encoding``: ``"soundex"`` or ``"cologne"``).
 
     Used for blocking keys (docs/method/linkage.md) and for risk cells (docs/method/risk.md).
     ``external_name`` is the column in the external file when it differs.
@@ -31,10 +34,13 @@ class Classifier:
     prefix: int | None = None
     bins: tuple[float, ...] | None = None
     external_name: str | None = None
+    encoding: str | None = None
 
     def __post_init__(self) -> None:
-        if self.prefix is not None and self.bins is not None:
-            raise InputError(f"{self.name!r}: use either a prefix or bins, not both")
+        if sum(x is not None for x in (self.prefix, self.bins, self.encoding)) > 1:
+            raise InputError(f"{self.name!r}: use one of a prefix, bins or a phonetic encoding")
+        if self.encoding is not None and self.encoding not in ENCODINGS:
+            raise InputError(f"{self.name!r}: unknown encoding {self.encoding!r}; expected one of {', '.join(ENCODINGS)}")
         if self.prefix is not None and self.prefix < 1:
             raise InputError(f"{self.name!r}: the prefix length must be at least 1")
         if self.bins is not None:
@@ -51,6 +57,8 @@ class Classifier:
             return f"{self.name}:prefix={self.prefix}"
         if self.bins is not None:
             return f"{self.name}:bins=" + ",".join(f"{b:g}" for b in self.bins)
+        if self.encoding is not None:
+            return f"{self.name}:{self.encoding}"
         return self.name
 
     def classes(self, frame: pd.DataFrame, column: str | None = None) -> np.ndarray:
@@ -64,6 +72,9 @@ class Classifier:
             out[np.isnan(values)] = None
             return out
         codes = code_column(frame, column)
+        if self.encoding is not None:
+            encode = ENCODINGS[self.encoding]
+            return np.array([None if pd.isna(c) else encode(c) for c in codes], dtype=object)
         if self.prefix is not None:
             out = codes.copy()
             present = ~pd.isna(codes)
@@ -93,11 +104,21 @@ def _fmt(value: float) -> str:
 
 @dataclass(frozen=True)
 class Block:
-    """Row positions of one block in the external file and in the release, both ascending."""
+    """Row positions of one block in the external file and in the release, both ascending.
+
+    ``pairs`` (multi-pass blocking, ``attack.linkage.passes``): a sparse boolean matrix over the
+    block's rows (external × release) of the pairs that may be linked; None: every pair.
+    """
 
     key: tuple
     external: np.ndarray
     release: np.ndarray
+    pairs: Any = None
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of candidate pairs of the block."""
+        return int(self.pairs.nnz) if self.pairs is not None else int(self.external.size * self.release.size)
 
 
 @dataclass(frozen=True)
@@ -106,15 +127,19 @@ class Blocking:
 
     blocks: tuple[Block, ...]
     external_without_block: np.ndarray
+    #: Blocking passes whose candidate pairs are united (``attack.linkage.passes``).
+    n_passes: int = 1
 
     @property
     def n_candidate_pairs(self) -> int:
-        return int(sum(b.external.size * b.release.size for b in self.blocks))
+        return int(sum(b.n_pairs for b in self.blocks))
 
     def describe(self) -> dict:
         sizes = [(int(b.external.size), int(b.release.size)) for b in self.blocks]
         largest = max(sizes, key=lambda s: s[0] * s[1], default=(0, 0))
+        passes = {"n_passes": self.n_passes} if self.n_passes > 1 else {}
         return {
+            **passes,
             "n_blocks": len(self.blocks),
             "n_external_without_block": int(self.external_without_block.size),
             "largest_block": list(largest),
@@ -175,7 +200,7 @@ def make_blocks(
 def _same_coding(external: pd.DataFrame, release: pd.DataFrame, key: Classifier) -> None:
     """Refuse a code blocking key spelt two ways in the two files (``01`` here, ``1`` there): the
     units would silently fall into different blocks and never be compared."""
-    if key.bins is not None:
+    if key.bins is not None or key.encoding is not None:
         return
     ext = {c for c in pd.unique(code_column(external, key.external_column)) if isinstance(c, str)}
     rel = {c for c in pd.unique(code_column(release, key.name)) if isinstance(c, str)}

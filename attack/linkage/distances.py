@@ -35,18 +35,21 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from rapidfuzz import process
-from rapidfuzz.distance import JaroWinkler, Levenshtein
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler, Levenshtein
 
 from attack.errors import InputError
 from attack.io.readers import code_column, numeric_column, source_name
+from attack.linkage.dates import date_distance, date_parts
+from attack.linkage.names import prepare
 from attack.linkage.outliers import check_key_values
+from attack.linkage.phonetic import ENCODINGS
 
-KeyType = Literal["metric", "nominal", "ordinal", "hierarchical", "string"]
-KEY_TYPES: tuple[str, ...] = ("metric", "nominal", "ordinal", "hierarchical", "string")
+KeyType = Literal["metric", "nominal", "ordinal", "hierarchical", "string", "date"]
+KEY_TYPES: tuple[str, ...] = ("metric", "nominal", "ordinal", "hierarchical", "string", "date")
 STANDARDISATIONS: tuple[str, ...] = ("maxmin", "range", "sd", "none")
 METRIC_DISTANCES: tuple[str, ...] = ("squared", "absolute")
-STRING_METHODS: tuple[str, ...] = ("levenshtein", "jaro_winkler")
+STRING_METHODS: tuple[str, ...] = ("levenshtein", "jaro_winkler", "damerau", "token_set")
 HIERARCHY_MODES: tuple[str, ...] = ("compatible_zero", "lca")
 MISSING_RULES: tuple[str, ...] = ("max", "skip")
 
@@ -75,6 +78,16 @@ class KeySpec:
     hierarchy_mode: str = "compatible_zero"
     string_method: str = "levenshtein"
     missing: str = "max"
+    #: String keys: fold case, diacritics, punctuation and spaces first (``attack.linkage.names``).
+    normalise: bool = False
+    #: String keys: compare the phonetic codes (``"soundex"`` or ``"cologne"``) of the values.
+    encoding: str | None = None
+    #: Fellegi–Sunter, string and nominal keys: weigh exact agreement by the value's frequency
+    #: (``attack.linkage.term_frequency``).
+    tf: bool = False
+    #: String keys: the other name column (same name in both files); the key compares the two
+    #: names straight and crossed and takes the better (given and family name swapped).
+    swap_with: str | None = None
 
     def __post_init__(self) -> None:
         if self.type not in KEY_TYPES:
@@ -96,10 +109,30 @@ class KeySpec:
             raise InputError(f"key {self.name!r}: an ordinal category is listed twice")
         if self.log and self.type != "metric":
             raise InputError(f"key {self.name!r}: the log transform applies to metric keys only")
+        if self.encoding is not None and self.encoding not in ENCODINGS:
+            raise InputError(f"key {self.name!r}: unknown encoding {self.encoding!r}; expected one of "
+                             f"{', '.join(ENCODINGS)}")
+        if self.tf and self.type not in ("string", "nominal"):
+            raise InputError(f"key {self.name!r}: the term-frequency adjustment applies to string and nominal keys")
+        if self.swap_with is not None and (self.type != "string" or self.tf or self.swap_with == self.name):
+            raise InputError(f"key {self.name!r}: swap_with pairs a string key with another name column "
+                             "(no term-frequency adjustment)")
+        if (self.normalise or self.encoding) and self.type != "string":
+            raise InputError(f"key {self.name!r}: normalising and phonetic encoding apply to string keys only")
 
     @property
     def external_column(self) -> str:
         return self.external_name or self.name
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The release columns the key reads (with ``swap_with`` two)."""
+        return (self.name, self.swap_with) if self.swap_with else (self.name,)
+
+    @property
+    def external_columns(self) -> tuple[str, ...]:
+        """The external columns the key reads."""
+        return (self.external_column, self.swap_with) if self.swap_with else (self.external_column,)
 
     def describe(self) -> dict:
         """JSON-ready description for results and certificates."""
@@ -117,6 +150,14 @@ class KeySpec:
             out["hierarchy"] = "parent map" if self.parents else f"prefix levels {self.levels or 'auto'}"
         if self.type == "string":
             out["string_method"] = self.string_method
+            if self.normalise:
+                out["normalise"] = True
+            if self.encoding:
+                out["encoding"] = self.encoding
+        if self.tf:
+            out["tf"] = True
+        if self.swap_with:
+            out["swap_with"] = self.swap_with
         out["missing"] = self.missing
         return out
 
@@ -281,19 +322,36 @@ class _CodeComponent(_Component):
         return self.scale
 
 
+#: The rapidfuzz scorer of each string method; all but ``token_set`` give a normalised distance
+#: in [0, 1], ``token_set`` a similarity in [0, 100] that ``string_distances`` turns into
+#: ``1 − score / 100`` (docs/method/linkage.md, "Comparing names").
+STRING_SCORERS = {
+    "levenshtein": Levenshtein.normalized_distance,
+    "jaro_winkler": JaroWinkler.normalized_distance,
+    "damerau": DamerauLevenshtein.normalized_distance,
+    "token_set": fuzz.token_set_ratio,
+}
+
+
+def string_distances(
+    a: Sequence[str], b: Sequence[str], method: str, pairs: bool = False, dtype: type = np.float64
+) -> np.ndarray:
+    """Normalised distances (in [0, 1]) of the strings ``a × b``, or with ``pairs`` of
+    ``(a[k], b[k])``."""
+    out = (process.cpdist if pairs else process.cdist)(a, b, scorer=STRING_SCORERS[method], dtype=dtype)
+    if method == "token_set":
+        out = np.subtract(1.0, out / 100.0, out=out)
+    return out
+
+
 class _StringComponent(_Component):
     def __init__(self, a: np.ndarray, b: np.ndarray, method: str) -> None:
-        self.a, self.b = a, b
-        self.scorer = Levenshtein.normalized_distance if method == "levenshtein" else (
-            JaroWinkler.normalized_distance
-        )
+        self.a, self.b, self.method = a, b, method
 
     def raw(self, ext, rel):
         a = self.a[ext]
         b = self.b[rel]
-        out = process.cdist(
-            [x or "" for x in a], [y or "" for y in b], scorer=self.scorer, dtype=np.float64
-        )
+        out = string_distances([x or "" for x in a], [y or "" for y in b], self.method)
         out[pd.isna(a), :] = np.nan
         out[:, pd.isna(b)] = np.nan
         return out
@@ -301,34 +359,109 @@ class _StringComponent(_Component):
     def raw_pairs(self, ext, rel):
         a = self.a[ext]
         b = self.b[rel]
-        out = process.cpdist(
-            [x or "" for x in a], [y or "" for y in b], scorer=self.scorer, dtype=np.float64
-        )
+        out = string_distances([x or "" for x in a], [y or "" for y in b], self.method, pairs=True)
         out[pd.isna(a) | pd.isna(b)] = np.nan
         return out
 
     def subset(self, ext, rel):
-        out = _StringComponent.__new__(_StringComponent)
-        out.a, out.b, out.scorer = self.a[ext], self.b[rel], self.scorer
-        return out
+        return _StringComponent(self.a[ext], self.b[rel], self.method)
 
     def extremes(self):
         ua = pd.unique(self.a[~pd.isna(self.a)])
         ub = pd.unique(self.b[~pd.isna(self.b)])
-        if ua.size == 0 or ub.size == 0:
-            return 0.0, 0.0
-        if ua.size * ub.size > STRING_EXTREMES_MAX_PAIRS:
-            self.notes = (
-                f"{ua.size} x {ub.size} distinct strings: max-min extremes taken as the natural "
-                "range [0, 1] instead of being computed over all pairs",
-            )
-            return 0.0, 1.0
-        low, high = np.inf, -np.inf
-        step = max(1, STRING_EXTREMES_MAX_PAIRS // 20 // ub.size)
-        for start in range(0, ua.size, step):
-            block = process.cdist(list(ua[start : start + step]), list(ub), scorer=self.scorer)
-            low, high = min(low, float(block.min())), max(high, float(block.max()))
-        return low, high
+        return _distinct_extremes(self, ua, ub, "strings", lambda x, y: string_distances(
+            list(x), list(y), self.method, dtype=np.float32))
+
+
+def _distinct_extremes(component: _Component, ua: np.ndarray, ub: np.ndarray, what: str, distance) -> tuple:
+    """Smallest and largest ``distance(ua-slice, ub)`` over the distinct values of both files, in
+    slices of rows; beyond ``STRING_EXTREMES_MAX_PAIRS`` pairs the natural range [0, 1], noted
+    on ``component``."""
+    if len(ua) == 0 or len(ub) == 0:
+        return 0.0, 0.0
+    if len(ua) * len(ub) > STRING_EXTREMES_MAX_PAIRS:
+        component.notes = ((f"{len(ua)} x {len(ub)} distinct {what}: max-min extremes taken as the "
+                            "natural range [0, 1] instead of being computed over all pairs"),)
+        return 0.0, 1.0
+    low, high = np.inf, -np.inf
+    step = max(1, STRING_EXTREMES_MAX_PAIRS // 20 // len(ub))
+    for start in range(0, len(ua), step):
+        block = distance(ua[start : start + step], ub)
+        low, high = min(low, float(block.min())), max(high, float(block.max()))
+    return low, high
+
+
+class _SwappedNamesComponent(_Component):
+    """Two name columns (``a``, ``b``: shape (n, 2)) compared straight and crossed:
+    ``min(d(g, g') + d(f, f'), d(g, f') + d(f, g')) / 2`` with the key's string distance ``d``;
+    one missing name counts 1, a record without both names is missing (docs/method/linkage.md)."""
+
+    notes = ("max-min extremes of a swapped-names key taken as its natural range [0, 1]",)
+
+    def __init__(self, a: np.ndarray, b: np.ndarray, method: str) -> None:
+        self.a, self.b, self.method = a, b, method
+
+    def _part(self, x: np.ndarray, y: np.ndarray, pairs: bool) -> np.ndarray:
+        out = string_distances([v or "" for v in x], [v or "" for v in y], self.method, pairs)
+        if pairs:
+            out[pd.isna(x) | pd.isna(y)] = 1.0
+        else:
+            out[pd.isna(x), :] = 1.0
+            out[:, pd.isna(y)] = 1.0
+        return out
+
+    def _total(self, a: np.ndarray, b: np.ndarray, pairs: bool) -> np.ndarray:
+        straight = self._part(a[:, 0], b[:, 0], pairs) + self._part(a[:, 1], b[:, 1], pairs)
+        crossed = self._part(a[:, 0], b[:, 1], pairs) + self._part(a[:, 1], b[:, 0], pairs)
+        out = np.minimum(straight, crossed) / 2.0
+        gone_a, gone_b = pd.isna(a).all(axis=1), pd.isna(b).all(axis=1)
+        if pairs:
+            out[gone_a | gone_b] = np.nan
+        else:
+            out[gone_a, :] = np.nan
+            out[:, gone_b] = np.nan
+        return out
+
+    def raw(self, ext, rel):
+        return self._total(self.a[ext], self.b[rel], False)
+
+    def raw_pairs(self, ext, rel):
+        return self._total(self.a[ext], self.b[rel], True)
+
+    def subset(self, ext, rel):
+        return _SwappedNamesComponent(self.a[ext], self.b[rel], self.method)
+
+    @cached_property
+    def has_missing(self) -> bool:
+        return bool(pd.isna(self.a).all(axis=1).any() or pd.isna(self.b).all(axis=1).any())
+
+    def extremes(self):
+        return 0.0, 1.0
+
+
+class _DateComponent(_Component):
+    """A date key on its parts (``attack.linkage.dates``; a row of −1 is a missing date)."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray) -> None:
+        self.a, self.b = a, b
+
+    def raw(self, ext, rel):
+        return date_distance(self.a[ext][:, None, :], self.b[rel][None, :, :])
+
+    def raw_pairs(self, ext, rel):
+        return date_distance(self.a[ext], self.b[rel])
+
+    def subset(self, ext, rel):
+        return _DateComponent(self.a[ext], self.b[rel])
+
+    @cached_property
+    def has_missing(self) -> bool:
+        return bool((self.a < 0).all(axis=1).any() or (self.b < 0).all(axis=1).any())
+
+    def extremes(self):
+        ua = np.unique(self.a[~(self.a < 0).all(axis=1)], axis=0)
+        ub = np.unique(self.b[~(self.b < 0).all(axis=1)], axis=0)
+        return _distinct_extremes(self, ua, ub, "dates", lambda x, y: date_distance(x[:, None, :], y[None, :, :]))
 
 
 def _factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -635,4 +768,11 @@ def _component(
         return _ordinal(a, b, key, names)
     if key.type == "hierarchical":
         return _hierarchical(a, b, key)
+    if key.type == "date":
+        return _DateComponent(date_parts(a, file=names[0], column=ext_col), date_parts(b, file=names[1], column=rel_col))
+    a, b = (prepare(v, normalise=key.normalise, encoding=key.encoding) for v in (a, b))
+    if key.swap_with:
+        a2, b2 = (prepare(code_column(frame, key.swap_with, required=True), normalise=key.normalise,
+                          encoding=key.encoding) for frame in (external, release))
+        return _SwappedNamesComponent(np.stack([a, a2], axis=1), np.stack([b, b2], axis=1), key.string_method)
     return _StringComponent(a, b, key.string_method)

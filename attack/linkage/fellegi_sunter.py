@@ -4,10 +4,14 @@ Every key compares an external and a release value on a few ordered levels (leve
 agreement, the last = disagreement, −1 = a value is missing; docs/method/intruder-confidence.md):
 
 * metric: exact / near (relative difference ``|a − b| / max(|a|, |b|) ≤`` ``METRIC_NEAR``) / far;
-* string (case, surrounding spaces and punctuation ignored): exact / Jaro–Winkler similarity at
+* string (case, surrounding spaces and punctuation ignored; with the key's ``normalise`` also
+  diacritics, with ``encoding`` the phonetic codes compared): exact / Jaro–Winkler similarity
+  (or ``1 −`` the Damerau–Levenshtein or token-set distance, when that is the key's method) at
   least each of ``STRING_SIMILAR`` / different;
 * hierarchical code: exact / same prefix at each of the key's levels (longest first; default 2) /
   different;
+* date (``attack.linkage.dates``): exact / day and month transposed / two parts agree / years
+  at most ``DATE_NEAR_YEARS`` apart / different;
 * nominal and ordinal code: exact / different.
 
 ``u_k(ℓ)``, the chance that two records of different units compare at level ℓ, is counted on
@@ -32,9 +36,12 @@ from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
 from attack.errors import InputError
-from attack.io.readers import code_column, numeric_column
+from attack.io.readers import code_column, numeric_column, source_name
+from attack.linkage import term_frequency
 from attack.linkage.blocking import Blocking
-from attack.linkage.distances import KeySpec
+from attack.linkage.dates import DATE_LEVELS, date_levels, date_parts
+from attack.linkage.distances import KeySpec, string_distances
+from attack.linkage.names import prepare
 
 #: The intruder's models: weighted distances (handbook §13.4) or Fellegi–Sunter match weights.
 INTRUDERS: tuple[str, ...] = ("distance", "fellegi-sunter")
@@ -76,11 +83,16 @@ class Comparison:
     prefixes: tuple[int, ...] = ()
     #: The distinct normalised strings of a string key; ``a`` and ``b`` index them (−1 missing).
     texts: np.ndarray | None = field(default=None, repr=False)
+    #: Term-frequency adjustment (key option ``tf``): each value code's share among the release's
+    #: values (``attack.linkage.term_frequency``); None without.
+    shares: np.ndarray | None = field(default=None, repr=False)
 
     def levels(self, ext: np.ndarray, rel: np.ndarray, pairs: bool) -> np.ndarray:
         """Levels (int8, −1 where a value is missing) of the pairs ``(ext[k], rel[k])`` or, without
         ``pairs``, of the matrix ``ext × rel``."""
         a, b = self.a[ext], self.b[rel]
+        if self.key.swap_with:
+            return self._swapped_levels(a, b, pairs)
         if self.key.type == "string":
             return self._string_levels(a, b, pairs)
         if not pairs:
@@ -89,26 +101,57 @@ class Comparison:
             return _metric_levels(a, b)
         if self.key.type == "hierarchical":
             return self._prefix_levels(a, b)
+        if self.key.type == "date":
+            return date_levels(a, b)
         out = np.where(a == b, 0, 1).astype(np.int8)
         out[np.broadcast_to((a < 0) | (b < 0), out.shape)] = -1
         return out
 
     def _string_levels(self, a: np.ndarray, b: np.ndarray, pairs: bool) -> np.ndarray:
-        """Jaro–Winkler levels; a matrix is computed once per pair of distinct strings."""
+        """Similarity levels; a matrix is computed once per pair of distinct strings."""
         if pairs:
-            sim = process.cpdist(list(self.texts[np.maximum(a, 0)]), list(self.texts[np.maximum(b, 0)]),
-                                 scorer=JaroWinkler.similarity, dtype=np.float32)
+            sim = self._similarity(self.texts[np.maximum(a, 0)], self.texts[np.maximum(b, 0)], True)
             out = _similarity_levels(sim, a == b)
             out[(a < 0) | (b < 0)] = -1
             return out
         ua, ia = np.unique(a, return_inverse=True)
         ub, ib = np.unique(b, return_inverse=True)
-        sim = process.cdist(list(self.texts[np.maximum(ua, 0)]), list(self.texts[np.maximum(ub, 0)]),
-                            scorer=JaroWinkler.similarity, dtype=np.float32)
+        sim = self._similarity(self.texts[np.maximum(ua, 0)], self.texts[np.maximum(ub, 0)], False)
         distinct = _similarity_levels(sim, ua[:, None] == ub[None, :])
         distinct[ua < 0, :] = -1
         distinct[:, ub < 0] = -1
         return distinct[ia[:, None], ib[None, :]]
+
+    def _swapped_levels(self, a: np.ndarray, b: np.ndarray, pairs: bool) -> np.ndarray:
+        """Levels of two name columns (codes (n, 2)): the similarity of the worse-matching name in
+        the better of the straight and the crossed arrangement; exact when both names agree in
+        either; a missing name agrees with nothing, a record without names is missing."""
+        def sim(i: int, j: int) -> np.ndarray:
+            x, y = a[:, i], b[:, j]
+            out = self._similarity(self.texts[np.maximum(x, 0)], self.texts[np.maximum(y, 0)], pairs)
+            missing = (x < 0) if pairs else (x < 0)[:, None]
+            missing = missing | ((y < 0) if pairs else (y < 0)[None, :])
+            out[missing] = 0.0
+            return out
+
+        def same(i: int, j: int) -> np.ndarray:
+            x, y = (a[:, i], b[:, j]) if pairs else (a[:, i][:, None], b[:, j][None, :])
+            return (x == y) & (x >= 0)
+
+        best = np.maximum(np.minimum(sim(0, 0), sim(1, 1)), np.minimum(sim(0, 1), sim(1, 0)))
+        out = _similarity_levels(best, (same(0, 0) & same(1, 1)) | (same(0, 1) & same(1, 0)))
+        gone_a, gone_b = (a < 0).all(axis=1), (b < 0).all(axis=1)
+        out[(gone_a | gone_b) if pairs else (gone_a[:, None] | gone_b[None, :])] = -1
+        return out
+
+    def _similarity(self, a: np.ndarray, b: np.ndarray, pairs: bool) -> np.ndarray:
+        """Jaro–Winkler similarity, or ``1 −`` the distance of the key's Damerau–Levenshtein or
+        token-set method."""
+        method = self.key.string_method
+        if method in ("damerau", "token_set"):
+            return 1.0 - string_distances(list(a), list(b), method, pairs, dtype=np.float32)
+        score = process.cpdist if pairs else process.cdist
+        return score(list(a), list(b), scorer=JaroWinkler.similarity, dtype=np.float32)
 
     def _prefix_levels(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """``a``/``b`` hold, per row, the joint integer codes of the full code and each prefix."""
@@ -158,12 +201,30 @@ def comparisons(external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Ke
             continue
         a = code_column(external, ext_col, required=True)
         b = code_column(release, rel_col, required=True)
-        if key.type == "string":
-            texts = pd.Series([normalise_text(x) for x in np.concatenate([a, b])], dtype=object)
-            codes, uniques = pd.factorize(texts, use_na_sentinel=True)
-            labels = ("exact", *(f"jaro-winkler >= {t:g}" for t in STRING_SIMILAR), "different")
+        if key.type == "date":
+            out.append(Comparison(key, DATE_LEVELS, date_parts(a, file=source_name(external), column=ext_col),
+                                  date_parts(b, file=source_name(release), column=rel_col)))
+        elif key.type == "string":
+            parts = [a, b]
+            if key.swap_with:
+                parts = [a, code_column(external, key.swap_with, required=True),
+                         b, code_column(release, key.swap_with, required=True)]
+            values = np.concatenate(parts)
+            if not key.normalise:  # the light normalisation every string key gets
+                values = np.array([normalise_text(x) for x in values], dtype=object)
+            values = prepare(values, normalise=key.normalise, encoding=key.encoding)
+            codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
+            measure = key.string_method if key.string_method in ("damerau", "token_set") else "jaro-winkler"
+            labels = ("exact", *(f"{measure} >= {t:g}" for t in STRING_SIMILAR), "different")
+            if key.swap_with:  # columns: the key's name, the other name
+                n_a = len(a)
+                codes = np.concatenate([np.stack([codes[:n_a], codes[n_a:2 * n_a]], axis=1),
+                                        np.stack([codes[2 * n_a:2 * n_a + len(b)], codes[2 * n_a + len(b):]], axis=1)])
+                labels = ("exact (either order)", *(f"both names {measure} >= {t:g}" for t in STRING_SIMILAR),
+                          "different")
             out.append(Comparison(key, labels, codes[: len(a)], codes[len(a):],
-                                  texts=np.asarray(uniques, dtype=object)))
+                                  texts=np.asarray(uniques, dtype=object),
+                                  shares=_shares(key, codes[len(a):], len(uniques))))
         elif key.type == "hierarchical":
             prefixes = tuple(sorted(set(key.levels or (DEFAULT_PREFIX,)), reverse=True))
             columns = [_joint_codes(a, b, None)] + [_joint_codes(a, b, n) for n in prefixes]
@@ -173,10 +234,16 @@ def comparisons(external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Ke
             out.append(Comparison(key, labels, a_codes, b_codes, prefixes))
         else:
             a_codes, b_codes = _joint_codes(a, b, None)
-            out.append(Comparison(key, ("exact", "different"), a_codes, b_codes))
+            n_values = int(max(a_codes.max(initial=-1), b_codes.max(initial=-1))) + 1
+            out.append(Comparison(key, ("exact", "different"), a_codes, b_codes,
+                                  shares=_shares(key, b_codes, n_values)))
     if not out:
         raise InputError("every key has weight 0", field="keys")
     return tuple(out)
+
+
+def _shares(key: KeySpec, release_codes: np.ndarray, n_values: int) -> np.ndarray | None:
+    return term_frequency.value_shares(release_codes, n_values) if key.tf else None
 
 
 def _joint_codes(a: np.ndarray, b: np.ndarray, prefix: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -268,16 +335,24 @@ class MatchWeights:
     offsets: np.ndarray = field(default_factory=lambda: np.zeros(0))
     scales: np.ndarray = field(default_factory=lambda: np.zeros(0))
     notes: tuple[str, ...] = ()
+    #: Per comparison, the exact-agreement weight of each value code (term-frequency
+    #: adjustment), or None; empty: no key is adjusted.
+    value_weights: tuple[np.ndarray | None, ...] = ()
+
+    def _ranges(self):
+        extra = self.value_weights or (None,) * len(self.weights)
+        for w, v in zip(self.weights, extra):
+            yield w if v is None or v.size == 0 else np.concatenate([w, v])
 
     @property
     def top(self) -> float:
         """The largest weight a pair can reach (every key at its best level, or missing)."""
-        return float(sum(max(0.0, float(w.max())) for w in self.weights))
+        return float(sum(max(0.0, float(w.max())) for w in self._ranges()))
 
     @property
     def bottom(self) -> float:
         """The smallest weight a pair can reach."""
-        return float(sum(min(0.0, float(w.min())) for w in self.weights))
+        return float(sum(min(0.0, float(w.min())) for w in self._ranges()))
 
     @property
     def keys(self) -> tuple[KeySpec, ...]:
@@ -290,9 +365,14 @@ class MatchWeights:
     def weight(self, ext: np.ndarray, rel: np.ndarray, pairs: bool = False) -> np.ndarray:
         """Match weight ``W`` of the pairs (``pairs``) or of the matrix ``ext × rel``."""
         total = None
-        for comparison, w in zip(self.comparisons, self.weights):
+        extra = self.value_weights or (None,) * len(self.weights)
+        for comparison, w, by_value in zip(self.comparisons, self.weights, extra):
             table = np.concatenate([w, [0.0]])  # level −1 (missing) indexes the trailing 0
-            part = table[comparison.levels(ext, rel, pairs)]
+            levels = comparison.levels(ext, rel, pairs)
+            part = table[levels]
+            if by_value is not None:
+                codes = comparison.a[ext] if pairs else comparison.a[ext][:, None]
+                part = term_frequency.adjust(part, levels, codes, by_value)
             total = part if total is None else total + part
         return total
 
@@ -323,7 +403,10 @@ class FellegiSunterModel:
 
     @property
     def weights(self) -> MatchWeights:
-        return MatchWeights(self.comparisons, tuple(np.log2(m / u) for m, u in zip(self.em.m, self.u)))
+        by_value = tuple(None if c.shares is None else term_frequency.value_weights(m[0], c.shares)
+                         for c, m in zip(self.comparisons, self.em.m))
+        return MatchWeights(self.comparisons, tuple(np.log2(m / u) for m, u in zip(self.em.m, self.u)),
+                            value_weights=by_value if any(v is not None for v in by_value) else ())
 
     def probability(self, weight: np.ndarray) -> np.ndarray:
         """Match probability ``λ 2^W / (λ 2^W + 1 − λ)`` of pairs of weight ``W``."""
@@ -344,6 +427,7 @@ class FellegiSunterModel:
             "keys": [
                 {
                     "name": c.key.name,
+                    **({"term_frequency": True} if c.shares is not None else {}),
                     "levels": [
                         {"level": label, "m": float(m[i]), "u": float(u[i]), "weight": float(w[i])}
                         for i, label in enumerate(c.labels)
@@ -392,26 +476,35 @@ def candidate_patterns(
     """Distinct comparison patterns of the candidate pairs and their counts: all pairs, or, when
     there are more than ``limit``, the pairs of a uniform random sample of the external records
     (each with every release record of its block), about ``limit`` pairs."""
-    sizes = np.array([len(b.external) * len(b.release) for b in blocking], dtype=np.int64)
+    sizes = np.array([b.n_pairs for b in blocking], dtype=np.int64)
     n_candidates = int(sizes.sum())
     radix = np.array([len(c.labels) + 1 for c in comps], dtype=np.int64)
     place = np.concatenate([[1], np.cumprod(radix)[:-1]])
     counts = np.zeros(int(np.prod(radix)), dtype=np.int64)
 
-    def add(rows: np.ndarray, block) -> None:
-        code = np.zeros((rows.size, len(block.release)), dtype=np.int64)
+    def add(rows: np.ndarray, cols: np.ndarray, pairs: bool) -> None:
+        code = np.zeros((rows.size,) if pairs else (rows.size, cols.size), dtype=np.int64)
         for c, p in zip(comps, place):
-            code += (c.levels(rows, block.release, pairs=False).astype(np.int64) + 1) * p
+            code += (c.levels(rows, cols, pairs=pairs).astype(np.int64) + 1) * p
         counts[:] += np.bincount(code.ravel(), minlength=counts.size)
 
     share = min(1.0, limit / max(n_candidates, 1))
     for block in blocking:
+        keep = rng.random(block.external.size) < share if share < 1.0 else None
+        if block.pairs is not None:  # multi-pass blocking: only the candidate pairs
+            rows, cols = block.pairs.nonzero()
+            if keep is not None:
+                rows, cols = rows[keep[rows]], cols[keep[rows]]
+            for start in range(0, rows.size, CHUNK_PAIRS):
+                part = slice(start, start + CHUNK_PAIRS)
+                add(block.external[rows[part]], block.release[cols[part]], pairs=True)
+            continue
         rows = block.external
-        if share < 1.0:  # a uniform sample of the block's external rows, each with all its pairs
-            rows = np.sort(rows[rng.random(rows.size) < share])
+        if keep is not None:  # a uniform sample of the block's external rows, each with all its pairs
+            rows = np.sort(rows[keep])
         step = max(1, CHUNK_PAIRS // max(len(block.release), 1))
         for start in range(0, rows.size, step):
-            add(rows[start:start + step], block)
+            add(rows[start:start + step], block.release, pairs=False)
     present = np.flatnonzero(counts)
     patterns = (present[:, None] // place[None, :]) % radix[None, :] - 1
     return patterns, counts[present], n_candidates

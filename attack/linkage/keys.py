@@ -10,9 +10,12 @@ the same ``KeySpec`` and
     Hierarchical("nace", levels=[2, 3, 4])  "nace:hierarchical:levels=2|3|4"
     Block("nace", prefix=2)                 "nace:prefix=2"
     Block("employees", bins=[20, 50])       "employees:bins=20,50"
+    Block("surname", encoding="cologne")    "surname:cologne"
+    AnyBlock("surname:prefix=1", "plz")     "surname:prefix=1|plz"
 
 Text keys read ``NAME:TYPE[:WEIGHT][:OPTION...]`` with the options ``log``, ``squared``,
-``absolute``, ``levenshtein``, ``jaro_winkler``, ``lca``, ``skip``, ``order=a|b|c`` and
+``absolute``, ``levenshtein``, ``jaro_winkler``, ``damerau``, ``token_set``, ``normalise``,
+``soundex``, ``cologne``, ``tf``, ``swap=OTHER``, ``lca``, ``skip``, ``order=a|b|c`` and
 ``levels=2|3|4``. The distances themselves are explained in ``docs/method/linkage.md``.
 """
 
@@ -28,6 +31,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
@@ -37,8 +41,8 @@ from attack.linkage.blocking import Classifier
 from attack.linkage.distances import KEY_TYPES, KeySpec
 
 __all__ = [
-    "Key", "Metric", "Nominal", "Ordinal", "Hierarchical", "String", "Block",
-    "KeyTable", "as_key", "as_block", "parse_key", "parse_block",
+    "Key", "Metric", "Nominal", "Ordinal", "Hierarchical", "String", "Date", "Block", "AnyBlock",
+    "KeyTable", "as_key", "as_block", "blocking_entry", "parse_key", "parse_block", "parse_block_entry",
 ]
 
 
@@ -114,10 +118,18 @@ class Metric(Key):
         return (["log"] if self.log else []) + ([self.metric_distance] if self.metric_distance else [])
 
 
+_TF = Field(False, description="Fellegi–Sunter: weigh exact agreement by the rarity of the value "
+                               "(term-frequency adjustment).")
+
+
 class Nominal(Key):
     """A categorical key: 0 when equal, 1 otherwise (handbook eq. 13.1)."""
 
     type: Literal["nominal"] = "nominal"
+    tf: bool = _TF
+
+    def _options(self) -> list[str]:
+        return ["tf"] if self.tf else []
 
 
 class Ordinal(Key):
@@ -146,30 +158,50 @@ class Hierarchical(Key):
 
 
 class String(Key):
-    """A text key such as a firm name: normalised edit distance."""
+    """A text key such as a firm or person name: normalised edit distance."""
 
     type: Literal["string"] = "string"
-    string_method: Literal["levenshtein", "jaro_winkler"] = "levenshtein"
+    string_method: Literal["levenshtein", "jaro_winkler", "damerau", "token_set"] = "levenshtein"
+    normalise: bool = Field(False, description="Fold case, diacritics, punctuation and spaces before comparing.")
+    encoding: Literal["soundex", "cologne"] | None = Field(
+        None, description="Compare the phonetic codes of the values (Soundex or Kölner Phonetik).")
+    tf: bool = _TF
+    swap_with: str | None = Field(
+        None, min_length=1, description="The other name column (given or family name, same name in both "
+        "files): the names are compared straight and crossed, the better counts.")
 
     def _options(self) -> list[str]:
-        return [self.string_method] if self.string_method != "levenshtein" else []
+        return ([self.string_method] if self.string_method != "levenshtein" else []) + (
+            ["normalise"] if self.normalise else []) + ([self.encoding] if self.encoding else []) + (
+            ["tf"] if self.tf else []) + ([f"swap={self.swap_with}"] if self.swap_with else [])
+
+
+class Date(Key):
+    """A date such as the date of birth: parts compared, day–month transposition recognised
+    (``attack.linkage.dates``)."""
+
+    type: Literal["date"] = "date"
 
 
 #: A key table of a scenario file, told apart by its ``type``.
-KeyTable = Annotated[Union[Metric, Nominal, Ordinal, Hierarchical, String], Field(discriminator="type")]
-_KEY_CLASSES = {cls.model_fields["type"].default: cls for cls in (Metric, Nominal, Ordinal, Hierarchical, String)}
+KeyTable = Annotated[Union[Metric, Nominal, Ordinal, Hierarchical, String, Date], Field(discriminator="type")]
+_KEY_CLASSES = {cls.model_fields["type"].default: cls
+                for cls in (Metric, Nominal, Ordinal, Hierarchical, String, Date)}
 
 
 class Block(_Setting):
-    """A blocking key or a risk cell: the column as is, by code prefix, or by interval bins."""
+    """A blocking key or a risk cell: the column as is, by code prefix, by interval bins, or (a
+    name) by its phonetic code."""
 
     prefix: int | None = Field(None, ge=1, description="Classes are the first N characters of the code.")
     bins: tuple[float, ...] | None = Field(None, min_length=1, description="Break points of the classes.")
+    encoding: Literal["soundex", "cologne"] | None = Field(
+        None, description="Classes are the Soundex or Kölner Phonetik codes of the names.")
 
     @model_validator(mode="after")
     def _one_rule(self) -> Block:
-        if self.prefix is not None and self.bins is not None:
-            raise ValueError("use either a prefix or bins, not both")
+        if sum(x is not None for x in (self.prefix, self.bins, self.encoding)) > 1:
+            raise ValueError("use one of a prefix, bins or an encoding")
         if self.bins is not None and not all(math.isfinite(b) for b in self.bins):
             raise ValueError("bins must be finite numbers (no nan or inf)")
         if self.bins is not None and any(b <= a for a, b in zip(self.bins, self.bins[1:])):
@@ -178,10 +210,41 @@ class Block(_Setting):
 
     def classifier(self) -> Classifier:
         """The block as the blocking and cell code takes it."""
-        return Classifier(self.name, prefix=self.prefix, bins=self.bins, external_name=self.external_name)
+        return Classifier(self.name, prefix=self.prefix, bins=self.bins, external_name=self.external_name,
+                          encoding=self.encoding)
 
     def to_text(self) -> str:
         return self.classifier().label()
+
+
+class AnyBlock(SettingsModel):
+    """Alternative blocking keys (``"surname:prefix=1|postcode"``): a pair is a candidate when it
+    agrees on any of them; each alternative is one blocking pass (``attack.linkage.passes``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    any: tuple[Block, ...] = Field(min_length=2, description="The alternative blocking keys.")
+
+    def __init__(self, *alternatives: Block | str | Mapping, **data: Any) -> None:
+        if alternatives:
+            data["any"] = tuple(as_block(a) for a in alternatives)
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise from_validation(exc, model=type(self)) from None
+
+    @field_validator("any", mode="before")
+    @classmethod
+    def _texts(cls, value: Any) -> Any:
+        if not isinstance(value, (list, tuple)):
+            return value
+        try:
+            return tuple(parse_block(v) if isinstance(v, str) else v for v in value)
+        except InputError as exc:
+            raise ValueError(exc.message) from None
+
+    def to_text(self) -> str:
+        return "|".join(b.to_text() for b in self.any)
 
 
 _FLAGS = {
@@ -190,6 +253,12 @@ _FLAGS = {
     "absolute": ("metric_distance", "absolute"),
     "levenshtein": ("string_method", "levenshtein"),
     "jaro_winkler": ("string_method", "jaro_winkler"),
+    "damerau": ("string_method", "damerau"),
+    "token_set": ("string_method", "token_set"),
+    "normalise": ("normalise", True),
+    "soundex": ("encoding", "soundex"),
+    "cologne": ("encoding", "cologne"),
+    "tf": ("tf", True),
     "lca": ("hierarchy_mode", "lca"),
     "skip": ("missing", "skip"),
 }
@@ -216,6 +285,8 @@ def parse_key(text: str) -> Key:
             options[field_name] = value
         elif option.startswith("order="):
             options["order"] = tuple(option[len("order="):].split("|"))
+        elif option.startswith("swap="):
+            options["swap_with"] = option[len("swap="):]
         elif option.startswith("levels="):
             options["levels"] = tuple(_ints(option[len("levels="):].split("|"), text))
         else:
@@ -224,12 +295,15 @@ def parse_key(text: str) -> Key:
 
 
 def parse_block(text: str) -> Block:
-    """A block from ``NAME``, ``NAME:prefix=N`` or ``NAME:bins=B1,B2,...``."""
+    """A block from ``NAME``, ``NAME:prefix=N``, ``NAME:bins=B1,B2,...``, ``NAME:soundex`` or
+    ``NAME:cologne``."""
     name, _, option = text.partition(":")
     if not name:
         raise InputError(f"{text!r}: a column name is needed")
     if not option:
         return Block(name)
+    if option in ("soundex", "cologne"):
+        return Block(name, encoding=option)
     if option.startswith("prefix="):
         return _build(Block, {"name": name, "prefix": _ints([option[len("prefix="):]], text)[0]}, repr(text))
     if option.startswith("bins="):
@@ -238,7 +312,26 @@ def parse_block(text: str) -> Block:
         except ValueError as exc:
             raise InputError(f"{text!r}: bins must be numbers separated by commas") from exc
         return _build(Block, {"name": name, "bins": bins}, repr(text))
-    raise InputError(f"{text!r}: expected NAME, NAME:prefix=N or NAME:bins=B1,B2,...")
+    raise InputError(f"{text!r}: expected NAME, NAME:prefix=N, NAME:bins=B1,B2,..., NAME:soundex or NAME:cologne")
+
+
+def parse_block_entry(text: str) -> Block | AnyBlock:
+    """A blocking entry: one block, or alternatives separated by ``|`` (``"surname:prefix=1|plz"``)."""
+    if "|" not in text:
+        return parse_block(text)
+    return AnyBlock(*(parse_block(part.strip()) for part in text.split("|")))
+
+
+def blocking_entry(value: Block | AnyBlock | Classifier | str | Mapping) -> Block | AnyBlock:
+    """A blocking entry from its typed form, its text spelling or a scenario-file table
+    (``{any = [...]}`` for alternatives)."""
+    if isinstance(value, AnyBlock):
+        return value
+    if isinstance(value, str):
+        return parse_block_entry(value)
+    if isinstance(value, Mapping) and "any" in value:
+        return _build(AnyBlock, value, "block")
+    return as_block(value)
 
 
 def as_key(value: Key | str | Mapping) -> Key:
@@ -260,8 +353,11 @@ def as_block(value: Block | Classifier | str | Mapping) -> Block:
     if isinstance(value, Block):
         return value
     if isinstance(value, Classifier):
-        return Block(value.name, prefix=value.prefix, bins=value.bins, external_name=value.external_name)
+        return Block(value.name, prefix=value.prefix, bins=value.bins, external_name=value.external_name,
+                     encoding=value.encoding)
     if isinstance(value, str):
+        if "|" in value:
+            raise InputError(f"{value!r}: alternatives (a|b) are blocking passes, not a cell or a single block")
         return parse_block(value)
     if isinstance(value, Mapping):
         return _build(Block, value, "block")

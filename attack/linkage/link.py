@@ -23,6 +23,7 @@ from attack.linkage.distances import DistanceModel, KeySpec, build_distance_mode
 from attack.linkage.engines import map_blocks
 from attack.linkage.fellegi_sunter import INTRUDERS
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
+from attack.linkage.passes import CandidateModel, block_passes, make_pass_blocks
 from attack.linkage.solvers import BlockSolution, BlockTask, solve_block
 
 
@@ -44,6 +45,9 @@ class LinkageSpec:
     #: Share of the verifiable units the intruder knows and learns the key weights from
     #: (``attack.linkage.learned_weights``); None: the given weights.
     learn_weights: float | None = None
+    #: The blocking entry of each of ``blocks`` when some entry offers alternatives (``a|b``,
+    #: ``attack.linkage.passes``): keys of one entry are alternatives. Empty: every key is an entry.
+    block_groups: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.learn_weights is not None:
@@ -64,19 +68,39 @@ class LinkageSpec:
         names = [k.name for k in self.keys]
         if len(set(names)) != len(names):
             raise InputError("a key is declared twice")
+        if self.intruder == "distance" and any(k.tf for k in self.keys):
+            raise InputError("the term-frequency adjustment (key option tf) weighs Fellegi–Sunter agreement; "
+                             "use it with the fellegi-sunter intruder", field="keys")
+        if self.block_groups and len(self.block_groups) != len(self.blocks):
+            raise InputError("block_groups needs one entry number per blocking key")
         if all(k.weight == 0 for k in self.keys):
             raise InputError("every key has weight 0: every distance would be 0 and the links arbitrary; "
                              "give at least one key a positive weight", field="keys")
 
     def release_columns(self) -> list[str]:
-        return list(dict.fromkeys([k.name for k in self.keys] + [b.name for b in self.blocks]))
+        return list(dict.fromkeys([c for k in self.keys for c in k.columns] + [b.name for b in self.blocks]))
 
     def external_columns(self) -> list[str]:
         return list(
             dict.fromkeys(
-                [k.external_column for k in self.keys] + [b.external_column for b in self.blocks]
+                [c for k in self.keys for c in k.external_columns] + [b.external_column for b in self.blocks]
             )
         )
+
+    def blocking_entries(self) -> list[str]:
+        """The blocking entries as written: ``nace:prefix=2``, or alternatives ``a|b``."""
+        if not self.block_groups:
+            return [b.label() for b in self.blocks]
+        entries: dict[int, list[str]] = {}
+        for block, group in zip(self.blocks, self.block_groups):
+            entries.setdefault(group, []).append(block.label())
+        return ["|".join(labels) for labels in entries.values()]
+
+    def make_blocking(self, external: pd.DataFrame, release: pd.DataFrame) -> Blocking:
+        """The blocks of the two files: one pass, or the union of the passes of alternatives."""
+        if not self.block_groups:
+            return make_blocks(external, release, self.blocks)
+        return make_pass_blocks(external, release, block_passes(self.blocks, self.block_groups))
 
     def describe(self) -> dict:
         out = {
@@ -84,7 +108,7 @@ class LinkageSpec:
             "standardise": self.standardise,
             "metric_distance": self.metric_distance,
             "keys": [k.describe() for k in self.keys],
-            "blocking": [b.label() for b in self.blocks],
+            "blocking": self.blocking_entries(),
         }
         if self.winsorise:
             out["winsorise"] = True
@@ -184,7 +208,7 @@ def link(
     rel = _only(release, spec.release_columns())
     seed = 0 if spec.seed is None else spec.seed
     if spec.intruder == "fellegi-sunter":
-        blocking = make_blocks(ext, rel, spec.blocks)
+        blocking = spec.make_blocking(ext, rel)
         fitted = fellegi_sunter.fit(ext, rel, spec.keys, blocking, seed=seed)
         model = fitted.weights
     else:
@@ -192,12 +216,12 @@ def link(
             ext, rel, spec.keys, standardise=spec.standardise, metric_distance=spec.metric_distance,
             winsorise=spec.winsorise,
         )
-        blocking = make_blocks(ext, rel, spec.blocks)
+        blocking = spec.make_blocking(ext, rel)
     rank = _sequential_rank(len(ext), spec)
     tasks = [
         BlockTask(
             index=i,
-            model=model.subset(block.external, block.release),
+            model=_restricted(model.subset(block.external, block.release), block.pairs),
             method=spec.method,
             order=None if rank is None else np.argsort(rank[block.external], kind="stable"),
             memory_budget=memory_budget,
@@ -211,16 +235,23 @@ def link(
     distance = np.full(len(ext), np.nan)
     n_best = np.zeros(len(ext), dtype=np.int64)
     for block, solution in zip(blocking, solutions):
-        rows = block.external[solution.rows]
-        release_row[rows] = block.release[solution.cols]
-        distance[rows] = solution.distance
-        n_best[rows] = solution.n_best
+        keep = slice(None)
+        if block.pairs is not None:  # a pair no blocking pass proposed is no link
+            keep = np.asarray(block.pairs[solution.rows, solution.cols]).ravel().astype(bool)
+        rows = block.external[solution.rows[keep]]
+        release_row[rows] = block.release[solution.cols[keep]]
+        distance[rows] = solution.distance[keep]
+        n_best[rows] = solution.n_best[keep]
     if spec.intruder == "fellegi-sunter":
         probability = np.where(release_row >= 0, fitted.probability(model.top - distance), np.nan)
         about = fitted.describe()
     else:
         probability, about = chance_probability(model, blocking, release_row, distance, seed=seed)
     return Links(release_row, distance, n_best, blocking, model, spec, solutions, probability, about)
+
+
+def _restricted(model, pairs):
+    return model if pairs is None else CandidateModel(model, pairs)
 
 
 def _only(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:

@@ -18,11 +18,13 @@ from attack.io.strict import SettingsModel
 from attack.linkage.assignment import METHODS
 from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
 from attack.linkage.keys import (
+    AnyBlock,
     Block,
     KeyTable,
     as_block,
     as_key,
-    parse_block,
+    blocking_entry,
+    parse_block_entry,
     parse_key,
 )
 from attack.linkage.link import INTRUDERS, LinkageSpec
@@ -59,7 +61,13 @@ KeyEntry = Annotated[
 ]
 #: A blocking key or cell: ``"nace"``, ``"nace:prefix=2"``, ``"employees:bins=20,50"`` or a table.
 BlockEntry = Annotated[
-    Union[Annotated[str, parses(parse_block), Tag("text")], Annotated[Block, Tag("table")]],
+    Union[Annotated[str, parses(as_block), Tag("text")], Annotated[Block, Tag("table")]],
+    Discriminator(_by_form),
+]
+#: A blocking entry: a block, or alternatives (``"surname:prefix=1|plz"``, ``{any = [...]}``),
+#: each a blocking pass whose candidate pairs are united (``attack.linkage.passes``).
+BlockingEntry = Annotated[
+    Union[Annotated[str, parses(parse_block_entry), Tag("text")], Annotated[Union[Block, AnyBlock], Tag("table")]],
     Discriminator(_by_form),
 ]
 Methods = Literal[METHODS]  # type: ignore[valid-type]
@@ -73,7 +81,8 @@ class Linkage(SettingsTable):
     """How the intruder links (Destatis handbook, ch. 13)."""
 
     keys: list[KeyEntry] = Field(min_length=1, description="Overlap variables entering the distance.")
-    block: list[BlockEntry] = Field(default_factory=list, description="Blocking keys.")
+    block: list[BlockingEntry] = Field(default_factory=list, description="Blocking keys; an entry a|b offers "
+                                       "alternatives whose blocking passes are united.")
     method: Methods = Field("greedy", description="One-to-one assignment procedure.")
     standardise: Standardisations = "maxmin"
     metric_distance: MetricDistances = "squared"
@@ -90,7 +99,7 @@ class IntruderLinkage(SettingsTable):
     """An intruder's linkage: unset entries come from the scenario's ``[linkage]``."""
 
     keys: list[KeyEntry] | None = Field(None, min_length=1)
-    block: list[BlockEntry] | None = None
+    block: list[BlockingEntry] | None = None
     method: Methods | None = None
     standardise: Standardisations | None = None
     metric_distance: MetricDistances | None = None
@@ -107,11 +116,17 @@ def linkage_spec(table: Linkage | IntruderLinkage, default: LinkageSpec | None =
     if table.keys is not None:
         fixed["keys"] = tuple(as_key(k).spec() for k in table.keys)
     if table.block is not None:
-        fixed["blocks"] = tuple(as_block(b).classifier() for b in table.block)
+        entries = [blocking_entry(b) for b in table.block]
+        alternatives = [e.any if isinstance(e, AnyBlock) else (e,) for e in entries]
+        fixed["blocks"] = tuple(b.classifier() for group in alternatives for b in group)
+        if any(len(group) > 1 for group in alternatives):
+            fixed["block_groups"] = tuple(i for i, group in enumerate(alternatives) for _ in group)
+        elif default is not None:
+            fixed["block_groups"] = ()
     if default is not None:
         return replace(default, **fixed)
     return LinkageSpec(**fixed)
 
 
-__all__ = ["BlockEntry", "IntruderLinkage", "KeyEntry", "Linkage", "Number", "SettingsTable", "linkage_spec",
+__all__ = ["BlockEntry", "BlockingEntry", "IntruderLinkage", "KeyEntry", "Linkage", "Number", "SettingsTable", "linkage_spec",
            "parses"]

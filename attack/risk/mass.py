@@ -232,8 +232,9 @@ def check_columns(data: AttackInput, linkage: LinkageSpec, evaluation: Evaluatio
     require_columns(truth, [truth_id, *targets, *(c.name for c in evaluation.cells)])
     hidden = {data.release_id: "the release's id column (hidden from the intruder)",
               data.external_id: "the external file's ground-truth id column"}
-    for what, columns in (("key", [k.name for k in linkage.keys]), ("block", [b.name for b in linkage.blocks]),
-                          ("key", [k.external_column for k in linkage.keys]),
+    for what, columns in (("key", [c for k in linkage.keys for c in k.columns]),
+                          ("block", [b.name for b in linkage.blocks]),
+                          ("key", [c for k in linkage.keys for c in k.external_columns]),
                           ("block", [b.external_column for b in linkage.blocks])):
         for column in columns:
             if column in hidden:
@@ -243,7 +244,7 @@ def check_columns(data: AttackInput, linkage: LinkageSpec, evaluation: Evaluatio
 
 def code_columns(linkage: LinkageSpec) -> list[str]:
     """Release columns the intruder treats as codes (non-metric keys, unbinned blocking keys)."""
-    keys = [k.name for k in linkage.keys if k.type != "metric"]
+    keys = [c for k in linkage.keys if k.type != "metric" for c in k.columns]
     return keys + [b.name for b in linkage.blocks if b.bins is None]
 
 
