@@ -376,18 +376,17 @@ def _any_intruder_table(entry: Mapping[str, Any], min_count: int) -> Table:
     intruder's own share and the units only it finds, and the units several find. A cell with
     fewer than ``min_count`` units is suppressed, a count of found units below it is shown as such."""
     names = list(entry["intruders"])
-    cell_names = list(dict.fromkeys(k for c in entry["cells"] for k in c["cell"]))
-    header = [*(cell_names or ["cell"]), "units", "any intruder", "95% interval"]
+    header = ["cell", "units", "any intruder", "95% interval"]
     header += [f"{n}: rate" for n in names] + [f"{n}: only it" for n in names] + ["several"]
-    table = Table(header, [False] * len(cell_names or [1]) + [True] * (len(header) - len(cell_names or [1])))
+    table = Table(header, [False] + [True] * (len(header) - 1))
 
     def small(count: int) -> str:
         return f"< {min_count}" if 0 < count < min_count else str(count)
 
-    rows = [({n: "all units" for n in cell_names} or {"cell": "all units"}, entry)]
-    rows += [(c["cell"], c) for c in entry["cells"]] if cell_names else []
-    for cell, figures in rows:
-        label = [str(cell.get(n, DASH)) for n in (cell_names or ["cell"])]
+    rows = [("all units", entry)]
+    rows += [(c.get("label") or cell_label(c["cell"]), c) for c in entry["cells"] if c["cell"]]
+    for name, figures in rows:
+        label = [name]
         if figures["n_units"] < min_count:
             span = (len(label), len(header) - len(label))
             table.add([*label, _suppressed_text(min_count), *[""] * (span[1] - 1)], span=span)
@@ -516,6 +515,8 @@ def render_markdown(
     if combined is not None:
         out += ["", f"## Combined measure (λ = {_short(combined['lam'])})", "",
                 _md_text(combined["formula"]), "", md_table(_combined_table(combined, min_count))]
+    if len(runs) > 1:
+        out += ["", "## Comparison", "", md_table(_comparison_table(runs))]
     for entry in any_intruder:
         out += ["", f"## Re-identified by any intruder: {_md_text(entry['release'])}", "",
                 _md_text(ANY_INTRUDER_NOTE), "", md_table(_any_intruder_table(entry, min_count))]
@@ -527,8 +528,6 @@ def render_markdown(
         out += ["", "## Single attacks", "", md_table(_single_table(single_attack))]
         if "unit_risk" in single_attack:
             out += ["", _md_text(_unit_risk_line(single_attack["unit_risk"]))]
-    if len(runs) > 1:
-        out += ["", "## Comparison", "", md_table(_comparison_table(runs))]
     for i, run in enumerate(runs, 1):
         r = run["result"]
         out += ["", f"## {i}. {_md_text(str(run.get('name', '')))}", ""]

@@ -18,6 +18,7 @@ from attack.report.attack import (
     fmt_num,
     md_table,
 )
+from attack.report.labels import cell_label
 from attack.report.notebook import verdict_word
 
 __all__ = ["MAX_RUN_ROWS", "MAX_CELL_LINES", "render_summary"]
@@ -68,7 +69,7 @@ def _cell_lines(runs: Sequence[Mapping[str, Any]], combined: Mapping[str, Any] |
                 continue
             risk, gamma = max(((float(v), g) for g, v in cell["disclosure_risk"].items() if v is not None),
                               default=(float("nan"), ""))
-            label = ", ".join(f"{k.split(':', 1)[0]}={v}" for k, v in cell["cell"].items()) or "all units"
+            label = cell.get("label") or cell_label(cell["cell"])
             found.append((risk, f"{name}: {label}: risk {fmt_num(risk)} at γ = {gamma} "
                                 f"(τ = {_short(result['tau'])})"))
     found.sort(key=lambda item: -item[0])

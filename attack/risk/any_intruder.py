@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from attack.report.labels import cell_label
 from attack.risk.evaluation import wilson_interval
 
 
@@ -30,9 +31,13 @@ def any_intruder(outcomes: Sequence[tuple[str, pd.DataFrame]]) -> dict:
                                                                           sort=False)["correct"].any()
         frames.append(per_unit.rename(name))
     table = pd.concat(frames, axis=1)  # one row per (cell, unit) verifiable for some intruder
+    present = set(table.index.get_level_values("cell"))
+    # the evaluation's order of cells (the categories of the outcome frames), as in every run's table
+    order = dict.fromkeys(c for _, frame in outcomes for c in frame["cell"].cat.categories if c in present)
     cells = []
-    for label in sorted(table.index.get_level_values("cell").unique()):
-        cells.append({"cell": json.loads(label), **_figures(table.xs(label, level="cell"), names)})
+    for text in order:
+        cell = json.loads(text)
+        cells.append({"cell": cell, "label": cell_label(cell), **_figures(table.xs(text, level="cell"), names)})
     return {"intruders": names, **_figures(table, names), "cells": cells}
 
 

@@ -279,7 +279,7 @@ def score(
     }
     if distance is not None:
         result["distance_histogram"] = _histogram(distance[verifiable], linked, correct)
-    labels = [json.dumps(v, sort_keys=True, ensure_ascii=False) for v in cell_values]
+    labels = [json.dumps(v, ensure_ascii=False) for v in cell_values]  # the cells' order and variables' order
     units = pd.DataFrame({"unit": external_ids[verifiable], "correct": correct,
                           "cell": pd.Categorical.from_codes(cell_codes, categories=labels)})
     return Scored(result, units)
