@@ -34,8 +34,9 @@ def blocks(draw):
     n_rel = draw(st.integers(0, 14))
     comparisons, weights = [], []
     for _ in range(draw(st.integers(1, 3))):
-        # weights from a small set: many combinations share one cost, and some are out of order
-        pick = st.sampled_from([-3.0, -1.0, 0.0, 0.5, 1.0, 2.0, 4.0])
+        # weights from a small set: many combinations share one cost, some are out of order, and
+        # 0.1 + 0.2 differs from 0.3 by less than the tie tolerance
+        pick = st.sampled_from([-3.0, -1.0, 0.0, 0.1, 0.2, 0.3, 1.0, 2.0, 4.0])
         if draw(st.booleans()):
             values = st.lists(st.sampled_from(METRIC_VALUES), min_size=n_ext + n_rel, max_size=n_ext + n_rel)
             both = draw(values)
@@ -92,3 +93,12 @@ def test_a_large_block_is_solved_by_levels_with_the_dense_links(monkeypatch):
     assert [s.solver for s in dense.solutions] == ["dense"]
     np.testing.assert_array_equal(large.release_row, dense.release_row)
     np.testing.assert_array_equal(large.n_best, dense.n_best)
+
+
+def test_costs_within_the_tie_tolerance_count_as_ties():
+    # (exact, exact) weighs 0.1 + 0.2, (near, missing) 0.3 + 0: two costs 5.6e-17 apart, one tie
+    model = MatchWeights((_metric([10.0], [10.5, 10.0]), _code([1], [-1, 1])),
+                         (np.array([0.1, 0.3, -1.0]), np.array([0.2, -1.0])))
+    rows, cols, cost, n_best = fs_candidates.level_greedy(model)
+    assert cols.tolist() == [1] and n_best.tolist() == [2]
+    assert _dense(BlockTask(0, model, "greedy")).n_best.tolist() == [2]
