@@ -43,7 +43,8 @@ _WIDEN = 1e-9
 
 def level_greedy(model: MatchWeights) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Links ``(rows, cols, cost, n_best)`` of Procedure II on the block of ``model``, or None
-    when a key's levels are not metric or plain codes (then the block needs every pair)."""
+    when a key's levels are not metric or plain codes, or the links' costs are not the model's
+    own (then the block needs every pair)."""
     prepared = _prepare(model)
     if prepared is None:
         return None
@@ -57,6 +58,8 @@ def level_greedy(model: MatchWeights) -> tuple[np.ndarray, np.ndarray, np.ndarra
                          place, near)
     chosen = tier_of[_codes(kinds, ext[:, rows], rel[:, cols], place, near)]
     cost = tier_cost[chosen]
+    if not np.array_equal(cost, model.pair_cost(rows, cols)):
+        return None  # the model's levels or weights are not the ones taken here: compute every pair
     tied = np.abs(tier_cost[tiers][None, :] - cost[:, None]) <= TIE_TOLERANCE  # links × combos
     n_best = _tie_counts(kinds, ext, rel, order, sorted_values, n_present, combos, place, near,
                          rows, tied)
@@ -67,13 +70,14 @@ def _prepare(model: MatchWeights):
     """Keys as float rows (NaN missing), every level combination with its exact cost, and the
     tier (rank of distinct cost) of each combination; None for keys of other kinds."""
     kinds, ext, rel, level_counts = [], [], [], []
+    metric_labels = ("exact", f"near (<= {fellegi_sunter.METRIC_NEAR:g})", "far")
     for comparison, w in zip(model.comparisons, model.weights):
         kind = comparison.key.type
-        if kind == "metric" and len(w) == 3 and comparison.a.ndim == 1:
+        if kind == "metric" and comparison.labels == metric_labels and comparison.a.ndim == 1:
             kinds.append(_METRIC)
             ext.append(np.asarray(comparison.a, dtype=float))
             rel.append(np.asarray(comparison.b, dtype=float))
-        elif kind in ("nominal", "ordinal") and len(w) == 2 and comparison.a.ndim == 1:
+        elif kind in ("nominal", "ordinal") and comparison.labels == ("exact", "different") and comparison.a.ndim == 1:
             kinds.append(_CODE)
             ext.append(np.where(comparison.a < 0, np.nan, comparison.a).astype(float))
             rel.append(np.where(comparison.b < 0, np.nan, comparison.b).astype(float))

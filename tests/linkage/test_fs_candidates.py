@@ -19,7 +19,7 @@ METRIC_VALUES = [np.nan, 0.0, 1.0, 1.05, 1.2, 2.0, 10.0, 10.5, 11.0, -3.0, -3.2]
 
 
 def _metric(values_a, values_b) -> Comparison:
-    return Comparison(KeySpec("x", "metric"), ("exact", "near", "far"),
+    return Comparison(KeySpec("x", "metric"), ("exact", "near (<= 0.1)", "far"),
                       np.array(values_a, dtype=float), np.array(values_b, dtype=float))
 
 
@@ -69,6 +69,16 @@ def test_hand_computed_block():
     assert cost.tolist() == [2.0, 5.0]  # W_max 3 minus the weights 1 and −2
     assert n_best.tolist() == [1, 1]
     assert greedy(model.cost(np.arange(2), np.arange(2)))[1].tolist() == [1, 0]
+
+
+def test_levels_of_another_meaning_are_left_to_the_pairwise_solvers(monkeypatch):
+    model = MatchWeights((_metric([10.0, 10.0], [20.0, 10.5]),), (np.array([3.0, 1.0, -2.0]),))
+    monkeypatch.setattr(Comparison, "levels", lambda self, ext, rel, pairs: np.full(  # all "far"
+        (len(ext),) if pairs else (len(ext), len(rel)), 2, dtype=np.int8))
+    assert fs_candidates.level_greedy(model) is None
+    relabelled = MatchWeights((Comparison(KeySpec("x", "metric"), ("exact", "near (<= 0.2)", "far"),
+                                          np.array([1.0]), np.array([1.0])),), (np.array([3.0, 1.0, -2.0]),))
+    assert fs_candidates.level_greedy(relabelled) is None
 
 
 def test_string_keys_are_left_to_the_pairwise_solvers():
