@@ -68,7 +68,10 @@ def level_greedy(model: MatchWeights) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 def _prepare(model: MatchWeights):
     """Keys as float rows (NaN missing), every level combination with its exact cost, and the
-    tier (rank of distinct cost) of each combination; None for keys of other kinds."""
+    tier (rank of distinct cost) of each combination; None for keys of other kinds or with
+    term-frequency weights."""
+    if any(v is not None for v in getattr(model, "value_weights", ())):
+        return None  # term-frequency weights of exact agreement differ from value to value
     kinds, ext, rel, level_counts = [], [], [], []
     metric_labels = ("exact", f"near (<= {fellegi_sunter.METRIC_NEAR:g})", "far")
     for comparison, w in zip(model.comparisons, model.weights):

@@ -112,3 +112,10 @@ def test_costs_within_the_tie_tolerance_count_as_ties():
     rows, cols, cost, n_best = fs_candidates.level_greedy(model)
     assert cols.tolist() == [1] and n_best.tolist() == [2]
     assert _dense(BlockTask(0, model, "greedy")).n_best.tolist() == [2]
+
+
+def test_term_frequency_weights_are_left_to_the_pairwise_solvers():
+    model = MatchWeights((_code([0, 1], [1, 0]),), (np.array([2.0, -1.0]),))
+    assert fs_candidates.level_greedy(model) is not None
+    model.value_weights = (np.array([5.0, 1.0]),)  # exact agreement on rare code 0 weighs more
+    assert fs_candidates.level_greedy(model) is None
