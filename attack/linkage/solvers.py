@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attack.linkage import sparse_hungarian
+from attack.linkage import fs_candidates, sparse_hungarian
 from attack.linkage.assignment import TIE_TOLERANCE, assign, greedy
 from attack.linkage.candidates import (
     embedding,
@@ -23,6 +23,7 @@ from attack.linkage.candidates import (
 )
 from attack.linkage.chunked import chunked
 from attack.linkage.distances import DistanceModel
+from attack.linkage.fellegi_sunter import MatchWeights
 from attack.linkage.limits import (
     DEFAULT_MEMORY_BUDGET,
     DENSE_BYTES_PER_PAIR,
@@ -71,6 +72,7 @@ def solve_block(task: BlockTask) -> BlockSolution:
     candidate graph with its proof of optimality (``attack.linkage.sparse_hungarian``; the
     dense matrix when the proof fails and the matrix fits the budget); for the other methods
     the certified KD-tree candidates when the distance embeds (``attack.linkage.candidates``),
+    Procedure II on Fellegi–Sunter weights by level combinations (``attack.linkage.fs_candidates``),
     else row chunks of the matrix that fit the budget.
     """
     n_ext, n_rel = task.model.sizes
@@ -94,6 +96,10 @@ def solve_block(task: BlockTask) -> BlockSolution:
         else:
             rows, cols, dist, n_best = tree_sequential(task.model, embedded, task.order)
         return BlockSolution(task.index, rows, cols, dist, n_best, "kd-tree")
+    if task.method == "greedy" and isinstance(task.model, MatchWeights):
+        found = fs_candidates.level_greedy(task.model)
+        if found is not None:
+            return BlockSolution(task.index, *found, "match-levels")
     if dense_fits:
         return _dense(task)
     rows, cols, dist, n_best = chunked(task.model, task.method, task.order, task.memory_budget)
