@@ -258,11 +258,13 @@ def _split(features, rank, order, depth):  # pragma: no cover - compiled
             _select(key, at, a, b, a + (b - a) // 2)
         halves[-1] = m
         starts = halves
-        for i in range(m):
-            moved[i] = here[at[i]]
+        for i in range(m):                           # element by element: a row or array
+            for d in range(f):                       # assignment compiles numpy's broadcasting
+                moved[i, d] = here[at[i], d]
             spare[i] = order[at[i]]
         here, moved = moved, here
-        order[:] = spare
+        for i in range(m):
+            order[i] = spare[i]
     for s in range(starts.size - 1):                # insertion sort of each leaf by rank
         for i in range(starts[s] + 1, starts[s + 1]):
             j, row = i, order[i]
