@@ -11,7 +11,7 @@ with processor time (user + system) of the child, the steadier figure on shared 
 
 * ``demo``: ``attack demo`` (17,000 firms, default settings).
 * ``mdav-100k``: joint MDAV (k = 3) of 100,000 synthetic firms with 10 metric variables (the
-  file of ``bench_protect.py``), data generation included.
+  case of ``bench_protect.py``, data generation included).
 * ``link-100k``: ``attack link --method greedy`` of a MARKUS-like external file against the
   FORMAL release of 100,000 firms (the files of ``bench_link.py``, written beforehand).
 """
@@ -30,21 +30,12 @@ BUDGET = 10.0   # seconds a cold run may take longer than a warm one
 CASES = ("demo", "mdav-100k", "link-100k")
 
 
-def mdav_child() -> None:
-    from bench_protect import VARIABLES, synthetic
-
-    from attack.protect.microaggregation import mdav
-
-    result = mdav(synthetic(100_000), VARIABLES, k=3, seed=1)
-    print(f"{len(result):,} rows microaggregated")
-
-
 def command(case: str, folder: Path) -> list[str]:
     """The command of ``case``; its input files are written to ``folder`` first."""
     if case == "demo":
         return [sys.executable, "-m", "attack", "demo", "--out", str(folder / "demo")]
     if case == "mdav-100k":
-        return [sys.executable, __file__, "--child", case]
+        return [sys.executable, str(Path(__file__).with_name("bench_protect.py")), "--child", case]
     from bench_link import prepare
 
     ext, rel, _ = prepare(100_000, folder)
@@ -66,11 +57,7 @@ def timed(cmd: list[str], cache: Path) -> Measured:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cases", nargs="*", help=f"any of {', '.join(CASES)} (default: all)")
-    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child:
-        mdav_child()
-        return
     unknown = sorted(set(args.cases) - set(CASES))
     if unknown:
         parser.error(f"unknown case {unknown[0]!r}")
