@@ -79,6 +79,7 @@ def mdav_groups(z: np.ndarray, k: int, keys: np.ndarray) -> np.ndarray:
     nearest: smallest key, the record itself first)."""
     n, p = z.shape
     z = np.ascontiguousarray(z, dtype=np.float64)
+    keys = np.ascontiguousarray(keys, dtype=np.float64)     # one type: compiled once
     group = np.full(n, -1, dtype=np.int64)
     partials = np.zeros((p, PARTIALS))
     used = np.zeros(p, dtype=np.int64)
