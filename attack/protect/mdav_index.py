@@ -19,8 +19,8 @@ their largest radius; a grouped record is marked and the nodes above it are upda
   corner of its box; |u|² + |v|² - 2 u·v with its largest radius and the box's smallest
   projection; and the same with the box's smallest u₁v₁ and its largest |u'|. Boxes of
   ``2**FAN_BITS`` leaves are bounded first and read in decreasing order of bound, each by
-  its parts of ``2**PART_BITS`` leaves and then their leaves, until the next box cannot
-  reach the best distance found.
+  its parts of ``2**PART_BITS`` leaves and then their leaves; two threads claim the boxes one
+  by one and prune with the best distance either has found.
 * Farthest from the centroid: first in the outer shell, the ``SHELL`` records farthest from
   a recent centroid ``c'`` by decreasing distance. No record is farther from the centroid
   ``c`` than from ``c'`` plus |c - c'|, so the shell is read only down to where that bound
@@ -30,10 +30,10 @@ their largest radius; a grouped record is marked and the nodes above it are upda
 * Nearest to a record: its own leaf first, then the boxes and within them the leaves, in
   order of kinship with the record's own (index xor: nearest subtrees first); a box or leaf
   is skipped once its lower bound (its box, or the gap between the radii) exceeds the
-  current ``k - 1``-th nearest distance.
-
-The searches run in one thread: compiled as plain loops they compile in a fraction of the time
-that parallel regions need, and they do not wait for a second core on a busy machine.
+  current ``k - 1``-th nearest distance. The nearest of the first record of an MDAV step are
+  found by one thread while the other starts the search for the record farthest from it
+  (among the records left before that group is taken; searched again in the rare case that
+  it falls in the group); those of the second record by two threads sharing the boxes.
 
 The bounds of the nodes of a box (or of a part) are computed together, a coordinate at a
 time over contiguous rows of node data, so that the loops are vectorised.
@@ -43,7 +43,7 @@ Every bound carries a margin far above the rounding of the rotation and a relati
 centroid is the correctly rounded column sum of the remaining records (kept exactly as a
 floating-point expansion, Shewchuk's algorithm as in ``math.fsum``) divided by their count.
 When half the records of a tree are grouped the tree is rebuilt from those left (a compiled
-median split, each span on its widest coordinate).
+median split, each span on its widest coordinate, the spans of a level in parallel).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 LEAF = 32        # records per leaf (at most; at least half as many)
 FAN_BITS = 7     # searches first bound boxes of 2**FAN_BITS leaves,
@@ -230,11 +230,12 @@ def _exact_sums(z, parts, used):  # pragma: no cover - compiled
 # --- building ------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _split(features, rank, order, depth):  # pragma: no cover - compiled
     """Reorder ``order`` (positions into ``features``) into the leaves of a balanced k-d tree of
     ``depth`` levels: every span is halved at the median of its widest feature; within a leaf
-    by increasing ``rank``. Returns the start of each leaf and the end of the last."""
+    by increasing ``rank``. Returns the start of each leaf and the end of the last. The spans
+    of a level are split in parallel."""
     m, f = features.shape
     here = features.copy()                           # the features in the current order
     moved = np.empty_like(here)
@@ -245,7 +246,7 @@ def _split(features, rank, order, depth):  # pragma: no cover - compiled
     starts[1] = m
     for _ in range(depth):
         halves = np.empty(2 * starts.size - 1, dtype=np.int64)
-        for s in range(starts.size - 1):
+        for s in prange(starts.size - 1):
             a, b = starts[s], starts[s + 1]
             halves[2 * s], halves[2 * s + 1] = a, a + (b - a) // 2
             low, high = np.full(f, np.inf), np.full(f, -np.inf)
@@ -259,14 +260,14 @@ def _split(features, rank, order, depth):  # pragma: no cover - compiled
             _select(key, at, a, b, a + (b - a) // 2)
         halves[-1] = m
         starts = halves
-        for i in range(m):                           # element by element: a row or array
+        for i in prange(m):                          # element by element: a row or array
             for d in range(f):                       # assignment compiles numpy's broadcasting
                 moved[i, d] = here[at[i], d]
             spare[i] = order[at[i]]
         here, moved = moved, here
         for i in range(m):
             order[i] = spare[i]
-    for s in range(starts.size - 1):                # insertion sort of each leaf by rank
+    for s in prange(starts.size - 1):                # insertion sort of each leaf by rank
         for i in range(starts[s] + 1, starts[s + 1]):
             j, row = i, order[i]
             while j > starts[s] and rank[order[j - 1]] > rank[row]:
@@ -559,34 +560,38 @@ def _cut(best_d, offset, reach, margin, p):  # pragma: no cover - compiled
 
 
 @_inner()
-def _box(b, q, qy, offset, qh, qt, tree, margin, best_d, best, part_bound, bound,
-         pick):  # pragma: no cover - compiled
+def _box(b, q, qy, offset, qh, qt, tree, margin, best_d, best, shared, me, part_bound,
+         bound, pick):  # pragma: no cover - compiled
     """The farthest record under box ``b`` of the first scan, if farther than ``best``. The
     box's parts (``part_bound.size`` of them, each of ``bound.size`` leaves) are bounded
-    together, then the leaves of each part that can reach the best distance found; a leaf is
-    read if its largest radius and then its bound can reach it too."""
+    together, then the leaves of each part that can reach the best distance found by either
+    thread (``shared``; this thread's is ``shared[me]``); a leaf is read if its largest
+    radius and then its bound can reach it too."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
      radius, head, tail, floor, tail_max, widest, depth) = tree
     fan = bound.size
     parts = 2**depth // fan - 1 + b * part_bound.size      # node of the box's first part
     _upper(lo, hi, reach, tail_max, anchor, parts, qy, qt, margin, part_bound)
     for s in range(part_bound.size):
-        if count[parts + s] == 0 or part_bound[s] < best_d:
+        if count[parts + s] == 0 or part_bound[s] < max(best_d, shared[1 - me]):
             continue
         leaves = (b * part_bound.size + s) * fan             # the part's first leaf
         _upper(lo, hi, reach, tail_max, anchor, 2**depth - 1 + leaves, qy, qt, margin, bound)
         for t in range(fan):
             node = 2**depth - 1 + leaves + t
-            if bound[t] < best_d or count[node] == 0:
+            thr = max(best_d, shared[1 - me])
+            if bound[t] < thr or count[node] == 0:
                 continue
-            least = _least(best_d, offset, margin, q.size)
+            least = _least(thr, offset, margin, q.size)
             if np.sqrt(reach[node]) < least:
                 continue
             found_d, best = _scan(q, points, alive, keys, radius, head, tail,
                                   leaf_start[leaves + t], leaf_start[leaves + t + 1], least,
-                                  _cut(best_d, offset, reach[node], margin, q.size), qh, qt,
+                                  _cut(thr, offset, reach[node], margin, q.size), qh, qt,
                                   best_d, best, pick)
-            best_d = max(best_d, found_d)
+            if found_d > best_d:
+                best_d = found_d
+                shared[me] = best_d
     return best_d, best
 
 
@@ -614,6 +619,30 @@ def _query(q, tree, rotation, margin):  # pragma: no cover - compiled
 
 
 @_inner()
+def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin, shared,
+           me):  # pragma: no cover - compiled
+    """Thread ``me``'s part of a "farthest" search: it claims boxes in decreasing order of
+    bound (``next_box[0]``, shared) until the next cannot reach the best distance either
+    thread has found (``shared``, each thread writing its own). Claims are a plain read and
+    write of the shared counter: when both threads read the same value, that box is read
+    twice; no box is ever passed over, as every value the counter takes was read by a thread.
+    A record is passed over only if it is strictly nearer than one the other thread holds."""
+    part_bound, leaf_bound = _parts(tree[-1])
+    pick = np.empty(tree[-2], dtype=np.int64)
+    best_d, best = -1.0, -1
+    while True:
+        at = next_box[0]
+        if at >= order.size:
+            break
+        next_box[0] = at + 1
+        if bound[order[at]] < max(best_d, shared[1 - me]):
+            break
+        best_d, best = _box(order[at], q, qy, offset, qh, qt, tree, margin, best_d, best,
+                            shared, me, part_bound, leaf_bound, pick)
+    return best_d, best
+
+
+@_inner()
 def _parts(depth):  # pragma: no cover - compiled
     """Room for the bounds of the parts of a box of the first scan, and of a part's leaves."""
     box = depth - max(depth - FAN_BITS, 0)          # a box has 2**box leaves
@@ -623,60 +652,120 @@ def _parts(depth):  # pragma: no cover - compiled
 
 @_inner()
 def _farthest(q, tree, rotation, margin):  # pragma: no cover - compiled
-    """Position of the remaining record farthest from ``q`` (ties: largest key): the boxes of
-    the first scan in decreasing order of bound, until the next cannot reach the best
-    distance found."""
+    """Position of the remaining record farthest from ``q`` (ties: largest key); two threads
+    share the boxes of the first scan."""
+    return _nearest_and_farthest(q, np.int64(-1), np.int64(1), tree, rotation, margin)[1]
+
+
+@njit(cache=True, parallel=True)
+def _nearest_and_farthest(q, centre, k, tree, rotation, margin):  # pragma: no cover - compiled
+    """``_nearest`` of ``centre`` (unless it is -1) and the remaining record farthest from
+    ``q``, both on the records remaining now: one thread first finds the nearest, the other
+    starts on the boxes of the farthest search, and both then share the rest."""
     qy, qh, qt, offset, bound, order = _query(q, tree, rotation, margin)
-    part_bound, leaf_bound = _parts(tree[-1])
-    pick = np.empty(tree[-2], dtype=np.int64)
-    best_d, best = -1.0, -1
-    for b in order:
-        if bound[b] < best_d:
-            break
-        best_d, best = _box(b, q, qy, offset, qh, qt, tree, margin, best_d, best, part_bound,
-                            leaf_bound, pick)
-    return best
+    next_box = np.zeros(1, dtype=np.int64)
+    shared = np.full(2, -1.0)
+    found_d = np.full(2, -1.0)
+    found = np.full(2, -1)
+    near = np.empty(k, dtype=np.int64)
+    for thread in prange(2):
+        if thread == 0 and centre >= 0:
+            near[:] = _nearest(centre, k, tree, rotation, margin)
+        found_d[thread], found[thread] = _share(next_box, order, bound, q, qy, qh, qt, offset,
+                                                tree, margin, shared, thread)
+    return near, _winner(found_d, found, tree[2])
+
+
+@njit(cache=True)
+def _winner(found_d, found, keys):  # pragma: no cover - compiled
+    if _farther(found_d[1], found[1], found_d[0], found[0], keys):
+        return found[1]
+    return found[0]
 
 
 @_inner()
 def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
     """Positions of the record at ``centre`` and its ``k - 1`` nearest remaining records
-    (ties: smallest keys): its own leaf first, then the boxes of the first scan, nearest
-    subtrees first, reading the leaves whose lower bound does not exceed the ``k - 1``-th
-    nearest distance found."""
+    (ties: smallest keys), found by one thread (``_near_part`` alone)."""
+    q, qy, rq, box_bound, near_d, near_k, near = _near_query(centre, k, 1, tree, rotation,
+                                                             margin)
+    shared = np.full(2, np.inf)
+    _near_part(centre, q, qy, rq, tree, margin, box_bound, np.zeros(1, dtype=np.int64), shared,
+               0, near_d[0], near_k[0], near[0])
+    return _nearest_of(centre, near_d, near_k, near)
+
+
+@njit(cache=True, parallel=True)
+def _nearest_in_two(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
+    """``_nearest`` with two threads sharing the boxes (``_near_part``)."""
+    q, qy, rq, box_bound, near_d, near_k, near = _near_query(centre, k, 2, tree, rotation,
+                                                             margin)
+    next_box = np.zeros(1, dtype=np.int64)
+    shared = np.full(2, np.inf)
+    for thread in prange(2):
+        _near_part(centre, q, qy, rq, tree, margin, box_bound, next_box, shared, thread,
+                   near_d[thread], near_k[thread], near[thread])
+    return _nearest_of(centre, near_d, near_k, near)
+
+
+@njit(cache=True)
+def _near_query(centre, k, threads, tree, rotation, margin):  # pragma: no cover - compiled
+    """What a "nearest" search of the record at ``centre`` needs: the record, rotated, its
+    radius, the lower bound of every box of the first scan, and an empty list of the ``k - 1``
+    nearest (distances, keys, positions) for each of ``threads`` threads."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
      radius, head, tail, floor, tail_max, widest, depth) = tree
     q = points[centre].copy()
     qy = _rotate(q, rotation)
-    rq = radius[centre]
     boxes = 2 ** max(depth - FAN_BITS, 0)
     box_bound = np.empty(boxes)
-    _lower(lo, hi, floor, reach, boxes - 1, qy, rq, margin, box_bound)
-    near_d, near_k = np.full((1, k - 1), np.inf), np.full((1, k - 1), np.inf)
-    near = np.full((1, k - 1), -1, dtype=np.int64)
+    _lower(lo, hi, floor, reach, boxes - 1, qy, radius[centre], margin, box_bound)
+    return (q, qy, radius[centre], box_bound, np.full((threads, k - 1), np.inf),
+            np.full((threads, k - 1), np.inf), np.full((threads, k - 1), -1, dtype=np.int64))
+
+
+@njit(cache=True)
+def _near_part(centre, q, qy, rq, tree, margin, box_bound, next_box, shared, me, near_d, near_k,
+               near):  # pragma: no cover - compiled
+    """Thread ``me``'s part of a "nearest" search into its list ``near``: thread 0 first reads
+    the record's own leaf; then each thread claims boxes of the first scan from
+    ``next_box[0]`` (as in ``_share``), starting with the record's own box, and reads the
+    leaves whose lower bound does not exceed the ``k - 1``-th nearest distance of its own list
+    or of the other thread's (``shared``; each is at least the final one). A box read by both
+    threads puts a record in both lists; one thread may also claim a box twice (after a stale
+    write of the counter), which ``_closer`` allows for."""
+    (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
+     radius, head, tail, floor, tail_max, widest, depth) = tree
+    m = near.size
+    boxes = box_bound.size
     fan = 2**depth // boxes
     leaf_bound = np.empty(fan)
     own = leaf_of[centre]
-    _closer(centre, points, alive, keys, q, leaf_start[own], leaf_start[own + 1], near_d[0],
-            near_k[0], near[0])
-    for step in range(boxes):
+    if me == 0:
+        _closer(centre, points, alive, keys, q, leaf_start[own], leaf_start[own + 1], near_d,
+                near_k, near)
+        shared[me] = near_d[m - 1]
+    while True:
+        step = next_box[0]
+        if step >= boxes:
+            break
+        next_box[0] = step + 1
         b = (own // fan) ^ step                # nearest subtrees first
-        if box_bound[b] > near_d[0, k - 2]:
+        if box_bound[b] > min(near_d[m - 1], shared[1 - me]):
             continue
         _lower(lo, hi, floor, reach, 2**depth - 1 + b * fan, qy, rq, margin, leaf_bound)
         for j in range(fan):
             t = (own % fan) ^ j
             leaf = b * fan + t
-            if leaf != own and leaf_bound[t] <= near_d[0, k - 2]:
+            if leaf != own and leaf_bound[t] <= min(near_d[m - 1], shared[1 - me]):
                 _closer(centre, points, alive, keys, q, leaf_start[leaf],
-                        leaf_start[leaf + 1], near_d[0], near_k[0], near[0])
-    return _nearest_of(centre, near_d, near_k, near)
+                        leaf_start[leaf + 1], near_d, near_k, near)
+                shared[me] = near_d[m - 1]
 
 
 @njit(cache=True)
 def _nearest_of(centre, near_d, near_k, near):  # pragma: no cover - compiled
-    """``centre`` and the ``k - 1`` nearest of the lists ``near`` (a row each, with distances
-    ``near_d`` and keys ``near_k``) together, each record once."""
+    """``centre`` and the ``k - 1`` nearest of the threads' lists together (each record once)."""
     m = near.shape[1]
     d, key = near_d.ravel(), near_k.ravel()
     ranked = np.arange(d.size)            # by distance, then key (insertion sort, stable)
@@ -702,7 +791,7 @@ def _closer(centre, points, alive, keys, q, start, end, near_d, near_k,
             near):  # pragma: no cover - compiled
     """Merge the remaining records at positions [start, end) other than ``centre`` into the
     nearest found so far (``near``, by increasing distance ``near_d`` then key ``near_k``),
-    each record once (a leaf read a second time adds nothing)."""
+    each record once: a thread of ``_near_part`` may read a box a second time."""
     m = near.size
     for i in range(start, end):
         if not alive[i] or i == centre:
@@ -755,7 +844,7 @@ def _centroid(parts, used, n):  # pragma: no cover - compiled
 
 @_inner()
 def _group(centre, k, tree, rotation, margin, parts, used, group, label):  # pragma: no cover
-    _take(_nearest(centre, k, tree, rotation, margin), tree, parts, used, group, label)
+    _take(_nearest_in_two(centre, k, tree, rotation, margin), tree, parts, used, group, label)
 
 
 @njit(cache=True)
@@ -837,8 +926,10 @@ def _run(tree, rotation, margin, parts, used, n, group, label, k,
     while n >= 3 * k and n >= stop:
         r, shell = _farthest_from_centroid(_centroid(parts, used, n), tree, shell, rotation,
                                            margin)
-        _group(r, k, tree, rotation, margin, parts, used, group, label)
-        s = _farthest(tree[0][r].copy(), tree, rotation, margin)
+        near, s = _nearest_and_farthest(tree[0][r].copy(), r, k, tree, rotation, margin)
+        _take(near, tree, parts, used, group, label)
+        if np.any(near == s):          # only when the farthest record is in r's group
+            s = _farthest(tree[0][r].copy(), tree, rotation, margin)
         _group(s, k, tree, rotation, margin, parts, used, group, label + 1)
         label += 2
         n -= 2 * k
