@@ -67,12 +67,19 @@ PARTIALS = 64    # capacity of an exact sum (a double expansion needs at most 40
 REORDER = {"nsz", "arcp", "contract", "reassoc"}
 
 
+def _inner(**options):
+    """``njit`` for a loop called only by other compiled loops: kept on disk like the others,
+    but without the wrappers that let Python call it (a good part of compiling a small loop)."""
+    return njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, **options)
+
+
 def mdav_groups(z: np.ndarray, k: int, keys: np.ndarray) -> np.ndarray:
     """MDAV group label of every row of ``z`` (n >= k rows, p columns, finite, below 1e150
     so that squared distances stay finite); ``keys`` break ties (farthest: largest key;
     nearest: smallest key, the record itself first)."""
     n, p = z.shape
     z = np.ascontiguousarray(z, dtype=np.float64)
+    keys = np.ascontiguousarray(keys, dtype=np.float64)     # one type: compiled once
     group = np.full(n, -1, dtype=np.int64)
     partials = np.zeros((p, PARTIALS))
     used = np.zeros(p, dtype=np.int64)
@@ -133,6 +140,38 @@ class _Tree:
                 self.leaf_start, self.lo, self.hi, self.count, self.reach, self.anchor,
                 self.radius, self.head, self.tail, self.floor, self.tail_max, self.widest,
                 self.depth)
+
+
+# --- order ---
+
+
+@_inner()
+def _by_decreasing(values):  # pragma: no cover - compiled
+    """Positions of ``values`` by decreasing value, ties in any order (heapsort: a few plain
+    loops, far quicker to compile than numpy's sorts)."""
+    n = values.size
+    order = np.arange(n)
+    for start in range(n // 2 - 1, -1, -1):
+        _sift(values, order, start, n)
+    for end in range(n - 1, 0, -1):          # the smallest left goes to the end
+        order[0], order[end] = order[end], order[0]
+        _sift(values, order, 0, end)
+    return order
+
+
+@_inner()
+def _sift(values, order, i, n):  # pragma: no cover - compiled
+    """Move ``order[i]`` down the heap ``order[:n]`` (smallest value on top)."""
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            return
+        if child + 1 < n and values[order[child + 1]] < values[order[child]]:
+            child += 1
+        if values[order[child]] >= values[order[i]]:
+            return
+        order[i], order[child] = order[child], order[i]
+        i = child
 
 
 # --- exact sums ----------------------------------------------------------------------------------
@@ -221,11 +260,13 @@ def _split(features, rank, order, depth):  # pragma: no cover - compiled
             _select(key, at, a, b, a + (b - a) // 2)
         halves[-1] = m
         starts = halves
-        for i in prange(m):
-            moved[i] = here[at[i]]
+        for i in prange(m):                          # element by element: a row or array
+            for d in range(f):                       # assignment compiles numpy's broadcasting
+                moved[i, d] = here[at[i], d]
             spare[i] = order[at[i]]
         here, moved = moved, here
-        order[:] = spare
+        for i in range(m):
+            order[i] = spare[i]
     for s in prange(starts.size - 1):                # insertion sort of each leaf by rank
         for i in range(starts[s] + 1, starts[s + 1]):
             j, row = i, order[i]
@@ -236,7 +277,7 @@ def _split(features, rank, order, depth):  # pragma: no cover - compiled
     return starts
 
 
-@njit(cache=True)
+@_inner()
 def _select(key, order, a, b, target):  # pragma: no cover - compiled
     """Permute ``key[a:b]`` (and ``order[a:b]`` alike) so that position ``target`` holds the value
     of its rank, smaller or equal values before it and greater or equal after (Hoare)."""
@@ -313,7 +354,7 @@ def _leaf_order(z, keys, rows, rotated, radius, anchor, order, leaf_start):  # p
 # ``alive``, ``leaf_of``; ``widest``, the most records of a leaf.
 
 
-@njit(cache=True)
+@_inner()
 def _merge(node, lo, hi, count, reach):  # pragma: no cover - compiled
     """Box, count and reach of ``node`` from its two children; whether box or reach changed."""
     left, right = 2 * node + 1, 2 * node + 2
@@ -327,7 +368,7 @@ def _merge(node, lo, hi, count, reach):  # pragma: no cover - compiled
     return changed
 
 
-@njit(cache=True)
+@_inner()
 def _merge_up(node, lo, hi, count, reach):  # pragma: no cover - compiled
     """Box, count and reach of every ancestor of ``node`` (above the first whose box and reach
     stay as they were, only the counts change)."""
@@ -340,7 +381,7 @@ def _merge_up(node, lo, hi, count, reach):  # pragma: no cover - compiled
             count[node] = count[2 * node + 1] + count[2 * node + 2]
 
 
-@njit(cache=True)
+@_inner()
 def _leaf_box(leaf, node, rotated, anchor, alive, leaf_start, lo, hi, count,
               reach):  # pragma: no cover - compiled
     p = rotated.shape[1]
@@ -381,7 +422,7 @@ def _init_nodes(rotated, anchor, radius, tail, alive, leaf_start, depth, lo, hi,
         tail_max[node] = max(tail_max[2 * node + 1], tail_max[2 * node + 2])
 
 
-@njit(cache=True)
+@_inner()
 def _rotate(q, rotation):  # pragma: no cover - compiled
     p = q.size
     out = np.zeros(p)
@@ -393,7 +434,7 @@ def _rotate(q, rotation):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True)
+@_inner()
 def _distance(points, i, q):  # pragma: no cover - compiled
     """Squared distance, squared differences added column by column (the plain scan's sum)."""
     s = 0.0
@@ -403,7 +444,7 @@ def _distance(points, i, q):  # pragma: no cover - compiled
     return s
 
 
-@njit(cache=True, fastmath=REORDER)
+@_inner(fastmath=REORDER)
 def _upper(lo, hi, reach, tail_max, anchor, first, qy, qt, margin, out):  # pragma: no cover
     """Upper bounds of the squared distance from ``qy`` to the remaining records of the nodes
     ``first``, ``first + 1``, ... (one per place of ``out``), each the smallest of: the
@@ -441,7 +482,7 @@ def _upper(lo, hi, reach, tail_max, anchor, first, qy, qt, margin, out):  # prag
             * (1.0 + SLACK)
 
 
-@njit(cache=True, fastmath=REORDER)
+@_inner(fastmath=REORDER)
 def _lower(lo, hi, floor, reach, first, qy, rq, margin, out):  # pragma: no cover - compiled
     """Lower bounds of the squared distance from ``qy`` (radius ``rq``) to the remaining
     records of the nodes ``first``, ``first + 1``, ... (one per place of ``out``; infinite for
@@ -463,13 +504,13 @@ def _lower(lo, hi, floor, reach, first, qy, rq, margin, out):  # pragma: no cove
         out[j] = max(box[j], gap * gap) * (1.0 - SLACK)
 
 
-@njit(cache=True)
+@_inner()
 def _farther(d1, i1, d2, i2, keys):  # pragma: no cover - compiled
     """Whether record ``i1`` at distance ``d1`` wins "farthest" against ``i2`` at ``d2``."""
     return i2 < 0 or d1 > d2 or (d1 == d2 and keys[i1] > keys[i2])
 
 
-@njit(cache=True)
+@_inner()
 def _scan(q, points, alive, keys, radius, head, tail, start, end, least, cut, qh, qt, best_d,
           best, pick):  # pragma: no cover - compiled
     """The farthest of the remaining records at positions [start, end) (one leaf, outermost
@@ -492,7 +533,7 @@ def _scan(q, points, alive, keys, radius, head, tail, start, end, least, cut, qh
     return best_d, best
 
 
-@njit(cache=True)
+@_inner()
 def _least(best_d, offset, margin, p):  # pragma: no cover - compiled
     """The smallest radius |x - a| with which a record can reach the squared distance
     ``best_d`` from a query at distance ``offset`` from the anchor (|x - q| <= |x - a| +
@@ -504,7 +545,7 @@ def _least(best_d, offset, margin, p):  # pragma: no cover - compiled
         - SLACK * (offset + root)
 
 
-@njit(cache=True)
+@_inner()
 def _cut(best_d, offset, reach, margin, p):  # pragma: no cover - compiled
     """The smallest value of a record's bound in ``_scan`` with which it can reach the
     squared distance ``best_d`` (records of largest squared radius ``reach``), less margins
@@ -518,7 +559,7 @@ def _cut(best_d, offset, reach, margin, p):  # pragma: no cover - compiled
     return low * low - offset * offset - 4.0 * SLACK * scale * scale
 
 
-@njit(cache=True)
+@_inner()
 def _box(b, q, qy, offset, qh, qt, tree, margin, best_d, best, shared, me, part_bound,
          bound, pick):  # pragma: no cover - compiled
     """The farthest record under box ``b`` of the first scan, if farther than ``best``. The
@@ -554,7 +595,7 @@ def _box(b, q, qy, offset, qh, qt, tree, margin, best_d, best, shared, me, part_
     return best_d, best
 
 
-@njit(cache=True)
+@_inner()
 def _query(q, tree, rotation, margin):  # pragma: no cover - compiled
     """What a "farthest" search from ``q`` needs: ``q`` rotated, its first coordinate and the
     length of the rest about the anchor, its distance from the anchor, and the upper bound of
@@ -574,10 +615,10 @@ def _query(q, tree, rotation, margin):  # pragma: no cover - compiled
     for b in range(bound.size):
         if count[2**level - 1 + b] == 0:
             bound[b] = -1.0
-    return qy, qh, qt, offset, bound, np.argsort(-bound)
+    return qy, qh, qt, offset, bound, _by_decreasing(bound)
 
 
-@njit(cache=True)
+@_inner()
 def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin, shared,
            me):  # pragma: no cover - compiled
     """Thread ``me``'s part of a "farthest" search: it claims boxes in decreasing order of
@@ -601,7 +642,7 @@ def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin, shared,
     return best_d, best
 
 
-@njit(cache=True)
+@_inner()
 def _parts(depth):  # pragma: no cover - compiled
     """Room for the bounds of the parts of a box of the first scan, and of a part's leaves."""
     box = depth - max(depth - FAN_BITS, 0)          # a box has 2**box leaves
@@ -609,7 +650,7 @@ def _parts(depth):  # pragma: no cover - compiled
     return np.empty(2 ** (box - part)), np.empty(2**part)
 
 
-@njit(cache=True)
+@_inner()
 def _farthest(q, tree, rotation, margin):  # pragma: no cover - compiled
     """Position of the remaining record farthest from ``q`` (ties: largest key); two threads
     share the boxes of the first scan."""
@@ -642,7 +683,7 @@ def _winner(found_d, found, keys):  # pragma: no cover - compiled
     return found[0]
 
 
-@njit(cache=True)
+@_inner()
 def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
     """Positions of the record at ``centre`` and its ``k - 1`` nearest remaining records
     (ties: smallest keys), found by one thread (``_near_part`` alone)."""
@@ -726,8 +767,15 @@ def _near_part(centre, q, qy, rq, tree, margin, box_bound, next_box, shared, me,
 def _nearest_of(centre, near_d, near_k, near):  # pragma: no cover - compiled
     """``centre`` and the ``k - 1`` nearest of the threads' lists together (each record once)."""
     m = near.shape[1]
-    by_key = np.argsort(near_k.ravel(), kind="mergesort")     # by distance, then key
-    ranked = by_key[np.argsort(near_d.ravel()[by_key], kind="mergesort")]
+    d, key = near_d.ravel(), near_k.ravel()
+    ranked = np.arange(d.size)            # by distance, then key (insertion sort, stable)
+    for i in range(1, d.size):
+        j, r = i, ranked[i]
+        while j > 0 and (d[ranked[j - 1]] > d[r]
+                         or (d[ranked[j - 1]] == d[r] and key[ranked[j - 1]] > key[r])):
+            ranked[j] = ranked[j - 1]
+            j -= 1
+        ranked[j] = r
     out = np.full(m + 1, -1, dtype=np.int64)
     out[0] = centre
     taken = 0
@@ -760,7 +808,7 @@ def _closer(centre, points, alive, keys, q, start, end, near_d, near_k,
             near_d[at], near_k[at], near[at] = d, key, i
 
 
-@njit(cache=True)
+@_inner()
 def _listed(near, i):  # pragma: no cover - compiled
     for j in range(near.size):
         if near[j] == i:
@@ -768,7 +816,7 @@ def _listed(near, i):  # pragma: no cover - compiled
     return False
 
 
-@njit(cache=True)
+@_inner()
 def _take(chosen, tree, parts, used, group, label):  # pragma: no cover - compiled
     """Group the records at ``chosen`` under ``label``; update sums, boxes and counts."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
@@ -786,7 +834,7 @@ def _take(chosen, tree, parts, used, group, label):  # pragma: no cover - compil
         _merge_up(node, lo, hi, count, reach)
 
 
-@njit(cache=True)
+@_inner()
 def _centroid(parts, used, n):  # pragma: no cover - compiled
     c = np.empty(parts.shape[0])
     for j in range(parts.shape[0]):
@@ -794,7 +842,7 @@ def _centroid(parts, used, n):  # pragma: no cover - compiled
     return c
 
 
-@njit(cache=True)
+@_inner()
 def _group(centre, k, tree, rotation, margin, parts, used, group, label):  # pragma: no cover
     _take(_nearest_in_two(centre, k, tree, rotation, margin), tree, parts, used, group, label)
 
@@ -818,7 +866,7 @@ def _shell(tree, ref, size):  # pragma: no cover - compiled
         outside = ranked[cut]                      # the (size + 1)-th largest distance
         keep = far > outside
         where, far = where[keep], far[keep]
-    order = np.argsort(-far)
+    order = _by_decreasing(far)
     return where[order], far[order], outside, ref.copy(), np.zeros(1, dtype=np.int64)
 
 
