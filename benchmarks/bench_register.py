@@ -14,12 +14,17 @@ data are the registers' shape: raw, heavily skewed turnover and employees, max�
 standardisation, integer employees with many ties, about 250 blocks whatever N. Variants:
 ``ties`` links on employees alone, ``dominant`` puts 60 % of the units in one block (NACE
 division 29 × BBR9 type 6), ``raw`` links unstandardised keys (``--standardise none``),
-``hungarian`` runs the exact method. Every budget of the issue is printed as met or OVER.
+``hungarian`` runs the exact method, ``dask`` runs the blocks on a local Dask cluster of two
+single-threaded workers (``--engine dask --jobs 2``) and checks that its record-level links are
+identical to those of the single-machine run (the ``demo`` case of the same size, run first when
+it is not among the cases): both write ``--matches``, and the SHA-256 digests of the two files
+are compared. Every budget of the issue is printed as met or OVER.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -40,6 +45,7 @@ SHAPES = {
     "dominant": [],
     "raw": ["--standardise", "none"],
     "hungarian": ["--method", "hungarian"],
+    "dask": ["--engine", "dask"],
 }
 #: case: (seconds, GiB) budgets of the issue
 BUDGETS = {"demo-1M": (30, 3), "demo-3.5M": (120, 8), "hungarian-1M": (300, None)}
@@ -64,19 +70,20 @@ def prepare(shape: str, n_units: int, directory: Path) -> tuple[Path, Path]:
     return ext_path, rel_path
 
 
-def command(ext: Path, rel: Path, shape: str, out: Path) -> list[str]:
+def command(ext: Path, rel: Path, shape: str, out: Path, matches: Path) -> list[str]:
     keys = ["--key", "turnover:metric", "--key", "employees:metric"]
     extra = SHAPES[shape]
     if "--key" in extra:
         keys = []
     if "--method" not in extra:
         extra = extra + ["--method", "greedy"]
+    jobs = "2" if shape == "dask" else "1"
     return [
         sys.executable, "-m", "attack", "link",
         "--external", str(ext), "--release", str(rel),
         "--external-id", "unit_id", "--release-id", "unit_id",
         *keys, "--block", "nace:prefix=2", "--block", "bbr9", "--code", "nace", "--code", "bbr9",
-        *extra, "--jobs", "1", "--json", str(out),
+        *extra, "--jobs", jobs, "--json", str(out), "--matches", str(matches), "--quiet",
     ]
 
 
@@ -112,20 +119,28 @@ def main() -> None:
         parser.error(f"unknown case {unknown[0]!r}")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
     seconds: dict[str, tuple[float, float]] = {}
+    digests: dict[str, str] = {}
+    names = args.cases or DEFAULT
+    for name in names:  # the dask case compares its links with the single-machine run
+        shape, size = name.rsplit("-", 1)
+        if shape == "dask" and f"demo-{size}" not in names[: names.index(name)]:
+            names = [*names[: names.index(name)], f"demo-{size}", *names[names.index(name):]]
     with tempfile.TemporaryDirectory() as tmp:
-        for name in args.cases or DEFAULT:
+        for name in names:
             shape, size = name.rsplit("-", 1)
             folder = Path(tmp) / ("dominant" if shape == "dominant" else "demo") / size
             if not folder.exists():
                 folder.mkdir(parents=True)
                 prepare(shape, SIZES[size], folder)
             ext, rel = folder / "external.parquet", folder / "release.parquet"
-            out = Path(tmp) / f"{name}.json"
-            run = run_child(command(ext, rel, shape, out), capture=False)
+            out, matches = Path(tmp) / f"{name}.json", Path(tmp) / f"{name}.matches.csv"
+            run = run_child(command(ext, rel, shape, out, matches), capture=False)
             if run.failed:
                 print(f"{name}: FAILED after {run.seconds:.1f} s", flush=True)
                 continue
             seconds[name] = run.seconds, run.cpu_seconds
+            digests[name] = hashlib.sha256(matches.read_bytes()).hexdigest()
+            matches.unlink()  # record-level: gone as soon as it is digested
             seen = figures(out)
             max_s, max_gib = BUDGETS.get(name, (None, None))
             checks = [f"time {verdict(run.seconds, max_s)} ({max_s} s)"] if max_s else []
@@ -136,6 +151,9 @@ def main() -> None:
                 ratio = run.seconds / seconds[small][0]
                 cpu = run.cpu_seconds / seconds[small][1]
                 checks.append(f"time(1M)/time(300k) {ratio:.2f} {verdict(ratio, GROWTH)} (≤ {GROWTH:g}; CPU {cpu:.2f})")
+            if shape == "dask" and f"demo-{size}" in digests:
+                same = digests[name] == digests[f"demo-{size}"]
+                checks.append(f"links {'identical' if same else 'DIFFERENT'} to demo-{size} (SHA-256 {digests[name][:16]}…)")
             optimal = ""
             if "optimal_blocks" in seen:
                 optimal = f", proven optimal blocks {seen['optimal_blocks']}/{seen.get('n_blocks')}"
