@@ -43,9 +43,9 @@ from attack.linkage.assignment import TIE_TOLERANCE
 from attack.linkage.candidates import CandidateLists, embedding, rounding
 from attack.linkage.distances import DistanceModel
 
-FIRST_K = 16
+FIRST_K = 128
 #: Pairs of the lifted query added per record that breaks the proof, per round.
-ADDED = 8
+ADDED = 128
 TOLERANCE = 1e-9
 #: Memory per edge of the candidate graph while it is solved (arrays, CSR, shortest paths).
 EDGE_BYTES = 64
