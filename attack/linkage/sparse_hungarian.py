@@ -119,20 +119,17 @@ def solve(model: DistanceModel, budget: int):
     cols, costs, bound = candidates(model, k, budget)
     first_costs = costs
     scale = cost_scale(costs)
-    try:
-        if embedded is None:
-            while True:
-                rows, links, u, p = _match(n_ext, n_rel, cols, costs / scale, padding / scale)
-                proven = _proven(u, p, links, bound / scale, None, n_rel)
-                if proven or k >= n_rel or 4 * k * n_ext * EDGE_BYTES > budget:
-                    break
-                k *= 4
-                cols, costs, bound = candidates(model, k, budget)
-            first_costs = costs
-        else:
-            rows, links, proven = _generate(model, cols, costs / scale, padding / scale, scale, embedded, budget)
-    except ArithmeticError:  # the solver's matching is not optimal even on its own graph
-        rows, links, proven = np.arange(n_ext), np.full(n_ext, n_rel), False
+    if embedded is None:
+        while True:
+            rows, links, u, p = _match(n_ext, n_rel, cols, costs / scale, padding / scale)
+            proven = u is not None and _proven(u, p, links, bound / scale, None, n_rel)
+            if proven or u is None or k >= n_rel or 4 * k * n_ext * EDGE_BYTES > budget:
+                break
+            k *= 4
+            cols, costs, bound = candidates(model, k, budget)
+        first_costs = costs
+    else:
+        rows, links, proven = _generate(model, cols, costs / scale, padding / scale, scale, embedded, budget)
     real = links < n_rel
     rows, links = rows[real], links[real]
     dist = model.pair_cost(rows, links)
@@ -151,6 +148,8 @@ def _generate(model, cols, costs, padding, scale, embedded, budget):
     edge_col, edge_cost = cols.ravel(), costs.ravel()
     while True:
         rows, links, u, p = _match_edges(n_ext, n_rel, edge_row, edge_col, edge_cost, padding)
+        if u is None:
+            return rows, links, False
         new_row, new_col = _breaking(u, p, lifted, n_rel, ADDED)
         if new_row.size == 0:
             return rows, links, True
@@ -166,7 +165,7 @@ def _generate(model, cols, costs, padding, scale, embedded, budget):
 def _match(n_ext, n_rel, cols, costs, padding):
     """The optimal matching of the graph of each row's candidates ``cols`` (rows sorted), the
     row duals ``u`` and the column potentials ``p`` (real columns, then each row's "no link"
-    column)."""
+    column); ``u`` and ``p`` are None when rounding left no dual solution that proves it."""
     edge_row = np.repeat(np.arange(n_ext), cols.shape[1])
     return _match_edges(n_ext, n_rel, edge_row, cols.ravel(), costs.ravel(), padding)
 
@@ -191,14 +190,17 @@ def _match_edges(n_ext, n_rel, edge_row, edge_col, edge_cost, padding):
     dst = col_of_edge[other]
     slack = cost[other] - matched_cost[row_of_edge[other]]
     n_nodes = n_rel + n_ext
-    p = _potentials(n_nodes, src, dst, slack, np.arange(n_nodes))
+    try:
+        p = _potentials(n_nodes, src, dst, slack, np.arange(n_nodes))
+    except ArithmeticError:  # the solver's matching is not optimal even on its own graph
+        return rows, links, None, None
     free = np.ones(n_nodes, dtype=bool)
     free[links] = False
     p[free] = 0.0  # complementary slackness; the check below sees what it costs
     u = matched_cost[rows] - p[links]
     excess = u[row_of_edge] + p[col_of_edge] - cost  # dual feasibility on every candidate edge
     if np.any(excess > TOLERANCE * (np.abs(cost) + np.abs(u[row_of_edge]) + np.abs(p[col_of_edge]))):
-        raise ArithmeticError("the duals break a candidate edge: the matching is not optimal")
+        return rows, links, None, None  # the duals break a candidate edge: no proof
     return rows, links, u, p
 
 
