@@ -16,8 +16,8 @@ does not move); the proof uses the rescaled costs themselves.
 Proof of optimality (docs/method/linkage.md). Column potentials ``p ≤ 0`` are the shortest-path
 distances of the difference constraints ``p_j ≤ p_m(i) + c_ij − c_i,m(i)`` over the candidate
 edges (``m(i)`` the column row ``i`` is matched to; every column starts at 0), and ``u_i =
-c_i,m(i) − p_m(i)``. They satisfy complementary slackness with the matching and dual feasibility
-``u_i + p_j ≤ c_ij`` on every candidate edge. The matching is optimal for the whole block when
+c_i,m(i) − p_m(i)``; columns left free get ``p_j = 0`` (complementary slackness). Dual
+feasibility ``u_i + p_j ≤ c_ij`` is then checked on every candidate edge. The matching is optimal for the whole block when
 the same holds for every pair that is not a candidate:
 
 * when the distance embeds (``c_ij = |x_i − y_j|² − C``), ``min_j (c_ij − p_j)`` over *all*
