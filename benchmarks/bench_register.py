@@ -18,12 +18,17 @@ division 29 × BBR9 type 6), ``raw`` links unstandardised keys (``--standardise 
 values (``worst_case_external``: N × N records) and ``full-fs`` links the same files with the
 Fellegi–Sunter intruder (``--intruder fellegi-sunter``), whose time must stay within
 ``FS_RATIO`` × the distance intruder's (``full``) of the same size; ``fs`` does the same on the
-demo shape. Every budget of the issue is printed as met or OVER.
+demo shape. ``dask`` runs the blocks on a local Dask cluster of two
+single-threaded workers (``--engine dask --jobs 2``) and checks that its record-level links are
+identical to those of the single-machine run (the ``demo`` case of the same size, run first when
+it is not among the cases): both write ``--matches``, and the SHA-256 digests of the two files
+are compared. Every budget of the issue is printed as met or OVER.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -47,6 +52,7 @@ SHAPES = {
     "fs": ["--intruder", "fellegi-sunter"],
     "full": [],
     "full-fs": ["--intruder", "fellegi-sunter"],
+    "dask": ["--engine", "dask"],
 }
 #: case: (seconds, GiB) budgets of the issue
 BUDGETS = {"demo-1M": (30, 3), "demo-3.5M": (120, 8), "hungarian-1M": (300, None)}
@@ -83,19 +89,20 @@ def _data_shape(shape: str) -> str:
     return "full" if shape.startswith("full") else ("dominant" if shape == "dominant" else "demo")
 
 
-def command(ext: Path, rel: Path, shape: str, out: Path) -> list[str]:
+def command(ext: Path, rel: Path, shape: str, out: Path, matches: Path) -> list[str]:
     keys = ["--key", "turnover:metric", "--key", "employees:metric"]
     extra = SHAPES[shape]
     if "--key" in extra:
         keys = []
     if "--method" not in extra:
         extra = extra + ["--method", "greedy"]
+    jobs = "2" if shape == "dask" else "1"
     return [
         sys.executable, "-m", "attack", "link",
         "--external", str(ext), "--release", str(rel),
         "--external-id", "unit_id", "--release-id", "unit_id",
         *keys, "--block", "nace:prefix=2", "--block", "bbr9", "--code", "nace", "--code", "bbr9",
-        *extra, "--jobs", "1", "--json", str(out),
+        *extra, "--jobs", jobs, "--json", str(out), "--matches", str(matches), "--quiet",
     ]
 
 
@@ -131,20 +138,28 @@ def main() -> None:
         parser.error(f"unknown case {unknown[0]!r}")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
     seconds: dict[str, tuple[float, float]] = {}
+    digests: dict[str, str] = {}
+    names = args.cases or DEFAULT
+    for name in names:  # the dask case compares its links with the single-machine run
+        shape, size = name.rsplit("-", 1)
+        if shape == "dask" and f"demo-{size}" not in names[: names.index(name)]:
+            names = [*names[: names.index(name)], f"demo-{size}", *names[names.index(name):]]
     with tempfile.TemporaryDirectory() as tmp:
-        for name in args.cases or DEFAULT:
+        for name in names:
             shape, size = name.rsplit("-", 1)
             folder = Path(tmp) / _data_shape(shape) / size
             if not folder.exists():
                 folder.mkdir(parents=True)
                 prepare(shape, SIZES[size], folder)
             ext, rel = folder / "external.parquet", folder / "release.parquet"
-            out = Path(tmp) / f"{name}.json"
-            run = run_child(command(ext, rel, shape, out), capture=False, ok=(0, 1))  # 1: NOT PASSED
+            out, matches = Path(tmp) / f"{name}.json", Path(tmp) / f"{name}.matches.csv"
+            run = run_child(command(ext, rel, shape, out, matches), capture=False, ok=(0, 1))  # 1: NOT PASSED
             if run.failed:
                 print(f"{name}: FAILED after {run.seconds:.1f} s", flush=True)
                 continue
             seconds[name] = run.seconds, run.cpu_seconds
+            digests[name] = hashlib.sha256(matches.read_bytes()).hexdigest()
+            matches.unlink()  # record-level: gone as soon as it is digested
             seen = figures(out)
             max_s, max_gib = BUDGETS.get(name, (None, None))
             checks = [f"time {verdict(run.seconds, max_s)} ({max_s} s)"] if max_s else []
@@ -159,6 +174,9 @@ def main() -> None:
             if twin in seconds:
                 ratio = run.seconds / seconds[twin][0]
                 checks.append(f"time / {twin} {ratio:.2f} {verdict(ratio, FS_RATIO)} (≤ {FS_RATIO:g})")
+            if shape == "dask" and f"demo-{size}" in digests:
+                same = digests[name] == digests[f"demo-{size}"]
+                checks.append(f"links {'identical' if same else 'DIFFERENT'} to demo-{size} (SHA-256 {digests[name][:16]}…)")
             optimal = ""
             if "optimal_blocks" in seen:
                 optimal = f", proven optimal blocks {seen['optimal_blocks']}/{seen.get('n_blocks')}"

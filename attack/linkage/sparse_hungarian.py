@@ -1,27 +1,35 @@
 """Exact assignment (eq. 13.7) of blocks too large for a dense cost matrix.
 
-Each external record keeps its K nearest release records (certified candidates, see
+Each external record starts with its K nearest release records (certified candidates, see
 ``attack.linkage.candidates``, or an exact chunked scan when the distance does not embed) and a
 private "no link" edge priced at the padding cost D of eq. 13.6, so a full matching always
-exists. ``scipy.sparse.csgraph.min_weight_full_bipartite_matching`` solves the candidate graph;
-every edge gets +1 because that solver reads an explicit zero as a missing edge (every full
-matching has the same number of edges, so the optimum does not move).
+exists. ``scipy.sparse.csgraph.min_weight_full_bipartite_matching`` solves the candidate graph.
+
+Costs are rescaled per block before anything is computed: divided by ``s``, the power of four
+nearest the median positive candidate distance (a power of two divides without rounding, and
+its square root scales the embedding without rounding either). Max–min standardised distances
+of raw register keys sit near 10⁻¹²; rescaled, the block's typical distance is about 1, so the
+tolerances below are relative to the block's distances, not to 1. The solver reads an explicit
+zero as a missing edge, so it gets every weight + 1 (a constant per full matching, the optimum
+does not move); the proof uses the rescaled costs themselves.
 
 Proof of optimality (docs/method/linkage.md). Column potentials ``p ≤ 0`` are the shortest-path
-distances of the difference constraints ``p_j ≤ p_m(i) + w_ij − w_i,m(i)`` over the candidate
+distances of the difference constraints ``p_j ≤ p_m(i) + c_ij − c_i,m(i)`` over the candidate
 edges (``m(i)`` the column row ``i`` is matched to; every column starts at 0), and ``u_i =
-w_i,m(i) − p_m(i)``. They satisfy complementary slackness with the matching and dual feasibility
-``u_i + p_j ≤ w_ij`` on every candidate edge. The matching is optimal for the whole block when
+c_i,m(i) − p_m(i)``; columns left free get ``p_j = 0`` (complementary slackness). Dual
+feasibility ``u_i + p_j ≤ c_ij`` is then checked on every candidate edge. The matching is optimal for the whole block when
 the same holds for every pair that is not a candidate:
 
 * when the distance embeds (``c_ij = |x_i − y_j|² − C``), ``min_j (c_ij − p_j)`` over *all*
-  release rows is one nearest-neighbour query per row in the lifted points ``(y_j, √−p_j)``;
+  release rows is one nearest-neighbour query per row in the lifted points ``(y_j, √−p_j)``.
+  The pairs that break it are the lifted query's nearest ones; they join the graph (``ADDED``
+  per record) and the graph is solved again, until no pair breaks it (column generation);
 * otherwise a non-candidate pair costs at least its row's certified bound ``b_i``, and
-  ``b_i + 1 ≥ u_i`` suffices.
+  ``b_i ≥ u_i`` suffices; when it fails, K grows fourfold.
 
-Both checks allow a relative rounding slack (``TOLERANCE``). When the check fails, K grows
-fourfold while the candidates fit the memory budget; past that the block is reported as
-approximate.
+The checks allow a slack of ``TOLERANCE`` relative to the rescaled distances and potentials,
+plus the rounding bound of the embedded distances (``attack.linkage.candidates.rounding``).
+When the graph outgrows the memory budget, the block is reported as approximate.
 """
 
 from __future__ import annotations
@@ -32,11 +40,15 @@ from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
-from attack.linkage.candidates import CandidateLists, embedding
+from attack.linkage.candidates import CandidateLists, embedding, rounding
 from attack.linkage.distances import DistanceModel
 
-FIRST_K = 16
+FIRST_K = 128
+#: Pairs of the lifted query added per record that breaks the proof, per round.
+ADDED = 128
 TOLERANCE = 1e-9
+#: Memory per edge of the candidate graph while it is solved (arrays, CSR, shortest paths).
+EDGE_BYTES = 64
 
 
 def candidates(model: DistanceModel, k: int, budget: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -66,6 +78,15 @@ def candidates(model: DistanceModel, k: int, budget: int) -> tuple[np.ndarray, n
     return cols, costs, bound
 
 
+def cost_scale(costs: np.ndarray) -> float:
+    """The power of four nearest the median positive finite candidate distance (1 if none)."""
+    positive = costs[np.isfinite(costs) & (costs > 0)]
+    if positive.size == 0:
+        return 1.0
+    exponent = np.clip(np.round(np.log2(np.median(positive)) / 2), -250, 250)
+    return float(4.0**exponent)
+
+
 def _potentials(n_nodes: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, start: np.ndarray) -> np.ndarray:
     """Shortest-path distances from a source joined (at 0) to ``start``, by Bellman–Ford rounds
     that relax only the edges leaving nodes whose distance changed."""
@@ -89,63 +110,128 @@ def _potentials(n_nodes: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarr
 def solve(model: DistanceModel, budget: int):
     """Exact assignment of a large block: ``(rows, cols, distance, n_best, proven)``.
 
-    ``n_best`` counts the candidates within the tie tolerance of the chosen distance (all
+    ``n_best`` counts the first candidates within the tie tolerance of the chosen distance (all
     release rows at that distance when it lies below the row's certified bound)."""
     n_ext, n_rel = model.sizes
     padding = float(np.sum([k.weight * f for k, f in zip(model.keys, model.missing_values)]))
     embedded = embedding(model)
     k = FIRST_K
+    cols, costs, bound = candidates(model, k, budget)
+    first_costs = costs
+    scale = cost_scale(costs)
+    if embedded is None:
+        while True:
+            rows, links, u, p = _match(n_ext, n_rel, cols, costs / scale, padding / scale)
+            proven = u is not None and _proven(u, p, links, bound / scale, None, n_rel)
+            if proven or u is None or k >= n_rel or 4 * k * n_ext * EDGE_BYTES > budget:
+                break
+            k *= 4
+            cols, costs, bound = candidates(model, k, budget)
+        first_costs = costs
+    else:
+        rows, links, proven = _generate(model, cols, costs / scale, padding / scale, scale, embedded, budget)
+    real = links < n_rel
+    rows, links = rows[real], links[real]
+    dist = model.pair_cost(rows, links)
+    n_best = np.sum(np.abs(first_costs[rows] - dist[:, None]) <= TIE_TOLERANCE, axis=1)
+    return rows, links, dist, n_best, proven
+
+
+def _generate(model, cols, costs, padding, scale, embedded, budget):
+    """Solve the candidate graph, add the pairs that break the lifted check, solve again, until
+    none breaks it (proven) or the graph outgrows ``budget``: ``(rows, links, proven)``."""
+    n_ext, n_rel = model.sizes
+    x_ext, x_rel, constant = embedded
+    root = np.sqrt(scale)  # a power of two: exact
+    lifted = (x_ext / root, x_rel / root, constant / scale)
+    edge_row = np.repeat(np.arange(n_ext), cols.shape[1])
+    edge_col, edge_cost = cols.ravel(), costs.ravel()
     while True:
-        cols, costs, bound = candidates(model, k, budget)
-        rows, links, u, p = _match(n_ext, n_rel, cols, costs, padding)
-        proven = _proven(u, p, links, bound, embedded, n_rel)
-        enough = k >= n_rel or 4 * k * n_ext * 24 > budget
-        if proven or enough:
-            real = links < n_rel
-            rows, links = rows[real], links[real]
-            dist = model.pair_cost(rows, links)
-            n_best = np.sum(np.abs(costs[rows] - dist[:, None]) <= TIE_TOLERANCE, axis=1)
-            return rows, links, dist, n_best, proven
-        k *= 4
+        rows, links, u, p = _match_edges(n_ext, n_rel, edge_row, edge_col, edge_cost, padding)
+        if u is None:
+            return rows, links, False
+        new_row, new_col = _breaking(u, p, lifted, n_rel, ADDED)
+        if new_row.size == 0:
+            return rows, links, True
+        fresh = ~np.isin(new_row * n_rel + new_col, edge_row * n_rel + edge_col)
+        if not fresh.any() or (edge_row.size + n_ext + fresh.sum()) * EDGE_BYTES > budget:
+            return rows, links, False
+        new_row, new_col = new_row[fresh], new_col[fresh]
+        edge_row = np.concatenate([edge_row, new_row])
+        edge_col = np.concatenate([edge_col, new_col])
+        edge_cost = np.concatenate([edge_cost, model.pair_cost(new_row, new_col) / scale])
 
 
 def _match(n_ext, n_rel, cols, costs, padding):
-    """The optimal matching of the candidate graph (rows sorted), the row duals ``u`` and the
-    column potentials ``p`` (real columns, then each row's "no link" column)."""
-    k = cols.shape[1]
-    row_of_edge = np.concatenate([np.repeat(np.arange(n_ext), k), np.arange(n_ext)])
-    col_of_edge = np.concatenate([cols.ravel(), n_rel + np.arange(n_ext)])
-    weight = np.concatenate([costs.ravel(), np.full(n_ext, padding)]) + 1.0
-    graph = sp.csr_matrix((weight, (row_of_edge, col_of_edge)), shape=(n_ext, n_rel + n_ext))
+    """The optimal matching of the graph of each row's candidates ``cols`` (rows sorted), the
+    row duals ``u`` and the column potentials ``p`` (real columns, then each row's "no link"
+    column); ``u`` and ``p`` are None when rounding left no dual solution that proves it."""
+    edge_row = np.repeat(np.arange(n_ext), cols.shape[1])
+    return _match_edges(n_ext, n_rel, edge_row, cols.ravel(), costs.ravel(), padding)
+
+
+def _match_edges(n_ext, n_rel, edge_row, edge_col, edge_cost, padding):
+    """``_match`` on a graph given by its edges (no pair twice) and the "no link" edges."""
+    row_of_edge = np.concatenate([edge_row, np.arange(n_ext)])
+    col_of_edge = np.concatenate([edge_col, n_rel + np.arange(n_ext)])
+    cost = np.concatenate([edge_cost, np.full(n_ext, padding)])
+    graph = sp.csr_matrix((cost + 1.0, (row_of_edge, col_of_edge)), shape=(n_ext, n_rel + n_ext))
     rows, links = min_weight_full_bipartite_matching(graph)
     order = np.argsort(rows)
     rows, links = rows[order].astype(np.int64), links[order].astype(np.int64)
     matched = np.empty(n_ext, dtype=np.int64)
     matched[rows] = links
-    matched_weight = np.asarray(graph[rows, links]).ravel()
-    # difference constraints p_j <= p_m(i) + w_ij - w_i,m(i): an edge m(i) -> j per candidate
-    other = col_of_edge != matched[row_of_edge]
+    on = col_of_edge == matched[row_of_edge]
+    matched_cost = np.empty(n_ext)
+    matched_cost[row_of_edge[on]] = cost[on]
+    # difference constraints p_j <= p_m(i) + c_ij - c_i,m(i): an edge m(i) -> j per candidate
+    other = ~on
     src = matched[row_of_edge[other]]
     dst = col_of_edge[other]
-    slack = weight[other] - matched_weight[row_of_edge[other]]
+    slack = cost[other] - matched_cost[row_of_edge[other]]
     n_nodes = n_rel + n_ext
-    p = _potentials(n_nodes, src, dst, slack, np.arange(n_nodes))
-    u = matched_weight - p[links]
+    try:
+        p = _potentials(n_nodes, src, dst, slack, np.arange(n_nodes))
+    except ArithmeticError:  # the solver's matching is not optimal even on its own graph
+        return rows, links, None, None
+    free = np.ones(n_nodes, dtype=bool)
+    free[links] = False
+    p[free] = 0.0  # complementary slackness; the check below sees what it costs
+    u = matched_cost[rows] - p[links]
+    excess = u[row_of_edge] + p[col_of_edge] - cost  # dual feasibility on every candidate edge
+    if np.any(excess > TOLERANCE * (np.abs(cost) + np.abs(u[row_of_edge]) + np.abs(p[col_of_edge]))):
+        return rows, links, None, None  # the duals break a candidate edge: no proof
     return rows, links, u, p
 
 
 def _proven(u, p, links, bound, embedded, n_rel) -> bool:
     """Whether the duals are feasible for every pair of the block (see the module docstring)."""
-    free = np.ones(p.size, dtype=bool)
-    free[links] = False
-    if np.any(p[free] < -TOLERANCE * (1.0 + np.abs(u).max(initial=0.0))):  # slackness broken
-        return False
     if embedded is None:
-        return bool(np.all(bound + 1.0 >= u - TOLERANCE * (1.0 + np.abs(u))))
+        return bool(np.all(bound >= u - TOLERANCE * (1.0 + np.abs(u))))
+    return _breaking(u, p, embedded, n_rel, 0)[0].size == 0
+
+
+def _breaking(u, p, embedded, n_rel, k):
+    """Pairs ``(rows, cols)`` among each row's ``k`` nearest lifted points that break dual
+    feasibility ``c_ij − p_j ≥ u_i``; with ``k = 0`` only the rows that break it (cols empty)."""
     x_ext, x_rel, constant = embedded
     lift = np.sqrt(np.maximum(-p[:n_rel], 0.0))
-    tree = cKDTree(np.column_stack([x_rel, lift]))
-    reach, _ = tree.query(np.column_stack([x_ext, np.zeros(len(x_ext))]), k=1, workers=-1)
-    lowest = np.square(reach) - constant + 1.0  # min over all release rows of c_ij + 1 - p_j
-    margin = TOLERANCE * (1.0 + np.square(reach) + abs(constant) + np.abs(u))
-    return bool(np.all(lowest >= u - margin))
+    points = np.column_stack([x_rel, lift])
+    queries = np.column_stack([x_ext, np.zeros(len(x_ext))])
+    tree = cKDTree(points)
+    relative, grain, floor, _ = rounding(queries, points)
+
+    def below(reach, dual):  # min over the pairs of c_ij - p_j, minus u_i and the slack
+        square = np.square(reach)
+        margin = (TOLERANCE + relative) * (square + abs(constant)) + TOLERANCE * (1.0 + np.abs(dual))
+        return square - constant < dual - margin - grain * reach - floor
+
+    reach, _ = tree.query(queries, k=1, workers=-1)
+    bad = np.flatnonzero(below(reach, u))
+    if k == 0 or bad.size == 0:
+        return bad, np.zeros(0, dtype=np.int64)
+    k = min(k, n_rel)
+    reach, idx = tree.query(queries[bad], k=k, workers=-1)
+    reach, idx = reach.reshape(bad.size, k), idx.reshape(bad.size, k)
+    breaks = below(reach, u[bad, None])
+    return np.repeat(bad, k)[breaks.ravel()], idx[breaks].astype(np.int64)

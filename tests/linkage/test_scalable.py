@@ -187,3 +187,27 @@ def test_the_proof_rejects_a_candidate_graph_too_narrow_for_the_optimum():
         patch.setattr(sparse_hungarian, "FIRST_K", 1)
         rows, links, dist, _, proven = sparse_hungarian.solve(model, BUDGET)
     assert proven and dist.sum() == pytest.approx(cost[hungarian(cost)].sum(), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sparse_hungarian_is_exact_on_distances_near_1e_12(seed):
+    """A raw, skewed key standardised by its range gives distances near 1e-12, and a wrong
+    assignment costs less than 1e-9 more than the optimum: the proof must hold to the distances
+    (brute force: SciPy's dense solver), starting from a graph too narrow for the optimum."""
+    from attack.linkage import sparse_hungarian
+
+    rng = np.random.default_rng(seed)
+    n_ext, n_rel, spread = 70, 90, 12  # a few records spread over the range, the rest crowded
+    turnover = np.concatenate([np.linspace(0, 1e6, spread), 5e5 + rng.normal(0, 30.0, n_rel - spread)])
+    pick = rng.choice(np.arange(spread, n_rel), n_ext, replace=False)
+    ext = pd.DataFrame({"t": turnover[pick] + rng.normal(0, 15.0, n_ext)})
+    model = build_distance_model(ext, pd.DataFrame({"t": turnover}), [KeySpec("t", "metric")])
+    cost = model.cost(np.arange(n_ext), np.arange(n_rel))
+    assert 1e-13 < np.median(cost.min(axis=1)) < 1e-11
+    optimum = cost[hungarian(cost)].sum()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sparse_hungarian, "FIRST_K", 2)
+        rows, links, dist, _, proven = sparse_hungarian.solve(model, BUDGET)
+    assert proven and rows.size == n_ext
+    assert dist.sum() == pytest.approx(optimum, rel=1e-9, abs=0)
+    np.testing.assert_array_equal(dist, cost[rows, links])
