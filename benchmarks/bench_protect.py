@@ -4,7 +4,7 @@ Usage: ``python benchmarks/bench_protect.py [CASE ...]`` (default: every case bu
 ``mdav-1M``; name it to run it). Exact MDAV (compiled index, ``attack/protect/mdav_index.py``)
 measured 2026-11-25 on 2 cores with the searches shared by two threads: 100k rows 1.9 s,
 300k 8.6 s, 1M 43.6-55.5 s (eight runs; 47.0-59.5 s wall with data generation) at 0.89 GiB;
-with one thread (since 2026-11-26) 1M took 145 s of processor time on a busy machine (load 8).
+with the searches in one thread 1M took 144.4 s (2026-11-26), so they stay on two threads.
 The budget printed for 1M is the 60 s target, compared with the wall time.
 
 Each case runs in its own process (peak resident memory from ``wait4`` is that process's
