@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PLOT_RC", "Table", "distance_histogram_figure", "distance_histogram_plot", "fmt_ci", "fmt_num", "md_table",
            "render_html", "render_markdown", "risk_by_gamma_figure", "risk_by_gamma_plot", "risk_heatmap",
-           "risk_heatmap_figure", "svg_figure"]
+           "risk_heatmap_figure", "suppressed", "svg_figure"]
 
 DASH = "–"
 #: What the maximum over intruders is, under its table.
@@ -137,7 +137,7 @@ def _upper_at_or_above_tau(cell: Mapping[str, Any], tau: float) -> bool:
     )
 
 
-def _suppressed(cell: Mapping[str, Any], min_count: int) -> bool:
+def suppressed(cell: Mapping[str, Any], min_count: int) -> bool:
     """A cell too small to show: fewer than ``min_count`` verifiable units (or none recorded)."""
     if min_count <= 0:
         return False
@@ -270,7 +270,7 @@ def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> Ta
     t = Table(header, [False, False] + [True] * (len(header) - 2), fold=shown if detailed else None)
     for cell in result.get("cells", []):
         row = [_status(cell, tau), _cell_name(cell, variables)]
-        if _suppressed(cell, min_count):
+        if suppressed(cell, min_count):
             width = len(header) - 2
             t.add(row + [_suppressed_text(min_count)] + [""] * (width - 1),
                   failing=not cell["passed"], span=(2, width))
@@ -592,7 +592,7 @@ def risk_heatmap_figure(result: Mapping[str, Any], gamma: str, min_count: int) -
 
     def risk(cell: Mapping[str, Any]) -> float:
         v = cell.get("disclosure_risk", {}).get(gamma)
-        return np.nan if v is None or _suppressed(cell, min_count) else float(v)
+        return np.nan if v is None or suppressed(cell, min_count) else float(v)
 
     if len(names) == 2:
         a, b = names
@@ -606,14 +606,14 @@ def risk_heatmap_figure(result: Mapping[str, Any], gamma: str, min_count: int) -
             i = rows.index(str(c["cell"].get(a, DASH)))
             j = cols.index(str(c["cell"].get(b, DASH)))
             grid[i, j], fail[i, j] = risk(c), not c["passed"]
-            supp[i, j] = _suppressed(c, min_count)
+            supp[i, j] = suppressed(c, min_count)
         rows, cols = [class_label(a, v) for v in rows], [class_label(b, v) for v in cols]
         xlabel, ylabel = variable_name(b), variable_name(a)
     else:
         rows, cols = [_cell_name(c, names) for c in cells], [f"γ = {gamma}"]
         grid = np.array([[risk(c)] for c in cells])
         fail = np.array([[not c["passed"]] for c in cells])
-        supp = np.array([[_suppressed(c, min_count)] for c in cells])
+        supp = np.array([[suppressed(c, min_count)] for c in cells])
         xlabel, ylabel = "", ""
 
     norm = _risk_norm(tau, grid)
@@ -662,7 +662,7 @@ def _run_risk_lines(run: Mapping[str, Any], min_count: int) -> tuple[np.ndarray,
     lo = np.array([cis[g][0] if cis.get(g) and cis[g][0] is not None else v for g, v in zip(gammas, y)], dtype=float)
     hi = np.array([cis[g][1] if cis.get(g) and cis[g][1] is not None else v for g, v in zip(gammas, y)], dtype=float)
     cells = r.get("cells", [])
-    shown = [c for c in cells if not _suppressed(c, min_count)]
+    shown = [c for c in cells if not suppressed(c, min_count)]
     top = None
     if len(cells) > 1 and shown:
         top = np.array([max((float(c["disclosure_risk"][g]) for c in shown
@@ -808,7 +808,7 @@ def _run_context(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_
     figures = []
     if cells and gammas:
         gamma = gammas[-1]
-        n_supp = sum(_suppressed(c, min_count) for c in cells)
+        n_supp = sum(suppressed(c, min_count) for c in cells)
         supp_note = (f" Grey \"supp.\": suppressed, fewer than {min_count} verifiable units."
                      if n_supp else "")
         figures.append({

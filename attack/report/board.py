@@ -28,6 +28,7 @@ from attack.report.attack import (
     fmt_num,
     risk_by_gamma_figure,
     risk_heatmap_figure,
+    suppressed,
     svg_figure,
 )
 from attack.report.documents import KINDS, document_runs, result_kind
@@ -123,7 +124,7 @@ def _highest_cell(result: Mapping[str, Any]) -> tuple[float | None, str]:
     gamma = _largest_gamma(result)
     best: tuple[float | None, str] = (None, "–")
     for cell in result.get("cells", []):
-        if (cell.get("n_verifiable") or 0) < MIN_CELL_COUNT:
+        if suppressed(cell, MIN_CELL_COUNT):
             continue
         value = (cell.get("disclosure_risk") or {}).get(gamma)
         if value is not None and (best[0] is None or value > best[0]):

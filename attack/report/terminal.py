@@ -12,7 +12,7 @@ from attack.report.attack import (
     Table,
     _failing,
     _short,
-    _suppressed,
+    suppressed,
     _unit_risk_line,
     _verdict,
     fmt_num,
@@ -33,7 +33,7 @@ def _highest(result: Mapping[str, Any], min_count: int) -> tuple[float | None, s
     """The highest disclosure risk of a shown cell and its γ."""
     best: tuple[float | None, str] = (None, "")
     for cell in result.get("cells", []):
-        if _suppressed(cell, min_count):
+        if suppressed(cell, min_count):
             continue
         for g, v in cell.get("disclosure_risk", {}).items():
             if v is not None and (best[0] is None or v > best[0]):
@@ -64,7 +64,7 @@ def _cell_lines(runs: Sequence[Mapping[str, Any]], combined: Mapping[str, Any] |
         for cell in result.get("cells", []):
             if cell["passed"]:
                 continue
-            if _suppressed(cell, min_count):
+            if suppressed(cell, min_count):
                 hidden += 1
                 continue
             risk, gamma = max(((float(v), g) for g, v in cell["disclosure_risk"].items() if v is not None),
