@@ -967,7 +967,7 @@ def synthesize_command(original_path, out_path, columns, dropped, kept, methods,
     )
     log = {"original": Path(original_path).name, "outputs": [p.name for p in targets], **result.to_dict(),
            "tool": f"attack {__version__}"}
-    files = {p: (table_content(frame, p), OWNER_ONLY) for p, frame in zip(targets, result.copies)}
+    files = {p: (table_content(frame, p), OWNER_ONLY) for p, frame in zip(targets, result.copies, strict=True)}
     files[Path(log_path)] = (to_json(log), None)
     write_files_atomic(files, inputs=[original_path])
     for path in targets:

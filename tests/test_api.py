@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
@@ -136,7 +137,7 @@ def test_attack_result_figures_and_tables():
     assert result.links["correct"].sum() == result.figures["n_correct"]
     assert "<table" in result._repr_html_()
     assert result.to_markdown().startswith("#")
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         result.name = "other"  # frozen
 
 

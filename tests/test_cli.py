@@ -113,7 +113,7 @@ def brute_cost(standardise: str = "maxmin", power: int = 2, weights=(1.0, 1.0),
                external: pd.DataFrame = EXTERNAL, release: pd.DataFrame = RELEASE) -> np.ndarray:
     """Total distance of every (external, release) pair by explicit loops (docs/method/linkage.md)."""
     total = np.zeros((len(external), len(release)))
-    for name, weight in zip(KEYS, weights):
+    for name, weight in zip(KEYS, weights, strict=True):
         a = [float(x) for x in external[name]]
         b = [float(y) for y in release[name]]
         d = np.array([[abs(x - y) ** power for y in b] for x in a])
@@ -157,12 +157,12 @@ def brute_match(cost: np.ndarray, method: str, blocks, order=None) -> dict[int, 
                     used_r.add(j)
         elif method == "hungarian":  # enumerate every injective assignment
             totals = sorted(
-                (sum(cost[i, j] for i, j in zip(ext, p)), p)
+                (sum(cost[i, j] for i, j in zip(ext, p, strict=True)), p)
                 for p in itertools.permutations(rel, len(ext))
             )
             if len(totals) > 1:
                 assert totals[1][0] - totals[0][0] > 1e-9, "brute force: optimum not unique"
-            links.update(zip(ext, totals[0][1]))
+            links.update(zip(ext, totals[0][1], strict=True))
         elif method == "sequential":  # Procedure I in the given order
             free = list(rel)
             for i in (ext if order is None else [i for i in order if i in ext]):

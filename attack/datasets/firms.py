@@ -90,7 +90,7 @@ def firm_register(n: int, *, seed: int = 0, twin_share: float = 0.04) -> pd.Data
             twins.loc[i, "core"] = core.split(" ")[0] + " " + rng.choice(TRADES)
     register = pd.concat([base, twins], ignore_index=True)
     register = register.drop_duplicates(["core", "legal_form", "plz"]).reset_index(drop=True)
-    register["name"] = [f"{c} {f}".strip() for c, f in zip(register["core"], register["legal_form"])]
+    register["name"] = [f"{c} {f}".strip() for c, f in zip(register["core"], register["legal_form"], strict=True)]
     register.insert(0, "unit_id", [f"U{i:07d}" for i in range(len(register))])
     return register[["unit_id", "name", "legal_form", "street", "plz"]]
 
@@ -101,15 +101,15 @@ def _firms(rng: np.random.Generator, n: int) -> pd.DataFrame:
     trade = rng.choice(TRADES, size=n)
     pattern = rng.choice(6, size=n, p=[0.45, 0.2, 0.1, 0.1, 0.08, 0.07])
     cores = []
-    for s, s2, t, p in zip(surname, second, trade, pattern):
+    for s, s2, t, p in zip(surname, second, trade, pattern, strict=True):
         cores.append((f"{s} {t}", f"{t} {s}", f"Gebr. {s}", f"{s} & Söhne", f"{s} & {s2}", f"Dr. {s} {t}")[p])
     labels = list(FORMS)
     share = np.array([FORMS[f][0] for f in labels])
     regions = rng.choice(np.arange(100, 1000), size=700, replace=False)
-    plz = [f"{r:03d}{d:02d}" for r, d in zip(rng.choice(regions, size=n), rng.integers(0, 100, size=n))]
+    plz = [f"{r:03d}{d:02d}" for r, d in zip(rng.choice(regions, size=n), rng.integers(0, 100, size=n), strict=True)]
     number = rng.integers(1, 160, size=n)
     letter = np.where(rng.random(n) < 0.1, rng.choice(list("abc"), size=n), "")
-    street = [f"{s} {k}{x}" for s, k, x in zip(rng.choice(STREETS, size=n), number, letter)]
+    street = [f"{s} {k}{x}" for s, k, x in zip(rng.choice(STREETS, size=n), number, letter, strict=True)]
     return pd.DataFrame({"core": cores, "legal_form": rng.choice(labels, size=n, p=share / share.sum()),
                          "street": street, "plz": plz})
 

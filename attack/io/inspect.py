@@ -40,7 +40,7 @@ def render_inspection(report: dict) -> str:
     widths = [max(len(r[j]) for r in rows) for j in range(5)]
     for r in rows:
         lines.append("  ".join(v.ljust(w) if j in (0, 1) else v.rjust(w)
-                               for j, (v, w) in enumerate(zip(r[:5], widths))) + "  " + r[5])
+                               for j, (v, w) in enumerate(zip(r[:5], widths, strict=True))) + "  " + r[5])
     notes = [f"  {c['name']}: {note}" for c in report["columns"] for note in c["notes"]]
     if notes:
         lines += ["", "notes:", *notes]

@@ -93,7 +93,7 @@ class Classifier:
 def interval_labels(bins: Sequence[float]) -> list[str]:
     """Labels of the intervals (−inf, b0), [b0, b1), …, [bk, inf), closed on the left."""
     edges = [-np.inf, *bins, np.inf]
-    return [f"[{_fmt(lo)}, {_fmt(hi)})" for lo, hi in zip(edges[:-1], edges[1:])]
+    return [f"[{_fmt(lo)}, {_fmt(hi)})" for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
 
 
 def _fmt(value: float) -> str:
@@ -166,7 +166,7 @@ def make_blocks(
     ext_labels = [k.classes(external, k.external_column) for k in keys]
     rel_labels = [k.classes(release, k.name) for k in keys]
     joint = pd.DataFrame(
-        {str(i): np.concatenate([e, r]) for i, (e, r) in enumerate(zip(ext_labels, rel_labels))}
+        {str(i): np.concatenate([e, r]) for i, (e, r) in enumerate(zip(ext_labels, rel_labels, strict=True))}
     )
     group = joint.groupby(list(joint.columns), sort=True, dropna=True).ngroup().to_numpy()
     ext_group, rel_group = group[:n_ext], group[n_ext:]
@@ -174,8 +174,8 @@ def make_blocks(
     rel_order = np.argsort(rel_group, kind="stable")
     ext_ids, ext_start = np.unique(ext_group[ext_order], return_index=True)
     rel_ids, rel_start = np.unique(rel_group[rel_order], return_index=True)
-    ext_split = dict(zip(ext_ids, np.split(ext_order, ext_start[1:])))
-    rel_split = dict(zip(rel_ids, np.split(rel_order, rel_start[1:])))
+    ext_split = dict(zip(ext_ids, np.split(ext_order, ext_start[1:]), strict=True))
+    rel_split = dict(zip(rel_ids, np.split(rel_order, rel_start[1:]), strict=True))
     blocks = []
     for gid in sorted(set(ext_split) & set(rel_split)):
         if gid < 0:

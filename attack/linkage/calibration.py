@@ -37,7 +37,7 @@ def chance_probability(
     sizes = np.array([b.n_pairs for b in blocks], dtype=float)
     share = sizes / sizes.sum() if sizes.sum() else sizes
     drawn = 0
-    for block, part in zip(blocks, share):
+    for block, part in zip(blocks, share, strict=True):
         n_rel = len(block.release)
         links = block.external[release_row[block.external] >= 0]
         if links.size == 0:

@@ -43,7 +43,9 @@ def embedding(model: DistanceModel) -> tuple[np.ndarray, np.ndarray, float] | No
     """Coordinates of external and release rows and the constant C with
     ``cost = ||x_e − x_r||² − C``; None when the distance has no such embedding."""
     ext_parts, rel_parts, constant = [], [], 0.0
-    for key, comp, offset, scale in zip(model.keys, model.components, model.offsets, model.scales):
+    # a model without components (Fellegi–Sunter weights) has no embedding: the loop adds nothing
+    for key, comp, offset, scale in zip(model.keys, model.components, model.offsets, model.scales,
+                                        strict=False):
         if key.weight == 0 or scale == 0:
             if scale == 0 and comp.has_missing:
                 return None

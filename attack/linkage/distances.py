@@ -619,7 +619,7 @@ class DistanceModel:
         skip_weight = None
         full_weight = 0.0
         for key, comp, off, scale, fill in zip(
-            self.keys, self.components, self.offsets, self.scales, self.missing_values
+            self.keys, self.components, self.offsets, self.scales, self.missing_values, strict=True
         ):
             if key.weight == 0:
                 continue

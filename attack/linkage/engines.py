@@ -259,7 +259,7 @@ def solve_chunk(func: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
 
 
 def _place(results: list, unit: list[int], solved: list, bar: Any) -> None:
-    for index, result in zip(unit, solved):
+    for index, result in zip(unit, solved, strict=True):
         results[index] = result
     if bar is not None:
         bar.update(len(unit))

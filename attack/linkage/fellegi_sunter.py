@@ -289,8 +289,8 @@ def expectation_maximisation(
     log_u = _log_likelihood(patterns, u)
     lam = float(np.clip(match_share, 1e-9, 0.5))
     converged = False
-    iteration = 0
-    for iteration in range(1, max_iterations + 1):
+    iterations = 0
+    for iterations in range(1, max_iterations + 1):  # noqa: B007 (the count is returned)
         log_odds = np.log(lam) - np.log1p(-lam) + _log_likelihood(patterns, m) - log_u
         g = counts / (1.0 + np.exp(-np.clip(log_odds, -700, 700)))  # expected matches per pattern
         total = g.sum()
@@ -302,12 +302,12 @@ def expectation_maximisation(
             mass = np.bincount(column[present], weights=g[present], minlength=m_k.size)
             mass = np.maximum(mass / mass.sum(), FLOOR) if mass.sum() > 0 else m_k
             new_m.append(mass / mass.sum())
-        change = max(abs(new_lam - lam), *(float(np.abs(a - b).max()) for a, b in zip(new_m, m)))
+        change = max(abs(new_lam - lam), *(float(np.abs(a - b).max()) for a, b in zip(new_m, m, strict=True)))
         lam, m = new_lam, new_m
         if change < tolerance:
             converged = True
             break
-    return EMResult(tuple(m), lam, iteration, converged)
+    return EMResult(tuple(m), lam, iterations, converged)
 
 
 def _log_likelihood(patterns: np.ndarray, probabilities: Sequence[np.ndarray]) -> np.ndarray:
@@ -341,7 +341,7 @@ class MatchWeights:
 
     def _ranges(self):
         extra = self.value_weights or (None,) * len(self.weights)
-        for w, v in zip(self.weights, extra):
+        for w, v in zip(self.weights, extra, strict=True):
             yield w if v is None or v.size == 0 else np.concatenate([w, v])
 
     @property
@@ -366,7 +366,7 @@ class MatchWeights:
         """Match weight ``W`` of the pairs (``pairs``) or of the matrix ``ext × rel``."""
         total = None
         extra = self.value_weights or (None,) * len(self.weights)
-        for comparison, w, by_value in zip(self.comparisons, self.weights, extra):
+        for comparison, w, by_value in zip(self.comparisons, self.weights, extra, strict=True):
             table = np.concatenate([w, [0.0]])  # level −1 (missing) indexes the trailing 0
             levels = comparison.levels(ext, rel, pairs)
             part = table[levels]
@@ -404,8 +404,8 @@ class FellegiSunterModel:
     @property
     def weights(self) -> MatchWeights:
         by_value = tuple(None if c.shares is None else term_frequency.value_weights(m[0], c.shares)
-                         for c, m in zip(self.comparisons, self.em.m))
-        return MatchWeights(self.comparisons, tuple(np.log2(m / u) for m, u in zip(self.em.m, self.u)),
+                         for c, m in zip(self.comparisons, self.em.m, strict=True))
+        return MatchWeights(self.comparisons, tuple(np.log2(m / u) for m, u in zip(self.em.m, self.u, strict=True)),
                             value_weights=by_value if any(v is not None for v in by_value) else ())
 
     def probability(self, weight: np.ndarray) -> np.ndarray:
@@ -433,7 +433,7 @@ class FellegiSunterModel:
                         for i, label in enumerate(c.labels)
                     ],
                 }
-                for c, m, u, w in zip(self.comparisons, self.em.m, self.u, weights)
+                for c, m, u, w in zip(self.comparisons, self.em.m, self.u, weights, strict=True)
             ],
         }
 
@@ -484,7 +484,7 @@ def candidate_patterns(
 
     def add(rows: np.ndarray, cols: np.ndarray, pairs: bool) -> None:
         code = np.zeros((rows.size,) if pairs else (rows.size, cols.size), dtype=np.int64)
-        for c, p in zip(comps, place):
+        for c, p in zip(comps, place, strict=True):
             code += (c.levels(rows, cols, pairs=pairs).astype(np.int64) + 1) * p
         counts[:] += np.bincount(code.ravel(), minlength=counts.size)
 

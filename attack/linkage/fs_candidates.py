@@ -74,7 +74,7 @@ def _prepare(model: MatchWeights):
         return None  # term-frequency weights of exact agreement differ from value to value
     kinds, ext, rel, level_counts = [], [], [], []
     metric_labels = ("exact", f"near (<= {fellegi_sunter.METRIC_NEAR:g})", "far")
-    for comparison, w in zip(model.comparisons, model.weights):
+    for comparison, w in zip(model.comparisons, model.weights, strict=True):
         kind = comparison.key.type
         if kind == "metric" and comparison.labels == metric_labels and comparison.a.ndim == 1:
             kinds.append(_METRIC)

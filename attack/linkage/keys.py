@@ -21,9 +21,10 @@ Text keys read ``NAME:TYPE[:WEIGHT][:OPTION...]`` with the options ``log``, ``sq
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AliasChoices,
@@ -184,7 +185,7 @@ class Date(Key):
 
 
 #: A key table of a scenario file, told apart by its ``type``.
-KeyTable = Annotated[Union[Metric, Nominal, Ordinal, Hierarchical, String, Date], Field(discriminator="type")]
+KeyTable = Annotated[Metric | Nominal | Ordinal | Hierarchical | String | Date, Field(discriminator="type")]
 _KEY_CLASSES = {cls.model_fields["type"].default: cls
                 for cls in (Metric, Nominal, Ordinal, Hierarchical, String, Date)}
 
@@ -204,7 +205,7 @@ class Block(_Setting):
             raise ValueError("use one of a prefix, bins or an encoding")
         if self.bins is not None and not all(math.isfinite(b) for b in self.bins):
             raise ValueError("bins must be finite numbers (no nan or inf)")
-        if self.bins is not None and any(b <= a for a, b in zip(self.bins, self.bins[1:])):
+        if self.bins is not None and any(b <= a for a, b in itertools.pairwise(self.bins)):
             raise ValueError("bins must be strictly increasing break points")
         return self
 

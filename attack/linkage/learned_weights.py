@@ -130,7 +130,7 @@ class LearnedWeights:
 
     def describe(self) -> dict:
         return {
-            "weights": dict(zip(self.keys, self.weights)),
+            "weights": dict(zip(self.keys, self.weights, strict=True)),
             "known_pairs": self.n_known,
             "known_pairs_used": self.n_used,
             "constraints": self.n_constraints,
@@ -154,7 +154,7 @@ def _nearest(model: DistanceModel, weights: np.ndarray, ext: np.ndarray, true_re
              candidates: np.ndarray, count: int) -> list[np.ndarray]:
     """Per known record the ``count`` release rows of ``candidates`` (its block) nearest under
     ``weights``, its partner left out."""
-    weighted = replace(model, keys=tuple(replace(k, weight=float(w)) for k, w in zip(model.keys, weights)))
+    weighted = replace(model, keys=tuple(replace(k, weight=float(w)) for k, w in zip(model.keys, weights, strict=True)))
     step = max(1, CHUNK_PAIRS // max(candidates.size, 1))
     out = []
     for start in range(0, ext.size, step):
@@ -228,7 +228,7 @@ def _add_nearest(model, weights, blocks, block_of, ext, true_rel, competitors: l
     added = False
     for b in np.unique(block_of[ext]):
         rows = np.flatnonzero(block_of[ext] == b)
-        for p, near in zip(rows, _nearest(model, weights, ext[rows], true_rel[rows], blocks[b].release, NEAREST)):
+        for p, near in zip(rows, _nearest(model, weights, ext[rows], true_rel[rows], blocks[b].release, NEAREST), strict=True):
             before = len(competitors[p])
             competitors[p].update(int(r) for r in near)
             added = added or len(competitors[p]) > before
@@ -249,7 +249,7 @@ def _differences(model, ext, true_rel, competitors: Sequence[set[int]]) -> tuple
 
 def reweighted(keys: Sequence, learned: LearnedWeights) -> tuple:
     """The keys with the learned weights."""
-    weights = dict(zip(learned.keys, learned.weights))
+    weights = dict(zip(learned.keys, learned.weights, strict=True))
     return tuple(replace(k, weight=weights[k.name]) for k in keys)
 
 

@@ -92,7 +92,7 @@ class LinkageSpec:
         if not self.block_groups:
             return [b.label() for b in self.blocks]
         entries: dict[int, list[str]] = {}
-        for block, group in zip(self.blocks, self.block_groups):
+        for block, group in zip(self.blocks, self.block_groups, strict=True):
             entries.setdefault(group, []).append(block.label())
         return ["|".join(labels) for labels in entries.values()]
 
@@ -234,7 +234,7 @@ def link(
     release_row = np.full(len(ext), -1, dtype=np.int64)
     distance = np.full(len(ext), np.nan)
     n_best = np.zeros(len(ext), dtype=np.int64)
-    for block, solution in zip(blocking, solutions):
+    for block, solution in zip(blocking, solutions, strict=True):
         keep = slice(None)
         if block.pairs is not None:  # a pair no blocking pass proposed is no link
             keep = np.asarray(block.pairs[solution.rows, solution.cols]).ravel().astype(bool)

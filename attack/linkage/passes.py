@@ -39,7 +39,7 @@ def block_passes(blocks: Sequence[Classifier], groups: Sequence[int]) -> list[tu
     """The passes of blocking keys ``blocks`` whose entry numbers are ``groups``: keys of one
     entry are alternatives, every pass takes one of each entry."""
     entries: dict[int, list[Classifier]] = {}
-    for block, group in zip(blocks, groups):
+    for block, group in zip(blocks, groups, strict=True):
         entries.setdefault(group, []).append(block)
     return [tuple(choice) for choice in itertools.product(*entries.values())]
 
@@ -71,7 +71,7 @@ def make_pass_blocks(
     order = np.argsort(component, kind="stable")  # pairs stay sorted by code inside a component
     starts = np.flatnonzero(np.r_[True, np.diff(component[order]) != 0])
     blocks = []
-    for number, (start, stop) in enumerate(zip(starts, np.r_[starts[1:], order.size])):
+    for number, (start, stop) in enumerate(zip(starts, np.r_[starts[1:], order.size], strict=True)):
         chosen = order[start:stop]
         rows, cols = np.unique(ext[chosen]), np.unique(rel[chosen])
         local = sp.csr_matrix(
@@ -115,7 +115,7 @@ class CandidateModel:
 
     @property
     def barrier(self) -> float:
-        return float(np.sum([k.weight * f for k, f in zip(self.keys, self.missing_values)]))
+        return float(np.sum([k.weight * f for k, f in zip(self.keys, self.missing_values, strict=True)]))
 
     def cost(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         """Cost matrix of ``ext × rel``: only the candidate pairs are compared (``pair_cost``,

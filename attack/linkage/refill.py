@@ -29,7 +29,7 @@ class ExactCost:
 
     def __init__(self, model: DistanceModel) -> None:
         used = [(key, comp, off, scale) for key, comp, off, scale
-                in zip(model.keys, model.components, model.offsets, model.scales) if key.weight != 0]
+                in zip(model.keys, model.components, model.offsets, model.scales, strict=True) if key.weight != 0]
         self.metric = np.array([isinstance(comp, _MetricComponent) for _, comp, _, _ in used], dtype=np.bool_)
         n_ext, n_rel = model.sizes
         self.a = np.array([comp.a for _, comp, _, _ in used], dtype=np.float64).reshape(len(used), n_ext)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag
 
@@ -56,18 +56,18 @@ def _by_form(value: Any) -> str:
 
 #: A key: its text spelling (``"turnover:metric:0.5"``) or a table with a ``type``.
 KeyEntry = Annotated[
-    Union[Annotated[str, parses(parse_key), Tag("text")], Annotated[KeyTable, Tag("table")]],
+    Annotated[str, parses(parse_key), Tag("text")] | Annotated[KeyTable, Tag("table")],
     Discriminator(_by_form),
 ]
 #: A blocking key or cell: ``"nace"``, ``"nace:prefix=2"``, ``"employees:bins=20,50"`` or a table.
 BlockEntry = Annotated[
-    Union[Annotated[str, parses(as_block), Tag("text")], Annotated[Block, Tag("table")]],
+    Annotated[str, parses(as_block), Tag("text")] | Annotated[Block, Tag("table")],
     Discriminator(_by_form),
 ]
 #: A blocking entry: a block, or alternatives (``"surname:prefix=1|plz"``, ``{any = [...]}``),
 #: each a blocking pass whose candidate pairs are united (``attack.linkage.passes``).
 BlockingEntry = Annotated[
-    Union[Annotated[str, parses(parse_block_entry), Tag("text")], Annotated[Union[Block, AnyBlock], Tag("table")]],
+    Annotated[str, parses(parse_block_entry), Tag("text")] | Annotated[Block | AnyBlock, Tag("table")],
     Discriminator(_by_form),
 ]
 Methods = Literal[METHODS]  # type: ignore[valid-type]

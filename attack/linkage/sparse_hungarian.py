@@ -113,7 +113,7 @@ def solve(model: DistanceModel, budget: int):
     ``n_best`` counts the first candidates within the tie tolerance of the chosen distance (all
     release rows at that distance when it lies below the row's certified bound)."""
     n_ext, n_rel = model.sizes
-    padding = float(np.sum([k.weight * f for k, f in zip(model.keys, model.missing_values)]))
+    padding = float(np.sum([k.weight * f for k, f in zip(model.keys, model.missing_values, strict=True)]))
     embedded = embedding(model)
     k = FIRST_K
     cols, costs, bound = candidates(model, k, budget)

@@ -30,7 +30,6 @@ from pydantic import (
 from attack._version import __version__
 from attack.errors import InputError, from_validation
 from attack.io.readers import numeric_column
-from attack.report.notebook import one_line, result_html
 from attack.protect import (
     formal,
     microaggregation,
@@ -43,6 +42,7 @@ from attack.protect import (
     swapping,
     synthesis,
 )
+from attack.report.notebook import one_line, result_html
 
 __all__ = ["METHODS", "Method", "Param", "Protected", "params_model", "parse_params", "protect"]
 
@@ -432,14 +432,14 @@ def _within_groups(data, spec, columns, params, by, seed):
     groups = keys.groupby(list(by)).indices  # group key -> row positions
     children = np.random.SeedSequence(seed).generate_state(len(groups)) if groups else []
     parts, seeds = [], {}
-    for key, child in zip(sorted(groups), children):
+    for key, child in zip(sorted(groups), children, strict=True):
         rows = groups[key]
         group = key if isinstance(key, tuple) else (key,)
         part = data.iloc[rows]
         try:
             done = _call(spec, part, columns, params, int(child))
         except InputError as exc:
-            label = ", ".join(f"{b}={v}" for b, v in zip(by, group))
+            label = ", ".join(f"{b}={v}" for b, v in zip(by, group, strict=True))
             raise InputError(f"in the group {label}: {exc.message}", column=exc.column) from exc
         parts.append(done)
         seeds["|".join(group)] = int(child)

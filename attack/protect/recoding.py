@@ -9,6 +9,7 @@ row order and index kept; missing codes stay missing.
 from __future__ import annotations
 
 import csv
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -185,7 +186,7 @@ def coarsen_by_count(
     if isinstance(n_min, bool) or not isinstance(n_min, (int, np.integer)) or n_min < 1:
         raise InputError(f"n_min must be a positive integer, got {n_min!r}")
     depths = [_check_level(level, "each level") for level in levels]
-    if not depths or any(a <= b for a, b in zip(depths, depths[1:], strict=False)):
+    if not depths or any(a <= b for a, b in itertools.pairwise(depths)):
         raise InputError(f"levels must be strictly decreasing code lengths, got {levels!r}")
     groups = [] if by is None else column_list(data, by)
     if column in groups:

@@ -659,8 +659,8 @@ def _run_risk_lines(run: Mapping[str, Any], min_count: int) -> tuple[np.ndarray,
     gammas = [g for g in _gammas(r) if r["disclosure_risk"].get(g) is not None]
     y = np.array([float(r["disclosure_risk"][g]) for g in gammas])
     cis = r.get("disclosure_risk_ci", {})
-    lo = np.array([cis[g][0] if cis.get(g) and cis[g][0] is not None else v for g, v in zip(gammas, y)], dtype=float)
-    hi = np.array([cis[g][1] if cis.get(g) and cis[g][1] is not None else v for g, v in zip(gammas, y)], dtype=float)
+    lo = np.array([cis[g][0] if cis.get(g) and cis[g][0] is not None else v for g, v in zip(gammas, y, strict=True)], dtype=float)
+    hi = np.array([cis[g][1] if cis.get(g) and cis[g][1] is not None else v for g, v in zip(gammas, y, strict=True)], dtype=float)
     cells = r.get("cells", [])
     shown = [c for c in cells if not suppressed(c, min_count)]
     top = None
@@ -688,7 +688,7 @@ def risk_by_gamma_figure(runs: Sequence[Mapping[str, Any]], min_count: int) -> F
     axes = np.atleast_1d(fig.subplots(nrows, ncols, sharey=True, squeeze=False)).ravel()
     for ax in axes[len(runs):]:
         ax.set_visible(False)
-    for k, (run, ax) in enumerate(zip(runs, axes)):
+    for k, (run, ax) in enumerate(zip(runs, axes, strict=True)):
         colour = _RUN_COLOURS[k % len(_RUN_COLOURS)]
         x, y, lo, hi, top, gammas = _run_risk_lines(run, min_count)
         ax.errorbar(x, y, yerr=[y - lo, hi - y], color=colour, marker="o", capsize=3, linewidth=2)

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from attack.report.html import render
-from attack.report.notebook import verdict_word
 from attack.report.labels import cell_label
+from attack.report.notebook import verdict_word
 
 PASS, FAIL = verdict_word(True), verdict_word(False)
 

@@ -226,11 +226,11 @@ def risk_utility_figure(document: Mapping[str, Any]) -> Figure | None:
     ax = fig.add_subplot()
     labelled = set()
     for k, (family, found) in enumerate(drawn.items()):
-        xs, ys, labels = zip(*found)
+        xs, ys, labels = zip(*found, strict=True)
         # marker and dash pattern differ too: families with equal shares stay visible on each other
         ax.plot(xs, ys, marker="osD^vP"[k % 6], linestyle=("-", "--", "-.", ":")[k % 4], label=family,
                 markersize=7 - (k % 3))
-        for x, y, label in zip(xs, ys, labels):
+        for x, y, label in zip(xs, ys, labels, strict=True):
             if (x, y, label) not in labelled:  # one value label per point, however many lines meet there
                 labelled.add((x, y, label))
                 ax.annotate(str(label), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)

@@ -12,11 +12,11 @@ from attack.report.attack import (
     Table,
     _failing,
     _short,
-    suppressed,
     _unit_risk_line,
     _verdict,
     fmt_num,
     md_table,
+    suppressed,
 )
 from attack.report.labels import cell_label
 from attack.report.notebook import verdict_word

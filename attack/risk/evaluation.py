@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from attack.errors import InputError
 from attack.defaults import LINKAGE_TAU
+from attack.errors import InputError
 from attack.io.columns import number_columns, require_number_columns
 from attack.io.readers import numeric_column, source_name
 from attack.linkage.blocking import Classifier
@@ -248,7 +248,7 @@ def score(
     summary = _figures(np.zeros(verifiable.size, dtype=np.int64), 1, *outcome, spec, len(targets))[0]
     per_cell = _figures(cell_codes, len(cell_values), *outcome, spec, len(targets))
     cells = [{"cell": values, "label": cell_label(values), **figures}
-             for values, figures in zip(cell_values, per_cell)]
+             for values, figures in zip(cell_values, per_cell, strict=True)]
     passed = all(c["passed"] for c in cells)
     absent = np.flatnonzero(true_row < 0) if spec.truth_complete else np.zeros(0, dtype=np.int64)
     absent_linked = release_row[absent] >= 0
@@ -261,7 +261,7 @@ def score(
             match_probability[absent[absent_linked]],
         )[0]
         for cell, figures in zip(cells, _confident(cell_codes, len(cell_values), linked, correct,
-                                                   probability, spec)):
+                                                   probability, spec), strict=True):
             cell["confident"] = figures
     units = true_row[verifiable]
     if np.unique(units).size < units.size:
@@ -349,7 +349,7 @@ def _cells(
     frame = pd.DataFrame({str(i): lab for i, lab in enumerate(labels)})
     codes = frame.groupby(list(frame.columns), sort=True, observed=True).ngroup().to_numpy()
     first = np.unique(codes, return_index=True)[1]
-    cell_values = [{c.label(): str(lab[row]) for c, lab in zip(classifiers, labels)} for row in first]
+    cell_values = [{c.label(): str(lab[row]) for c, lab in zip(classifiers, labels, strict=True)} for row in first]
     return codes, cell_values
 
 

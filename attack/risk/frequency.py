@@ -111,7 +111,7 @@ class FrequencyRisk:
     def _repr_html_(self) -> str:
         table = pd.DataFrame({"k": list(K_LEVELS), "records violating k-anonymity": [self.k_violations(k) for k in K_LEVELS]})
         return result_html(f"Frequency risk of the keys {', '.join(self.keys)}", self.passed, self._facts(), table,
-                           failing=[k == self.settings["k"] and v > 0 for k, v in zip(table["k"], table.iloc[:, 1])])
+                           failing=[k == self.settings["k"] and v > 0 for k, v in zip(table["k"], table.iloc[:, 1], strict=True)])
 
     def to_dict(self) -> dict:
         """Aggregates only (no record-level values), JSON-ready and deterministic."""

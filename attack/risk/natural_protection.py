@@ -55,7 +55,7 @@ def _hierarchical(e: np.ndarray, o: np.ndarray, levels: Sequence[int]) -> dict:
     out = {}
     for k in levels:
         same = n = 0
-        for a, b in zip(e, o):
+        for a, b in zip(e, o, strict=True):
             if a is None or b is None or len(a) < k or len(b) < k:
                 continue
             n += 1
@@ -66,7 +66,7 @@ def _hierarchical(e: np.ndarray, o: np.ndarray, levels: Sequence[int]) -> dict:
 
 def _categorical(e: np.ndarray, o: np.ndarray) -> dict:
     missing = same = n = 0
-    for a, b in zip(e, o):
+    for a, b in zip(e, o, strict=True):
         if a is None or b is None:
             missing += 1
             continue
@@ -88,10 +88,10 @@ def _metric(e: np.ndarray, o: np.ndarray) -> dict:
     index = np.searchsorted(np.asarray(EDGES), dev, side="right")  # left-closed classes
     counts = np.bincount(index, minlength=len(CLASS_LABELS))
     classes = {
-        label: {"count": int(c), "share": _share(int(c), n)} for label, c in zip(CLASS_LABELS, counts)
+        label: {"count": int(c), "share": _share(int(c), n)} for label, c in zip(CLASS_LABELS, counts, strict=True)
     }
     below = {}
-    for label, edge in zip(BELOW_LABELS, EDGES):
+    for label, edge in zip(BELOW_LABELS, EDGES, strict=True):
         c = int(np.count_nonzero(dev < edge))
         below[label] = {"count": c, "share": _share(c, n)}
     return {"n": n, "undefined": int(e.size - n), "classes": classes, "below": below}

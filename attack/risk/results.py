@@ -171,7 +171,7 @@ def cell_table(cells: list[Mapping[str, Any]], gammas: list[str], tau: float) ->
     (``employees`` for ``employees:bins=50,250``) unless two cell variables share it."""
     labels = list(cells[0]["cell"]) if cells else []
     names = [label.split(":", 1)[0] for label in labels]
-    header = dict(zip(labels, names)) if len(set(names)) == len(names) else {}
+    header = dict(zip(labels, names, strict=True)) if len(set(names)) == len(names) else {}
     rows = []
     for cell in cells:
         rate_ci = cell.get("reidentification_rate_ci") or [None, None]

@@ -130,12 +130,12 @@ def size_groups(
     lookup = pd.Series(values, index=ids)
     bounds = [int(b) for b in bounds]
     labels = [f"<{bounds[0]}"]
-    labels += [f"{lo}-{hi - 1}" for lo, hi in zip(bounds[:-1], bounds[1:])]
+    labels += [f"{lo}-{hi - 1}" for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
     labels.append(f">={bounds[-1]}")
     target_values = lookup.reindex(list(targets)).to_numpy(dtype=float)
     index = np.searchsorted(np.asarray(bounds, dtype=float), target_values, side="right")
     return np.array([labels[i] if np.isfinite(v) else "unknown"
-                     for i, v in zip(index, target_values)], dtype=object)
+                     for i, v in zip(index, target_values, strict=True)], dtype=object)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,7 +291,7 @@ def single_attack(
 
     # release rows by their categorical key (rows with a missing code are never candidates)
     blocks: dict[tuple, list[int]] = {}
-    for row, codes in enumerate(zip(*r_codes) if categorical else ((),) * len(release)):
+    for row, codes in enumerate(zip(*r_codes, strict=True) if categorical else ((),) * len(release)):
         if None not in codes:
             blocks.setdefault(codes, []).append(row)
     blocks = {k: np.asarray(v, dtype=np.int64) for k, v in blocks.items()}
@@ -366,7 +366,7 @@ def target_usefulness(
     o_vals = np.column_stack([numeric_column(original, c) for c in columns])
     r_vals = np.column_stack([numeric_column(release, c) for c in columns])
     out = {}
-    for target, outcome, link in zip(result.targets, result.outcome, result.linked):
+    for target, outcome, link in zip(result.targets, result.outcome, result.linked, strict=True):
         if outcome != CORRECT:
             continue
         w = o_vals[o_pos[target]]
@@ -394,7 +394,7 @@ def unit_risk(
     either input with columns ``unit, R_E, R_M, R``.
     """
     if isinstance(targets_outcome, SingleAttackResult):
-        targets_outcome = dict(zip(targets_outcome.targets, targets_outcome.outcome))
+        targets_outcome = dict(zip(targets_outcome.targets, targets_outcome.outcome, strict=True))
     mass = dict(mass_risk_by_unit.items())
     units = list(dict.fromkeys([*mass, *targets_outcome]))
     r_e = np.array([

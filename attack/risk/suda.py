@@ -70,7 +70,7 @@ class Suda:
         bins = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
         dis = self.dis_score
         table = {"0": int((dis == 0).sum())}
-        for lower, upper in zip(bins, [*bins[1:], math.inf]):
+        for lower, upper in zip(bins, [*bins[1:], math.inf], strict=True):
             label = f"({lower:.1f}, {upper:.1f}]" if math.isfinite(upper) else f"> {lower:.1f}"
             table[label] = int(((dis > lower) & (dis <= upper)).sum())
         return {

@@ -340,8 +340,8 @@ def _blocks(external: pd.DataFrame, original: pd.DataFrame,
     if not block:
         yield "(all)", np.arange(len(external)), np.arange(len(original))
         return
-    ext_keys = list(zip(*(k.classes(external, k.external_column) for k in block)))
-    orig_keys = list(zip(*(k.classes(original, k.name) for k in block)))
+    ext_keys = list(zip(*(k.classes(external, k.external_column) for k in block), strict=True))
+    orig_keys = list(zip(*(k.classes(original, k.name) for k in block), strict=True))
     groups: dict[tuple, tuple[list[int], list[int]]] = {}
     for side, keys in ((0, ext_keys), (1, orig_keys)):
         for row, key in enumerate(keys):

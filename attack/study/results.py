@@ -90,7 +90,7 @@ class ScenarioResult:
             gammas = list(self.combined["cells"][0]["disclosure_risk"]) if self.combined["cells"] else []
             return cell_table(list(self.combined["cells"]), gammas, self.combined["tau"])
         frames = [run.cells for run in self.runs]
-        for frame, run in zip(frames, self.runs):
+        for frame, run in zip(frames, self.runs, strict=True):
             frame.insert(2, "run", run.name)
             frame.insert(3, "release", run.release["name"])
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

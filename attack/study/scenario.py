@@ -197,7 +197,7 @@ class Scenario:
         mass_risk = {
             target: risk_of_cell.get(
                 cell_key({c.label(): "(missing)" if v[k] is None else str(v[k])
-                           for c, v in zip(self.evaluation.cells, labels)}), 0.0)
+                           for c, v in zip(self.evaluation.cells, labels, strict=True)}), 0.0)
             for k, target in enumerate(result.targets)
         }
         usefulness = single_attack.target_usefulness(
@@ -211,7 +211,7 @@ class Scenario:
         mass_correct = set()
         for run in realistic:
             mass_correct.update(run.links.loc[run.links["correct"], "external_id"])
-        single_correct = {t for t, o in zip(result.targets, result.outcome) if o == "correct"}
+        single_correct = {t for t, o in zip(result.targets, result.outcome, strict=True) if o == "correct"}
         return {
             "gamma": gamma.label,
             "tau": self.evaluation.tau,

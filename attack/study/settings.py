@@ -11,6 +11,7 @@ editor can check a TOML file as it is typed. The file format is described in
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Annotated, Any, Literal
@@ -246,7 +247,7 @@ def _listed_in_one_direction(values: list[Any]) -> None:
         if len({repr(v) for v in values}) < len(values):
             raise InputError("a value is listed twice", field="values")
         return
-    steps = [b - a for a, b in zip(values, values[1:])]
+    steps = [b - a for a, b in itertools.pairwise(values)]
     if not (all(s > 0 for s in steps) or all(s < 0 for s in steps)):
         raise InputError(f"values {values} must run in one direction, weak to strong, without repeats "
                          "(the first passing value in this order is chosen as the weakest)", field="values")

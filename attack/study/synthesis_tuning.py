@@ -138,7 +138,7 @@ def tune_synthesis(
     names, values = list(grid), [list(grid[k]) for k in grid]
     candidates, frames = [], []
     for combination in itertools.product(*values):
-        settings = _settings(fixed, dict(zip(names, combination)))
+        settings = _settings(fixed, dict(zip(names, combination, strict=True)))
         synthetic = synthesize(original, columns=columns, seed=seed, **settings).frame
         game = None if membership is None else {**membership, "synthesis": settings}
         risk = attack_synthetic(original[columns], synthetic, None if holdout is None else holdout[columns],

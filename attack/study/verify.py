@@ -471,7 +471,7 @@ def _differences(certified: Any, fresh: Any, where: str) -> list[str]:
                 out += _differences(certified[k], fresh[k], f"{where}.{k}")
         return out
     if isinstance(certified, list) and isinstance(fresh, list) and len(certified) == len(fresh):
-        return [line for i, (a, b) in enumerate(zip(certified, fresh)) for line in _differences(a, b, f"{where}[{i}]")]
+        return [line for i, (a, b) in enumerate(zip(certified, fresh, strict=True)) for line in _differences(a, b, f"{where}[{i}]")]
     if certified == fresh and type(certified) is type(fresh):
         return []
     return [f"{where.lstrip('.')}: certified {_short(certified)}, rerun {_short(fresh)}"]

@@ -151,7 +151,7 @@ def polyreg(task: Task) -> np.ndarray:
     probabilities = model.predict_proba(x_new)
     u = task.rng.random(task.n)
     index = np.minimum((probabilities.cumsum(axis=1) < u[:, None]).sum(axis=1), len(model.classes_) - 1)
-    lookup = dict(zip(_labels(levels), levels))
+    lookup = dict(zip(_labels(levels), levels, strict=True))
     return np.array([lookup[c] for c in model.classes_[index]], dtype=object)
 
 

@@ -92,7 +92,7 @@ def _one_hot(values: np.ndarray, levels: np.ndarray) -> np.ndarray:
 
 def _lookup(levels: np.ndarray, rank: np.ndarray, values: np.ndarray) -> np.ndarray:
     """The code of each value; NaN for a category the model never saw."""
-    index = {v: r for v, r in zip(levels, rank)}
+    index = {v: r for v, r in zip(levels, rank, strict=True)}
     return np.array([index.get(v, np.nan) for v in values], dtype=float)
 
 

@@ -120,9 +120,9 @@ def synthesize(
     for stream in np.random.SeedSequence(seed).spawn(m):
         parts = []
         strata_groups = _strata(frame, plan.strata, n_rows)
-        for (key, index, size), child in zip(strata_groups, stream.spawn(len(strata_groups))):
+        for (key, index, size), child in zip(strata_groups, stream.spawn(len(strata_groups)), strict=True):
             part = _run(frame.iloc[index], size, plan, described, options, np.random.default_rng(child))
-            for name, value in zip(plan.strata, key):
+            for name, value in zip(plan.strata, key, strict=True):
                 part[name] = pd.Series([value] * size, dtype=frame[name].dtype)
             parts.append(part)
         out = pd.concat(parts, ignore_index=True) if parts else frame.iloc[:0].copy()
@@ -248,7 +248,7 @@ def _strata(frame: pd.DataFrame, strata: tuple[str, ...], n_rows: int) -> list[t
     sizes = np.floor(exact).astype(int)
     remainder = n_rows - sizes.sum()
     sizes[np.argsort(-(exact - sizes), kind="stable")[:remainder]] += 1
-    return [((k if isinstance(k, tuple) else (k,)), groups[k], int(s)) for k, s in zip(keys, sizes) if s > 0]
+    return [((k if isinstance(k, tuple) else (k,)), groups[k], int(s)) for k, s in zip(keys, sizes, strict=True) if s > 0]
 
 
 def _run(original: pd.DataFrame, n: int, plan: _Plan, described: dict[str, SynthColumn], options: dict,

@@ -155,7 +155,7 @@ def membership_inference(
         outs = run([(_draw(pool, size, rng), _seed(rng), None) for _ in range(train + test)])
         results = []
         counters = {"isolated": 0, "random": 0}
-        for row, kind, distance in zip(targets, kinds, nn):
+        for row, kind, distance in zip(targets, kinds, nn, strict=True):
             target = data.iloc[[row]]
             ins = run([(_draw(pool, size, rng), _seed(rng), (int(rng.integers(size)), target))
                        for _ in range(train + test)])
@@ -275,9 +275,9 @@ def _features(prep: Preparation, target: pd.DataFrame, synthetic: pd.DataFrame) 
     span = max(float(d[-1]), 1e-12)
     near = [float(np.mean(d <= q * span)) for q in (0.01, 0.05, 0.10)]
     parts = [d[0], d[:5].mean(), *near, float(np.sum(d == 0))]
-    for j, name in enumerate(prep.categorical):
+    for j in range(len(prep.categorical)):
         parts.append(float(np.mean(s.codes[:, j] == t.codes[0, j])))
-    for j, name in enumerate(prep.numeric):
+    for j in range(len(prep.numeric)):
         column, value = s.numeric[:, j], t.numeric[0, j]
         scale = max(abs(value), 1e-12)
         parts += [float(np.mean(np.abs(column - value) <= 0.05 * scale)), float(np.nanmean(column)),

@@ -83,7 +83,7 @@ def _encode(game: Game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     parts: list[list[np.ndarray]] = [[np.nan_to_num((f.numeric - centre) / spread)] for f in files]
     for j in range(game.scored.codes.shape[1]):
         kept, pooled = _kept_levels([f.codes[:, j] for f in files])
-        for part, f in zip(parts, files):
+        for part, f in zip(parts, files, strict=True):
             part.append(_one_hot(f.codes[:, j], kept, pooled))
     scored, synthetic, reference = (np.hstack(p) for p in parts)
     return scored, synthetic, reference

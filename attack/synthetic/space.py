@@ -631,7 +631,7 @@ class _TreeSpace:
         points[:, :n_coords] = self.coords
         points[:, n_coords] = group * self.big
         rows, at = np.arange(n_all), n_coords + 1
-        for a, width in zip(indicators, widths):
+        for a, width in zip(indicators, widths, strict=True):
             cost, values = self.attr_costs[a], codes[a]
             if self.coord_of_attr[a] is not None:  # the flag replaces the value coordinate
                 points[:, self.coord_of_attr[a]] = 0.0

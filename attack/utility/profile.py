@@ -40,7 +40,7 @@ from attack.errors import InputError
 from attack.io.columns import number_columns, warn_unshared
 from attack.io.readers import id_column, numeric_column, require_columns, source_name
 from attack.report.attack import MIN_CELL_COUNT
-from attack.report.notebook import one_line, result_html
+from attack.report.notebook import result_html
 from attack.risk.evaluation import default_targets
 from attack.utility.anonymity import (
     IntervalDisclosure,

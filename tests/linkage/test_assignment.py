@@ -24,7 +24,7 @@ def table_13_1_cost() -> np.ndarray:
 
 def _pairs(result):
     rows, cols = result
-    return [(int(r), int(c)) for r, c in zip(rows, cols)]
+    return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True)]
 
 
 def test_table_13_1_exact_optimum(table_13_1_cost):

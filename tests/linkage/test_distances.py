@@ -146,7 +146,7 @@ def test_table_13_1_extremes_and_totals():
         (3704548225, 9817631556100),
         (1960275625, 24001984269124),
     ]
-    for comp, off, scale, (lo, hi) in zip(model.components, model.offsets, model.scales, expected_extremes):
+    for comp, off, scale, (lo, hi) in zip(model.components, model.offsets, model.scales, expected_extremes, strict=True):
         assert comp.extremes() == (lo, hi)
         assert (off, off + scale) == (lo, hi)
     cost = model.cost(np.arange(4), np.arange(4))
@@ -259,7 +259,7 @@ def test_distance_of_a_block_equals_the_full_matrix_restricted():
     model = build_distance_model(a, b, [KeySpec("x", "metric"), KeySpec("c", "nominal")])
     full = model.cost(np.arange(12), np.arange(9))
     for rows, cols in itertools.islice(
-        zip([np.array([0, 3, 5]), np.array([11])], [np.array([1, 2]), np.array([0, 8])]), 2
+        zip([np.array([0, 3, 5]), np.array([11])], [np.array([1, 2]), np.array([0, 8])], strict=True), 2
     ):
         np.testing.assert_array_equal(model.cost(rows, cols), full[np.ix_(rows, cols)])
 

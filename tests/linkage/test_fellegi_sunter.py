@@ -73,7 +73,7 @@ def _patterns(n: int, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     match = rng.random(n) < share
     levels = np.empty((n, len(M)), dtype=np.int64)
-    for k, (m, u) in enumerate(zip(M, U)):
+    for k, (m, u) in enumerate(zip(M, U, strict=True)):
         levels[match, k] = rng.choice(m.size, match.sum(), p=m)
         levels[~match, k] = rng.choice(u.size, (~match).sum(), p=u)
     levels[rng.random(n) < 0.05, 1] = -1  # some comparisons missing
@@ -86,7 +86,7 @@ def test_em_recovers_known_m_and_match_share():
     result = expectation_maximisation(patterns, counts, U, match_share=0.2)
     assert result.converged
     assert abs(result.match_share - 0.03) < 0.002
-    for estimated, true in zip(result.m, M):
+    for estimated, true in zip(result.m, M, strict=True):
         assert np.abs(estimated - true).max() < 0.02
         assert estimated.sum() == pytest.approx(1.0)
 
@@ -96,7 +96,7 @@ def test_em_fails_the_check_with_wrong_u():
     patterns, counts = _patterns(300_000, 0.03, seed=1)
     wrong = [np.full(u.size, 1 / u.size) for u in U]
     result = expectation_maximisation(patterns, counts, wrong, match_share=0.2)
-    assert max(np.abs(e - t).max() for e, t in zip(result.m, M)) > 0.02
+    assert max(np.abs(e - t).max() for e, t in zip(result.m, M, strict=True)) > 0.02
 
 
 N_UNITS, N_CATEGORIES, ERROR = 2000, 40, 0.1
@@ -126,7 +126,7 @@ def test_fit_recovers_m_and_u_of_generated_people():
     release, external = _people()
     model = fit(external, release, KEYS, make_blocks(external, release, ()), seed=0)
     m_exact = 1 - ERROR + ERROR / N_CATEGORIES
-    for m, u in zip(model.em.m, model.u):
+    for m, u in zip(model.em.m, model.u, strict=True):
         assert abs(m[0] - m_exact) < 0.02
         assert abs(u[0] - 1 / N_CATEGORIES) < 0.02
     assert abs(model.em.match_share - N_UNITS / N_UNITS**2) < 1e-4

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from attack.linkage import fs_candidates
 from attack.linkage.assignment import greedy
+from attack.linkage.distances import KeySpec
 from attack.linkage.fellegi_sunter import Comparison, MatchWeights
 from attack.linkage.link import LinkageSpec, link
-from attack.linkage.distances import KeySpec
 from attack.linkage.solvers import BlockTask, _dense
 
 #: Few values, several of them within 10 % of each other, zeros, negatives and missing ones.

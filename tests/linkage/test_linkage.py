@@ -32,7 +32,7 @@ def _attack(method: str, external: pd.DataFrame = EXTERNAL):
 
 def _linked_units(outcome, external: pd.DataFrame = EXTERNAL) -> list[str | None]:
     """The release unit each external record (in file order) is linked to, None for no link."""
-    linked = dict(zip(outcome.links.external_id, outcome.links.release_id))
+    linked = dict(zip(outcome.links.external_id, outcome.links.release_id, strict=True))
     return [linked.get(unit) for unit in external.unit_id]
 
 

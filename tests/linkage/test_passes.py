@@ -22,7 +22,7 @@ def _global_pairs(blocking):
     out = set()
     for block in blocking:
         rows, cols = block.pairs.nonzero()
-        out |= set(zip(block.external[rows].tolist(), block.release[cols].tolist()))
+        out |= set(zip(block.external[rows].tolist(), block.release[cols].tolist(), strict=True))
     return out
 
 

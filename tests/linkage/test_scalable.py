@@ -111,7 +111,7 @@ def test_sparse_hungarian_is_proven_optimal(data):
     dense = _links(ext, rel, keys, "hungarian", BUDGET)
     with candidates_everywhere():
         sparse = _links(ext, rel, keys, "hungarian", BUDGET)
-    for d, s in zip(dense.solutions, sparse.solutions):
+    for d, s in zip(dense.solutions, sparse.solutions, strict=True):
         assert s.solver == "sparse"
         assert s.optimal is True
         assert s.rows.size == d.rows.size
@@ -177,7 +177,7 @@ def test_the_proof_rejects_a_candidate_graph_too_narrow_for_the_optimum():
     ext = pd.DataFrame({"x": np.repeat(base[:100], 2) + rng.normal(0, 0.01, 200)})
     rel = pd.DataFrame({"x": base})
     model = build_distance_model(ext, rel, [KeySpec("x", "metric")])
-    padding = float(np.sum([k.weight * f for k, f in zip(model.keys, model.missing_values)]))
+    padding = float(np.sum([k.weight * f for k, f in zip(model.keys, model.missing_values, strict=True)]))
     cols, costs, bound = sparse_hungarian.candidates(model, 1, BUDGET)
     rows, links, u, p = sparse_hungarian._match(200, 300, cols, costs, padding)
     assert (links >= 300).any()  # some records left without a link in the narrow graph

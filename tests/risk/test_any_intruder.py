@@ -14,7 +14,7 @@ from attack.risk.any_intruder import any_intruder
 
 def _outcomes(rows):
     """(unit, cell, correct) rows as ``unit_outcomes`` gives them."""
-    units, cells, correct = zip(*rows)
+    units, cells, correct = zip(*rows, strict=True)
     labels = sorted({json.dumps({"sector": c}) for c in cells})
     codes = [labels.index(json.dumps({"sector": c})) for c in cells]
     return pd.DataFrame({"unit": units, "cell": pd.Categorical.from_codes(codes, categories=labels),

@@ -152,7 +152,7 @@ outcomes = st.lists(st.integers(-1, 7), min_size=1, max_size=8)
 @given(outcomes, st.lists(st.floats(-100, 100, allow_nan=False), min_size=8, max_size=8))
 def test_rates_are_proportions(links, noise):
     truth = _release({"w": [float(v) for v in range(8)]})
-    release = _release({"w": [float(v) + n for v, n in zip(range(8), noise)]})
+    release = _release({"w": [float(v) + n for v, n in zip(range(8), noise, strict=True)]})
     ids = release["id"].to_numpy(dtype=object)[: len(links)]
     spec = EvaluationSpec(targets=("w",))
     result = _score(release, truth, links, spec, external_ids=ids)

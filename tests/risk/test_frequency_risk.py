@@ -46,7 +46,7 @@ def _freq(columns: dict, weights=None, alpha: float = 1.0):
      [133.0, 92.5, 394.0, 133.0, 262.5, 394.0, 262.5, 133.0]),
     # "more columns than rows"
     (dict(zip("ABCDEFGH", np.array([2, 3, nan, 2, 3, 3, 1, nan, 3, 3, nan, 3, 3, 2, 2, 3, nan, nan, 1, 2, nan,
-                                      nan, 4, 4]).reshape(8, 3))), np.array([18.0, 45.5, 122]), [1, 2, 2],
+                                      nan, 4, 4]).reshape(8, 3), strict=True)), np.array([18.0, 45.5, 122]), [1, 2, 2],
      [18.0, 167.5, 167.5]),
 ])
 def test_frequencies_equal_sdcmicro_published_values(columns, weights, fk, big_fk) -> None:
@@ -98,7 +98,7 @@ def test_francdat_hand_computed() -> None:
     result = frequency_risk(frame, ["Key1", "Key2", "Key3", "Key4"], weight="w")
     assert result.fk.tolist() == [2, 2, 2, 1, 1, 1, 1, 2]
     assert result.big_fk.tolist() == [110, 84.5, 84.5, 17, 541, 8, 5, 110]
-    for i, big in zip([3, 4, 5, 6], [17, 541, 8, 5]):
+    for i, big in zip([3, 4, 5, 6], [17, 541, 8, 5], strict=True):
         assert result.risk[i] == pytest.approx(np.log(big) / (big - 1), rel=1e-12)
     p = 2 / 110
     assert result.risk[0] == pytest.approx(p / (1 - p) - (p / (1 - p)) ** 2 * np.log(1 / p), rel=1e-12)

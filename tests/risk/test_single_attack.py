@@ -101,7 +101,7 @@ def test_by_group(result):
         2, 0, 2, 1)
     assert large["false_match_rate"] is None
     assert large["identification_probability"] == 0
-    assert result.by_group(dict(zip(result.targets, labels))) == groups
+    assert result.by_group(dict(zip(result.targets, labels, strict=True))) == groups
 
 
 def test_window_and_delta_settings():
@@ -180,7 +180,7 @@ def test_unit_risk_and_endangered(result):
     assert risk.loc["Z"].tolist() == [0.0, 0.2, 0.2]   # not attacked
     assert risk.loc[["T3", "T5", "T6"], "R"].tolist() == [0.0, 0.0, 0.0]
     out = endangered(unit_risk(result, usefulness, mass), tau=0.5)
-    assert dict(zip(out["unit"], out["reason"])) == {
+    assert dict(zip(out["unit"], out["reason"], strict=True)) == {
         "T1": "single attack", "T2": "mass attack", "T4": "single attack"}
 
 
