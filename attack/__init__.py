@@ -20,7 +20,7 @@ results' JSON layout in ``docs/reference/json-results.md``.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from attack._version import __version__
@@ -29,6 +29,9 @@ from attack.errors import InputError
 if TYPE_CHECKING:  # the names below are imported on first use (a command pays only for its own)
     import pandas as pd
 
+    from attack.io.inspect import inspect_file, render_inspection
+    from attack.io.options import gammas_by_variable, read_options, read_tables
+    from attack.io.readers import ReadOptions
     from attack.linkage.engines import Engine
     from attack.linkage.keys import (
         AnyBlock,
@@ -46,9 +49,18 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.risk.mass import mass_attack
     from attack.risk.results import AttackResult
     from attack.risk.truth import TruthResult, link_names
-    from attack.study.demo import demo_scenario
-    from attack.study.results import ScenarioResult
+    from attack.study.demo import DemoResult, demo_scenario, run_demo
+    from attack.study.outputs import (
+        certificate_path,
+        tune_json_path,
+        tune_output,
+        tune_release_path,
+    )
+    from attack.study.report_files import RenderedReport, render_report, report_path
+    from attack.study.results import ScenarioResult, write_outputs
     from attack.study.scenario import Scenario
+    from attack.study.schema import json_schema
+    from attack.study.signing import generate_keypair, load_private_key, passphrase_from_env
     from attack.study.synthetic_scenario import (
         SyntheticScenario,
         SyntheticScenarioResult,
@@ -65,6 +77,10 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
 
 #: Public name -> (module, name there).
 _LAZY = {
+    "inspect_file": ("attack.io.inspect", "inspect_file"),
+    "render_inspection": ("attack.io.inspect", "render_inspection"),
+    **{name: ("attack.io.options", name) for name in ("gammas_by_variable", "read_options", "read_tables")},
+    "ReadOptions": ("attack.io.readers", "ReadOptions"),
     "Engine": ("attack.linkage.engines", "Engine"),
     **{name: ("attack.linkage.keys", name) for name in
        ("AnyBlock", "Block", "Date", "Hierarchical", "Key", "Metric", "Nominal", "Ordinal", "String")},
@@ -75,8 +91,15 @@ _LAZY = {
     "AttackResult": ("attack.risk.results", "AttackResult"),
     "TruthResult": ("attack.risk.truth", "TruthResult"),
     "link_names": ("attack.risk.truth", "link_names"),
-    "demo_scenario": ("attack.study.demo", "demo_scenario"),
+    **{name: ("attack.study.demo", name) for name in ("DemoResult", "demo_scenario", "run_demo")},
+    **{name: ("attack.study.outputs", name) for name in
+       ("certificate_path", "tune_json_path", "tune_output", "tune_release_path")},
+    **{name: ("attack.study.report_files", name) for name in ("RenderedReport", "render_report", "report_path")},
     "ScenarioResult": ("attack.study.results", "ScenarioResult"),
+    "write_outputs": ("attack.study.results", "write_outputs"),
+    "json_schema": ("attack.study.schema", "json_schema"),
+    **{name: ("attack.study.signing", name) for name in
+       ("generate_keypair", "load_private_key", "passphrase_from_env")},
     "Scenario": ("attack.study.scenario", "Scenario"),
     "SyntheticScenario": ("attack.study.synthetic_scenario", "SyntheticScenario"),
     "SyntheticScenarioResult": ("attack.study.synthetic_scenario", "SyntheticScenarioResult"),
@@ -120,30 +143,67 @@ __all__ = [
     "membership_family", "MembershipFamilyResult",
     "frequency_risk", "FrequencyRisk",
     "ml_utility", "MlUtility",
+    "ReadOptions", "read_options", "read_tables", "gammas_by_variable", "inspect_file", "render_inspection",
+    "run_demo", "DemoResult", "write_outputs", "certificate_path", "tune_output", "tune_json_path",
+    "tune_release_path", "render_report", "report_path", "RenderedReport", "json_schema",
+    "generate_keypair", "load_private_key", "passphrase_from_env", "protection_methods",
 ]
 
 
 # The subpackage attack.protect is imported first (it is light), so that importing its modules
-# later never replaces the function below as the package attribute ``attack.protect``.
+# later never replaces the function below as the package attribute ``attack.protect``; the
+# subpackage itself stays reachable as ``sys.modules["attack.protect"]`` or through its modules
+# (``import attack.protect.catalogue``).
 importlib.import_module("attack.protect")
 
 
 def protect(
     frame: pd.DataFrame,
     method: str,
+    params: Sequence[str] | Mapping[str, Any] = (),
     *,
     columns: Sequence[str] = (),
     by: Sequence[str] = (),
     seed: int = 0,
-    **params: Any,
+    **keywords: Any,
 ) -> Protected:
     """Make a candidate release of ``frame`` with one protection method.
 
-    ``method`` is a name from the catalogue (``attack protect --list-methods``; explained in
-    ``docs/method/protection.md``), ``params`` its parameters (``k=3``), ``columns`` the
-    variables it changes, ``by`` categorical variables within whose groups it runs separately.
-    Returns the release and a log of what was done (``attack.Protected``).
+    Parameters
+    ----------
+    frame
+        The data to protect (the original or an earlier stage).
+    method
+        A name from the catalogue (``attack.protection_methods()``; explained in
+        ``docs/method/protection.md``).
+    params
+        The method's parameters as ``key=value`` strings (``["k=3"]``) or a mapping; needed for a
+        parameter named like an argument of this function (``method``, ``by``).
+    columns
+        The variables the method changes.
+    by
+        Categorical variables within whose groups the method runs separately.
+    seed
+        Master seed of every random step.
+    **keywords
+        More parameters of the method (``k=3``).
+
+    Returns
+    -------
+    Protected
+        The release and a log of what was done.
     """
     from attack.protect.catalogue import protect as catalogue_protect
 
+    if keywords:
+        if params and not isinstance(params, Mapping):
+            raise InputError("give the method's parameters either as key=value strings or as a mapping and keywords")
+        params = {**dict(params), **keywords}
     return catalogue_protect(frame, method, params, columns=columns, by=by, seed=seed)
+
+
+def protection_methods() -> dict[str, str]:
+    """The protection methods of ``attack.protect``: name and one-line summary, in catalogue order."""
+    from attack.protect.catalogue import METHODS
+
+    return {name: m.summary for name, m in METHODS.items()}

@@ -13,8 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from attack import defaults
-from attack.cli import _tune_output, main
+from attack.cli import main
 from attack.risk.evaluation import DEFAULT_TAU
+from attack.study.outputs import tune_output as _tune_output
 from attack.synthetic.run import DEFAULT_SYNTH_TAU
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"

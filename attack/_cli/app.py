@@ -1,0 +1,252 @@
+"""What every command does around its one library call: one line for bad input, the exit status
+decided once from the verdict, the files written all or none, the notes on record-level files."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import click
+
+import attack
+from attack._cli.options import Say
+from attack.io.jsonio import to_json
+from attack.io.writers import (
+    OWNER_ONLY,
+    check_outputs,
+    discard_staged,
+    table_content,
+    write_files_atomic,
+)
+
+#: Exit status after Ctrl-C (SIGINT) and after SIGTERM: 128 + the signal number, as shells report.
+EXIT_ON_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+RELEASE_NOTE = (
+    "note: {path} holds record-level data derived from the confidential original and was written "
+    "with owner-only permissions (0600); attack it before it leaves the secure environment."
+)
+
+#: What a record-level file holds, for the warning printed after it is written.
+HOLDS_LINKS = "links external identities to confidential release records"
+HOLDS_RISKS = "holds record-level risks that point at the riskiest records of the confidential file"
+HOLDS_PAIRS = "pairs external identities with confidential original units"
+HOLDS_MEMBERS = "names the original's records that a membership attack singles out"
+
+#: A file to write: its content and its mode (None: the default; OWNER_ONLY for record-level data).
+Files = dict[Path, tuple[str | bytes, int | None]]
+
+
+class Attack(click.Group):
+    """The command group. Turns ``InputError`` (and an unreadable or unwritable path, or too
+    little memory) into one clear line and exit status 2, and a command's verdict into the exit
+    status: a command returns ``False`` for NOT PASSED (exit 1), anything else exits 0."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        previous = _leave_on_signals()
+        try:
+            passed = super().invoke(ctx)
+        except attack.InputError as exc:
+            click.echo(f"attack: error: {exc}", err=True)
+            ctx.exit(2)
+        except OSError as exc:  # e.g. an output path that cannot be written
+            where = f"file {exc.filename}: " if exc.filename else ""
+            click.echo(f"attack: error: {where}{exc.strerror or exc}", err=True)
+            ctx.exit(2)
+        except MemoryError:
+            click.echo("attack: error: not enough memory for this run (nothing was written); "
+                       "use a machine with more memory, fewer or smaller blocks, or --memory-budget",
+                       err=True)
+            ctx.exit(2)
+        finally:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+        if passed is False:
+            ctx.exit(1)
+        return passed
+
+
+def _leave_on_signals() -> dict[int, Any]:
+    """On Ctrl-C or SIGTERM: remove the output files being staged, say so, and leave at once with
+    130 or 143. Nothing is raised into the running computation (an exception thrown into a
+    compiled kernel's callback can crash the interpreter); renames into place hold these
+    signals, so a run ends with all its outputs or none. Returns the handlers replaced (none off
+    the main thread)."""
+    def leave(number: int, _frame: FrameType | None) -> None:
+        discard_staged()
+        word = "interrupted" if number == signal.SIGINT else "terminated"
+        os.write(2, f"attack: {word} (nothing was written)\n".encode())
+        os._exit(EXIT_ON_SIGNAL[signal.Signals(number)])
+
+    try:
+        return {number: signal.signal(number, leave) for number in EXIT_ON_SIGNAL}
+    except ValueError:  # not the main thread (e.g. inside a test runner's worker)
+        return {}
+
+
+class _EchoWarnings(logging.Handler):
+    """Warnings of the readers (logger ``attack.io``) on stderr as ``attack: warning: ...``."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(f"attack: warning: {record.getMessage()}", err=True)
+
+
+def show_warnings() -> None:
+    """Echo the library's reading warnings on stderr (once, however often it is called)."""
+    logger = logging.getLogger("attack.io")
+    if not any(isinstance(h, _EchoWarnings) for h in logger.handlers):
+        logger.addHandler(_EchoWarnings(logging.WARNING))
+
+
+def note(line: str) -> None:
+    """A note on stderr."""
+    click.echo(line, err=True)
+
+
+def say_record_level(path: str | Path, what: str) -> None:
+    """The warning after a record-level file is written: what it holds, and that it is owner-only."""
+    note(f"warning: {path} {what}; it was written with owner-only permissions (0600). Keep it "
+        "inside the secure environment.")
+
+
+def json_file(document: Mapping[str, Any]) -> tuple[str, None]:
+    """A JSON output (aggregates only, default mode)."""
+    return to_json(document), None
+
+
+def record_file(frame: Any, path: str | Path) -> tuple[str | bytes, int]:
+    """A record-level table output, owner-only, in the format of its suffix."""
+    return table_content(frame, path), OWNER_ONLY
+
+
+def write(files: Files, inputs: Sequence[str | Path | None]) -> None:
+    """Write the files, all or none, never over one of ``inputs``."""
+    write_files_atomic(files, inputs=inputs)
+
+
+def guard(outputs: Sequence[str | Path | None], inputs: Sequence[str | Path | None]) -> None:
+    """Refuse, before any work, an output that is an input or given twice."""
+    check_outputs(outputs, inputs)
+
+
+def emit(result: attack.AttackResult | attack.ScenarioResult, json_path: Path | None, html_path: Path | None,
+         matches_path: Path | None, *, say: Say, certificate: tuple[Path, Mapping[str, Any]] | None = None,
+         inputs: Sequence[str | Path | None] = ()) -> bool:
+    """Write the requested files of a linkage result (all or none), print its summary; returns
+    the verdict."""
+    runs = result.runs if isinstance(result, attack.ScenarioResult) else [result]
+    if say.verbose:
+        for run in runs:
+            stages = ", ".join(f"{stage} {sec:.2f} s" for stage, sec in run.timings.items())
+            note(f"timings ({run.name}): {stages}")
+    attack.write_outputs(result, json=json_path, html=html_path, matches=matches_path,
+                         certificate=certificate, timings=say.timings, inputs=inputs)
+    if matches_path:
+        say_record_level(matches_path, HOLDS_LINKS)
+    if certificate and not say.quiet:
+        note(f"certificate written to {certificate[0]}")
+    if not say.quiet:
+        click.echo(result.to_summary(tuple(str(p) for p in (html_path, json_path) if p)))
+    return bool(result.passed)
+
+
+def print_synthesis_tuning(outcome: Any, quiet: bool = False) -> bool:
+    """One line per candidate (* chosen, f on the frontier), the verdict; False if none passes."""
+    for i, c in enumerate([] if quiet else outcome.candidates):
+        mark = "*" if i == outcome.chosen else ("f" if i in outcome.frontier else " ")
+        risk = "n/a" if c.worst_risk is None else f"{c.worst_risk:.3f}"
+        verdict = {True: "PASSED", False: "NOT PASSED"}.get(c.passed, "no verdict")
+        click.echo(f"{mark} {c.settings}: worst risk {risk} ({c.worst_check}), S_pMSE {c.s_pmse:.2f}, {verdict}")
+    if not quiet:
+        click.echo(outcome.as_dict()["verdict"] + " (* chosen, f on the risk-utility frontier)")
+    return outcome.chosen is not None
+
+
+def protection_log(path: Path | None) -> dict | None:
+    """The protection log of ``attack protect`` given to ``attack utility`` (None: none given)."""
+    if path is None:
+        return None
+    try:
+        log = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise attack.InputError(f"expected the JSON protection log of attack protect: {exc}", file=str(path)) from None
+    if not isinstance(log, dict) or "method" not in log:
+        raise attack.InputError("expected the JSON protection log of attack protect (no method)", file=str(path))
+    return log
+
+
+def ml_settings(target: str | None, models: Sequence[str], features: str, repetitions: int, metric: str | None,
+                tolerances: Sequence[str], seed: int) -> dict | None:
+    """The ``ml`` settings of ``attack.utility_profile`` from the ``--ml`` options."""
+    if not target:
+        if models or features or metric or tolerances:
+            raise attack.InputError("the --ml-* options need --ml TARGET")
+        return None
+    tolerance: dict[str, float] = {}
+    for item in tolerances:
+        model, _, value = item.rpartition("=")
+        try:
+            tolerance[model.strip() or "default"] = float(value)
+        except ValueError:
+            raise attack.InputError(f"--ml-tolerance expects [MODEL=]NUMBER, got {item!r}") from None
+    settings: dict[str, Any] = {"target": target, "repetitions": repetitions, "seed": seed, "metric": metric,
+                                "features": names(features)}
+    if models:
+        settings["models"] = list(models)
+    if tolerance:
+        settings["tolerance"] = tolerance
+    return settings
+
+
+def names(text: str) -> list[str] | None:
+    """A comma-separated list of names; None when it names none."""
+    return [v.strip() for v in text.split(",") if v.strip()] or None
+
+
+def given(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings the user gave: repeatable options given no value and absent options are left
+    to the library's defaults."""
+    return {k: v for k, v in settings.items() if v is not None and not (isinstance(v, tuple | dict) and not v)}
+
+
+# The pages and summaries of results that do not render themselves yet.
+
+def frequency_html(document: Mapping[str, Any], title: str) -> str:
+    """The HTML page of a frequency-risk result."""
+    from attack.report.frequency import render_frequency_html
+
+    return render_frequency_html(document, title)
+
+
+def frequency_markdown(document: Mapping[str, Any]) -> str:
+    """The Markdown summary of a frequency-risk result."""
+    from attack.report.frequency import render_frequency_markdown
+
+    return render_frequency_markdown(document)
+
+
+def utility_markdown(document: Mapping[str, Any], title: str) -> str:
+    """The Markdown summary of a utility profile."""
+    from attack.report.release import render_utility_markdown
+
+    return render_utility_markdown(document, title)
+
+
+def tune_html(document: Mapping[str, Any], title: str) -> str:
+    """The HTML page of a tuning, with its risk-utility plot."""
+    from attack.report.release import render_tune_html
+
+    return render_tune_html(document, title)
+
+
+def tune_markdown(document: Mapping[str, Any], title: str) -> str:
+    """The Markdown summary of a tuning."""
+    from attack.report.release import render_tune_markdown
+
+    return render_tune_markdown(document, title)

@@ -1,0 +1,81 @@
+"""A result reported again from its JSON: the regular HTML report, or the report a release board
+files (with its PDF). Nothing is recomputed: every number comes from the result file."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from attack.errors import InputError
+from attack.report.documents import load_result, report_html, report_passed
+
+
+@dataclass(frozen=True)
+class RenderedReport:
+    """A result's report: the HTML page, its PDF (when asked) and the verdict recorded in it."""
+
+    html: str
+    pdf: bytes | None
+    passed: bool
+
+
+def report_path(result: str | Path, board: bool = False) -> Path:
+    """Where the report of ``result`` goes by default: beside it, ``RESULT.board.html`` for the
+    board report, else ``RESULT.html``."""
+    result = Path(result)
+    return result.with_name(result.name.removesuffix(".json") + (".board.html" if board else ".html"))
+
+
+def check_board(board: bool, context: str | None) -> None:
+    """A board report needs its release context, and only a board report takes one."""
+    if board and context is None:
+        raise InputError("--board needs --context: public-use, scientific-use or enclave (who may get the file "
+                         "decides which controls stand beside the data's protection)")
+    if context is not None and not board:
+        raise InputError("--context belongs to the board report: add --board")
+
+
+def render_report(result: str | Path, *, board: bool = False, context: str | None = None,
+                  pdf: str | Path | None = None, docs: str = "") -> RenderedReport:
+    """Report the result file ``result`` (JSON of ``attack run``, ``demo``, ``link``, ``synth``
+    or ``tune``) again.
+
+    Parameters
+    ----------
+    result
+        The JSON result file.
+    board
+        The release-board report (needs ``context``: public-use, scientific-use or enclave)
+        instead of the regular report.
+    pdf
+        Where the PDF will be written, if wanted (needs the ``pdf`` extra); the board report
+        records it in the command that reproduces it.
+    docs
+        Address of the documentation site the board report's method links point to.
+    """
+    check_board(board, context)
+    result = Path(result)
+    document, digest = load_result(result)
+    if board:
+        from attack.report.board import BoardInput, render_board_html
+
+        versions = {}
+        for name in ("numpy", "pandas", "matplotlib", *(["weasyprint"] if pdf else [])):
+            try:
+                versions[name] = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                continue
+        command = shlex.join(["attack", "report", str(result), "--board", "--context", str(context),
+                              *(["--pdf", str(pdf)] if pdf else [])])
+        text = render_board_html(document, BoardInput(context=str(context), digest=digest, file_name=result.name,
+                                                      command=command, docs=docs, versions=versions))
+    else:
+        text = report_html(document, result.stem)
+    printed = None
+    if pdf:
+        from attack.report.pdf import html_to_pdf
+
+        printed = html_to_pdf(text)
+    return RenderedReport(text, printed, bool(report_passed(document)))
