@@ -50,12 +50,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.risk.results import AttackResult
     from attack.risk.truth import TruthResult, link_names
     from attack.study.demo import DemoResult, demo_scenario, run_demo
-    from attack.study.outputs import (
-        certificate_path,
-        tune_json_path,
-        tune_output,
-        tune_release_path,
-    )
+    from attack.study.outputs import certificate_path, tune_paths
     from attack.study.report_files import RenderedReport, render_report, report_path
     from attack.study.results import ScenarioResult, write_outputs
     from attack.study.scenario import Scenario
@@ -92,8 +87,7 @@ _LAZY = {
     "TruthResult": ("attack.risk.truth", "TruthResult"),
     "link_names": ("attack.risk.truth", "link_names"),
     **{name: ("attack.study.demo", name) for name in ("DemoResult", "demo_scenario", "run_demo")},
-    **{name: ("attack.study.outputs", name) for name in
-       ("certificate_path", "tune_json_path", "tune_output", "tune_release_path")},
+    **{name: ("attack.study.outputs", name) for name in ("certificate_path", "tune_paths")},
     **{name: ("attack.study.report_files", name) for name in ("RenderedReport", "render_report", "report_path")},
     "ScenarioResult": ("attack.study.results", "ScenarioResult"),
     "write_outputs": ("attack.study.results", "write_outputs"),
@@ -144,8 +138,7 @@ __all__ = [
     "frequency_risk", "FrequencyRisk",
     "ml_utility", "MlUtility",
     "ReadOptions", "read_options", "read_tables", "gammas_by_variable", "inspect_file", "render_inspection",
-    "run_demo", "DemoResult", "write_outputs", "certificate_path", "tune_output", "tune_json_path",
-    "tune_release_path", "render_report", "report_path", "RenderedReport", "json_schema",
+    "run_demo", "DemoResult", "write_outputs", "certificate_path", "tune_paths", "render_report", "report_path", "RenderedReport", "json_schema",
     "generate_keypair", "load_private_key", "passphrase_from_env", "protection_methods",
 ]
 

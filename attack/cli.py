@@ -284,9 +284,7 @@ def tune_command(scenario_path: Path, json_path: Path | None, html_path: Path | 
     scenario = attack.load_scenario(scenario_path)
     if isinstance(scenario, attack.SyntheticScenario):
         return synthetic_data.tune(scenario, json_path, release_path, html_path, quiet)
-    json_path = attack.tune_json_path(scenario, json_path)
-    html_path = html_path or attack.tune_output(scenario.outputs.get("html"), ".html")
-    release_path = attack.tune_release_path(scenario, release_path)
+    json_path, html_path, release_path = attack.tune_paths(scenario, json_path, html_path, release_path)
     inputs = scenario.input_paths()
     app.guard([json_path, html_path, release_path], inputs)
     outcome = attack.tune(scenario, say=None if quiet else app.note, engine=engine)

@@ -46,6 +46,10 @@ def test_the_public_names_are_pinned():
         "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
         "membership_family", "MembershipFamilyResult", "frequency_risk", "FrequencyRisk",
         "ml_utility", "MlUtility",
+        "ReadOptions", "read_options", "read_tables", "gammas_by_variable", "inspect_file", "render_inspection",
+        "run_demo", "DemoResult", "write_outputs", "certificate_path", "tune_paths", "render_report",
+        "report_path", "RenderedReport", "json_schema", "generate_keypair", "load_private_key",
+        "passphrase_from_env", "protection_methods",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None

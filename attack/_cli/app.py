@@ -19,11 +19,15 @@ from attack._cli.options import Say
 from attack.io.jsonio import to_json
 from attack.io.writers import (
     OWNER_ONLY,
+    certificate_paths,
     check_outputs,
     discard_staged,
     table_content,
     write_files_atomic,
 )
+
+__all__ = ["OWNER_ONLY", "RELEASE_NOTE", "Attack", "Files", "certificate_paths", "emit", "guard", "json_file",
+           "note", "record_file", "say_record_level", "show_warnings", "to_json", "write"]
 
 #: Exit status after Ctrl-C (SIGINT) and after SIGTERM: 128 + the signal number, as shells report.
 EXIT_ON_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}

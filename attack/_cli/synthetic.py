@@ -13,6 +13,7 @@ import click
 import attack
 from attack._cli import app
 from attack.io.writers import certificate_paths
+from attack.study.outputs import tune_json_path
 
 
 def run(scenario: attack.SyntheticScenario, json_path: Path | None, html_path: Path | None,
@@ -47,7 +48,7 @@ def tune(scenario: attack.SyntheticScenario, json_path: Path | None, release_pat
     """``attack tune`` on a synthetic-release scenario: the grid of its [tune] table."""
     if html_path:
         raise attack.InputError("--html: the synthesis tuning writes JSON and prints its table; no HTML report yet")
-    json_path = attack.tune_json_path(scenario, json_path)
+    json_path = tune_json_path(scenario, json_path)
     release_path = release_path or (None if scenario.settings.tune is None or scenario.settings.tune.release is None
                                     else scenario.base / scenario.settings.tune.release)
     app.guard([json_path, release_path], scenario.input_paths())

@@ -65,12 +65,16 @@ def tune_json_path(scenario: _Loaded, given: str | Path | None = None) -> Path:
                 or REPORTS / f"{_stem(scenario)}.tune.json")
 
 
-def tune_release_path(scenario: Scenario, given: str | Path | None = None) -> Path | None:
-    """Where ``attack tune`` writes the chosen release of a linkage scenario: ``given``, else the
-    ``[tune] release`` of the scenario (None: not written). A scenario without a ``[tune]`` table
-    cannot be tuned (``InputError``)."""
+def tune_paths(scenario: Scenario, json: str | Path | None = None, html: str | Path | None = None,
+               release: str | Path | None = None) -> tuple[Path, Path | None, Path | None]:
+    """Where ``attack tune`` writes for a linkage scenario: the JSON results, the HTML report and
+    the chosen release, each the path given or its default (beside the files ``attack run``
+    writes; the release of the ``[tune]`` table; None: not written). A scenario without a
+    ``[tune]`` table cannot be tuned (``InputError``)."""
     from attack.study.tuning import tune_spec
 
+    json_path = tune_json_path(scenario, json)
+    html_path = Path(html) if html else tune_output(scenario.outputs.get("html"), ".html")
     if scenario.tune is None:
         raise InputError("the scenario has no [tune] table", file=None if scenario.path is None else str(scenario.path))
-    return Path(given) if given else tune_spec(scenario.tune, scenario.base).release
+    return json_path, html_path, Path(release) if release else tune_spec(scenario.tune, scenario.base).release
