@@ -188,10 +188,12 @@ def protect(
     """
     from attack.protect.catalogue import protect as catalogue_protect
 
-    if keywords:
-        if params and not isinstance(params, Mapping):
-            raise InputError("give the method's parameters either as key=value strings or as a mapping and keywords")
-        params = {**dict(params), **keywords}
+    if isinstance(params, Mapping):
+        params = {**params, **keywords}
+    elif keywords and params:
+        raise InputError("give the method's parameters either as key=value strings or as a mapping and keywords")
+    elif keywords:
+        params = keywords
     return catalogue_protect(frame, method, params, columns=columns, by=by, seed=seed)
 
 

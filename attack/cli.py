@@ -182,6 +182,7 @@ def tune_synthesis_command(original_path, holdout_path, grid, dropped, special_c
     parsed = parse_grid(grid)
     reading = attack.read_options(sep, decimal, encoding, sheet, na, codes)
     original, holdout = attack.read_tables([original_path, holdout_path], reading)
+    assert original is not None  # a required option
     columns = [c for c in original.columns if c not in dropped]
     outcome = tune_synthesis(
         original, parsed, holdout=holdout, columns=columns,
@@ -381,7 +382,7 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
         [original_path, synthetic_path, holdout_path, reference_path], reading)
     result = attack_synthetic(original, synthetic, holdout, spec, reference=reference,
                               title=f"Attacks on the synthetic release {synthetic_path.name}")
-    files = {}
+    files: app.Files = {}
     if exposed_path:
         files[Path(exposed_path)] = app.record_file(result.exposed, exposed_path)
     if json_path:
@@ -395,7 +396,7 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
                                                   ("synthetic", synthetic_path, synthetic),
                                                   ("holdout", holdout_path, holdout),
                                                   ("reference", reference_path, reference))
-                        if path is not None]
+                        if path is not None and frame is not None]
         sealed = build_synthetic(figures=result.figures, inputs=fingerprints, key=key)
         files.update(certificate_files(certificate_path, sealed))
     app.write(files, inputs)

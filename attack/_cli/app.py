@@ -119,12 +119,12 @@ def say_record_level(path: str | Path, what: str) -> None:
         "inside the secure environment.")
 
 
-def json_file(document: Mapping[str, Any]) -> tuple[str, None]:
+def json_file(document: Mapping[str, Any]) -> tuple[str | bytes, int | None]:
     """A JSON output (aggregates only, default mode)."""
     return to_json(document), None
 
 
-def record_file(frame: Any, path: str | Path) -> tuple[str | bytes, int]:
+def record_file(frame: Any, path: str | Path) -> tuple[str | bytes, int | None]:
     """A record-level table output, owner-only, in the format of its suffix."""
     return table_content(frame, path), OWNER_ONLY
 

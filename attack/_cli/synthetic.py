@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import click
 
@@ -27,7 +27,7 @@ def run(scenario: attack.SyntheticScenario, json_path: Path | None, html_path: P
     made_path = scenario.outputs.get("synthetic")
     app.guard([*certificate_paths(certificate), json_path, html_path, made_path], scenario.input_paths())
     outcome = scenario.run()
-    files = certificate_files(certificate, outcome.certificate(certificate.parent, key=key))
+    files: app.Files = {**certificate_files(certificate, outcome.certificate(certificate.parent, key=key))}
     if json_path:
         files[Path(json_path)] = app.json_file(outcome.to_dict())
     if html_path:
@@ -73,6 +73,10 @@ def pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
     return out
 
 
+@overload
+def names(text: str) -> list[str]: ...
+@overload
+def names(text: None) -> None: ...
 def names(text: str | None) -> list[str] | None:
     """A comma-separated list of names (None stays None)."""
     return None if text is None else [c.strip() for c in text.split(",") if c.strip()]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import overload
 
 import pandas as pd
 
@@ -41,6 +42,12 @@ def read_options(
                              na=by_column, codes=codes)
 
 
+@overload
+def read_tables(paths: Sequence[str | Path], options: ReadOptions | None = None,
+                columns: Sequence[Sequence[str] | None] | None = None) -> list[pd.DataFrame]: ...
+@overload
+def read_tables(paths: Sequence[str | Path | None], options: ReadOptions | None = None,
+                columns: Sequence[Sequence[str] | None] | None = None) -> list[pd.DataFrame | None]: ...
 def read_tables(
     paths: Sequence[str | Path | None],
     options: ReadOptions | None = None,
