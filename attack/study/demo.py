@@ -40,9 +40,7 @@ def demo_scenario(n_units: int = 17000, seed: int = 1, method: str = "greedy") -
     raw = tomllib.loads(text)
     raw["data"]["demo"] = {"n_units": n_units, "seed": seed}
     raw["linkage"]["method"] = method
-    scenario = scenario_from_dict(raw)
-    scenario.origin = {"bundled": "demo", "n_units": n_units, "seed": seed, "method": method}
-    return scenario
+    return scenario_from_dict(raw, origin={"bundled": "demo", "n_units": n_units, "seed": seed, "method": method})
 
 
 def run_demo(

@@ -18,8 +18,11 @@ REPORTS = Path("reports")
 class _Loaded(Protocol):
     """A scenario of either kind, as far as its outputs go."""
 
-    outputs: dict[str, Path]
-    path: Path | None
+    @property
+    def outputs(self) -> dict[str, Path]: ...
+
+    @property
+    def path(self) -> Path | None: ...
 
 
 def _stem(scenario: _Loaded) -> str:

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 class RunSource(Protocol):
     """What a result needs of the scenario that produced it (an ``attack.Scenario``)."""
 
-    origin: Mapping | None
+    @property
+    def origin(self) -> Mapping | None: ...
 
     def fingerprints(self, certificate_dir: Path) -> list[dict]: ...
 
@@ -178,10 +179,11 @@ class ScenarioResult:
                                               **self._report_args()))
 
     def certificate(self, directory: str | Path, *, key: Any | None = None) -> dict:
-        """The sealed certificate of this result, for a certificate file in ``directory``:
-        the SHA-256 of every input (paths relative to ``directory``), the scenario as run, the
-        figures per cell, the verdict and a digest over all of it; signed when a private
-        ``key`` (``attack.study.signing.load_private_key``) is given."""
+        """The sealed certificate of this result as data, for a certificate file in
+        ``directory`` (nothing is written; ``certify`` writes it): the SHA-256 of every input
+        (paths relative to ``directory``), the scenario as run, the figures per cell, the
+        verdict and a digest over all of it; signed when a private ``key``
+        (``attack.load_private_key``) is given."""
         if self.scenario is None:
             raise InputError("only the result of Scenario.run() can be certified")
         first = self.runs[0].figures
@@ -212,9 +214,9 @@ class ScenarioResult:
 
     def certify(self, path: str | Path, *, sign: str | Path | None = None,
                 passphrase: bytes | None = None) -> dict:
-        """Build the certificate and write it to ``path`` (JSON) with its printable HTML twin
-        (same name, ``.html``); ``sign`` is the issuer's ``private.pem`` (from ``attack
-        keygen``). Returns the sealed certificate."""
+        """Build the certificate (as ``certificate`` does) and write it to ``path`` (JSON)
+        with its printable HTML twin (same name, ``.html``); ``sign`` is the issuer's
+        ``private.pem`` (from ``attack keygen``). Returns the sealed certificate."""
         key = None if sign is None else signing.load_private_key(sign, passphrase)
         sealed = self.certificate(Path(path).parent, key=key)
         write_outputs(self, certificate=(path, sealed), inputs=_inputs(self))

@@ -53,7 +53,7 @@ class Intruder:
     linkage: LinkageSpec
 
 
-@dataclass
+@dataclass(frozen=True)
 class Scenario:
     """A loaded scenario: where the data come from, the intruders, the evaluation, the outputs
     and how the blocks are solved. With several ``[[intruder]]`` tables and a ``[combine]``
@@ -86,14 +86,14 @@ class Scenario:
 
     def __post_init__(self) -> None:
         if not self.intruders:
-            self.intruders = [Intruder(self.title, "", self.sources["external"], self.linkage)]
+            object.__setattr__(self, "intruders", [Intruder(self.title, "", self.sources["external"], self.linkage)])
         if not self.releases:  # one release, named after its file
-            self.releases = {"": self.sources["release"]}
+            object.__setattr__(self, "releases", {"": self.sources["release"]})
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
         """Read and validate a scenario file (no data file is read yet)."""
-        return load_scenario(path)
+        return load_linkage_scenario(path)
 
     def to_toml(self) -> str:
         """The scenario file's text: the settings it was loaded with, defaults left out."""
@@ -341,32 +341,36 @@ def scenario_file(path: str | Path) -> tuple[dict, bytes]:
         raise InputError(f"not valid TOML: {exc}", file=str(path)) from exc
 
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Read and validate a linkage scenario file (no data file is read)."""
+def load_linkage_scenario(path: str | Path) -> Scenario:
+    """Read and validate a linkage scenario file (no data file is read); a synthetic-release
+    scenario is refused (``attack.load_scenario`` reads either kind)."""
     path = Path(path)
     raw, content = scenario_file(path)
     if raw.get("kind") == "synthetic":
         raise InputError('a synthetic-release scenario (kind = "synthetic"): load it with '
                          "attack.SyntheticScenario.from_toml or attack.load_scenario", file=str(path))
     try:
-        scenario = scenario_from_dict(raw, base=path.parent)
+        scenario = scenario_from_dict(raw, base=path.parent, path=path)
     except InputError as exc:
         if exc.file is None:
             exc.file = str(path)
         raise
-    scenario.path = path
     scenario.ledger.record_bytes(path, content)
     return scenario
 
 
-def scenario_from_dict(raw: Mapping, base: Path = Path(".")) -> Scenario:
+def scenario_from_dict(raw: Mapping, base: Path = Path("."), *, path: Path | None = None,
+                       origin: Mapping | None = None) -> Scenario:
     """Build a ``Scenario`` from the parsed TOML structure, validated first against
-    ``ScenarioSettings``."""
-    return scenario_from_settings(validate(raw), base)
+    ``ScenarioSettings``; ``path`` is the file it was read from, ``origin`` how to build it
+    again when it has none."""
+    return scenario_from_settings(validate(raw), base, path=path, origin=origin)
 
 
-def scenario_from_settings(settings: ScenarioSettings, base: Path = Path(".")) -> Scenario:
-    """Build a ``Scenario`` from validated settings."""
+def scenario_from_settings(settings: ScenarioSettings, base: Path = Path("."), *, path: Path | None = None,
+                           origin: Mapping | None = None) -> Scenario:
+    """Build a ``Scenario`` from validated settings (``path`` and ``origin`` as in
+    ``scenario_from_dict``)."""
     data = settings.data
     demo = data.demo.model_dump() if data.demo is not None else {}
     entries = data.release if isinstance(data.release, list) else [data.release]
@@ -395,7 +399,7 @@ def scenario_from_settings(settings: ScenarioSettings, base: Path = Path(".")) -
         formal=None if natural is None else _source(natural.formal, demo),
         single=None if settings.single_attack is None else settings.single_attack.model_dump(exclude_none=True),
         tune=settings.tune, releases=releases, notes=tuple(settings.notes),
-        agreement=None if natural is None else natural.agreement, settings=settings,
+        agreement=None if natural is None else natural.agreement, settings=settings, path=path, origin=origin,
     )
 
 

@@ -297,13 +297,13 @@ def open_scenario(path: str | Path) -> Scenario | SyntheticScenario:
     raw, content = scenario_file(path)
     try:
         if raw.get("kind") == "synthetic":
-            scenario = SyntheticScenario.from_dict(raw, base=path.parent)
+            scenario: Scenario | SyntheticScenario = replace(SyntheticScenario.from_dict(raw, base=path.parent),
+                                                             path=path)
         else:
-            scenario = scenario_from_dict(raw, base=path.parent)
+            scenario = scenario_from_dict(raw, base=path.parent, path=path)
     except InputError as exc:
         if exc.file is None:
             exc.file = str(path)
         raise
-    scenario.path = path
     scenario.ledger.record_bytes(path, content)
     return scenario

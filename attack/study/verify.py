@@ -355,7 +355,7 @@ def _parts_of_the_scenario(certificate: dict, folder: Path, root: Path) -> Check
 
 def _certified_scenario(certificate: dict, folder: Path) -> Any:
     from attack.study.demo import demo_scenario
-    from attack.study.scenario import load_scenario
+    from attack.study.scenario import load_linkage_scenario
 
     if certificate["kind"] == "demo":
         settings = certificate["rerun"]
@@ -366,7 +366,7 @@ def _certified_scenario(certificate: dict, folder: Path) -> Any:
     entry = next((i for i in certificate["inputs"] if i["role"] == "scenario" and i.get("path")), None)
     if entry is None:
         raise _NotRepeatable("the certificate names no scenario input")
-    return load_scenario(folder / entry["path"])
+    return load_linkage_scenario(folder / entry["path"])
 
 
 def _confined(files: list[Path], root: Path) -> None:

@@ -17,7 +17,7 @@ from fixtures import EXTERNAL, RELEASE, write_study
 from attack.errors import InputError
 from attack.io.fingerprint import ReadLedger
 from attack.io.readers import ReadOptions, read, read_table, require_codes
-from attack.study.scenario import load_scenario
+from attack.study.scenario import load_linkage_scenario as load_scenario
 
 
 def test_a_table_carries_the_digest_of_the_bytes_it_parsed(tmp_path) -> None:

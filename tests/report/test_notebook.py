@@ -144,7 +144,7 @@ def test_synthesis_membership_family_and_ml_utility():
 def test_tune_outcome_and_verification(tmp_path):
     from study.test_tuning import _write
 
-    from attack.study.scenario import load_scenario
+    from attack.study.scenario import load_linkage_scenario as load_scenario
 
     outcome = attack.tune(load_scenario(_write(tmp_path)))
     page = _check_display(outcome, "PASSED", "chosen value 0.5")

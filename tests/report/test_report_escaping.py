@@ -79,7 +79,7 @@ def test_synthetic_report_and_certificate(hostile) -> None:
 
 
 def test_tuning_report(tmp_path) -> None:
-    from attack.study.scenario import load_scenario
+    from attack.study.scenario import load_linkage_scenario as load_scenario
     from attack.study.tuning import tune
 
     path = tmp_path / "tune.toml"

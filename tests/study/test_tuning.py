@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from attack.cli import main
 from attack.errors import InputError
-from attack.study.scenario import load_scenario
+from attack.study.scenario import load_linkage_scenario as load_scenario
 from attack.study.tuning import tune, tune_spec
 
 SCENARIO = """
