@@ -410,13 +410,13 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
 @main.command("schema")
 @options.SCHEMA
 def schema_command(synthetic: bool) -> None:
-    """Print the JSON Schema of scenario files.
+    """Print the JSON Schema of scenario files (both kinds: linkage and synthetic-release).
 
     Save it (``attack schema > attack-scenario.schema.json``) and point your editor's TOML
     support at it (Even Better TOML / Taplo in VS Code: a ``#:schema attack-scenario.schema.json``
     first line in the scenario file), so that misspelt fields and wrong values show while you
     type. The same schema checks every scenario before any data file is read."""
-    click.echo(app.to_json(attack.json_schema("synthetic" if synthetic else "linkage")), nl=False)
+    click.echo(app.to_json(attack.json_schema("synthetic" if synthetic else None)), nl=False)
 
 
 @main.command("inspect")

@@ -339,7 +339,7 @@ REPORT = stack(
 
 
 SCHEMA = stack(
-    click.option("--synthetic", is_flag=True, help='The schema of synthetic-release scenario files (kind = "synthetic").'),
+    click.option("--synthetic", is_flag=True, hidden=True, help='Only the schema of synthetic-release scenario files (kind = "synthetic").'),
 )
 
 

@@ -1,21 +1,35 @@
-"""The JSON Schema of scenario files, for editors and CI checks."""
+"""The JSON Schema of scenario files, for editors and CI checks: one schema for both kinds of
+file, a linkage scenario (no ``kind``) or a synthetic-release scenario (``kind = "synthetic"``)."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import TypeAdapter
+
 from attack.errors import InputError
+from attack.study.settings import ScenarioSettings
 from attack.study.settings import json_schema as linkage_schema
-from attack.study.synthetic_settings import synthetic_json_schema
+from attack.study.synthetic_settings import SyntheticScenarioSettings, synthetic_json_schema
 
-#: The kinds of scenario file (the ``kind`` field; absent: a linkage scenario).
+#: The kinds of scenario file.
 KINDS = ("linkage", "synthetic")
+_DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
-def json_schema(kind: Literal["linkage", "synthetic"] = "linkage") -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of scenario files of one ``kind``: ``"linkage"`` (a
-    mass linkage attack on a candidate release) or ``"synthetic"`` (attacks on a synthetic
-    release, ``kind = "synthetic"`` in the file)."""
+def json_schema(kind: Literal["linkage", "synthetic"] | None = None) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of scenario files.
+
+    Parameters
+    ----------
+    kind
+        None: every scenario file (a file satisfies the schema of its own kind); ``"linkage"``:
+        the mass linkage attack on a candidate release; ``"synthetic"``: attacks on a synthetic
+        release (``kind = "synthetic"`` in the file).
+    """
+    if kind is None:
+        schema = TypeAdapter(ScenarioSettings | SyntheticScenarioSettings).json_schema(by_alias=True)
+        return {"$schema": _DRAFT, "title": "attack scenario file", **schema}
     if kind not in KINDS:
         raise InputError(f"unknown scenario kind {kind!r}; expected linkage or synthetic")
     return linkage_schema() if kind == "linkage" else synthetic_json_schema()

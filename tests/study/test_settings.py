@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from attack.cli import main
 from attack.errors import InputError
 from attack.study.scenario import Scenario
-from attack.study.settings import json_schema, validate
+from attack.study.schema import json_schema
+from attack.study.settings import validate
 from attack.study.synthetic_settings import synthetic_json_schema, validate_synthetic
 
 ROOT = Path(__file__).resolve().parents[2]
