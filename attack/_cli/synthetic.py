@@ -1,6 +1,7 @@
-"""``attack run`` and ``attack tune`` on a synthetic-release scenario, and the small parsers of
-the synthetic-data commands. (Their orchestration moves behind the library with the synthetic
-attacks' own refactoring; until then it lives here, apart from the thin commands.)"""
+"""The commands on synthetic data (``attack synth``, ``tune-synthesis``, ``synthesize``) and
+``attack run``/``attack tune`` on a synthetic-release scenario. Their orchestration moves behind
+the public API with the synthetic attacks' own refactoring; until then it lives here, apart from
+the thin commands, and is the one place of the command line that reaches internals."""
 
 from __future__ import annotations
 
@@ -94,3 +95,134 @@ def json_document(path: Path) -> dict:
     if not isinstance(document, dict):
         raise attack.InputError("expected a JSON object", file=Path(path).name)
     return document
+
+
+def run_tune_synthesis(original_path, holdout_path, grid, dropped, special_codes, keys, targets, tau, n_attacks,
+                           membership, utility_model, seed, json_path, out_path,
+                           quiet, sep, decimal, encoding, sheet, na, codes) -> bool:
+    """``attack tune-synthesis``: search the grid, write the chosen file; False when no candidate passes."""
+    from attack.study.synthesis_tuning import parse_grid, tune_synthesis
+
+    app.guard([json_path, out_path], [original_path, holdout_path])
+    parsed = parse_grid(grid)
+    reading = attack.read_options(sep, decimal, encoding, sheet, na, codes)
+    original, holdout = attack.read_tables([original_path, holdout_path], reading)
+    assert original is not None  # a required option
+    columns = [c for c in original.columns if c not in dropped]
+    outcome = tune_synthesis(
+        original, parsed, holdout=holdout, columns=columns,
+        fixed={"special_codes": list(special_codes)} if special_codes else None,
+        attacks={"keys": keys, "targets": targets, "tau": tau, "n_attacks": n_attacks},
+        membership={} if membership else None, utility_model=utility_model, seed=seed,
+    )
+    files: app.Files = {}
+    if json_path:
+        files[Path(json_path)] = app.json_file(outcome.as_dict())
+    if out_path and outcome.release is not None:
+        files[Path(out_path)] = app.record_file(outcome.release, out_path)
+    app.write(files, [original_path, holdout_path])
+    return app.print_synthesis_tuning(outcome, quiet)
+
+
+def run_synth(original_path, synthetic_path, holdout_path, keys, targets, gammas, tau, exclude, categorical,
+                  metric, scaling, bins, n_attacks, seed, json_path, html_path, certificate_path, sign_path,
+                  passphrase_env, membership_log, isolated, random_targets, shadow_sets, test_sets, jobs, shadow_size,
+                  family, holdout_share, reference_path, mia_attacks, mia_fpr, decide, exposed_path,
+                  quiet, sep, decimal, encoding, sheet, na, codes) -> bool:
+    """``attack synth``: attack a synthetic release and certify the verdict; returns it."""
+    from attack.io.fingerprint import file_input
+    from attack.study.certificate import build_synthetic
+    from attack.study.results import certificate_files
+    from attack.synthesis.sequential import settings_from_log
+    from attack.synthetic.run import (
+        DEFAULT_SYNTH_TAU,
+        SynthSpec,
+        attack_synthetic,
+        categorical_mode_for,
+        parse_binning,
+    )
+
+    spec = SynthSpec(
+        keys=keys, targets=targets, exclude=exclude,
+        categorical=tuple(dict.fromkeys([*categorical, *codes])) or None, gammas=tuple(gammas) or (0.10,),
+        tau=DEFAULT_SYNTH_TAU if tau is None else tau, metric=metric, scaling=scaling,
+        categorical_mode=categorical_mode_for(metric),
+        n_attacks=n_attacks, seed=seed, bins=dict(parse_binning(b) for b in bins),
+        membership=None if membership_log is None else {
+            "synthesis": settings_from_log(json_document(membership_log)), "n_isolated": isolated,
+            "n_random": random_targets, "shadow_sets": shadow_sets, "test_sets": test_sets,
+            "shadow_size": shadow_size, "jobs": jobs},
+        holdout_share=holdout_share or 0.0,
+        membership_family=None if not family else {
+            "attacks": list(mia_attacks) or None, "verdict_fpr": mia_fpr, "exposed": exposed_path is not None},
+        decide=decide,
+    )
+    if not family and (reference_path or mia_attacks or exposed_path):
+        raise attack.InputError("--reference, --mia-attack and --exposed need --membership-family")
+    inputs = [original_path, synthetic_path, holdout_path, reference_path, membership_log]
+    app.guard([json_path, html_path, exposed_path,
+               *(app.certificate_paths(certificate_path) if certificate_path else [])], inputs)
+    if sign_path is not None and certificate_path is None:
+        raise attack.InputError("--sign needs --certificate PATH")
+    key = None if sign_path is None else attack.load_private_key(sign_path, attack.passphrase_from_env(passphrase_env))
+    reading = attack.read_options(sep, decimal, encoding, sheet, na, (*codes, *categorical))
+    original, synthetic, holdout, reference = attack.read_tables(
+        [original_path, synthetic_path, holdout_path, reference_path], reading)
+    result = attack_synthetic(original, synthetic, holdout, spec, reference=reference,
+                              title=f"Attacks on the synthetic release {synthetic_path.name}")
+    files: app.Files = {}
+    if exposed_path:
+        files[Path(exposed_path)] = app.record_file(result.exposed, exposed_path)
+    if json_path:
+        files[Path(json_path)] = app.json_file(result.to_dict())
+    if html_path:
+        files[Path(html_path)] = (result.to_html(), None)
+    if certificate_path:
+        folder = Path(certificate_path).parent
+        fingerprints = [file_input(role, path, folder, (frame.attrs["sha256"], frame.attrs["bytes"]))
+                        for role, path, frame in (("original", original_path, original),
+                                                  ("synthetic", synthetic_path, synthetic),
+                                                  ("holdout", holdout_path, holdout),
+                                                  ("reference", reference_path, reference))
+                        if path is not None and frame is not None]
+        sealed = build_synthetic(figures=result.figures, inputs=fingerprints, key=key)
+        files.update(certificate_files(certificate_path, sealed))
+    app.write(files, inputs)
+    if exposed_path:
+        app.say_record_level(exposed_path, app.HOLDS_MEMBERS)
+    if not quiet:
+        click.echo(result.to_markdown())
+    return bool(result.passed)
+
+
+def run_synthesize(original_path, out_path, columns, dropped, kept, methods, default_method, visit, predictors,
+                       minbucket, cp, ntree, smoothing, proper, special_codes, strata, m, rows, seed, log_path,
+                       quiet, sep, decimal, encoding, sheet, na, codes) -> None:
+    """``attack synthesize``: make the synthetic copies and their log."""
+    from attack.synthesis.sequential import synthesize
+
+    out_path = Path(out_path)
+    targets = [out_path] if m == 1 else [out_path.with_name(f"{out_path.stem}_{i}{out_path.suffix}") for i in range(1, m + 1)]
+    log_path = log_path or out_path.with_suffix(".synthesis.json")
+    app.guard([*targets, log_path], [original_path])
+    [data] = attack.read_tables([original_path], attack.read_options(sep, decimal, encoding, sheet, na, codes))
+    chosen = names(columns)
+    if chosen is None:
+        chosen = [c for c in data.columns if c not in set(dropped) | set(kept) | set(strata)]
+    result = synthesize(
+        data, columns=chosen, method=pairs(methods, "--method"), default_method=default_method,
+        visit_sequence=names(visit),
+        predictors={c: names(v) for c, v in pairs(predictors, "--predictors").items()} or None,
+        minbucket=minbucket, cp=cp, ntree=ntree, smoothing=smoothing, proper=proper, special_codes=special_codes,
+        strata=strata, keep=kept, m=m, rows=rows, seed=seed,
+    )
+    log = {"original": Path(original_path).name, "outputs": [p.name for p in targets], **result.to_dict(),
+           "tool": f"attack {attack.__version__}"}
+    files: app.Files = {p: app.record_file(frame, p) for p, frame in zip(targets, result.copies, strict=True)}
+    files[Path(log_path)] = app.json_file(log)
+    app.write(files, [original_path])
+    for path in targets:
+        app.note(app.RELEASE_NOTE.format(path=path))
+    if not quiet:
+        click.echo(f"synthesised {len(result.methods)} columns, {m} cop{'y' if m == 1 else 'ies'} of "
+               f"{len(result.frame)} rows; log in {log_path}")
