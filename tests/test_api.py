@@ -57,6 +57,24 @@ def test_the_public_names_are_pinned():
     assert callable(attack.protect)
 
 
+def _imported(path: Path) -> set[str]:
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    return names | {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+
+
+def test_the_command_line_uses_the_public_api_only():
+    """cli.py imports ``attack`` and its own helpers; so does every helper but the one that holds
+    the synthetic-data commands until their public calls exist."""
+    package = Path(attack.__file__).parent
+    assert {m for m in _imported(package / "cli.py") if m.startswith("attack")} == {"attack", "attack._cli"}
+    app = {m for m in _imported(package / "_cli" / "app.py") if m.startswith("attack")}
+    assert app - {"attack", "attack._cli.options", "attack.io.jsonio", "attack.io.writers"} == {
+        "attack.report.frequency", "attack.report.release"}  # renderers of results without to_markdown
+
+
 def test_start_up_imports_only_what_a_command_needs():
     """``import attack`` loads no data library; the CLI loads no SciPy, numba or scikit-learn
     until a command needs them (``attack synth`` on 50,000 rows has a 5 s budget)."""
