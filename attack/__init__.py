@@ -138,7 +138,8 @@ __all__ = [
     "frequency_risk", "FrequencyRisk",
     "ml_utility", "MlUtility",
     "ReadOptions", "read_options", "read_tables", "gammas_by_variable", "inspect_file", "render_inspection",
-    "run_demo", "DemoResult", "write_outputs", "certificate_path", "tune_paths", "render_report", "report_path", "RenderedReport", "json_schema",
+    "run_demo", "DemoResult", "write_outputs", "certificate_path", "tune_paths", "json_schema",
+    "render_report", "report_path", "RenderedReport",
     "generate_keypair", "load_private_key", "passphrase_from_env", "protection_methods",
 ]
 
