@@ -578,15 +578,11 @@ RELEASE_NOTE = (
 )
 
 
-def _method_catalogue() -> str:
-    from attack.protect.catalogue import METHODS
-
-    return "\n".join(f"{name:18} {m.summary}" for name, m in METHODS.items())
-
-
 def _list_methods(ctx, _param, value):
     if value and not ctx.resilient_parsing:
-        click.echo(_method_catalogue())
+        from attack.protect.catalogue import listing
+
+        click.echo(listing())
         ctx.exit(0)
 
 

@@ -88,7 +88,7 @@ def check_outputs(outputs: Iterable[str | Path | None], inputs: Iterable[str | P
         resolved = path.resolve()
         info = _stat(path)
         identity = None if info is None else (info.st_dev, info.st_ino)
-        clash = by_path.get(resolved) or by_inode.get(identity)
+        clash = by_path.get(resolved) or (None if identity is None else by_inode.get(identity))
         if clash is not None:
             raise InputError(f"is also {clash}; choose another output path (nothing was "
                              "written)", file=str(given))

@@ -150,12 +150,11 @@ def classification_scores(y: np.ndarray, predicted: np.ndarray,
     recall = [float(np.mean(predicted[y == c] == c)) for c in present]
     column = {c: j for j, c in enumerate(classes)}
     aucs = []
-    for c in present if probabilities is not None else ():
-        positive = y == c
-        if positive.all():
-            continue
-        score = probabilities[:, column[c]] if c in column else np.zeros(y.size)
-        aucs.append(_auc(positive, score))
+    if probabilities is not None:
+        for c in present:
+            positive = y == c
+            if not positive.all():
+                aucs.append(_auc(positive, probabilities[:, column[c]] if c in column else np.zeros(y.size)))
     return {"accuracy": float(np.mean(predicted == y)),
             "balanced_accuracy": float(np.mean(recall)),
             "auc": float(np.mean(aucs)) if aucs else math.nan}

@@ -137,7 +137,7 @@ def propensity_utility(
             scores.append(_cart(stacked, labels, kinds, minbucket, cp, permutations, rng))
         else:
             scores.append(_logistic(stacked, labels, kinds, interactions=model == "logistic2"))
-    table_scores = ()
+    table_scores: tuple[TableUtility, ...] = ()
     if tables and len(variables) >= 2:
         groups = {v: _groups(stacked[v], len(original), kinds[v]) for v in variables}
         table_scores = tuple(_table(groups[a], groups[b], labels, (a, b)) for a, b in itertools.combinations(variables, 2))
