@@ -16,7 +16,7 @@ import os
 import signal
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -126,7 +126,7 @@ def _signals_deferred() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def write_files_atomic(files: dict[Path, tuple[str | bytes, int | None]],
+def write_files_atomic(files: Mapping[Path, tuple[str | bytes, int | None]],
                        inputs: Iterable[str | Path | None] = ()) -> list[Path]:
     """Write several files so that either all appear or none does.
 

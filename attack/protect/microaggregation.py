@@ -31,6 +31,7 @@ __all__ = [
     "bootstrap_microaggregation",
     "correlation_groups",
     "grouped_microaggregation",
+    "grouped_step",
     "hoehne_joint_microaggregation",
     "hoehne_microaggregation",
     "hoehne_size_search",
@@ -576,10 +577,6 @@ def correlation_groups(data: pd.DataFrame, columns: Sequence[str]) -> list[list[
     return groups
 
 
-@protection_method(
-    "grouped-ma", family="microaggregation",
-    summary="joint MA within variable groups; correlation triples when no groups are given",
-    params={"k": GROUP_SIZE_SDCMICRO, "groups": Param("list", None, help="groups as a|b|c;d|e")})
 def grouped_microaggregation(
     data: pd.DataFrame, groups: list[list[str]] | None = None, k: int = 3, seed: int = 0,
     columns: Sequence[str] | None = None,
@@ -604,6 +601,28 @@ def grouped_microaggregation(
     for group in groups:
         result = mdav(result, group, k=k, seed=seed)
     return result
+
+
+@protection_method(
+    "grouped-ma", family="microaggregation",
+    summary="joint MA within variable groups; correlation triples when no groups are given",
+    params={"k": GROUP_SIZE_SDCMICRO,
+            "groups": Param("list", None, help="groups as a|b|c;d|e, together exactly the listed columns")})
+def grouped_step(
+    data: pd.DataFrame, columns: Sequence[str], k: int = 3, groups: list[str] | list[list[str]] | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """``grouped_microaggregation`` of the listed ``columns`` as ``attack protect`` runs it: in
+    the given ``groups`` (one group may be written ``a|b``), which must hold every listed column
+    once, or else in correlation triples."""
+    if groups is None:
+        return grouped_microaggregation(data, k=k, seed=seed, columns=columns)
+    single = all(isinstance(group, str) for group in groups)  # one group, written a|b
+    nested = [[str(c) for c in groups]] if single else [[str(c) for c in group] for group in groups]
+    if sorted(c for group in nested for c in group) != sorted(columns):
+        raise InputError("the groups must hold each listed column exactly once, got "
+                         f"{';'.join('|'.join(g) for g in nested)} for {', '.join(columns)}")
+    return grouped_microaggregation(data, nested, k=k, seed=seed)
 
 
 # --- stochastic microaggregation -----------------------------------------------------------

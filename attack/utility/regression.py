@@ -409,7 +409,7 @@ def joint_ma_t_factor(n: int, k: int, groups: int) -> float:
     return math.sqrt((groups - k) / (n - k))
 
 
-def relative_deviations(original: Sequence[float], release: Sequence[float]) -> np.ndarray:
+def relative_deviations(original: ArrayLike, release: ArrayLike) -> np.ndarray:
     """``|b^a − b| / |b|`` per coefficient, NaN where the original is 0 (docs/reference/worked-examples.md F-U-4)."""
     b = np.asarray(original, dtype=float)
     a = np.asarray(release, dtype=float)
