@@ -263,8 +263,8 @@ def protect(
     return Protected(release, log)
 
 
-def _call(spec: Method, data: pd.DataFrame, columns: list[str], params: dict, seed: int,
-          details: dict | None = None):
+def _call(spec: Method, data: pd.DataFrame, columns: list[str], params: dict[str, Any], seed: int,
+          details: dict[str, Any] | None = None) -> pd.DataFrame:
     """Run the method; methods that return a result object (a recoding with its code map)
     hand over their frame, and the rest of the object goes into ``details``."""
     fn = spec.function
@@ -295,11 +295,12 @@ def _frame_of(result: Any, column: str, details: dict | None) -> pd.DataFrame:
     return result.data
 
 
-def _within_groups(data, spec, columns, params, by, seed):
+def _within_groups(data: pd.DataFrame, spec: Method, columns: list[str], params: dict[str, Any],
+                   by: Sequence[str], seed: int) -> tuple[pd.DataFrame, dict[str, int]]:
     """Run the method in every group of ``by``; child seeds follow the sorted group keys."""
     keys = data[list(by)].astype("string").fillna("(missing)")
     groups = keys.groupby(list(by)).indices  # group key -> row positions
-    children = np.random.SeedSequence(seed).generate_state(len(groups)) if groups else []
+    children: np.ndarray | list[int] = np.random.SeedSequence(seed).generate_state(len(groups)) if groups else []
     parts, seeds = [], {}
     for key, child in zip(sorted(groups), children, strict=True):
         rows = groups[key]

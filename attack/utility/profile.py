@@ -703,7 +703,8 @@ def _regression_families(comparisons: Sequence[ModelComparison], th: Thresholds)
     band = np.array([bool(c.band_change) for _, c in rows])
     nan = np.full(b.shape, np.nan)
 
-    def cases(o, r, deviation, status, reason) -> tuple[Case, ...]:
+    def cases(o: np.ndarray, r: np.ndarray, deviation: np.ndarray, status: Sequence[str],
+              reason: Sequence[str | None]) -> tuple[Case, ...]:
         return tuple(
             Case(
                 terms[i],
@@ -1044,7 +1045,8 @@ def utility_profile(
     )
 
 
-def _propensity(original: pd.DataFrame, release: pd.DataFrame, settings: bool | Mapping[str, Any]):
+def _propensity(original: pd.DataFrame, release: pd.DataFrame,
+                settings: bool | Mapping[str, Any]) -> PropensityUtility | None:
     if settings is False:
         return None
     options = {} if settings is True else dict(settings)

@@ -294,7 +294,7 @@ def ols(y: np.ndarray, x: np.ndarray, se: str = "classical") -> tuple[np.ndarray
     return coef, cov
 
 
-def _binary_terms(eta: np.ndarray, y: np.ndarray, estimator: str):
+def _binary_terms(eta: np.ndarray, y: np.ndarray, estimator: str) -> tuple[float, np.ndarray, np.ndarray]:
     """Log-likelihood, per-unit score factor and per-unit negative Hessian weight."""
     if estimator == "logit":
         p = special.expit(eta)
