@@ -587,7 +587,7 @@ def _list_methods(ctx, _param, value):
 
 
 @main.command("protect")
-@click.option("--list-methods", is_flag=True, expose_value=False, is_eager=True, callback=_list_methods, help="List the methods with a one-line summary and exit.")
+@click.option("--list-methods", is_flag=True, expose_value=False, is_eager=True, callback=_list_methods, help="List the methods, each with a one-line summary and its parameters (kind, default, bounds, meaning), and exit.")
 @click.option("--method", required=True, metavar="NAME", help="Protection method, e.g. separate-ma, mdav, hoehne-noise, pram (see --list-methods).")
 @click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False, path_type=Path), help="File to protect (the original or an earlier stage).")
 @_out_option("output_path", "Candidate release (.csv or .parquet), written owner-only.", old=("--output",), required=True)
