@@ -140,7 +140,7 @@ __all__ = [
     "ReadOptions", "read_options", "read_tables", "gammas_by_variable", "inspect_file", "render_inspection",
     "run_demo", "DemoResult", "write_outputs", "certificate_path", "tune_paths", "json_schema",
     "render_report", "report_path", "RenderedReport",
-    "generate_keypair", "load_private_key", "passphrase_from_env", "protection_methods",
+    "generate_keypair", "load_private_key", "passphrase_from_env", "protection_listing", "protection_methods",
 ]
 
 
@@ -203,3 +203,11 @@ def protection_methods() -> dict[str, str]:
     from attack.protect.catalogue import METHODS
 
     return {name: m.summary for name, m in METHODS.items()}
+
+
+def protection_listing() -> str:
+    """The catalogue as ``attack protect --list-methods`` prints it: each method with its summary
+    and one line per parameter (kind, default, bounds, meaning), grouped by family."""
+    from attack.protect.catalogue import listing
+
+    return listing()

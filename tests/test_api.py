@@ -49,7 +49,7 @@ def test_the_public_names_are_pinned():
         "ReadOptions", "read_options", "read_tables", "gammas_by_variable", "inspect_file", "render_inspection",
         "run_demo", "DemoResult", "write_outputs", "certificate_path", "tune_paths", "render_report",
         "report_path", "RenderedReport", "json_schema", "generate_keypair", "load_private_key",
-        "passphrase_from_env", "protection_methods",
+        "passphrase_from_env", "protection_listing", "protection_methods",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None

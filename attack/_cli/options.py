@@ -81,7 +81,7 @@ def _memory_budget(_ctx: click.Context, _param: click.Parameter, value: str | No
 
 def _list_methods(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if value and not ctx.resilient_parsing:
-        click.echo("\n".join(f"{name:18} {summary}" for name, summary in attack.protection_methods().items()))
+        click.echo(attack.protection_listing())
         ctx.exit(0)
 
 
@@ -266,7 +266,7 @@ TRUTH = stack(
 
 
 PROTECT = stack(
-    click.option("--list-methods", is_flag=True, expose_value=False, is_eager=True, callback=_list_methods, help="List the methods with a one-line summary and exit."),
+    click.option("--list-methods", is_flag=True, expose_value=False, is_eager=True, callback=_list_methods, help="List the methods, each with a one-line summary and its parameters (kind, default, bounds, meaning), and exit."),
     click.option("--method", required=True, metavar="NAME", help="Protection method, e.g. separate-ma, mdav, hoehne-noise, pram (see --list-methods)."),
     click.option("--input", "input_path", required=True, type=FILE, help="File to protect (the original or an earlier stage)."),
     out_option("output_path", "Candidate release (.csv or .parquet), written owner-only.", old=("--output",), required=True),

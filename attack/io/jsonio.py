@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import SupportsFloat
 
 #: Version of the JSON layout of results. Version 1 was the layout before the public API
 #: (three layouts, γ keys as typed); version 2 is one layout for ``link``, ``run`` and ``demo``.
@@ -20,9 +21,9 @@ def cell_key(cell: dict) -> tuple:
     return tuple(sorted(cell.items()))
 
 
-def json_float(value) -> float | None:
+def json_float(value: SupportsFloat | None) -> float | None:
     """A JSON-ready float: None for None, NaN and infinities."""
     if value is None:
         return None
-    value = float(value)
-    return value if math.isfinite(value) else None
+    number = float(value)
+    return number if math.isfinite(number) else None

@@ -16,7 +16,7 @@ import os
 import signal
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -88,7 +88,7 @@ def check_outputs(outputs: Iterable[str | Path | None], inputs: Iterable[str | P
         resolved = path.resolve()
         info = _stat(path)
         identity = None if info is None else (info.st_dev, info.st_ino)
-        clash = by_path.get(resolved) or by_inode.get(identity)
+        clash = by_path.get(resolved) or (None if identity is None else by_inode.get(identity))
         if clash is not None:
             raise InputError(f"is also {clash}; choose another output path (nothing was "
                              "written)", file=str(given))
@@ -126,7 +126,7 @@ def _signals_deferred() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def write_files_atomic(files: dict[Path, tuple[str | bytes, int | None]],
+def write_files_atomic(files: Mapping[Path, tuple[str | bytes, int | None]],
                        inputs: Iterable[str | Path | None] = ()) -> list[Path]:
     """Write several files so that either all appear or none does.
 

@@ -13,10 +13,15 @@ import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
+from attack.protect.registry import Param, protection_method
 
 __all__ = ["formal_release"]
 
 
+@protection_method(
+    "formal", family="reduction", column_mode="none", numeric=False,
+    summary="drop direct identifiers and shuffle the rows (FORMAL, docs/method/protection.md)",
+    params={"identifiers": Param("list", [], help="direct identifier columns to drop")})
 def formal_release(
     original: pd.DataFrame, seed: int, identifiers: Sequence[str] = ()
 ) -> pd.DataFrame:

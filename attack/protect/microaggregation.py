@@ -23,6 +23,7 @@ import pandas as pd
 
 from attack.errors import InputError
 from attack.protect.mdav_index import mdav_groups
+from attack.protect.registry import REQUIRED, Param, protection_method
 
 __all__ = [
     "GroupSizes",
@@ -30,6 +31,7 @@ __all__ = [
     "bootstrap_microaggregation",
     "correlation_groups",
     "grouped_microaggregation",
+    "grouped_step",
     "hoehne_joint_microaggregation",
     "hoehne_microaggregation",
     "hoehne_size_search",
@@ -41,6 +43,13 @@ __all__ = [
     "separate_microaggregation",
 ]
 
+
+HANDBOOK_MIN_K = 3
+"""Smallest group size of the handbook's production rules (§3)."""
+SDCMICRO_MIN_K = 2
+"""Smallest group size of the joint methods that reproduce sdcMicro's examples (groups of two)."""
+GROUP_SIZE = Param("int", 3, help="group size", ge=HANDBOOK_MIN_K)
+GROUP_SIZE_SDCMICRO = Param("int", 3, help="group size", ge=SDCMICRO_MIN_K)
 
 # --- shared input handling ------------------------------------------------------------------------
 
@@ -174,7 +183,7 @@ def _separate_plan(
     k_max: int | None,
 ) -> Iterator[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
     """Per column: its values, the rows in descending order and the group of each position."""
-    k = _check_size(k, "k", 3)
+    k = _check_size(k, "k", HANDBOOK_MIN_K)
     if min_gap is not None and (isinstance(min_gap, bool) or not isinstance(min_gap, Real)
                                 or not 0 <= min_gap < math.inf):
         raise InputError(f"min_gap must be a finite number >= 0, got {min_gap!r}")
@@ -198,6 +207,10 @@ def _separate_plan(
         yield column, x, order, group
 
 
+@protection_method(
+    "separate-ma", family="microaggregation",
+    summary="each variable separately, groups of k, last group k..2k-1",
+    params={"k": GROUP_SIZE, "min_gap": Param("float", 0.0, help="minimum relative gap between group means")})
 def separate_microaggregation(
     data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
     min_gap: float | None = None, k_max: int | None = None,
@@ -319,7 +332,7 @@ def _size_search(column: str, x_sorted: np.ndarray, m: int, remainder: str) -> S
 
 def _hoehne_checks(data: pd.DataFrame, columns: Sequence[str], m: int,
                    remainder: str) -> tuple[int, dict[str, np.ndarray]]:
-    m = _check_size(m, "m", 3)
+    m = _check_size(m, "m", HANDBOOK_MIN_K)
     if remainder not in _REMAINDERS:
         raise InputError(f"remainder must be one of {', '.join(_REMAINDERS)}, got {remainder!r}")
     columns = _distinct(columns)
@@ -345,6 +358,13 @@ def hoehne_size_search(
             for column, x in values.items()]
 
 
+@protection_method(
+    "hoehne-ma", family="microaggregation", summary="Höhne's variance-preserving one-dimensional MA (Höhne (2008))",
+    params={"m": Param("int", 3, help="(initial) group size", ge=HANDBOOK_MIN_K),
+            "variable_size": Param("bool", False, help="search the size in [m, 2m-1]"),
+            "variant": Param("str", "hoehne", ("hoehne", "documented")),
+            "remainder": Param("str", None, ("merge_last", "own_group"),
+                               "default: merge_last, own_group for the documented variant")})
 def hoehne_microaggregation(
     data: pd.DataFrame, columns: Sequence[str], m: int = 3, variable_size: bool = False,
     variant: str = "hoehne", remainder: str | None = None, legacy_shuffle: bool = False,
@@ -406,6 +426,9 @@ def hoehne_microaggregation(
 # --- joint microaggregation by MDAV --------------------------------------------------------
 
 
+@protection_method(
+    "mdav", family="microaggregation", summary="joint MA of all listed variables by MDAV on z-scores, as sdcMicro",
+    params={"k": GROUP_SIZE_SDCMICRO})
 def mdav(
     data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
     standardise: bool = True,
@@ -445,7 +468,7 @@ def mdav(
     compiled index (``attack.protect.mdav_index``): the groups are those of the direct
     O(n²/k) scan, found faster.
     """
-    k = _check_size(k, "k", 2)
+    k = _check_size(k, "k", SDCMICRO_MIN_K)
     columns = _distinct(columns)
     x = _complete_matrix(data, columns, "joint microaggregation (MDAV)")
     n = x.shape[0]
@@ -494,7 +517,7 @@ def hoehne_joint_microaggregation(
     population variance per column. [Proposal] for the ranking, as the handbook only asks to
     keep the correlations as well as possible.
     """
-    k = _check_size(k, "k", 3)
+    k = _check_size(k, "k", HANDBOOK_MIN_K)
     columns = _distinct(columns)
     x = _complete_matrix(data, columns, "joint Höhne microaggregation")
     n = x.shape[0]
@@ -580,16 +603,40 @@ def grouped_microaggregation(
     return result
 
 
+@protection_method(
+    "grouped-ma", family="microaggregation",
+    summary="joint MA within variable groups; correlation triples when no groups are given",
+    params={"k": GROUP_SIZE_SDCMICRO,
+            "groups": Param("list", None, help="groups as a|b|c;d|e, together exactly the listed columns")})
+def grouped_step(
+    data: pd.DataFrame, columns: Sequence[str], k: int = 3, groups: list[str] | list[list[str]] | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """``grouped_microaggregation`` of the listed ``columns`` as ``attack protect`` runs it: in
+    the given ``groups`` (one group may be written ``a|b``), which must hold every listed column
+    once, or else in correlation triples."""
+    if groups is None:
+        return grouped_microaggregation(data, k=k, seed=seed, columns=columns)
+    single = all(isinstance(group, str) for group in groups)  # one group, written a|b
+    nested = [[str(c) for c in groups]] if single else [[str(c) for c in group] for group in groups]
+    if sorted(c for group in nested for c in group) != sorted(columns):
+        raise InputError("the groups must hold each listed column exactly once, got "
+                         f"{';'.join('|'.join(g) for g in nested)} for {', '.join(columns)}")
+    return grouped_microaggregation(data, nested, k=k, seed=seed)
+
+
 # --- stochastic microaggregation -----------------------------------------------------------
 
 
+@protection_method("random-ma", family="microaggregation", summary="joint MA of random groups (MA1G_stoch)",
+                   params={"k": GROUP_SIZE})
 def random_microaggregation(
     data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
 ) -> pd.DataFrame:
     """Random joint microaggregation, MA1G_stoch (Lechner & Pohlmeier 2003; docs/method/protection.md):
     complete records in a seeded random order, consecutive groups of ``k`` with the remainder in
     the last group, every listed column replaced by its group means. Overall means are kept."""
-    k = _check_size(k, "k", 3)
+    k = _check_size(k, "k", HANDBOOK_MIN_K)
     columns = _distinct(columns)
     x = _complete_matrix(data, columns, "random microaggregation")
     n = x.shape[0]
@@ -601,6 +648,8 @@ def random_microaggregation(
     return _with_group_means(data, columns, x, group)
 
 
+@protection_method("bootstrap-ma", family="microaggregation",
+                   summary="each unit averaged with two units drawn with replacement (MA1G_BS)")
 def bootstrap_microaggregation(
     data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
 ) -> pd.DataFrame:
@@ -651,6 +700,11 @@ def _leaders(data: pd.DataFrame, by: Sequence[str], rank_by: str, k: int,
     return cell, size, leader
 
 
+@protection_method(
+    "punctual-ma", family="microaggregation", summary="joint mean of the k market leaders per cell, with a flag",
+    params={"by": Param("list", REQUIRED, help="cell variables, e.g. nace|east_west"),
+            "rank_by": Param("str", REQUIRED, help="defining variable, e.g. turnover"),
+            "k": GROUP_SIZE, "flag": Param("str", "punctual_ma")})
 def punctual_microaggregation(
     data: pd.DataFrame, columns: Sequence[str], by: Sequence[str], rank_by: str, k: int = 3,
     flag: str = "punctual_ma", seed: int = 0,
@@ -665,7 +719,7 @@ def punctual_microaggregation(
     ``punctual_unprotectable_cells`` lists them for the log. To rank by original values while
     averaging the current stage's values, put the original ranking variable in its own column.
     """
-    k = _check_size(k, "k", 3)
+    k = _check_size(k, "k", HANDBOOK_MIN_K)
     columns = _distinct(columns)
     values = {column: _numeric_values(data, column) for column in columns}
     cell, _, leader = _leaders(data, by, rank_by, k, seed)
@@ -692,7 +746,7 @@ def punctual_unprotectable_cells(
     """Cells that ``punctual_microaggregation`` leaves unchanged because they hold fewer than
     ``k`` units with a ranking value (docs/method/protection.md [Proposal]): one JSON-ready entry per
     cell, ``{"cell": {column: value}, "units": count}``, in sorted cell order."""
-    k = _check_size(k, "k", 3)
+    k = _check_size(k, "k", HANDBOOK_MIN_K)
     cell, size, _ = _leaders(data, by, rank_by, k, 0)
     if not len(data):
         return []

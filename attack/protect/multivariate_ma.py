@@ -20,6 +20,8 @@ import pandas as pd
 
 from attack.errors import InputError
 from attack.protect.microaggregation import (
+    GROUP_SIZE_SDCMICRO,
+    SDCMICRO_MIN_K,
     _check_size,
     _complete_matrix,
     _consecutive_groups,
@@ -27,6 +29,7 @@ from attack.protect.microaggregation import (
     _tiebreak,
     _with_group_means,
 )
+from attack.protect.registry import protection_method
 
 __all__ = ["pca_microaggregation", "rmd_microaggregation"]
 
@@ -39,7 +42,7 @@ def _scaled(x: np.ndarray) -> np.ndarray:
 
 
 def _prepared(data: pd.DataFrame, columns: Sequence[str], k: int, method: str) -> tuple[list[str], np.ndarray, int]:
-    k = _check_size(k, "k", 2)
+    k = _check_size(k, "k", SDCMICRO_MIN_K)
     columns = _distinct(columns)
     x = _complete_matrix(data, columns, method)
     if 0 < x.shape[0] < k:
@@ -59,6 +62,10 @@ def first_component_scores(z: np.ndarray) -> np.ndarray:
     return centred @ loading
 
 
+@protection_method(
+    "pca-ma", family="microaggregation",
+    summary="joint MA of consecutive records in the order of the first principal component (sdcMicro pca)",
+    params={"k": GROUP_SIZE_SDCMICRO})
 def pca_microaggregation(data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0) -> pd.DataFrame:
     """Joint microaggregation in the order of the first principal component, as sdcMicro's
     ``microaggregation(method="pca")``: standardise the columns, sort the records by their
@@ -73,6 +80,10 @@ def pca_microaggregation(data: pd.DataFrame, columns: Sequence[str], k: int = 3,
     return _with_group_means(data, columns, x, group)
 
 
+@protection_method(
+    "rmd-ma", family="microaggregation",
+    summary="joint MA around the records with the largest robust Mahalanobis distance (sdcMicro rmd)",
+    params={"k": GROUP_SIZE_SDCMICRO})
 def rmd_microaggregation(data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0) -> pd.DataFrame:
     """Joint microaggregation around robust outliers, as sdcMicro's ``microaggregation(method="rmd")``.
 

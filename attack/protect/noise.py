@@ -18,8 +18,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from attack.errors import InputError
+from attack.protect.registry import REQUIRED, Param, protection_method
 
 __all__ = [
     "additive_noise",
@@ -37,6 +39,11 @@ __all__ = [
 ]
 
 CONTROLLED_ATTEMPTS = 100
+
+_CORRECT = Param("str", "none", ("none", "trans", "trans_grupp"),
+                 "moment correction afterwards: whole file (_trans) or blocks of 100")
+_F = Param("float", REQUIRED, help="shift f of the factor mixture, e.g. 0.08")
+_S = Param("float", REQUIRED, help="standard deviation s of each component, e.g. 0.02")
 
 
 # --- shared helpers -------------------------------------------------------------------------------
@@ -143,6 +150,8 @@ def kim_transform(x_noisy: np.ndarray, d: float, mu: np.ndarray | float) -> np.n
     return np.asarray(x_noisy, dtype="float64") * scale + (1.0 - scale) * np.asarray(mu)
 
 
+@protection_method("additive-noise", family="noise", summary="correlated additive noise d·Σ, Kim's correction by default",
+                   params={"d": Param("float", REQUIRED), "kim_correction": Param("bool", True), "correct": _CORRECT})
 def additive_noise(
     data: pd.DataFrame, columns: Sequence[str], d: float, kim_correction: bool = True,
     seed: int = 0,
@@ -165,6 +174,8 @@ def additive_noise(
     return _released(data, names, noisy)
 
 
+@protection_method("lognormal-noise", family="noise", summary="Kim-Winkler log-normal noise",
+                   params={"d": Param("float", REQUIRED), "shift": Param("float", 0.0), "correct": _CORRECT})
 def lognormal_noise(
     data: pd.DataFrame, columns: Sequence[str], d: float, shift: float = 0.0, seed: int = 0
 ) -> pd.DataFrame:
@@ -220,6 +231,8 @@ def _record_bases(n: int, f: float, rng: np.random.Generator) -> np.ndarray:
     return np.where(rng.random(n) < 0.5, 1.0 - f, 1.0 + f)
 
 
+@protection_method("mult-noise", family="noise", summary="one mixture factor per record, Mult_f_s",
+                   params={"f": _F, "s": _S, "correct": _CORRECT})
 def mixture_noise(
     data: pd.DataFrame, columns: Sequence[str], f: float, s: float, seed: int = 0
 ) -> pd.DataFrame:
@@ -236,6 +249,8 @@ def mixture_noise(
     return _released(data, names, x * factors[:, None])
 
 
+@protection_method("hoehne-noise", family="noise", summary="Höhne's multiplicative noise Hoe_f_s",
+                   params={"f": _F, "s": _S, "correct": _CORRECT})
 def hoehne_noise(
     data: pd.DataFrame, columns: Sequence[str], f: float, s: float, seed: int = 0
 ) -> pd.DataFrame:
@@ -273,7 +288,7 @@ def uniform_noise(
 # --- controlled (sum-preserving) noise ------------------------------------------------------------
 
 
-def controlled_values(x_sorted: Sequence[float], w: Sequence[float]) -> np.ndarray:
+def controlled_values(x_sorted: ArrayLike, w: ArrayLike) -> np.ndarray:
     """Released values of controlled multiplicative noise for values sorted descending
     (handbook eq. 6.71–6.74; docs/reference/worked-examples.md F-N-11).
 
@@ -312,6 +327,8 @@ def _truncated_normal(size: int, f: float, s: float, rng: np.random.Generator) -
     return w
 
 
+@protection_method("controlled-noise", family="noise", summary="sum-preserving multiplicative noise",
+                   params={"f": _F, "s": _S, "hoehne_start": Param("bool", False), "correct": _CORRECT})
 def controlled_noise(
     data: pd.DataFrame, columns: Sequence[str], f: float, s: float,
     hoehne_start: bool = False, seed: int = 0,

@@ -17,6 +17,7 @@ import pandas as pd
 from attack.errors import InputError
 from attack.io.readers import code_column
 from attack.protect.noise import column_list, seeded_streams
+from attack.protect.registry import Param, protection_method
 
 __all__ = [
     "BinaryEstimate",
@@ -146,6 +147,11 @@ def _released_column(original: pd.Series, codes: np.ndarray) -> pd.Series:
     return pd.Series(codes, index=original.index, dtype="str")
 
 
+@protection_method(
+    "pram", family="categorical", numeric=False,
+    summary="post-randomisation; invariant PRAM with lam, or a given matrix",
+    params={"lam": Param("float", None, help="probability of keeping the category"),
+            "matrix": Param("matrix", None, help="CSV transition matrix, first column = category")})
 def pram(
     data: pd.DataFrame, columns: str | Sequence[str], matrix: pd.DataFrame | None = None,
     lam: float | None = None, seed: int = 0,
@@ -165,7 +171,7 @@ def pram(
     if (matrix is None) == (lam is None):
         raise InputError("give exactly one of a PRAM matrix and λ")
     category, labels = _categories(data, names)
-    if matrix is None:
+    if lam is not None:  # exactly one of matrix and lam is given
         counts = np.bincount(category[category >= 0], minlength=len(labels))
         matrix = invariant_matrix(
             pd.Series(counts, index=pd.Index(labels, dtype=object, tupleize_cols=False)), lam)

@@ -21,6 +21,7 @@ import pandas as pd
 from attack.errors import InputError
 from attack.io.readers import code_column
 from attack.protect.noise import checked_numeric, column_list
+from attack.protect.registry import REQUIRED, Param, protection_method
 
 __all__ = [
     "EHS_SUF",
@@ -127,6 +128,12 @@ def _check_level(level: int, what: str = "level") -> int:
     return int(level)
 
 
+@protection_method(
+    "coarsen", family="reduction", column_mode="each", numeric=False, seeded=False,
+    summary="hierarchical codes to a prefix length, explicit merges or a preset",
+    params={"level": Param("int", None, help="keep this many leading characters"),
+            "merges": Param("mapping", None, help="CSV with columns from,to"),
+            "preset": Param("str", None, ("kse_suf", "ehs_suf"), "Part XI industry map")})
 def coarsen(
     data: pd.DataFrame, column: str, level: int | None = None,
     merges: Mapping[str, str] | None = None, preset: str | None = None,
@@ -227,6 +234,11 @@ def coarsen_by_count(
     return Recoding(data=result, mapping=dict(mapping), small_cells=small_cells)
 
 
+@protection_method(
+    "recode", family="reduction", column_mode="each", numeric=False, seeded=False,
+    summary="categories through a mapping file with columns from,to",
+    params={"mapping": Param("mapping", REQUIRED, help="CSV with columns from,to"),
+            "default": Param("str", None, help="code for values not in the mapping (default: keep)")})
 def recode(
     data: pd.DataFrame, column: str, mapping: Mapping[str, str], default: str | None = None
 ) -> pd.DataFrame:
@@ -372,6 +384,12 @@ def _tail_code(
     return result
 
 
+@protection_method(
+    "top-code", family="reduction", column_mode="each", seeded=False,
+    summary="cap large values or replace them by their mean",
+    params={"cut": Param("float", None), "quantile": Param("float", None),
+            "largest": Param("int", None),
+            "replace": Param("str", "censor", ("censor", "mean"))})
 def top_code(
     data: pd.DataFrame, column: str, cut: float | None = None, quantile: float | None = None,
     largest: int | None = None, replace: str = "censor",
@@ -386,6 +404,12 @@ def top_code(
     return _tail_code(data, column, cut, quantile, largest, replace, top=True)
 
 
+@protection_method(
+    "bottom-code", family="reduction", column_mode="each", seeded=False,
+    summary="raise small values or replace them by their mean",
+    params={"cut": Param("float", None), "quantile": Param("float", None),
+            "smallest": Param("int", None, help="number of smallest units"),
+            "replace": Param("str", "censor", ("censor", "mean"))})
 def bottom_code(
     data: pd.DataFrame, column: str, cut: float | None = None, quantile: float | None = None,
     smallest: int | None = None, replace: str = "censor",
@@ -394,6 +418,8 @@ def bottom_code(
     return _tail_code(data, column, cut, quantile, smallest, replace, top=False)
 
 
+@protection_method("drop", family="reduction", numeric=False, seeded=False,
+                   summary="delete the listed variables")
 def drop_columns(data: pd.DataFrame, columns: str | Sequence[str]) -> pd.DataFrame:
     """Delete variables (docs/method/protection.md); an unknown column is an error."""
     return data.drop(columns=column_list(data, columns))
@@ -415,6 +441,10 @@ def drop_units(data: pd.DataFrame, which: str | Sequence[bool] | pd.Series) -> p
     return data[~mask.to_numpy(dtype=bool)]
 
 
+@protection_method(
+    "drop-units", family="reduction", column_mode="none", numeric=False, seeded=False,
+    summary="delete the units matching a filter, e.g. \"employees >= 250\"",
+    params={"which": Param("str", REQUIRED, help="pandas filter expression")})
 def drop_units_where(data: pd.DataFrame, which: str) -> pd.DataFrame:
     """Delete the units matching a pandas filter such as ``employees >= 250`` (docs/method/protection.md).
     Columns whose values are all numbers are compared as numbers, also when the file

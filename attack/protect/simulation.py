@@ -24,6 +24,7 @@ from scipy.stats import norm, rankdata
 
 from attack.errors import InputError
 from attack.protect.microaggregation import _complete_matrix, _distinct
+from attack.protect.registry import Param, protection_method
 
 __all__ = ["kernel_resampling", "latin_hypercube", "silverman_bandwidth"]
 
@@ -44,6 +45,10 @@ def _factor(matrix: np.ndarray) -> np.ndarray:
                      "that are functions of others")
 
 
+@protection_method(
+    "lhs", family="synthesis",
+    summary="Latin hypercube sample of the listed variables with the original rank correlations "
+            "restored (Iman-Conover); use --by for subpopulations")
 def latin_hypercube(data: pd.DataFrame, columns: Sequence[str], seed: int = 0,
                     max_iterations: int = 20) -> pd.DataFrame:
     """The listed columns replaced by a Latin hypercube sample with the original's rank
@@ -89,6 +94,15 @@ def silverman_bandwidth(x: np.ndarray) -> float:
     return 0.9 * spread / len(x) ** 0.2
 
 
+@protection_method(
+    "kernel-resampling", family="synthesis",
+    summary="smoothed bootstrap: records drawn with replacement plus Gaussian kernels of Silverman's "
+            "bandwidth times a factor, mean and variance kept (Gottschalk)",
+    params={"factor": Param("float", 1.0, help="bandwidth factor (the handbook tried up to 2.1)"),
+            "variant": Param("str", "correlation", ("correlation", "univariate"),
+                             "kernels with the original correlations, or independent"),
+            "adaptive": Param("bool", True, help="narrower bandwidths where a non-negative variable "
+                                                 "would turn negative (Gottschalk)")})
 def kernel_resampling(data: pd.DataFrame, columns: Sequence[str], factor: float = 1.0,
                       variant: str = "correlation", seed: int = 0, adaptive: bool = True) -> pd.DataFrame:
     """Smoothed bootstrap of the listed columns (Gottschalk 2005; Silverman 1986).

@@ -29,6 +29,7 @@ from numba import njit
 from scipy.stats import rankdata
 
 from attack.errors import InputError
+from attack.protect.registry import REQUIRED, Param, protection_method
 from attack.risk.frequencies import key_codes, key_frequencies
 from attack.risk.frequency import frequency_risk
 
@@ -53,6 +54,15 @@ class Suppression:
                 **self.settings}
 
 
+@protection_method(
+    "local-suppression", family="reduction", numeric=False, seeded=False,
+    summary="suppress the fewest key values so that every key combination is shared by k records "
+            "(missing matches any value; sdcMicro kAnon-style)",
+    params={"k": Param("int", 2, help="minimum frequency of every key combination"),
+            "importance": Param("list", None, help="rank per key, 1 = most important (suppressed last), e.g. 1|3|2"),
+            "combs": Param("list", None, help="sizes of key subsets to protect in turn, e.g. 3|2 (default: all keys)"),
+            "variant": Param("str", "best", ("best", "sdcmicro"),
+                             "sdcmicro: kAnon's passes exactly; best: also a variant, the fewer suppressions kept")})
 def local_suppression(
     data: pd.DataFrame,
     columns: Sequence[str],
@@ -143,7 +153,7 @@ def _k_anonymise(codes: np.ndarray, subset: list[int], rank: np.ndarray, k: int,
         if not len(problems):
             break
         problems = problems[np.argsort(fk[problems], kind="stable")]
-        for i in problems:
+        for i in problems.tolist():
             compatible, nearest_differs = _scan(view, i)
             if skip_resolved and compatible >= k:
                 continue
@@ -195,13 +205,20 @@ def _scan(view: np.ndarray, i: int) -> tuple[int, np.ndarray]:
     return compatible, differs
 
 
+@protection_method(
+    "risk-suppression", family="reduction", numeric=False, seeded=False,
+    summary="suppress one key where the individual (Benedetti-Franconi) risk exceeds a threshold (sdcMicro localSupp)",
+    params={"threshold": Param("float", REQUIRED, help="individual risk above which the value is suppressed"),
+            "variable": Param("str", None, help="key to suppress (default: the one with most categories)"),
+            "weight": Param("str", None, help="sampling weight column (default: risk 1/f_k)"),
+            "method": Param("str", "approx", ("approx", "exact"))})
 def risk_suppression(
     data: pd.DataFrame,
     columns: Sequence[str],
     threshold: float,
     variable: str | None = None,
     weight: str | None = None,
-    method: str = "approx",
+    method: Literal["approx", "exact"] = "approx",
 ) -> Suppression:
     """Suppress ``variable`` (default: the key with the most categories) in every record whose
     individual risk on the key ``columns`` exceeds ``threshold`` (sdcMicro's ``localSupp``)."""

@@ -16,6 +16,7 @@ import pandas as pd
 
 from attack.errors import InputError
 from attack.protect.noise import checked_numeric, column_list, seeded_streams
+from attack.protect.registry import REQUIRED, Param, protection_method
 
 __all__ = ["group_swap", "rank_swap", "swap_partners", "swap_window"]
 
@@ -52,6 +53,8 @@ def swap_partners(n: int, w: int, u: np.ndarray) -> np.ndarray:
     return np.array(partner, dtype=np.int64)
 
 
+@protection_method("rank-swap", family="swapping", summary="swap values between ranks at most p% apart",
+                   params={"p": Param("float", REQUIRED)})
 def rank_swap(
     data: pd.DataFrame, columns: Sequence[str], p: float, seed: int = 0
 ) -> pd.DataFrame:

@@ -29,6 +29,7 @@ from attack.report.notebook import keep_figure, verdict_word
 if TYPE_CHECKING:
     from matplotlib.colors import TwoSlopeNorm
     from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
 
 __all__ = ["PLOT_RC", "Table", "distance_histogram_figure", "distance_histogram_plot", "fmt_ci", "fmt_num", "md_table",
            "render_html", "render_markdown", "risk_by_gamma_figure", "risk_by_gamma_plot", "risk_heatmap",
@@ -42,7 +43,7 @@ MIN_CELL_COUNT = 3  # default: cells with fewer verifiable units are shown as su
 
 # Fixed rc settings: a constant hash salt and text kept as <text> make the SVG byte-identical for
 # the same input; the sans-serif stack ends in the generic "sans-serif" so browsers fall back.
-PLOT_RC = {
+PLOT_RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "attack-report",
     "svg.fonttype": "none",
     "font.family": "sans-serif",
@@ -538,8 +539,8 @@ def render_markdown(
             out += ["", _suppression_rule(min_count)]
         if any(_upper_at_or_above_tau(c, float(r["tau"])) for c in r.get("cells", [])):
             out += ["", "PASSED* = point estimate below τ, upper 95% bound at or above τ."]
-        if _frequency_line(r):
-            out += ["", _md_text(_frequency_line(r))]
+        if frequency := _frequency_line(r):
+            out += ["", _md_text(frequency)]
     return "\n".join(out) + "\n"
 
 
@@ -831,8 +832,8 @@ def _run_context(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_
     notes = [_suppression_rule(min_count)] if min_count > 0 else []
     if any(_upper_at_or_above_tau(c, tau) for c in cells):
         notes.append("PASSED* = point estimate below τ, upper 95% bound at or above τ (docs/method/risk.md).")
-    if _frequency_line(r):
-        notes.append(_frequency_line(r))
+    if frequency := _frequency_line(r):
+        notes.append(frequency)
     return {
         "index": index, "name": str(run.get("name", "")), "facts": " · ".join(_run_facts(run)),
         "passed": r["passed"], "n_fail": _failing(r), "n_cells": len(cells),

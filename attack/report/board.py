@@ -237,11 +237,11 @@ def _headline(passed: bool, document: Mapping[str, Any], kind: str) -> str:
         return (f"PASSED: every check's upper 95% bound below τ = {document['tau']:g}" if passed else
                 f"NOT PASSED: {failing} of {len(document['checks'])} checks reach τ = {document['tau']:g}")
     if kind == "tune":
-        chosen = document.get("chosen")
         spec = document["tune"]
-        return (f"PASSED: {spec['method']} with {spec['parameter']} = {chosen['value']} puts every cell below "
-                f"τ = {document['tau']:g}" if passed else
-                f"NOT PASSED: no value of {spec['parameter']} puts every cell below τ = {document['tau']:g}")
+        if not passed:
+            return f"NOT PASSED: no value of {spec['parameter']} puts every cell below τ = {document['tau']:g}"
+        return (f"PASSED: {spec['method']} with {spec['parameter']} = {document['chosen']['value']} puts every "
+                f"cell below τ = {document['tau']:g}")
     runs = document_runs(document)
     failing = sum(not r["result"]["passed"] for r in runs)
     return ("PASSED: every cell below τ in every attack" if passed else

@@ -75,7 +75,7 @@ def report_html(document: Mapping[str, Any], title: str) -> str:
         return render_synth_html(document, title)
     if kind == "tune":
         return render_tune_html(document, title)
-    extra = {}
+    extra: dict[str, Any] = {}
     if kind == "scenario":
         extra = {"notes": document.get("notes") or (), "combined": document.get("combined"),
                  "any_intruder": document.get("any_intruder") or (),

@@ -10,9 +10,11 @@ empty list means the structure holds. What the checks mean is listed in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails
 
 from attack.errors import dotted
 
@@ -168,7 +170,8 @@ class AttackCertificate(_Header):
     @model_validator(mode="after")
     def _one_tau_and_gammas(self) -> AttackCertificate:
         tau, gammas = self.scenario.evaluation.tau, len(self.scenario.evaluation.gamma)
-        figures = [(f"results[{i}]", run.tau, [run.overall, *run.cells]) for i, run in enumerate(self.results)]
+        figures: list[tuple[str, float, Sequence[_Figures]]] = [
+            (f"results[{i}]", run.tau, [run.overall, *run.cells]) for i, run in enumerate(self.results)]
         if self.combined is not None:
             figures.append(("combined", self.combined.tau, self.combined.cells))
         problems = []
@@ -266,7 +269,7 @@ def structure_problems(certificate: dict[str, Any]) -> list[str]:
     return []
 
 
-def _line(error: dict[str, Any]) -> str:
+def _line(error: ErrorDetails) -> str:
     where = dotted(tuple(error["loc"])) or "the certificate"
     if error["type"] in ("model_type", "model_attributes_type", "dict_type"):
         return f"{where}: expected an object, found {_json_type(error['input'])}"

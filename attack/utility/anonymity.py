@@ -80,11 +80,11 @@ def interval_disclosure(
     xa = np.asarray(release, dtype=float)
     n = x.shape[0]
     if n < 2:
-        empty = {v: None for v in names}
+        empty: dict[str, float | None] = {v: None for v in names}
         return IntervalDisclosure(k, max_outside, n, 0, empty, dict(empty))
     inside = np.abs(x - xa) <= k * xa.std(axis=0, ddof=1)
     at_risk = int(((~inside).sum(axis=1) <= max_outside).sum())
-    shares = {v: float(inside[:, j].mean()) for j, v in enumerate(names)}
-    ranked = {v: float(rank_interval_inside(x[:, j], xa[:, j], k).mean())
+    shares: dict[str, float | None] = {v: float(inside[:, j].mean()) for j, v in enumerate(names)}
+    ranked: dict[str, float | None] = {v: float(rank_interval_inside(x[:, j], xa[:, j], k).mean())
               for j, v in enumerate(names)}
     return IntervalDisclosure(k, max_outside, n, at_risk, shares, ranked)

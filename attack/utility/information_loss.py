@@ -256,7 +256,7 @@ class CategoricalLoss:
 
     @property
     def changed_share(self) -> float | None:
-        return self.changed / self.aligned if self.aligned else None
+        return self.changed / self.aligned if self.aligned and self.changed is not None else None
 
     def as_dict(self) -> dict:
         return {**self.__dict__, "changed_share": json_float(self.changed_share)}
@@ -271,14 +271,10 @@ def categorical_loss(
     """Entropy loss of one categorical variable from each file's category codes (−1 missing);
     ``rows`` = aligned row positions (original, release) adds the changed values and
     ``H(original | release)`` over units with both codes present (docs/method/utility.md)."""
-    identity = {}
-    if rows is not None:
-        a, b = original[rows[0]], release[rows[1]]
-        both = (a >= 0) & (b >= 0)
-        identity = {
-            "aligned": int(both.sum()),
-            "changed": int((a[both] != b[both]).sum()),
-            "conditional_entropy": conditional_entropy(a, b),
-        }
     entropies = shannon_entropy(original), shannon_entropy(release)
-    return CategoricalLoss(variable, *entropies, **identity)
+    if rows is None:
+        return CategoricalLoss(variable, *entropies)
+    a, b = original[rows[0]], release[rows[1]]
+    both = (a >= 0) & (b >= 0)
+    return CategoricalLoss(variable, *entropies, aligned=int(both.sum()), changed=int((a[both] != b[both]).sum()),
+                           conditional_entropy=conditional_entropy(a, b))

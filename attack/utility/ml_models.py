@@ -12,7 +12,7 @@ rows only (categories enter as integer codes, ``model_inputs``).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -91,7 +91,7 @@ def _preprocessing(numeric: Sequence[int], categorical: Sequence[int]) -> Column
     return ColumnTransformer(parts)
 
 
-def _estimator(model: str, task: str, seed: int, n_train: int):
+def _estimator(model: str, task: str, seed: int, n_train: int) -> Any:
     h = HYPERPARAMETERS[model]
     regression = task == REGRESSION
     if model == "linear":
@@ -150,12 +150,11 @@ def classification_scores(y: np.ndarray, predicted: np.ndarray,
     recall = [float(np.mean(predicted[y == c] == c)) for c in present]
     column = {c: j for j, c in enumerate(classes)}
     aucs = []
-    for c in present if probabilities is not None else ():
-        positive = y == c
-        if positive.all():
-            continue
-        score = probabilities[:, column[c]] if c in column else np.zeros(y.size)
-        aucs.append(_auc(positive, score))
+    if probabilities is not None:
+        for c in present:
+            positive = y == c
+            if not positive.all():
+                aucs.append(_auc(positive, probabilities[:, column[c]] if c in column else np.zeros(y.size)))
     return {"accuracy": float(np.mean(predicted == y)),
             "balanced_accuracy": float(np.mean(recall)),
             "auc": float(np.mean(aucs)) if aucs else math.nan}
@@ -171,7 +170,7 @@ def scores(pipeline: Pipeline, task: str, x: np.ndarray, y: np.ndarray,
     return classification_scores(y, pipeline.predict(x), probabilities, pipeline.classes_)
 
 
-def scorer(task: str, metric: str):
+def scorer(task: str, metric: str) -> Callable[[Pipeline, np.ndarray, np.ndarray], float]:
     """``scorer(pipeline, x, y)``: ``metric`` oriented so that greater is better (RMSE and MAE
     negated), for permutation importance."""
     sign = -1.0 if metric in LOWER_IS_BETTER else 1.0

@@ -460,7 +460,7 @@ def _subpopulation_cases(
                 n_r - 1,
             )
         add("t_tests", _test_cases(variables, scope.labels, mean_o, mean_r, p, n_o, n_r, th))
-        if w_o is not None:
+        if w_o is not None and w_r is not None:
             wo = _weighted(x_o, w_o, scope.cells_original, g)
             wr = _weighted(x_r, w_r, scope.cells_release, g)
             o, r = _flat(wo["mean"]), _flat(wr["mean"])
@@ -569,7 +569,7 @@ def _correlation_families(
 ) -> list[Family]:
     """Pearson (|Δ| > 0.10), Spearman (|Δ| > 0.05) and their signs, per variable pair."""
     pairs = np.triu_indices(len(variables), k=1)
-    names = [f"{variables[i]}, {variables[j]}" for i, j in zip(*pairs, strict=True)]
+    names = [f"{variables[i]}, {variables[j]}" for i, j in zip(pairs[0].tolist(), pairs[1].tolist(), strict=True)]
     (p_o, s_o), (p_r, s_r) = _correlations(x_o), _correlations(x_r)
     families, signs = [], []
     for kind, o, r, limit in (
@@ -703,7 +703,8 @@ def _regression_families(comparisons: Sequence[ModelComparison], th: Thresholds)
     band = np.array([bool(c.band_change) for _, c in rows])
     nan = np.full(b.shape, np.nan)
 
-    def cases(o, r, deviation, status, reason) -> tuple[Case, ...]:
+    def cases(o: np.ndarray, r: np.ndarray, deviation: np.ndarray, status: Sequence[str],
+              reason: Sequence[str | None]) -> tuple[Case, ...]:
         return tuple(
             Case(
                 terms[i],
@@ -992,11 +993,11 @@ def utility_profile(
     rows = _align(original, release, id_columns) if id_columns else None
 
     grouped = _subpopulation_cases(scopes, variables, x_o, x_r, w_o, w_r, th)
-    if paired:
+    if paired and rows is not None:  # paired without ids was refused above
         grouped["paired_t_tests"] = _paired_cases(scopes, variables, x_o, x_r, *rows, th)
     grouped["frequencies"] = _frequency_cases(scopes, th)
     record = None
-    if rows is not None:
+    if rows is not None and id_columns is not None:
         record = _per_record(variables, x_o, x_r, id_columns, rows, th, cov_range, interval_k)
     grouped["structural_zeros"] = _structural_cases(
         variables, x_o, x_r, None if record is None else record.values
@@ -1044,7 +1045,8 @@ def utility_profile(
     )
 
 
-def _propensity(original: pd.DataFrame, release: pd.DataFrame, settings: bool | Mapping[str, Any]):
+def _propensity(original: pd.DataFrame, release: pd.DataFrame,
+                settings: bool | Mapping[str, Any]) -> PropensityUtility | None:
     if settings is False:
         return None
     options = {} if settings is True else dict(settings)
@@ -1055,7 +1057,7 @@ def _ml(original: pd.DataFrame, release: pd.DataFrame, settings: str | Mapping[s
         id_columns: tuple[str, str] | None) -> MlUtility | None:
     if settings is None:
         return None
-    options = {"target": settings} if isinstance(settings, str) else dict(settings)
+    options: dict[str, Any] = {"target": settings} if isinstance(settings, str) else dict(settings)
     if "target" not in options:
         raise InputError("the ML utility needs a target variable")
     options.setdefault("ids", id_columns)

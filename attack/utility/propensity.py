@@ -137,7 +137,7 @@ def propensity_utility(
             scores.append(_cart(stacked, labels, kinds, minbucket, cp, permutations, rng))
         else:
             scores.append(_logistic(stacked, labels, kinds, interactions=model == "logistic2"))
-    table_scores = ()
+    table_scores: tuple[TableUtility, ...] = ()
     if tables and len(variables) >= 2:
         groups = {v: _groups(stacked[v], len(original), kinds[v]) for v in variables}
         table_scores = tuple(_table(groups[a], groups[b], labels, (a, b)) for a, b in itertools.combinations(variables, 2))
@@ -171,7 +171,7 @@ def _main_effects(stacked: pd.DataFrame, kinds: dict[str, bool]) -> np.ndarray:
     return x[:, x.std(axis=0) > 0]  # constant columns carry no parameter
 
 
-def _logistic(stacked, labels, kinds, interactions: bool) -> PropensityScore:
+def _logistic(stacked: pd.DataFrame, labels: np.ndarray, kinds: dict[str, bool], interactions: bool) -> PropensityScore:
     from sklearn.linear_model import LogisticRegression
 
     x = _main_effects(stacked, kinds)
@@ -193,7 +193,8 @@ def _logistic(stacked, labels, kinds, interactions: bool) -> PropensityScore:
                            np.sqrt(2 * (k - 1)) * scale, c, k=k)
 
 
-def _cart(stacked, labels, kinds, minbucket, cp, permutations, rng) -> PropensityScore:
+def _cart(stacked: pd.DataFrame, labels: np.ndarray, kinds: dict[str, bool], minbucket: int, cp: float,
+          permutations: int, rng: np.random.Generator) -> PropensityScore:
     from sklearn.tree import DecisionTreeClassifier
 
     x = np.hstack([_tree_columns(stacked[name], numeric) for name, numeric in kinds.items()])

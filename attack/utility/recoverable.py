@@ -19,11 +19,12 @@ publishes about itself here; ``recoverable`` reads it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from attack.errors import InputError
 from attack.io.jsonio import json_float
@@ -46,7 +47,7 @@ class FrequencyEstimate:
     se: tuple[float, ...]
     original: tuple[float, ...] | None = None
 
-    def _tvd(self, counts: Sequence[float]) -> float | None:
+    def _tvd(self, counts: ArrayLike) -> float | None:
         """Total variation distance of ``counts`` from the original shares."""
         if self.original is None or not sum(self.original):
             return None

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from attack.errors import InputError
@@ -213,10 +214,10 @@ def build_design(frame: pd.DataFrame, formula: Formula) -> Design:
     present = np.ones(n, dtype=bool)
     log_defined = np.ones(n, dtype=bool)
     for t in (formula.response, *formula.regressors):
-        values = raw[t.column]
-        present &= ~np.isnan(values)
+        column = raw[t.column]
+        present &= ~np.isnan(column)
         if t.log:
-            log_defined &= ~(values <= 0)
+            log_defined &= ~(column <= 0)
     used = present & log_defined
     rows = np.flatnonzero(used)
 
@@ -293,7 +294,7 @@ def ols(y: np.ndarray, x: np.ndarray, se: str = "classical") -> tuple[np.ndarray
     return coef, cov
 
 
-def _binary_terms(eta: np.ndarray, y: np.ndarray, estimator: str):
+def _binary_terms(eta: np.ndarray, y: np.ndarray, estimator: str) -> tuple[float, np.ndarray, np.ndarray]:
     """Log-likelihood, per-unit score factor and per-unit negative Hessian weight."""
     if estimator == "logit":
         p = special.expit(eta)
@@ -408,7 +409,7 @@ def joint_ma_t_factor(n: int, k: int, groups: int) -> float:
     return math.sqrt((groups - k) / (n - k))
 
 
-def relative_deviations(original: Sequence[float], release: Sequence[float]) -> np.ndarray:
+def relative_deviations(original: ArrayLike, release: ArrayLike) -> np.ndarray:
     """``|b^a − b| / |b|`` per coefficient, NaN where the original is 0 (docs/reference/worked-examples.md F-U-4)."""
     b = np.asarray(original, dtype=float)
     a = np.asarray(release, dtype=float)
@@ -416,7 +417,7 @@ def relative_deviations(original: Sequence[float], release: Sequence[float]) -> 
         return np.where(b != 0, np.abs(a - b) / np.abs(b), np.nan)
 
 
-def mean_relative_deviation(original: Sequence[float], release: Sequence[float]) -> float | None:
+def mean_relative_deviation(original: ArrayLike, release: ArrayLike) -> float | None:
     """Mean of ``relative_deviations`` over the coefficients with a non-zero original,
     intercept included (handbook Table 25.2 "Durchschnitt")."""
     rd = relative_deviations(original, release)
@@ -545,9 +546,9 @@ def compare_model(
         b = float(fit_o.coef[i])
         a = None if fit_r is None else float(fit_r.coef[i])
         t_o = _number(fit_o.statistic[i])
-        t_r = None if a is None else _number(fit_r.statistic[i])
+        t_r = None if fit_r is None else _number(fit_r.statistic[i])
         p_o = _number(fit_o.p[i])
-        p_r = None if a is None else _number(fit_r.p[i])
+        p_r = None if fit_r is None else _number(fit_r.p[i])
         rows.append(
             CoefficientComparison(
                 term=term,
