@@ -34,11 +34,10 @@ from attack.linkage.settings import linkage_spec
 from attack.risk import single as single_attack
 from attack.risk.any_intruder import any_intruder
 from attack.risk.combine import cell_key, combine, resolve_lambda
-from attack.risk.evaluation import EvaluationSpec
 from attack.risk.mass import AttackInput, engine_settings, needed_columns, run_attack
 from attack.risk.natural_protection import agreement_profile
 from attack.risk.results import AttackResult
-from attack.risk.settings import evaluation_spec
+from attack.risk.settings import Evaluation
 from attack.study.results import ScenarioResult
 from attack.study.settings import DataEntry, ScenarioSettings, validate
 
@@ -64,7 +63,7 @@ class Scenario:
     title: str
     sources: dict[str, Mapping]
     linkage: LinkageSpec
-    evaluation: EvaluationSpec
+    evaluation: Evaluation
     outputs: dict[str, Path] = field(default_factory=dict)
     base: Path = Path(".")
     engine: Engine = field(default_factory=lambda: Engine())
@@ -193,11 +192,11 @@ class Scenario:
         cells = combined["cells"] if combined else runs[0].figures["cells"]
         risk_of_cell = {cell_key(c["cell"]): c["disclosure_risk"][gamma.label] or 0.0 for c in cells}
         rows = pd.Index(id_column(original, original_id)).get_indexer(result.targets)
-        labels = [c.classes(original, c.name)[rows] for c in self.evaluation.cells]
+        labels = [c.classes(original, c.name)[rows] for c in self.evaluation.classifiers]
         mass_risk = {
             target: risk_of_cell.get(
                 cell_key({c.label(): "(missing)" if v[k] is None else str(v[k])
-                           for c, v in zip(self.evaluation.cells, labels, strict=True)}), 0.0)
+                           for c, v in zip(self.evaluation.classifiers, labels, strict=True)}), 0.0)
             for k, target in enumerate(result.targets)
         }
         usefulness = single_attack.target_usefulness(
@@ -386,7 +385,7 @@ def scenario_from_settings(settings: ScenarioSettings, base: Path = Path(".")) -
         for i, entry in enumerate(settings.intruder)
     ]
     natural = settings.natural_protection
-    evaluation = evaluation_spec(settings.evaluation)
+    evaluation = settings.evaluation
     outputs = settings.output.model_dump(by_alias=True, exclude_none=True)
     return Scenario(
         settings.title, sources, linkage, evaluation, {k: base / v for k, v in outputs.items()},
