@@ -642,7 +642,7 @@ def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine
     from attack.io.writers import table_content
     from attack.report.release import render_tune_html, render_tune_markdown
     from attack.study.synthetic_scenario import SyntheticScenario, open_scenario
-    from attack.study.tuning import tune, tune_spec
+    from attack.study.tuning import chosen_release_path, tune
 
     scenario = open_scenario(scenario_path)
     if isinstance(scenario, SyntheticScenario):
@@ -653,11 +653,11 @@ def tune_command(scenario_path, json_path, html_path, release_path, jobs, engine
     html_path = html_path or _tune_output(scenario.outputs.get("html"), ".html")
     if scenario.tune is None:
         raise InputError("the scenario has no [tune] table", file=str(scenario_path))
-    release_path = release_path or tune_spec(scenario.tune, scenario.base).release
+    release_path = release_path or chosen_release_path(scenario)
     inputs = scenario.input_paths()
     check_outputs([json_path, html_path, release_path], inputs)
     outcome = tune(scenario, say=say, engine=_engine_flags(engine, jobs, scheduler, memory_budget))
-    document = outcome.as_dict()
+    document = outcome.to_dict()
     files = {Path(json_path): (to_json(document), None)}
     if html_path:
         files[Path(html_path)] = (render_tune_html(document, scenario.title), None)
@@ -719,7 +719,7 @@ def utility_command(original_path, release_path, variables, by, crosses, weight,
         ml=_ml_settings(ml_target, ml_models, ml_features, ml_repetitions, ml_metric, ml_tolerances, seed),
         protection_log=_protection_log(log_path),
     )
-    document = profile.as_dict()
+    document = profile.to_dict()
     if json_path:
         write_files_atomic({Path(json_path): (to_json(document), None)}, inputs=[original_path, release_path])
     if not quiet:

@@ -98,26 +98,17 @@ class AttackResult:
             out["timings"] = dict(self.timings)
         return out
 
-    def as_run(self) -> dict:
-        """The run record the report renderers and certificates take."""
-        return {
-            "name": self.name,
-            "intruder": self.intruder["role"] or self.intruder["file"],
-            "release": self.release["name"],
-            "result": dict(self.figures),
-        }
-
     def to_markdown(self, title: str | None = None) -> str:
         """The Markdown summary, verdict first."""
-        return render_markdown([self.as_run()], title=title or self.name)
+        return render_markdown([run_record(self)], title=title or self.name)
 
     def to_summary(self, files: tuple[str, ...] = ()) -> str:
         """The terminal summary (at most about 30 lines); ``files`` are where the full tables are."""
-        return render_summary([self.as_run()], title=self.name, files=files)
+        return render_summary([run_record(self)], title=self.name, files=files)
 
     def to_html(self, path: str | Path | None = None, title: str | None = None) -> str:
         """The self-contained HTML report; written atomically to ``path`` when given."""
-        text = render_html([self.as_run()], title=title or self.name)
+        text = render_html([run_record(self)], title=title or self.name)
         if path is not None:
             write_text_atomic(Path(path), text, inputs=self.inputs)
         return text
@@ -131,7 +122,18 @@ class AttackResult:
     def plot(self) -> list[Figure]:
         """The figures of the HTML report (heat maps per γ, risk against γ, distances), as
         matplotlib figures, in page order."""
-        return figures_of(lambda: render_html([self.as_run()], title=self.name))
+        return figures_of(lambda: render_html([run_record(self)], title=self.name))
+
+
+def run_record(result: AttackResult) -> dict[str, Any]:
+    """The run record the report renderers and certificates take: name, intruder, release and
+    the figures."""
+    return {
+        "name": result.name,
+        "intruder": result.intruder["role"] or result.intruder["file"],
+        "release": result.release["name"],
+        "result": dict(result.figures),
+    }
 
 
 def attack_repr(kind: str, name: str, figures: Mapping[str, Any]) -> str:

@@ -24,7 +24,7 @@ from attack.report.certificate import render_html as render_certificate
 from attack.report.notebook import figures_of, one_line, result_html
 from attack.report.terminal import render_summary
 from attack.risk.mass import matches_csv
-from attack.risk.results import AttackResult, attack_html, cell_table
+from attack.risk.results import AttackResult, attack_html, cell_table, run_record
 from attack.study import certificate, signing
 
 if TYPE_CHECKING:
@@ -127,16 +127,16 @@ class ScenarioResult:
 
     def to_markdown(self) -> str:
         """The Markdown summary, verdict first."""
-        return render_markdown([r.as_run() for r in self.runs], title=self.title, **self._report_args())
+        return render_markdown([run_record(r) for r in self.runs], title=self.title, **self._report_args())
 
     def to_summary(self, files: tuple[str, ...] = ()) -> str:
         """The terminal summary (at most about 30 lines); ``files`` are where the full tables are."""
-        return render_summary([r.as_run() for r in self.runs], title=self.title, files=files, **self._report_args())
+        return render_summary([run_record(r) for r in self.runs], title=self.title, files=files, **self._report_args())
 
     def to_html(self, path: str | Path | None = None) -> str:
         """The self-contained HTML report; written atomically to ``path`` when given."""
         text = render_html(
-            [r.as_run() for r in self.runs], title=self.title, notes=self.notes, **self._report_args()
+            [run_record(r) for r in self.runs], title=self.title, notes=self.notes, **self._report_args()
         )
         if path is not None:
             write_files_atomic({Path(path): (text, None)}, inputs=_inputs(self))
@@ -174,7 +174,7 @@ class ScenarioResult:
     def plot(self) -> list[Figure]:
         """The figures of the HTML report (risk against γ, per run its heat maps and distance
         histogram), as matplotlib figures, in page order."""
-        return figures_of(lambda: render_html([r.as_run() for r in self.runs], title=self.title,
+        return figures_of(lambda: render_html([run_record(r) for r in self.runs], title=self.title,
                                               **self._report_args()))
 
     def certificate(self, directory: str | Path, *, key: Any | None = None) -> dict:
@@ -188,7 +188,7 @@ class ScenarioResult:
         origin = self.scenario.origin
         return certificate.build(
             kind="run" if origin is None else "demo",
-            runs=[r.as_run() for r in self.runs],
+            runs=[run_record(r) for r in self.runs],
             inputs=self.scenario.fingerprints(Path(directory)),
             scenario={
                 "title": self.title,

@@ -149,7 +149,7 @@ def test_tune_outcome_and_verification(tmp_path):
     outcome = attack.tune(load_scenario(_write(tmp_path)))
     page = _check_display(outcome, "PASSED", "chosen value 0.5")
     assert "background" in page  # f = 0.001 does not pass
-    assert repr(outcome).startswith("TuneOutcome(PASSED;")
+    assert repr(outcome).startswith("TuneResult(PASSED;")
     assert all(isinstance(f, Figure) for f in outcome.plot()) and outcome.plot()
     result = attack.demo_scenario(n_units=300, seed=2).run(engine={"jobs": 1})
     path = tmp_path / "c.json"
