@@ -33,7 +33,7 @@ from attack.linkage.fellegi_sunter import INTRUDERS
 from attack.linkage.keys import parse_block, parse_block_entry, parse_key
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.report.notebook import verdict_word
-from attack.risk.settings import (
+from attack.risk.thresholds import (
     DEFAULT_GAMMAS,
     DEFAULT_MIN_PROBABILITIES,
     DEFAULT_TAU,

@@ -277,7 +277,29 @@ def _figures(
         v_g = int(n_evaluated[g])
         f_g = m_g - h_g
         rate = h_g / n_g if n_g else 0.0
-        fig = {
+        usefulness: dict[str, float | None] = {}
+        usefulness_ci: dict[str, list[float] | None] = {}
+        risks: dict[str, float] = {}
+        risks_ci: dict[str, list[float] | None] = {}
+        passed = True
+        for i, gamma in enumerate(spec.gammas):
+            u_count = int(n_useful[i][g])
+            use: float | None
+            if h_g == 0:
+                use, use_ci = None, None
+            elif v_g == 0:
+                use, use_ci = 1.0, None
+            else:
+                use, use_ci = u_count / v_g, wilson_interval(u_count, v_g)
+            risk = rate * use if use is not None else 0.0
+            slots = n_g * max(n_targets, 1)
+            usefulness[gamma.label] = use
+            usefulness_ci[gamma.label] = use_ci
+            risks[gamma.label] = risk
+            risks_ci[gamma.label] = wilson_interval(risk * slots, slots)
+            passed = passed and risk < spec.tau
+        upper = [ci[1] for ci in risks_ci.values() if ci is not None]
+        out.append({
             "n_verifiable": n_g,
             "n_matched": m_g,
             "n_correct": h_g,
@@ -289,31 +311,13 @@ def _figures(
             "false_match_rate_ci": wilson_interval(f_g, m_g),
             "precision": h_g / m_g if m_g else None,
             "precision_ci": wilson_interval(h_g, m_g),
-            "usefulness": {},
-            "usefulness_ci": {},
-            "disclosure_risk": {},
-            "disclosure_risk_ci": {},
-        }
-        passed = True
-        for i, gamma in enumerate(spec.gammas):
-            u_count = int(n_useful[i][g])
-            if h_g == 0:
-                use, use_ci = None, None
-            elif v_g == 0:
-                use, use_ci = 1.0, None
-            else:
-                use, use_ci = u_count / v_g, wilson_interval(u_count, v_g)
-            risk = rate * use if use is not None else 0.0
-            slots = n_g * max(n_targets, 1)
-            fig["usefulness"][gamma.label] = use
-            fig["usefulness_ci"][gamma.label] = use_ci
-            fig["disclosure_risk"][gamma.label] = risk
-            fig["disclosure_risk_ci"][gamma.label] = wilson_interval(risk * slots, slots)
-            passed = passed and risk < spec.tau
-        upper = [ci[1] for ci in fig["disclosure_risk_ci"].values() if ci is not None]
-        fig["passed"] = passed
-        fig["upper_bound_exceeds_tau"] = bool(passed and any(u >= spec.tau for u in upper))
-        out.append(fig)
+            "usefulness": usefulness,
+            "usefulness_ci": usefulness_ci,
+            "disclosure_risk": risks,
+            "disclosure_risk_ci": risks_ci,
+            "passed": passed,
+            "upper_bound_exceeds_tau": bool(passed and any(u >= spec.tau for u in upper)),
+        })
     return out
 
 

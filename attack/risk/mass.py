@@ -37,7 +37,8 @@ from attack.risk.evaluation import score
 from attack.risk.frequency import frequency_risk
 from attack.risk.learned import describe, held_out, learned_linkage, training_split
 from attack.risk.results import LINK_COLUMNS, AttackResult
-from attack.risk.settings import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES, Evaluation
+from attack.risk.settings import Evaluation
+from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES
 
 
 @dataclass

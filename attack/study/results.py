@@ -24,7 +24,7 @@ from attack.report.certificate import render_html as render_certificate
 from attack.report.notebook import figures_of, one_line, result_html
 from attack.report.terminal import render_summary
 from attack.risk.mass import matches_csv
-from attack.risk.results import AttackResult, attack_html, cell_table, run_record
+from attack.risk.results import AttackResult, CombinedRisk, attack_html, cell_table, run_record
 from attack.study import certificate, signing
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ class ScenarioResult:
     title: str
     scenario_file: str | None
     runs: tuple[AttackResult, ...]
-    combined: Mapping[str, Any] | None = None
+    combined: CombinedRisk | None = None
     any_intruder: tuple[Mapping[str, Any], ...] = ()
     natural_protection: tuple[Mapping[str, Any], ...] = ()
     single_attack: Mapping[str, Any] | None = None
@@ -79,7 +79,7 @@ class ScenarioResult:
     def passed(self) -> bool:
         """The verdict: every cell below τ — on the combined measure when there is one, else in
         every run — and, with single attacks, no target endangered (R(u) ≥ τ)."""
-        cells = self.combined["passed"] if self.combined is not None else all(r.passed for r in self.runs)
+        cells = self.combined.passed if self.combined is not None else all(r.passed for r in self.runs)
         endangered = (self.single_attack or {}).get("unit_risk", {}).get("n_endangered", 0)
         return bool(cells) and not endangered
 
@@ -87,8 +87,9 @@ class ScenarioResult:
     def cells(self) -> pd.DataFrame:
         """The cells the verdict rests on (combined, or every run's with its name), per γ."""
         if self.combined is not None:
-            gammas = list(self.combined["cells"][0]["disclosure_risk"]) if self.combined["cells"] else []
-            return cell_table(list(self.combined["cells"]), gammas, self.combined["tau"])
+            cells = list(self.combined.figures["cells"])
+            gammas = list(cells[0]["disclosure_risk"]) if cells else []
+            return cell_table(cells, gammas, self.combined.tau)
         frames = [run.cells for run in self.runs]
         for frame, run in zip(frames, self.runs, strict=True):
             frame.insert(2, "run", run.name)
@@ -110,16 +111,19 @@ class ScenarioResult:
             "notes": list(self.notes),
             "passed": self.passed,
             "runs": runs,
-            "combined": _plain(self.combined),
+            "combined": self._combined_dict(),
             "any_intruder": [_plain(a) for a in self.any_intruder],
             "natural_protection": [_plain(n) for n in self.natural_protection],
             "single_attack": _plain(self.single_attack),
             "attack_version": __version__,
         }
 
+    def _combined_dict(self) -> dict | None:
+        return None if self.combined is None else _plain(self.combined.to_dict())
+
     def _report_args(self) -> dict:
         return {
-            "combined": self.combined,
+            "combined": self._combined_dict(),
             "any_intruder": list(self.any_intruder),
             "natural_protection": list(self.natural_protection),
             "single_attack": self.single_attack,
@@ -164,7 +168,7 @@ class ScenarioResult:
         text = result_html(self.title, self.passed, facts, runs, failing=(~runs["passed"]).tolist(),
                            full=".runs_table()")
         if self.combined is not None:
-            text += attack_html("combined measure", self.combined)
+            text += attack_html("combined measure", self.combined.figures)
         return text
 
     def __repr__(self) -> str:
@@ -198,13 +202,13 @@ class ScenarioResult:
                     for r in self.runs
                 ],
                 "evaluation": first["evaluation"],
-                "lam": None if self.combined is None else self.combined["lam"],
+                "lam": None if self.combined is None else self.combined.lam,
             },
             rerun={"scenario": "the input with role 'scenario'"} if origin is None
             else {k: v for k, v in origin.items() if k != "bundled"},
             seeds={"linkage": {r.name: r.figures["linkage"].get("order", "no random step") for r in self.runs},
                    **({"demo_population": origin.get("seed")} if origin else {})},
-            combined=_plain(self.combined),
+            combined=self._combined_dict(),
             natural_protection=[_plain(n) for n in self.natural_protection] or None,
             single_attack=_plain(self.single_attack),
             key=key,

@@ -36,7 +36,7 @@ from attack.risk.any_intruder import any_intruder
 from attack.risk.combine import cell_key, combine, resolve_lambda
 from attack.risk.mass import AttackInput, engine_settings, needed_columns, run_attack
 from attack.risk.natural_protection import agreement_profile
-from attack.risk.results import AttackResult
+from attack.risk.results import AttackResult, CombinedRisk
 from attack.risk.settings import Evaluation
 from attack.study.results import ScenarioResult
 from attack.study.settings import DataEntry, ScenarioSettings, validate
@@ -127,7 +127,8 @@ class Scenario:
         runs = [result for _, _, result in attacks]
         combined = None
         if self.lam is not None:
-            combined = combine([(r.intruder["role"], r.figures) for r in runs], self.lam, self.evaluation.tau)
+            combined = CombinedRisk(combine([(r.intruder["role"], r.figures) for r in runs], self.lam,
+                                            self.evaluation.tau))
         by_any = tuple(
             {"release": runs_of[0][1].release["name"], **any_intruder([(i.name, r.units) for i, r in runs_of])}
             for runs_of in ([(i, r) for rel, i, r in attacks if rel == name] for name in self.releases)
@@ -148,7 +149,7 @@ class Scenario:
             scenario=self,
         )
 
-    def _single_attack(self, runs: list[AttackResult], combined: dict | None) -> dict:
+    def _single_attack(self, runs: list[AttackResult], combined: CombinedRisk | None) -> dict:
         """Targeted attacks on the release (Destatis handbook, ch. 13 and 36): chosen targets,
         the intruder's approximate knowledge of them, candidates within a window, unique links;
         then the per-unit risk R(u) = max(R_E, R_M) of the targets, in aggregate. ``runs`` are
@@ -189,7 +190,7 @@ class Scenario:
         (the worst case counts only when there is no realistic intruder). R_M is the unit's cell
         risk at the largest γ; u(u) uses that γ for every variable."""
         gamma = self.evaluation.gammas[-1]
-        cells = combined["cells"] if combined else runs[0].figures["cells"]
+        cells = combined.figures["cells"] if combined else runs[0].figures["cells"]
         risk_of_cell = {cell_key(c["cell"]): c["disclosure_risk"][gamma.label] or 0.0 for c in cells}
         rows = pd.Index(id_column(original, original_id)).get_indexer(result.targets)
         labels = [c.classes(original, c.name)[rows] for c in self.evaluation.classifiers]

@@ -190,7 +190,7 @@ def _risk_summary(outcome: ScenarioResult) -> dict[str, Any]:
     """Passed, failing cells and the largest cell risk over every γ, on the measure the scenario
     decides on (combined when it combines intruders)."""
     if outcome.combined is not None:
-        cells = outcome.combined["cells"]
+        cells = list(outcome.combined.figures["cells"])
     else:
         cells = [c for run in outcome.runs for c in run.figures["cells"]]
     risks = [r for c in cells for r in c["disclosure_risk"].values() if r is not None]

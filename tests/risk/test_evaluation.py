@@ -15,7 +15,8 @@ from attack.risk.evaluation import (
     evaluate,
     wilson_interval,
 )
-from attack.risk.settings import Evaluation, gammas_from
+from attack.risk.settings import Evaluation
+from attack.risk.thresholds import gammas_from
 
 
 def test_wilson_interval_matches_fixture():
