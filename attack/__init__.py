@@ -54,14 +54,14 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
         SyntheticScenarioResult,
     )
     from attack.study.synthetic_scenario import open_scenario as load_scenario
-    from attack.study.tuning import tune
+    from attack.study.tuning import TuneResult, tune
     from attack.study.verify import verify
     from attack.synthesis.sequential import Synthesis, synthesize
     from attack.synthetic.mia_family import MembershipFamilyResult, membership_family
     from attack.synthetic.results import SyntheticResult
     from attack.synthetic.run import attack_synthetic
     from attack.utility.ml import MlUtility, ml_utility
-    from attack.utility.profile import utility_profile
+    from attack.utility.profile import UtilityProfile, utility_profile
 
 #: Public name -> (module, name there).
 _LAZY = {
@@ -82,6 +82,7 @@ _LAZY = {
     "SyntheticScenarioResult": ("attack.study.synthetic_scenario", "SyntheticScenarioResult"),
     "load_scenario": ("attack.study.synthetic_scenario", "open_scenario"),
     "tune": ("attack.study.tuning", "tune"),
+    "TuneResult": ("attack.study.tuning", "TuneResult"),
     "verify": ("attack.study.verify", "verify"),
     "Synthesis": ("attack.synthesis.sequential", "Synthesis"),
     "synthesize": ("attack.synthesis.sequential", "synthesize"),
@@ -90,6 +91,7 @@ _LAZY = {
     "MembershipFamilyResult": ("attack.synthetic.mia_family", "MembershipFamilyResult"),
     "attack_synthetic": ("attack.synthetic.run", "attack_synthetic"),
     "utility_profile": ("attack.utility.profile", "utility_profile"),
+    "UtilityProfile": ("attack.utility.profile", "UtilityProfile"),
     "ml_utility": ("attack.utility.ml", "ml_utility"),
     "MlUtility": ("attack.utility.ml", "MlUtility"),
 }
@@ -120,6 +122,7 @@ __all__ = [
     "membership_family", "MembershipFamilyResult",
     "frequency_risk", "FrequencyRisk",
     "ml_utility", "MlUtility",
+    "TuneResult", "UtilityProfile",
 ]
 
 
