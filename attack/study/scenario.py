@@ -173,7 +173,7 @@ class Scenario:
             knowledge, original_id, release, release_id, categorical=exact, metric=noisy,
             window=table.get("window", 0.10), delta=table.get("delta", 0.5),
         )
-        out = result.describe()
+        out = result.to_dict()
         groups = table.get("groups")
         if groups is not None:
             labels = single_attack.size_groups(original, original_id, targets, **groups)
