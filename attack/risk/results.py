@@ -103,6 +103,61 @@ class CombinedRisk:
         return copy.deepcopy(dict(self.figures))
 
 
+@dataclass(frozen=True)
+class RiskSummary:
+    """Hit rate and disclosure risk per γ of one attack, for side-by-side tables."""
+
+    n_verifiable: int
+    reidentification_rate: float
+    disclosure_risk: Mapping[str, float]
+
+    @classmethod
+    def from_figures(cls, figures: Mapping[str, Any]) -> RiskSummary:
+        return cls(int(figures["n_verifiable"]), float(figures["reidentification_rate"]),
+                   dict(figures["disclosure_risk"]))
+
+
+@dataclass(frozen=True, eq=False)
+class NaturalProtection:
+    """One realistic intruder against the FORMAL file beside a release, with the agreement
+    tables of the overlap variables (``attack.risk.natural_protection``); ``to_dict`` is the
+    JSON entry."""
+
+    figures: Mapping[str, Any] = field(repr=False)
+    intruder: str = field(init=False)
+    release_name: str = field(init=False)
+    formal: RiskSummary = field(init=False)
+    release: RiskSummary = field(init=False)
+
+    def __post_init__(self) -> None:
+        _set(self, intruder=str(self.figures["intruder"]), release_name=str(self.figures["release_name"]),
+             formal=RiskSummary.from_figures(self.figures["formal"]),
+             release=RiskSummary.from_figures(self.figures["release"]))
+
+    def to_dict(self) -> dict[str, Any]:
+        return copy.deepcopy(dict(self.figures))
+
+
+@dataclass(frozen=True, eq=False)
+class SingleAttackRisk:
+    """The targeted attacks of a scenario run (``attack.risk.single``) and, when computed, the
+    per-unit risk R(u) of the targets in aggregate; ``to_dict`` is the JSON block."""
+
+    figures: Mapping[str, Any] = field(repr=False)
+    #: Targets whose R(u) reaches τ (None without the per-unit risk); any fails the verdict.
+    n_endangered: int | None = field(init=False)
+    tau: float | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        unit_risk = self.figures.get("unit_risk") or {}
+        endangered, tau = unit_risk.get("n_endangered"), unit_risk.get("tau")
+        _set(self, n_endangered=None if endangered is None else int(endangered),
+             tau=None if tau is None else float(tau))
+
+    def to_dict(self) -> dict[str, Any]:
+        return copy.deepcopy(dict(self.figures))
+
+
 def _set(result: object, **values: Any) -> None:
     """Set the typed fields a frozen result derives from its figures."""
     for name, value in values.items():

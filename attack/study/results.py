@@ -24,7 +24,15 @@ from attack.report.certificate import render_html as render_certificate
 from attack.report.notebook import figures_of, one_line, result_html
 from attack.report.terminal import render_summary
 from attack.risk.mass import matches_csv
-from attack.risk.results import AttackResult, CombinedRisk, attack_html, cell_table, run_record
+from attack.risk.results import (
+    AttackResult,
+    CombinedRisk,
+    NaturalProtection,
+    SingleAttackRisk,
+    attack_html,
+    cell_table,
+    run_record,
+)
 from attack.study import certificate, signing
 
 if TYPE_CHECKING:
@@ -70,8 +78,8 @@ class ScenarioResult:
     runs: tuple[AttackResult, ...]
     combined: CombinedRisk | None = None
     any_intruder: tuple[Mapping[str, Any], ...] = ()
-    natural_protection: tuple[Mapping[str, Any], ...] = ()
-    single_attack: Mapping[str, Any] | None = None
+    natural_protection: tuple[NaturalProtection, ...] = ()
+    single_attack: SingleAttackRisk | None = None
     notes: tuple[str, ...] = ()
     scenario: RunSource | None = field(default=None, repr=False)
 
@@ -80,7 +88,7 @@ class ScenarioResult:
         """The verdict: every cell below τ — on the combined measure when there is one, else in
         every run — and, with single attacks, no target endangered (R(u) ≥ τ)."""
         cells = self.combined.passed if self.combined is not None else all(r.passed for r in self.runs)
-        endangered = (self.single_attack or {}).get("unit_risk", {}).get("n_endangered", 0)
+        endangered = None if self.single_attack is None else self.single_attack.n_endangered
         return bool(cells) and not endangered
 
     @property
@@ -113,20 +121,26 @@ class ScenarioResult:
             "runs": runs,
             "combined": self._combined_dict(),
             "any_intruder": [_plain(a) for a in self.any_intruder],
-            "natural_protection": [_plain(n) for n in self.natural_protection],
-            "single_attack": _plain(self.single_attack),
+            "natural_protection": self._natural_protection_list(),
+            "single_attack": self._single_attack_dict(),
             "attack_version": __version__,
         }
 
     def _combined_dict(self) -> dict | None:
         return None if self.combined is None else _plain(self.combined.to_dict())
 
+    def _natural_protection_list(self) -> list[dict]:
+        return [_plain(n.to_dict()) for n in self.natural_protection]
+
+    def _single_attack_dict(self) -> dict | None:
+        return None if self.single_attack is None else _plain(self.single_attack.to_dict())
+
     def _report_args(self) -> dict:
         return {
             "combined": self._combined_dict(),
             "any_intruder": list(self.any_intruder),
-            "natural_protection": list(self.natural_protection),
-            "single_attack": self.single_attack,
+            "natural_protection": self._natural_protection_list(),
+            "single_attack": self._single_attack_dict(),
         }
 
     def to_markdown(self) -> str:
@@ -160,7 +174,7 @@ class ScenarioResult:
     def _repr_html_(self) -> str:
         runs = self.runs_table()
         facts = [f"{len(self.runs)} runs", f"{int((~runs['passed']).sum()) if len(runs) else 0} not passed"]
-        endangered = (self.single_attack or {}).get("unit_risk", {}).get("n_endangered")
+        endangered = None if self.single_attack is None else self.single_attack.n_endangered
         if endangered is not None:
             facts.append(f"{endangered} targets endangered")
         if self.combined is not None:
@@ -209,8 +223,8 @@ class ScenarioResult:
             seeds={"linkage": {r.name: r.figures["linkage"].get("order", "no random step") for r in self.runs},
                    **({"demo_population": origin.get("seed")} if origin else {})},
             combined=self._combined_dict(),
-            natural_protection=[_plain(n) for n in self.natural_protection] or None,
-            single_attack=_plain(self.single_attack),
+            natural_protection=self._natural_protection_list() or None,
+            single_attack=self._single_attack_dict(),
             key=key,
         )
 

@@ -36,7 +36,7 @@ from attack.risk.any_intruder import any_intruder
 from attack.risk.combine import cell_key, combine, resolve_lambda
 from attack.risk.mass import AttackInput, engine_settings, needed_columns, run_attack
 from attack.risk.natural_protection import agreement_profile
-from attack.risk.results import AttackResult, CombinedRisk
+from attack.risk.results import AttackResult, CombinedRisk, NaturalProtection, SingleAttackRisk
 from attack.risk.settings import Evaluation
 from attack.study.results import ScenarioResult
 from attack.study.settings import DataEntry, ScenarioSettings, validate
@@ -134,16 +134,16 @@ class Scenario:
             for runs_of in ([(i, r) for rel, i, r in attacks if rel == name] for name in self.releases)
             if len(self.intruders) > 1
         )
-        protection = self._natural_protection(attacks, solve) if self.formal is not None else ()
+        protection = self._natural_protection(attacks, solve) if self.formal is not None else []
         first = [result for release, _, result in attacks if release == next(iter(self.releases))]
-        single = self._single_attack(first, combined) if self.single is not None else None
+        single = SingleAttackRisk(self._single_attack(first, combined)) if self.single is not None else None
         return ScenarioResult(
             title=self.title,
             scenario_file=self.path.name if self.path else None,
             runs=tuple(runs),
             combined=combined,
             any_intruder=by_any,
-            natural_protection=tuple(protection),
+            natural_protection=tuple(NaturalProtection(n) for n in protection),
             single_attack=single,
             notes=self.notes,
             scenario=self,
