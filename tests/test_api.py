@@ -45,7 +45,7 @@ def test_the_public_names_are_pinned():
         "SyntheticResult", "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
         "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
         "membership_family", "MembershipFamilyResult", "frequency_risk", "FrequencyRisk",
-        "ml_utility", "MlUtility",
+        "ml_utility", "MlUtility", "TuneResult", "UtilityProfile",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None
