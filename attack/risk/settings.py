@@ -36,23 +36,20 @@ def _probability(value: float) -> float:
     return value
 
 
-Probability = Annotated[float, Field(allow_inf_nan=False), AfterValidator(_probability)]
+#: The range is checked by ``_probability`` (its message names the interval); the schema shows it.
+Probability = Annotated[float, Field(allow_inf_nan=False, json_schema_extra={"minimum": 0, "maximum": 1}),
+                        AfterValidator(_probability)]
 
 
 class Evaluation(SettingsTable):
-    """How the attack is scored and judged (Destatis handbook, ch. 12).
-
-    Built from keywords (``Evaluation.of(gamma=[0.1], tau=0.5)``, errors as
-    ``attack.InputError``) or validated from a scenario file's table.
-    """
+    """How the attack is scored and judged (Destatis handbook, ch. 12)."""
 
     gamma: list[GammaValue] = Field(
         default_factory=lambda: list(DEFAULT_GAMMAS), min_length=1,
         description="Usefulness thresholds γ: relative deviations below γ count as useful.")
     gamma_by_variable: dict[str, list[GammaValue]] | None = None
     tau: float = Field(LINKAGE_TAU, gt=0, le=1, description="Threshold τ: every cell's risk must stay below it.")
-    targets: list[str] | None = Field(None, description="Variables the intruder wants (default: the number "
-                                      "columns of both the release and the truth; none: the risk is the hit rate).")
+    targets: list[str] | None = Field(None, min_length=1, description="Variables the intruder wants.")
     cells: list[BlockEntry] = Field(default_factory=list, description="Cell variables.")
     zero_tolerance: float = Field(0.0, ge=0, allow_inf_nan=False)
     truth_complete: bool = Field(False, description="The ground truth covers every external record: one whose "
@@ -65,8 +62,8 @@ class Evaluation(SettingsTable):
 
     @classmethod
     def of(cls, **values: Any) -> Evaluation:
-        """The settings validated from keywords; a bad value raises ``attack.InputError``
-        naming the field."""
+        """The settings validated from keywords (``Evaluation.of(gamma=[0.1], tau=0.5)``); a bad
+        value raises ``attack.InputError`` naming the field."""
         try:
             return cls.model_validate(values)
         except ValidationError as exc:

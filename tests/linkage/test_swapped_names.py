@@ -50,4 +50,4 @@ def test_the_other_name_column_is_read_and_guarded():
     spec = LinkageSpec(keys=(KeySpec("given", "string", swap_with="family"),))
     assert code_columns(spec) == ["given", "family"]
     with pytest.raises(InputError, match="intruder does not know"):  # the release's id as the other name
-        run_attack(AttackInput(EXT.assign(id=[1, 2, 3, 4]), "id", REL, "family"), spec, Evaluation.of(targets=()))
+        run_attack(AttackInput(EXT.assign(id=[1, 2, 3, 4]), "id", REL, "family"), spec, Evaluation.of())
