@@ -61,14 +61,14 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
         SyntheticScenarioResult,
     )
     from attack.study.synthetic_scenario import open_scenario as load_scenario
-    from attack.study.tuning import tune
+    from attack.study.tuning import TuneResult, tune
     from attack.study.verify import verify
     from attack.synthesis.sequential import Synthesis, synthesize
     from attack.synthetic.mia_family import MembershipFamilyResult, membership_family
     from attack.synthetic.results import SyntheticResult
     from attack.synthetic.run import attack_synthetic
     from attack.utility.ml import MlUtility, ml_utility
-    from attack.utility.profile import utility_profile
+    from attack.utility.profile import UtilityProfile, utility_profile
 
 #: Public name -> (module, name there).
 _LAZY = {
@@ -99,6 +99,7 @@ _LAZY = {
     "SyntheticScenarioResult": ("attack.study.synthetic_scenario", "SyntheticScenarioResult"),
     "load_scenario": ("attack.study.synthetic_scenario", "open_scenario"),
     "tune": ("attack.study.tuning", "tune"),
+    "TuneResult": ("attack.study.tuning", "TuneResult"),
     "verify": ("attack.study.verify", "verify"),
     "Synthesis": ("attack.synthesis.sequential", "Synthesis"),
     "synthesize": ("attack.synthesis.sequential", "synthesize"),
@@ -107,6 +108,7 @@ _LAZY = {
     "MembershipFamilyResult": ("attack.synthetic.mia_family", "MembershipFamilyResult"),
     "attack_synthetic": ("attack.synthetic.run", "attack_synthetic"),
     "utility_profile": ("attack.utility.profile", "utility_profile"),
+    "UtilityProfile": ("attack.utility.profile", "UtilityProfile"),
     "ml_utility": ("attack.utility.ml", "ml_utility"),
     "MlUtility": ("attack.utility.ml", "MlUtility"),
 }
@@ -141,6 +143,7 @@ __all__ = [
     "run_demo", "DemoResult", "write_outputs", "certificate_path", "tune_paths", "json_schema",
     "render_report", "report_path", "RenderedReport",
     "generate_keypair", "load_private_key", "passphrase_from_env", "protection_listing", "protection_methods",
+    "TuneResult", "UtilityProfile",
 ]
 
 

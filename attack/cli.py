@@ -267,7 +267,7 @@ def tune_command(scenario_path: Path, json_path: Path | None, html_path: Path | 
     inputs = scenario.input_paths()
     app.guard([json_path, html_path, release_path], inputs)
     outcome = attack.tune(scenario, say=None if quiet else app.note, engine=engine)
-    document = outcome.as_dict()
+    document = outcome.to_dict()
     files: app.Files = {json_path: app.json_file(document)}
     if html_path:
         files[html_path] = (app.tune_html(document, scenario.title), None)
@@ -302,7 +302,7 @@ def utility_command(original_path: Path, release_path: Path, variables: str, by:
         ml=app.ml_settings(ml["ml_target"], ml["ml_models"], ml["ml_features"], ml["ml_repetitions"],
                            ml["ml_metric"], ml["ml_tolerances"], seed),
     )
-    document = profile.as_dict()
+    document = profile.to_dict()
     if json_path:
         app.write({json_path: app.json_file(document)}, [original_path, release_path])
     if not quiet:

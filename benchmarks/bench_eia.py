@@ -41,8 +41,8 @@ def child() -> None:
     from attack.linkage.link import LinkageSpec
     from attack.protect.formal import formal_release
     from attack.protect.microaggregation import separate_microaggregation
-    from attack.risk.evaluation import EvaluationSpec
     from attack.risk.mass import AttackInput, run_attack
+    from attack.risk.settings import Evaluation
 
     original = pd.read_csv(DATA)
     original.insert(0, "row_id", range(len(original)))
@@ -55,7 +55,7 @@ def child() -> None:
     )
     start = time.perf_counter()
     outcome = run_attack(
-        AttackInput(original, "row_id", release, "row_id"), spec, EvaluationSpec(), engine={'jobs': 1}
+        AttackInput(original, "row_id", release, "row_id"), spec, Evaluation.of(), engine={'jobs': 1}
     )
     seconds = time.perf_counter() - start
     linkage = outcome.figures["linkage"]

@@ -24,14 +24,14 @@ def run_case(n_ext: int, n_rel: int, blocks: int, jobs: int) -> None:
     from attack.linkage.blocking import Classifier
     from attack.linkage.distances import KeySpec
     from attack.linkage.link import LinkageSpec
-    from attack.risk.evaluation import EvaluationSpec
     from attack.risk.mass import AttackInput, run_attack
+    from attack.risk.settings import Evaluation
 
     external, release = synthetic(n_ext, n_rel, blocks)
     spec = LinkageSpec(keys=(KeySpec("turnover", "metric", log=True), KeySpec("employees", "metric", log=True)),
                        blocks=(Classifier("nace"),), method="greedy")
     start = time.perf_counter()
-    run_attack(AttackInput(external, "unit_id", release, "unit_id"), spec, EvaluationSpec(), engine={"jobs": jobs})
+    run_attack(AttackInput(external, "unit_id", release, "unit_id"), spec, Evaluation.of(), engine={"jobs": jobs})
     print(f"{time.perf_counter() - start:.2f}")
 
 

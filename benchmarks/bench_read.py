@@ -43,7 +43,7 @@ def child(path: str) -> None:
     table = read(path)
     seconds = time.perf_counter() - start
     numbers = sum(pd.api.types.is_numeric_dtype(table.frame[c]) for c in table.frame.columns)
-    print(f"{seconds:.2f} s; {table.info.as_dict()}; {numbers} number columns")
+    print(f"{seconds:.2f} s; {table.info.to_dict()}; {numbers} number columns")
 
 
 def main() -> None:

@@ -48,8 +48,8 @@ def run_attack(n: int, jobs: int | None) -> dict:
     from attack.linkage.blocking import Classifier
     from attack.linkage.distances import KeySpec
     from attack.linkage.link import LinkageSpec
-    from attack.risk.evaluation import EvaluationSpec
     from attack.risk.mass import AttackInput, run_attack
+    from attack.risk.settings import Evaluation
 
     external, release = synthetic(n, n, BLOCKS)
     spec = LinkageSpec(
@@ -59,7 +59,7 @@ def run_attack(n: int, jobs: int | None) -> dict:
     )
     start = time.perf_counter()
     out = run_attack(
-        AttackInput(external, "unit_id", release, "unit_id"), spec, EvaluationSpec(), engine={'jobs': jobs}
+        AttackInput(external, "unit_id", release, "unit_id"), spec, Evaluation.of(), engine={'jobs': jobs}
     )
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "links": len(out.links), "correct": int(out.links["correct"].sum())}

@@ -61,8 +61,8 @@ def run_case(name: str, jobs: int | None) -> None:
     from attack.linkage.blocking import Classifier
     from attack.linkage.distances import KeySpec
     from attack.linkage.link import LinkageSpec
-    from attack.risk.evaluation import EvaluationSpec
     from attack.risk.mass import AttackInput, run_attack
+    from attack.risk.settings import Evaluation
 
     n_ext, n_rel, n_blocks, method, _, _ = CASES[name]
     external, release = synthetic(n_ext, n_rel, n_blocks)
@@ -73,7 +73,7 @@ def run_case(name: str, jobs: int | None) -> None:
     )
     start = time.perf_counter()
     outcome = run_attack(
-        AttackInput(external, "unit_id", release, "unit_id"), spec, EvaluationSpec(), engine={'jobs': jobs}
+        AttackInput(external, "unit_id", release, "unit_id"), spec, Evaluation.of(), engine={'jobs': jobs}
     )
     seconds = time.perf_counter() - start
     linkage = outcome.figures["linkage"]

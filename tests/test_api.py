@@ -45,7 +45,7 @@ def test_the_public_names_are_pinned():
         "SyntheticResult", "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
         "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
         "membership_family", "MembershipFamilyResult", "frequency_risk", "FrequencyRisk",
-        "ml_utility", "MlUtility",
+        "ml_utility", "MlUtility", "TuneResult", "UtilityProfile",
         "ReadOptions", "read_options", "read_tables", "gammas_by_variable", "inspect_file", "render_inspection",
         "run_demo", "DemoResult", "write_outputs", "certificate_path", "tune_paths", "render_report",
         "report_path", "RenderedReport", "json_schema", "generate_keypair", "load_private_key",

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from attack import defaults
 from attack.cli import main
-from attack.risk.evaluation import DEFAULT_TAU
+from attack.risk.thresholds import DEFAULT_TAU
 from attack.study.outputs import tune_output as _tune_output
 from attack.synthetic.run import DEFAULT_SYNTH_TAU
 

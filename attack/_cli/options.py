@@ -24,7 +24,7 @@ from attack.linkage.engines import ENGINES, parse_size
 from attack.linkage.fellegi_sunter import INTRUDERS
 from attack.linkage.keys import parse_block, parse_block_entry, parse_key
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
-from attack.risk.evaluation import RISK_BASES
+from attack.risk.thresholds import RISK_BASES
 
 F = TypeVar("F", bound=Callable[..., Any])
 FILE = click.Path(dir_okay=False, path_type=Path)

@@ -365,7 +365,7 @@ class ColumnSummary:
     examples: tuple[str, ...]
     notes: tuple[str, ...]
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "name": self.name, "role": self.role, "dtype": self.dtype,
             "missing_share": round(self.missing_share, 6), "distinct": self.distinct,

@@ -15,8 +15,8 @@ def inspect_file(path: str | Path, options: ReadOptions | None = None) -> dict:
     table = read(path, options=options)
     return {
         "file": table.source,
-        "reading": table.info.as_dict(),
-        "columns": [describe_column(table.frame, c, options.codes).as_dict()
+        "reading": table.info.to_dict(),
+        "columns": [describe_column(table.frame, c, options.codes).to_dict()
                     for c in table.frame.columns],
     }
 

@@ -158,7 +158,7 @@ class ReadInfo:
     #: Every column of the file (not only those read); not part of the record.
     header: tuple[str, ...] = field(default=(), repr=False)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         """JSON-ready record of the reading (for results and certificates)."""
         out = {"format": self.format}
         for name in ("encoding", "sep", "decimal", "thousands", "quotechar", "sheet"):
@@ -236,9 +236,9 @@ def read(path: str | Path, columns: Sequence[str] | None = None,
     # provenance only, never a setting: the name errors quote, and how the file was read (for
     # results; without the number of columns read, which depends on the caller, not the file)
     absent = [c for c in options.codes if info.header and c not in info.header]
-    frame.attrs.update(source=name, read={k: v for k, v in info.as_dict().items() if k != "columns"},
+    frame.attrs.update(source=name, read={k: v for k, v in info.to_dict().items() if k != "columns"},
                        sha256=digest, bytes=len(raw), codes_absent=absent)
-    log.info("read %s: %s", name, info.as_dict())
+    log.info("read %s: %s", name, info.to_dict())
     return Table(frame, name, info, digest, len(raw))
 
 

@@ -54,7 +54,7 @@ def load_result(path: str | Path) -> tuple[dict, str]:
 
 
 def document_runs(document: Mapping[str, Any]) -> list[dict]:
-    """The runs of a scenario or link document as the renderers take them (``AttackResult.as_run``)."""
+    """The runs of a scenario or link document as the renderers take them (``attack.risk.results.run_record``)."""
     entries = document["runs"] if "runs" in document else [document]
     return [{"name": e.get("name", ""),
              "intruder": (e.get("intruder") or {}).get("role") or (e.get("intruder") or {}).get("file", ""),

@@ -103,7 +103,7 @@ def _recoverable_markdown(rec: Mapping[str, Any]) -> list[str]:
 
 
 def render_utility_markdown(profile: Mapping[str, Any], title: str) -> str:
-    """Markdown summary of a utility profile (``UtilityProfile.as_dict()``)."""
+    """Markdown summary of a utility profile (``UtilityProfile.to_dict()``)."""
     families = profile["families"]
     failing = [name for name, f in families.items() if not f["passed"]]
     out = [f"# {title}", "",
@@ -164,7 +164,7 @@ def _headline(document: Mapping[str, Any]) -> str:
 
 
 def render_tune_markdown(document: Mapping[str, Any], title: str) -> str:
-    """Markdown summary of a tuning run (``TuneOutcome.as_dict()``)."""
+    """Markdown summary of a tuning run (``TuneResult.to_dict()``)."""
     families = _families(document)
     return "\n".join([
         f"# {title}", "", _headline(document), "",

@@ -26,123 +26,22 @@ carry the confident figures per threshold P (docs/method/intruder-confidence.md)
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from attack.defaults import LINKAGE_TAU
 from attack.errors import InputError
 from attack.io.columns import number_columns, require_number_columns
 from attack.io.readers import numeric_column, source_name
 from attack.linkage.blocking import Classifier
 from attack.report.labels import cell_label
+from attack.risk.settings import Evaluation
 
 Z_95 = 1.959963984540054
-DEFAULT_GAMMAS: tuple[float, ...] = (0.05, 0.10)
-DEFAULT_TAU = LINKAGE_TAU  # why 0.5: attack/defaults.py
 HISTOGRAM_BINS = 20
-#: Match-probability thresholds at which confident links are reported by default.
-DEFAULT_MIN_PROBABILITIES: tuple[float, ...] = (0.5, 0.9, 0.99)
-#: What τ judges: the handbook hit rate of all links, or the hit rate of the confident links.
-RISK_BASES: tuple[str, ...] = ("all", "confident")
-
-
-@dataclass(frozen=True)
-class Gamma:
-    """One usefulness threshold setting: a default γ and per-variable γ_i overrides."""
-
-    value: float
-    label: str
-    by_variable: Mapping[str, float] = field(default_factory=dict, hash=False, compare=False)
-
-    def __post_init__(self) -> None:
-        for g in (self.value, *self.by_variable.values()):
-            if not g > 0:
-                raise InputError(f"usefulness threshold γ must be positive, got {g}")
-
-    def for_variable(self, name: str) -> float:
-        return self.by_variable.get(name, self.value)
-
-
-def gammas_from(
-    values: Sequence[float | str], by_variable: Mapping[str, Sequence[float]] | None = None
-) -> tuple[Gamma, ...]:
-    """Build γ settings from values as written ("0.05") and optional per-variable lists
-    aligned with them (``{"costs": [0.08, 0.15]}``)."""
-    by_variable = by_variable or {}
-    out = []
-    for i, raw in enumerate(values):
-        try:
-            value = float(raw)
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"γ must be a number, got {raw!r}") from exc
-        label = repr(value)  # one spelling, the shortest exact one: "0.10" and 0.1 are both "0.1"
-        overrides = {}
-        for name, settings in by_variable.items():
-            if len(settings) != len(values):
-                raise InputError(
-                    f"per-variable γ for {name!r} needs {len(values)} values, one per γ setting"
-                )
-            overrides[name] = float(settings[i])
-        out.append(Gamma(value, label, overrides))
-    if len({g.value for g in out}) != len(out):
-        raise InputError("a γ value is given twice")
-    return tuple(out)
-
-
-@dataclass(frozen=True)
-class EvaluationSpec:
-    """What counts as success for the intruder and how risk is reported."""
-
-    gammas: tuple[Gamma, ...] = field(default_factory=lambda: gammas_from(DEFAULT_GAMMAS))
-    tau: float = DEFAULT_TAU
-    targets: tuple[str, ...] | None = None
-    cells: tuple[Classifier, ...] = ()
-    zero_tolerance: float = 0.0
-    #: The ground truth is known for every external record: a record whose id is missing or
-    #: not in the release has no counterpart, and its link is a false link.
-    truth_complete: bool = False
-    #: Match-probability thresholds P of the confident links (reported when links carry one).
-    min_probabilities: tuple[float, ...] = DEFAULT_MIN_PROBABILITIES
-    #: ``"all"`` (the handbook's hit rate) or ``"confident"``: the intruder keeps only the links
-    #: with a match probability of at least the first P, and every figure and τ judge those.
-    risk_on: str = "all"
-
-    def __post_init__(self) -> None:
-        if not self.min_probabilities or not all(0 <= p <= 1 for p in self.min_probabilities):
-            raise InputError("every minimum match probability must lie in [0, 1]", field="min_probability")
-        if len(set(self.min_probabilities)) != len(self.min_probabilities):
-            raise InputError("a minimum match probability is given twice", field="min_probability")
-        if self.risk_on not in RISK_BASES:
-            raise InputError(f"risk_on must be one of {', '.join(RISK_BASES)}, got {self.risk_on!r}",
-                             field="risk_on")
-        if not self.gammas:
-            raise InputError("at least one γ is needed")
-        if not 0 < self.tau <= 1:
-            raise InputError(f"risk limit τ must be in (0, 1], got {self.tau}")
-        if self.zero_tolerance < 0:
-            raise InputError("the zero tolerance must not be negative")
-
-    def describe(self, targets: Sequence[str]) -> dict:
-        out = {
-            "gamma": [g.value for g in self.gammas],
-            "gamma_by_variable": {
-                g.label: dict(g.by_variable) for g in self.gammas if g.by_variable
-            },
-            "tau": self.tau,
-            "targets": list(targets),
-            "cell_variables": [c.label() for c in self.cells],
-            "zero_rule": "exact" if self.zero_tolerance == 0 else f"|w'| <= {self.zero_tolerance:g}",
-            "decision": "every cell's disclosure risk < tau for every gamma (point estimate)",
-        }
-        if self.truth_complete:
-            out["truth_complete"] = True
-        if self.risk_on != "all":
-            out["risk_on"] = f"confident links (match probability >= {self.min_probabilities[0]:g})"
-        return out
 
 
 def wilson_interval(successes: float, n: float, z: float = Z_95) -> list[float] | None:
@@ -190,7 +89,7 @@ def score(
     external_ids: np.ndarray,
     release: pd.DataFrame,
     release_ids: np.ndarray,
-    spec: EvaluationSpec,
+    spec: Evaluation,
     *,
     original: pd.DataFrame | None = None,
     original_ids: np.ndarray | None = None,
@@ -198,7 +97,7 @@ def score(
     categorical: Sequence[str] = (),
     id_columns: Sequence[str] = (),
     match_probability: np.ndarray | None = None,
-) -> dict:
+) -> Scored:
     """Score links (``release_row[i]`` for external record ``i``, −1 = none) against the truth.
 
     Without ``original`` the release values count as the truth. ``categorical`` names columns
@@ -221,7 +120,7 @@ def score(
     truth, truth_rows = _truth(release, release_ids, true_row[verifiable], original, original_ids)
     exclude = set(id_columns)
     exclude.update(categorical)
-    exclude.update(c.name for c in spec.cells if c.bins is None)
+    exclude.update(c.name for c in spec.classifiers if c.bins is None)
     if spec.targets is not None:
         targets = list(spec.targets)
     else:
@@ -242,7 +141,7 @@ def score(
     useful, evaluated = _usefulness(
         release, truth, truth_rows, linked_row, correct, targets, spec
     )
-    cell_codes, cell_values = _cells(truth, truth_rows, spec.cells)
+    cell_codes, cell_values = _cells(truth, truth_rows, spec.classifiers)
 
     outcome = (linked, correct, useful, evaluated)
     summary = _figures(np.zeros(verifiable.size, dtype=np.int64), 1, *outcome, spec, len(targets))[0]
@@ -275,7 +174,7 @@ def score(
         "n_failing_cells": sum(not c["passed"] for c in cells),
         "usefulness_by_variable": _by_variable(useful, evaluated, correct, targets, spec),
         "cells": cells,
-        "evaluation": spec.describe(targets),
+        "evaluation": spec.to_dict(targets),
     }
     if distance is not None:
         result["distance_histogram"] = _histogram(distance[verifiable], linked, correct)
@@ -312,7 +211,7 @@ def _usefulness(
     linked_row: np.ndarray,
     correct: np.ndarray,
     targets: Sequence[str],
-    spec: EvaluationSpec,
+    spec: Evaluation,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Boolean arrays (γ, record, variable) of useful values and (record, variable) of evaluated
     values, for correctly linked records only (docs/method/risk.md)."""
@@ -360,7 +259,7 @@ def _figures(
     correct: np.ndarray,
     useful: np.ndarray,
     evaluated: np.ndarray,
-    spec: EvaluationSpec,
+    spec: Evaluation,
     n_targets: int,
 ) -> list[dict]:
     """Rates, intervals and the τ decision for every group of records."""
@@ -378,7 +277,29 @@ def _figures(
         v_g = int(n_evaluated[g])
         f_g = m_g - h_g
         rate = h_g / n_g if n_g else 0.0
-        fig = {
+        usefulness: dict[str, float | None] = {}
+        usefulness_ci: dict[str, list[float] | None] = {}
+        risks: dict[str, float] = {}
+        risks_ci: dict[str, list[float] | None] = {}
+        passed = True
+        for i, gamma in enumerate(spec.gammas):
+            u_count = int(n_useful[i][g])
+            use: float | None
+            if h_g == 0:
+                use, use_ci = None, None
+            elif v_g == 0:
+                use, use_ci = 1.0, None
+            else:
+                use, use_ci = u_count / v_g, wilson_interval(u_count, v_g)
+            risk = rate * use if use is not None else 0.0
+            slots = n_g * max(n_targets, 1)
+            usefulness[gamma.label] = use
+            usefulness_ci[gamma.label] = use_ci
+            risks[gamma.label] = risk
+            risks_ci[gamma.label] = wilson_interval(risk * slots, slots)
+            passed = passed and risk < spec.tau
+        upper = [ci[1] for ci in risks_ci.values() if ci is not None]
+        out.append({
             "n_verifiable": n_g,
             "n_matched": m_g,
             "n_correct": h_g,
@@ -390,31 +311,13 @@ def _figures(
             "false_match_rate_ci": wilson_interval(f_g, m_g),
             "precision": h_g / m_g if m_g else None,
             "precision_ci": wilson_interval(h_g, m_g),
-            "usefulness": {},
-            "usefulness_ci": {},
-            "disclosure_risk": {},
-            "disclosure_risk_ci": {},
-        }
-        passed = True
-        for i, gamma in enumerate(spec.gammas):
-            u_count = int(n_useful[i][g])
-            if h_g == 0:
-                use, use_ci = None, None
-            elif v_g == 0:
-                use, use_ci = 1.0, None
-            else:
-                use, use_ci = u_count / v_g, wilson_interval(u_count, v_g)
-            risk = rate * use if use is not None else 0.0
-            slots = n_g * max(n_targets, 1)
-            fig["usefulness"][gamma.label] = use
-            fig["usefulness_ci"][gamma.label] = use_ci
-            fig["disclosure_risk"][gamma.label] = risk
-            fig["disclosure_risk_ci"][gamma.label] = wilson_interval(risk * slots, slots)
-            passed = passed and risk < spec.tau
-        upper = [ci[1] for ci in fig["disclosure_risk_ci"].values() if ci is not None]
-        fig["passed"] = passed
-        fig["upper_bound_exceeds_tau"] = bool(passed and any(u >= spec.tau for u in upper))
-        out.append(fig)
+            "usefulness": usefulness,
+            "usefulness_ci": usefulness_ci,
+            "disclosure_risk": risks,
+            "disclosure_risk_ci": risks_ci,
+            "passed": passed,
+            "upper_bound_exceeds_tau": bool(passed and any(u >= spec.tau for u in upper)),
+        })
     return out
 
 
@@ -442,7 +345,7 @@ def _confident(
     linked: np.ndarray,
     correct: np.ndarray,
     probability: np.ndarray,
-    spec: EvaluationSpec,
+    spec: Evaluation,
     absent_probability: np.ndarray | None = None,
 ) -> list[dict]:
     """Per group and threshold P: links with match probability ≥ P, the correct ones among them,
@@ -476,7 +379,7 @@ def _by_variable(
     evaluated: np.ndarray,
     correct: np.ndarray,
     targets: Sequence[str],
-    spec: EvaluationSpec,
+    spec: Evaluation,
 ) -> dict:
     """Per-variable usefulness shares over all correct links (diagnostic, docs/method/risk.md)."""
     out = {}

@@ -33,16 +33,12 @@ from attack.linkage.engines import Engine
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.link import LinkageSpec, Links, link
 from attack.linkage.settings import Linkage, linkage_spec
-from attack.risk.evaluation import (
-    DEFAULT_GAMMAS,
-    DEFAULT_MIN_PROBABILITIES,
-    EvaluationSpec,
-    score,
-)
+from attack.risk.evaluation import score
 from attack.risk.frequency import frequency_risk
 from attack.risk.learned import describe, held_out, learned_linkage, training_split
 from attack.risk.results import LINK_COLUMNS, AttackResult
-from attack.risk.settings import Evaluation, evaluation_spec
+from attack.risk.settings import Evaluation
+from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES
 
 
 @dataclass
@@ -65,7 +61,7 @@ class AttackInput:
 def run_attack(
     data: AttackInput,
     linkage: LinkageSpec,
-    evaluation: EvaluationSpec,
+    evaluation: Evaluation,
     *,
     name: str | None = None,
     intruder_name: str | None = None,
@@ -134,7 +130,7 @@ def run_attack(
     )
 
 
-def _learned_attack(data: AttackInput, linkage: LinkageSpec, evaluation: EvaluationSpec, run: dict) -> AttackResult:
+def _learned_attack(data: AttackInput, linkage: LinkageSpec, evaluation: Evaluation, run: dict) -> AttackResult:
     """The attack with learned weights on the held-out records, the fixed-weight attack on the
     same records beside it (``figures["learned_weights"]``)."""
     check_columns(data, linkage, evaluation)
@@ -220,7 +216,7 @@ class _Stopwatch:
         self._last = now
 
 
-def check_columns(data: AttackInput, linkage: LinkageSpec, evaluation: EvaluationSpec) -> None:
+def check_columns(data: AttackInput, linkage: LinkageSpec, evaluation: Evaluation) -> None:
     """Name the file and column when an id, key, blocking, target or cell column is missing,
     before any linkage work is done."""
     has_original = data.original is not None
@@ -229,7 +225,7 @@ def check_columns(data: AttackInput, linkage: LinkageSpec, evaluation: Evaluatio
     targets = list(evaluation.targets or ())
     require_columns(data.external, [data.external_id, *linkage.external_columns()])
     require_columns(data.release, [data.release_id, *linkage.release_columns(), *targets])
-    require_columns(truth, [truth_id, *targets, *(c.name for c in evaluation.cells)])
+    require_columns(truth, [truth_id, *targets, *(c.name for c in evaluation.classifiers)])
     hidden = {data.release_id: "the release's id column (hidden from the intruder)",
               data.external_id: "the external file's ground-truth id column"}
     for what, columns in (("key", [c for k in linkage.keys for c in k.columns]),
@@ -249,12 +245,12 @@ def code_columns(linkage: LinkageSpec) -> list[str]:
 
 
 def needed_columns(
-    role: str, id_column: str, linkage: LinkageSpec, evaluation: EvaluationSpec, has_original: bool
+    role: str, id_column: str, linkage: LinkageSpec, evaluation: Evaluation, has_original: bool
 ) -> list[str] | None:
     """Columns a file in ``role`` (external, release, original) must provide, so readers load
     nothing else; None (every column) where the evaluated variables default to all numeric
     columns."""
-    cells = [c.name for c in evaluation.cells]
+    cells = [c.name for c in evaluation.classifiers]
     if role == "external":
         return [id_column, *linkage.external_columns()]
     if evaluation.targets is None:
@@ -367,7 +363,7 @@ def attack_specs(
     *, keys, blocks, cells, targets, method, gammas, gamma_by_variable, tau, zero_tolerance,
     standardise, metric_distance, seed, winsorise=False, intruder="distance", truth_complete=False,
     min_probabilities=DEFAULT_MIN_PROBABILITIES, risk_on="all", learn_weights=None,
-) -> tuple[LinkageSpec, EvaluationSpec]:
+) -> tuple[LinkageSpec, Evaluation]:
     """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
     schema of scenario files (``Linkage``,
     ``Evaluation``); errors name the argument (``keys[1].weight``)."""
@@ -380,7 +376,7 @@ def attack_specs(
                                          "truth_complete": truth_complete, "min_probability": min_probabilities,
                                          "risk_on": risk_on},
                             {"gamma": "gammas", "min_probability": "min_probabilities"})
-    return linkage_spec(linkage), evaluation_spec(evaluation)
+    return linkage_spec(linkage), evaluation
 
 
 def _validated(model: type, values: dict, names: dict[str, str]):

@@ -8,7 +8,7 @@ release and intruder. Its ``to_dict`` is the only producer of the attack's JSON
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,141 @@ if TYPE_CHECKING:
 LINK_COLUMNS = ("external_id", "release_id", "distance", "n_best", "correct")
 
 
+@dataclass(frozen=True)
+class Estimate:
+    """A rate and its Wilson 95% interval (None when no case is behind it)."""
+
+    value: float | None
+    interval: tuple[float, float] | None
+
+    @classmethod
+    def of(cls, value: float | None, interval: Sequence[float] | None) -> Estimate:
+        return cls(None if value is None else float(value),
+                   None if interval is None else (float(interval[0]), float(interval[1])))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "interval": None if self.interval is None else list(self.interval)}
+
+
+@dataclass(frozen=True)
+class CellRisk:
+    """The figures one cell's verdict rests on: its disclosure risk per γ (label) with its
+    interval, and the counts behind it (None for a combined measure, which has no counts)."""
+
+    cell: Mapping[str, str]
+    passed: bool
+    disclosure_risk: Mapping[str, Estimate]
+    n_verifiable: int | None = None
+    n_correct: int | None = None
+    reidentification_rate: Estimate | None = None
+
+    @classmethod
+    def from_figures(cls, figures: Mapping[str, Any]) -> CellRisk:
+        """The typed view of one entry of the JSON ``cells`` list."""
+        intervals = figures.get("disclosure_risk_ci") or {}
+        rate = figures.get("reidentification_rate")
+        return cls(
+            cell=dict(figures["cell"]),
+            passed=bool(figures["passed"]),
+            disclosure_risk={g: Estimate.of(v, intervals.get(g)) for g, v in figures["disclosure_risk"].items()},
+            n_verifiable=figures.get("n_verifiable"),
+            n_correct=figures.get("n_correct"),
+            reidentification_rate=None if rate is None else Estimate.of(rate, figures.get("reidentification_rate_ci")),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cell": dict(self.cell), "passed": self.passed,
+            "disclosure_risk": {g: e.to_dict() for g, e in self.disclosure_risk.items()},
+            "n_verifiable": self.n_verifiable, "n_correct": self.n_correct,
+            "reidentification_rate": None if self.reidentification_rate is None
+            else self.reidentification_rate.to_dict(),
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class CombinedRisk:
+    """The combined measure λ·P_worst + (1 − λ)·mean(P_realistic) of one release, per cell
+    (``attack.risk.combine``): the verdict's figures typed, ``to_dict`` the JSON block."""
+
+    figures: Mapping[str, Any] = field(repr=False)
+    lam: float = field(init=False)
+    tau: float = field(init=False)
+    passed: bool = field(init=False)
+    n_failing_cells: int = field(init=False)
+    cells: tuple[CellRisk, ...] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _set(self, lam=float(self.figures["lam"]), tau=float(self.figures["tau"]),
+             passed=bool(self.figures["passed"]), n_failing_cells=int(self.figures["n_failing_cells"]),
+             cells=tuple(CellRisk.from_figures(c) for c in self.figures["cells"]))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``combined`` block of a scenario's JSON (a deep copy)."""
+        return copy.deepcopy(dict(self.figures))
+
+
+@dataclass(frozen=True)
+class RiskSummary:
+    """Hit rate and disclosure risk per γ of one attack, for side-by-side tables."""
+
+    n_verifiable: int
+    reidentification_rate: float
+    disclosure_risk: Mapping[str, float]
+
+    @classmethod
+    def from_figures(cls, figures: Mapping[str, Any]) -> RiskSummary:
+        return cls(int(figures["n_verifiable"]), float(figures["reidentification_rate"]),
+                   dict(figures["disclosure_risk"]))
+
+
+@dataclass(frozen=True, eq=False)
+class NaturalProtection:
+    """One realistic intruder against the FORMAL file beside a release, with the agreement
+    tables of the overlap variables (``attack.risk.natural_protection``); ``to_dict`` is the
+    JSON entry."""
+
+    figures: Mapping[str, Any] = field(repr=False)
+    intruder: str = field(init=False)
+    release_name: str = field(init=False)
+    formal: RiskSummary = field(init=False)
+    release: RiskSummary = field(init=False)
+
+    def __post_init__(self) -> None:
+        _set(self, intruder=str(self.figures["intruder"]), release_name=str(self.figures["release_name"]),
+             formal=RiskSummary.from_figures(self.figures["formal"]),
+             release=RiskSummary.from_figures(self.figures["release"]))
+
+    def to_dict(self) -> dict[str, Any]:
+        return copy.deepcopy(dict(self.figures))
+
+
+@dataclass(frozen=True, eq=False)
+class SingleAttackRisk:
+    """The targeted attacks of a scenario run (``attack.risk.single``) and, when computed, the
+    per-unit risk R(u) of the targets in aggregate; ``to_dict`` is the JSON block."""
+
+    figures: Mapping[str, Any] = field(repr=False)
+    #: Targets whose R(u) reaches τ (None without the per-unit risk); any fails the verdict.
+    n_endangered: int | None = field(init=False)
+    tau: float | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        unit_risk = self.figures.get("unit_risk") or {}
+        endangered, tau = unit_risk.get("n_endangered"), unit_risk.get("tau")
+        _set(self, n_endangered=None if endangered is None else int(endangered),
+             tau=None if tau is None else float(tau))
+
+    def to_dict(self) -> dict[str, Any]:
+        return copy.deepcopy(dict(self.figures))
+
+
+def _set(result: object, **values: Any) -> None:
+    """Set the typed fields a frozen result derives from its figures."""
+    for name, value in values.items():
+        object.__setattr__(result, name, value)
+
+
 @dataclass(frozen=True, eq=False)
 class AttackResult:
     """One intruder's mass attack on one release, scored against the ground truth.
@@ -42,8 +177,9 @@ class AttackResult:
     release:
         ``{"name", "file"}``: the candidate release attacked.
     figures:
-        The scored attack as JSON-ready data: counts, rates with Wilson intervals, usefulness
-        and disclosure risk per γ, overall and per cell, the linkage and evaluation settings.
+        The scored attack in its serialised form (what ``to_dict`` writes): counts, rates with
+        Wilson intervals, usefulness and disclosure risk per γ, overall and per cell, the linkage
+        and evaluation settings. The figures the verdict rests on are the typed fields below.
     links:
         Record-level links (``LINK_COLUMNS``), kept in memory and written only on request:
         they pair confidential release records with external identities.
@@ -54,6 +190,14 @@ class AttackResult:
     units:
         Record-level outcome per verifiable external record (unit, cell, correct; in memory
         only), for the maximum over intruders of a scenario run.
+    passed, tau:
+        The verdict (every cell's disclosure risk below τ for every γ) and τ.
+    n_external, n_verifiable, n_correct, reidentification_rate:
+        The overall counts and the hit rate with its interval.
+    disclosure_risk:
+        The overall disclosure risk per γ with its interval.
+    cell_risks:
+        Per cell, the figures its verdict rests on (``CellRisk``).
     """
 
     name: str
@@ -64,20 +208,28 @@ class AttackResult:
     timings: Mapping[str, float] = field(default_factory=dict, repr=False)
     inputs: tuple[str, ...] = field(default=(), repr=False)
     units: pd.DataFrame | None = field(default=None, repr=False)
-
-    @property
-    def passed(self) -> bool:
-        """True when every cell's disclosure risk is below τ for every γ."""
-        return bool(self.figures["passed"])
-
-    @property
-    def tau(self) -> float:
-        return float(self.figures["tau"])
+    passed: bool = field(init=False)
+    tau: float = field(init=False)
+    n_external: int = field(init=False)
+    n_verifiable: int = field(init=False)
+    n_correct: int = field(init=False)
+    reidentification_rate: Estimate = field(init=False)
+    disclosure_risk: Mapping[str, Estimate] = field(init=False)
+    cell_risks: tuple[CellRisk, ...] = field(init=False)
 
     @property
     def gammas(self) -> list[str]:
-        """The γ settings as labels (``format(γ, "g")``), the keys of every per-γ figure."""
+        """The γ settings as labels (``repr(γ)``), the keys of every per-γ figure."""
         return list(self.figures["disclosure_risk"])
+
+    def __post_init__(self) -> None:
+        f = self.figures
+        intervals = f.get("disclosure_risk_ci") or {}
+        _set(self, passed=bool(f["passed"]), tau=float(f["tau"]),
+             n_external=int(f["n_external"]), n_verifiable=int(f["n_verifiable"]), n_correct=int(f["n_correct"]),
+             reidentification_rate=Estimate.of(f["reidentification_rate"], f.get("reidentification_rate_ci")),
+             disclosure_risk={g: Estimate.of(v, intervals.get(g)) for g, v in f["disclosure_risk"].items()},
+             cell_risks=tuple(CellRisk.from_figures(c) for c in f["cells"]))
 
     @property
     def cells(self) -> pd.DataFrame:
@@ -85,7 +237,7 @@ class AttackResult:
         usefulness share, disclosure risk P_γ with its interval and the cell's verdict."""
         return cell_table(self.figures["cells"], self.gammas, self.tau)
 
-    def to_dict(self, *, timings: bool = False) -> dict:
+    def to_dict(self, *, timings: bool = False) -> dict[str, Any]:
         """The JSON document ``attack link`` writes (a deep copy)."""
         out = {
             "schema_version": SCHEMA_VERSION,
@@ -98,26 +250,17 @@ class AttackResult:
             out["timings"] = dict(self.timings)
         return out
 
-    def as_run(self) -> dict:
-        """The run record the report renderers and certificates take."""
-        return {
-            "name": self.name,
-            "intruder": self.intruder["role"] or self.intruder["file"],
-            "release": self.release["name"],
-            "result": dict(self.figures),
-        }
-
     def to_markdown(self, title: str | None = None) -> str:
         """The Markdown summary, verdict first."""
-        return render_markdown([self.as_run()], title=title or self.name)
+        return render_markdown([run_record(self)], title=title or self.name)
 
     def to_summary(self, files: tuple[str, ...] = ()) -> str:
         """The terminal summary (at most about 30 lines); ``files`` are where the full tables are."""
-        return render_summary([self.as_run()], title=self.name, files=files)
+        return render_summary([run_record(self)], title=self.name, files=files)
 
     def to_html(self, path: str | Path | None = None, title: str | None = None) -> str:
         """The self-contained HTML report; written atomically to ``path`` when given."""
-        text = render_html([self.as_run()], title=title or self.name)
+        text = render_html([run_record(self)], title=title or self.name)
         if path is not None:
             write_text_atomic(Path(path), text, inputs=self.inputs)
         return text
@@ -131,7 +274,18 @@ class AttackResult:
     def plot(self) -> list[Figure]:
         """The figures of the HTML report (heat maps per γ, risk against γ, distances), as
         matplotlib figures, in page order."""
-        return figures_of(lambda: render_html([self.as_run()], title=self.name))
+        return figures_of(lambda: render_html([run_record(self)], title=self.name))
+
+
+def run_record(result: AttackResult) -> dict[str, Any]:
+    """The run record the report renderers and certificates take: name, intruder, release and
+    the figures."""
+    return {
+        "name": result.name,
+        "intruder": result.intruder["role"] or result.intruder["file"],
+        "release": result.release["name"],
+        "result": dict(result.figures),
+    }
 
 
 def attack_repr(kind: str, name: str, figures: Mapping[str, Any]) -> str:

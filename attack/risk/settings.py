@@ -1,37 +1,53 @@
-"""The evaluation settings as data behind a schema: one description for scenario files and the API.
+"""The evaluation settings, declared once: the schema of scenario files, the API's arguments and
+what the scoring engine reads.
 
 ``Evaluation`` is the ``[evaluation]`` table of a scenario file and the scoring arguments of
-``attack.mass_attack`` (Destatis handbook, ch. 12; ``docs/method/risk.md``).
+``attack.mass_attack`` (Destatis handbook, ch. 12; ``docs/method/risk.md``). Every rule on τ,
+γ and the other settings is checked here, once.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Sequence
+from functools import cached_property
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, ValidationError, model_validator
 
 from attack.defaults import LINKAGE_TAU
-from attack.errors import InputError
+from attack.errors import InputError, from_validation
+from attack.linkage.blocking import Classifier
 from attack.linkage.keys import as_block
 from attack.linkage.settings import BlockEntry, SettingsTable
-from attack.risk.evaluation import (
+from attack.risk.thresholds import (
+    DEFAULT_GAMMAS,
     DEFAULT_MIN_PROBABILITIES,
     RISK_BASES,
-    EvaluationSpec,
+    Gamma,
     gammas_from,
 )
 
-Gamma = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-Probability = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+GammaValue = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+def _probability(value: float) -> float:
+    if not 0 <= value <= 1:
+        raise ValueError(f"every minimum match probability must lie in [0, 1], got {value:g}")
+    return value
+
+
+#: The range is checked by ``_probability`` (its message names the interval); the schema shows it.
+Probability = Annotated[float, Field(allow_inf_nan=False, json_schema_extra={"minimum": 0, "maximum": 1}),
+                        AfterValidator(_probability)]
 
 
 class Evaluation(SettingsTable):
     """How the attack is scored and judged (Destatis handbook, ch. 12)."""
 
-    gamma: list[Gamma] = Field(
-        default_factory=lambda: [0.05, 0.10], min_length=1,
+    gamma: list[GammaValue] = Field(
+        default_factory=lambda: list(DEFAULT_GAMMAS), min_length=1,
         description="Usefulness thresholds γ: relative deviations below γ count as useful.")
-    gamma_by_variable: dict[str, list[Gamma]] | None = None
+    gamma_by_variable: dict[str, list[GammaValue]] | None = None
     tau: float = Field(LINKAGE_TAU, gt=0, le=1, description="Threshold τ: every cell's risk must stay below it.")
     targets: list[str] | None = Field(None, min_length=1, description="Variables the intruder wants.")
     cells: list[BlockEntry] = Field(default_factory=list, description="Cell variables.")
@@ -44,6 +60,15 @@ class Evaluation(SettingsTable):
     risk_on: Literal[RISK_BASES] = Field(  # type: ignore[valid-type]
         "all", description="'all' links (the handbook's hit rate) or the 'confident' links at the first P.")
 
+    @classmethod
+    def of(cls, **values: Any) -> Evaluation:
+        """The settings validated from keywords (``Evaluation.of(gamma=[0.1], tau=0.5)``); a bad
+        value raises ``attack.InputError`` naming the field."""
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            raise from_validation(exc, model=cls) from None
+
     @model_validator(mode="after")
     def _aligned(self) -> Evaluation:
         if len(set(self.gamma)) != len(self.gamma):
@@ -51,21 +76,42 @@ class Evaluation(SettingsTable):
         for name, values in (self.gamma_by_variable or {}).items():
             if len(values) != len(self.gamma):
                 raise InputError(f"needs {len(self.gamma)} values, one per γ", field=f"gamma_by_variable.{name}")
+        if len(set(self.min_probability)) != len(self.min_probability):
+            raise InputError("a minimum match probability is given twice", field="min_probability")
         return self
 
+    @cached_property
+    def gammas(self) -> tuple[Gamma, ...]:
+        """The γ settings with their labels and per-variable overrides."""
+        return gammas_from(self.gamma, self.gamma_by_variable)
 
-def evaluation_spec(table: Evaluation) -> EvaluationSpec:
-    """The ``EvaluationSpec`` of a validated table."""
-    return EvaluationSpec(
-        gammas=gammas_from(table.gamma, table.gamma_by_variable),
-        tau=table.tau,
-        targets=None if table.targets is None else tuple(table.targets),
-        cells=tuple(as_block(c).classifier() for c in table.cells),
-        zero_tolerance=table.zero_tolerance,
-        truth_complete=table.truth_complete,
-        min_probabilities=tuple(table.min_probability),
-        risk_on=table.risk_on,
-    )
+    @cached_property
+    def classifiers(self) -> tuple[Classifier, ...]:
+        """The cell variables as the cell code takes them."""
+        return tuple(as_block(c).classifier() for c in self.cells)
+
+    @property
+    def min_probabilities(self) -> tuple[float, ...]:
+        return tuple(self.min_probability)
+
+    def to_dict(self, targets: Sequence[str]) -> dict[str, Any]:
+        """The ``evaluation`` block of an attack's JSON, with the variables evaluated."""
+        out: dict[str, Any] = {
+            "gamma": [g.value for g in self.gammas],
+            "gamma_by_variable": {
+                g.label: dict(g.by_variable) for g in self.gammas if g.by_variable
+            },
+            "tau": self.tau,
+            "targets": list(targets),
+            "cell_variables": [c.label() for c in self.classifiers],
+            "zero_rule": "exact" if self.zero_tolerance == 0 else f"|w'| <= {self.zero_tolerance:g}",
+            "decision": "every cell's disclosure risk < tau for every gamma (point estimate)",
+        }
+        if self.truth_complete:
+            out["truth_complete"] = True
+        if self.risk_on != "all":
+            out["risk_on"] = f"confident links (match probability >= {self.min_probabilities[0]:g})"
+        return out
 
 
-__all__ = ["Evaluation", "evaluation_spec"]
+__all__ = ["Evaluation"]

@@ -241,7 +241,7 @@ class SingleAttackResult:
             "candidates": self.candidates, "ratio": self.ratio,
         })
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         """JSON-ready settings and counts."""
         return {
             "window": self.window, "window_rule": "[Proposal] |r - k| <= window * |k|",

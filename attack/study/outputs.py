@@ -74,10 +74,10 @@ def tune_paths(scenario: Scenario, json: str | Path | None = None, html: str | P
     the chosen release, each the path given or its default (beside the files ``attack run``
     writes; the release of the ``[tune]`` table; None: not written). A scenario without a
     ``[tune]`` table cannot be tuned (``InputError``)."""
-    from attack.study.tuning import tune_spec
+    from attack.study.tuning import chosen_release_path
 
     json_path = tune_json_path(scenario, json)
     html_path = Path(html) if html else tune_output(scenario.outputs.get("html"), ".html")
     if scenario.tune is None:
         raise InputError("the scenario has no [tune] table", file=None if scenario.path is None else str(scenario.path))
-    return json_path, html_path, Path(release) if release else tune_spec(scenario.tune, scenario.base).release
+    return json_path, html_path, Path(release) if release else chosen_release_path(scenario)

@@ -24,7 +24,15 @@ from attack.report.certificate import render_html as render_certificate
 from attack.report.notebook import figures_of, one_line, result_html
 from attack.report.terminal import render_summary
 from attack.risk.mass import matches_csv
-from attack.risk.results import AttackResult, attack_html, cell_table
+from attack.risk.results import (
+    AttackResult,
+    CombinedRisk,
+    NaturalProtection,
+    SingleAttackRisk,
+    attack_html,
+    cell_table,
+    run_record,
+)
 from attack.study import certificate, signing
 
 if TYPE_CHECKING:
@@ -69,10 +77,10 @@ class ScenarioResult:
     title: str
     scenario_file: str | None
     runs: tuple[AttackResult, ...]
-    combined: Mapping[str, Any] | None = None
+    combined: CombinedRisk | None = None
     any_intruder: tuple[Mapping[str, Any], ...] = ()
-    natural_protection: tuple[Mapping[str, Any], ...] = ()
-    single_attack: Mapping[str, Any] | None = None
+    natural_protection: tuple[NaturalProtection, ...] = ()
+    single_attack: SingleAttackRisk | None = None
     notes: tuple[str, ...] = ()
     scenario: RunSource | None = field(default=None, repr=False)
 
@@ -80,16 +88,17 @@ class ScenarioResult:
     def passed(self) -> bool:
         """The verdict: every cell below τ — on the combined measure when there is one, else in
         every run — and, with single attacks, no target endangered (R(u) ≥ τ)."""
-        cells = self.combined["passed"] if self.combined is not None else all(r.passed for r in self.runs)
-        endangered = (self.single_attack or {}).get("unit_risk", {}).get("n_endangered", 0)
+        cells = self.combined.passed if self.combined is not None else all(r.passed for r in self.runs)
+        endangered = None if self.single_attack is None else self.single_attack.n_endangered
         return bool(cells) and not endangered
 
     @property
     def cells(self) -> pd.DataFrame:
         """The cells the verdict rests on (combined, or every run's with its name), per γ."""
         if self.combined is not None:
-            gammas = list(self.combined["cells"][0]["disclosure_risk"]) if self.combined["cells"] else []
-            return cell_table(list(self.combined["cells"]), gammas, self.combined["tau"])
+            cells = list(self.combined.figures["cells"])
+            gammas = list(cells[0]["disclosure_risk"]) if cells else []
+            return cell_table(cells, gammas, self.combined.tau)
         frames = [run.cells for run in self.runs]
         for frame, run in zip(frames, self.runs, strict=True):
             frame.insert(2, "run", run.name)
@@ -111,33 +120,42 @@ class ScenarioResult:
             "notes": list(self.notes),
             "passed": self.passed,
             "runs": runs,
-            "combined": _plain(self.combined),
+            "combined": self._combined_dict(),
             "any_intruder": [_plain(a) for a in self.any_intruder],
-            "natural_protection": [_plain(n) for n in self.natural_protection],
-            "single_attack": _plain(self.single_attack),
+            "natural_protection": self._natural_protection_list(),
+            "single_attack": self._single_attack_dict(),
             "attack_version": __version__,
         }
 
+    def _combined_dict(self) -> dict | None:
+        return None if self.combined is None else _plain(self.combined.to_dict())
+
+    def _natural_protection_list(self) -> list[dict]:
+        return [_plain(n.to_dict()) for n in self.natural_protection]
+
+    def _single_attack_dict(self) -> dict | None:
+        return None if self.single_attack is None else _plain(self.single_attack.to_dict())
+
     def _report_args(self) -> dict:
         return {
-            "combined": self.combined,
+            "combined": self._combined_dict(),
             "any_intruder": list(self.any_intruder),
-            "natural_protection": list(self.natural_protection),
-            "single_attack": self.single_attack,
+            "natural_protection": self._natural_protection_list(),
+            "single_attack": self._single_attack_dict(),
         }
 
     def to_markdown(self) -> str:
         """The Markdown summary, verdict first."""
-        return render_markdown([r.as_run() for r in self.runs], title=self.title, **self._report_args())
+        return render_markdown([run_record(r) for r in self.runs], title=self.title, **self._report_args())
 
     def to_summary(self, files: tuple[str, ...] = ()) -> str:
         """The terminal summary (at most about 30 lines); ``files`` are where the full tables are."""
-        return render_summary([r.as_run() for r in self.runs], title=self.title, files=files, **self._report_args())
+        return render_summary([run_record(r) for r in self.runs], title=self.title, files=files, **self._report_args())
 
     def to_html(self, path: str | Path | None = None) -> str:
         """The self-contained HTML report; written atomically to ``path`` when given."""
         text = render_html(
-            [r.as_run() for r in self.runs], title=self.title, notes=self.notes, **self._report_args()
+            [run_record(r) for r in self.runs], title=self.title, notes=self.notes, **self._report_args()
         )
         if path is not None:
             write_files_atomic({Path(path): (text, None)}, inputs=_inputs(self))
@@ -157,7 +175,7 @@ class ScenarioResult:
     def _repr_html_(self) -> str:
         runs = self.runs_table()
         facts = [f"{len(self.runs)} runs", f"{int((~runs['passed']).sum()) if len(runs) else 0} not passed"]
-        endangered = (self.single_attack or {}).get("unit_risk", {}).get("n_endangered")
+        endangered = None if self.single_attack is None else self.single_attack.n_endangered
         if endangered is not None:
             facts.append(f"{endangered} targets endangered")
         if self.combined is not None:
@@ -165,7 +183,7 @@ class ScenarioResult:
         text = result_html(self.title, self.passed, facts, runs, failing=(~runs["passed"]).tolist(),
                            full=".runs_table()")
         if self.combined is not None:
-            text += attack_html("combined measure", self.combined)
+            text += attack_html("combined measure", self.combined.figures)
         return text
 
     def __repr__(self) -> str:
@@ -175,7 +193,7 @@ class ScenarioResult:
     def plot(self) -> list[Figure]:
         """The figures of the HTML report (risk against γ, per run its heat maps and distance
         histogram), as matplotlib figures, in page order."""
-        return figures_of(lambda: render_html([r.as_run() for r in self.runs], title=self.title,
+        return figures_of(lambda: render_html([run_record(r) for r in self.runs], title=self.title,
                                               **self._report_args()))
 
     def certificate(self, directory: str | Path, *, key: Any | None = None) -> dict:
@@ -190,7 +208,7 @@ class ScenarioResult:
         origin = self.scenario.origin
         return certificate.build(
             kind="run" if origin is None else "demo",
-            runs=[r.as_run() for r in self.runs],
+            runs=[run_record(r) for r in self.runs],
             inputs=self.scenario.fingerprints(Path(directory)),
             scenario={
                 "title": self.title,
@@ -200,15 +218,15 @@ class ScenarioResult:
                     for r in self.runs
                 ],
                 "evaluation": first["evaluation"],
-                "lam": None if self.combined is None else self.combined["lam"],
+                "lam": None if self.combined is None else self.combined.lam,
             },
             rerun={"scenario": "the input with role 'scenario'"} if origin is None
             else {k: v for k, v in origin.items() if k != "bundled"},
             seeds={"linkage": {r.name: r.figures["linkage"].get("order", "no random step") for r in self.runs},
                    **({"demo_population": origin.get("seed")} if origin else {})},
-            combined=_plain(self.combined),
-            natural_protection=[_plain(n) for n in self.natural_protection] or None,
-            single_attack=_plain(self.single_attack),
+            combined=self._combined_dict(),
+            natural_protection=self._natural_protection_list() or None,
+            single_attack=self._single_attack_dict(),
             key=key,
         )
 

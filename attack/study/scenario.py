@@ -34,11 +34,10 @@ from attack.linkage.settings import linkage_spec
 from attack.risk import single as single_attack
 from attack.risk.any_intruder import any_intruder
 from attack.risk.combine import cell_key, combine, resolve_lambda
-from attack.risk.evaluation import EvaluationSpec
 from attack.risk.mass import AttackInput, engine_settings, needed_columns, run_attack
 from attack.risk.natural_protection import agreement_profile
-from attack.risk.results import AttackResult
-from attack.risk.settings import evaluation_spec
+from attack.risk.results import AttackResult, CombinedRisk, NaturalProtection, SingleAttackRisk
+from attack.risk.settings import Evaluation
 from attack.study.results import ScenarioResult
 from attack.study.settings import DataEntry, ScenarioSettings, validate
 
@@ -64,7 +63,7 @@ class Scenario:
     title: str
     sources: dict[str, Mapping]
     linkage: LinkageSpec
-    evaluation: EvaluationSpec
+    evaluation: Evaluation
     outputs: dict[str, Path] = field(default_factory=dict)
     base: Path = Path(".")
     engine: Engine = field(default_factory=lambda: Engine())
@@ -128,28 +127,29 @@ class Scenario:
         runs = [result for _, _, result in attacks]
         combined = None
         if self.lam is not None:
-            combined = combine([(r.intruder["role"], r.figures) for r in runs], self.lam, self.evaluation.tau)
+            combined = CombinedRisk(combine([(r.intruder["role"], r.figures) for r in runs], self.lam,
+                                            self.evaluation.tau))
         by_any = tuple(
             {"release": runs_of[0][1].release["name"], **any_intruder([(i.name, r.units) for i, r in runs_of])}
             for runs_of in ([(i, r) for rel, i, r in attacks if rel == name] for name in self.releases)
             if len(self.intruders) > 1
         )
-        protection = self._natural_protection(attacks, solve) if self.formal is not None else ()
+        protection = self._natural_protection(attacks, solve) if self.formal is not None else []
         first = [result for release, _, result in attacks if release == next(iter(self.releases))]
-        single = self._single_attack(first, combined) if self.single is not None else None
+        single = SingleAttackRisk(self._single_attack(first, combined)) if self.single is not None else None
         return ScenarioResult(
             title=self.title,
             scenario_file=self.path.name if self.path else None,
             runs=tuple(runs),
             combined=combined,
             any_intruder=by_any,
-            natural_protection=tuple(protection),
+            natural_protection=tuple(NaturalProtection(n) for n in protection),
             single_attack=single,
             notes=self.notes,
             scenario=self,
         )
 
-    def _single_attack(self, runs: list[AttackResult], combined: dict | None) -> dict:
+    def _single_attack(self, runs: list[AttackResult], combined: CombinedRisk | None) -> dict:
         """Targeted attacks on the release (Destatis handbook, ch. 13 and 36): chosen targets,
         the intruder's approximate knowledge of them, candidates within a window, unique links;
         then the per-unit risk R(u) = max(R_E, R_M) of the targets, in aggregate. ``runs`` are
@@ -173,7 +173,7 @@ class Scenario:
             knowledge, original_id, release, release_id, categorical=exact, metric=noisy,
             window=table.get("window", 0.10), delta=table.get("delta", 0.5),
         )
-        out = result.describe()
+        out = result.to_dict()
         groups = table.get("groups")
         if groups is not None:
             labels = single_attack.size_groups(original, original_id, targets, **groups)
@@ -190,14 +190,14 @@ class Scenario:
         (the worst case counts only when there is no realistic intruder). R_M is the unit's cell
         risk at the largest γ; u(u) uses that γ for every variable."""
         gamma = self.evaluation.gammas[-1]
-        cells = combined["cells"] if combined else runs[0].figures["cells"]
+        cells = combined.figures["cells"] if combined else runs[0].figures["cells"]
         risk_of_cell = {cell_key(c["cell"]): c["disclosure_risk"][gamma.label] or 0.0 for c in cells}
         rows = pd.Index(id_column(original, original_id)).get_indexer(result.targets)
-        labels = [c.classes(original, c.name)[rows] for c in self.evaluation.cells]
+        labels = [c.classes(original, c.name)[rows] for c in self.evaluation.classifiers]
         mass_risk = {
             target: risk_of_cell.get(
                 cell_key({c.label(): "(missing)" if v[k] is None else str(v[k])
-                           for c, v in zip(self.evaluation.cells, labels, strict=True)}), 0.0)
+                           for c, v in zip(self.evaluation.classifiers, labels, strict=True)}), 0.0)
             for k, target in enumerate(result.targets)
         }
         usefulness = single_attack.target_usefulness(
@@ -390,7 +390,7 @@ def scenario_from_settings(settings: ScenarioSettings, base: Path = Path("."), *
         for i, entry in enumerate(settings.intruder)
     ]
     natural = settings.natural_protection
-    evaluation = evaluation_spec(settings.evaluation)
+    evaluation = settings.evaluation
     outputs = settings.output.model_dump(by_alias=True, exclude_none=True)
     return Scenario(
         settings.title, sources, linkage, evaluation, {k: base / v for k, v in outputs.items()},

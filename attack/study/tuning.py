@@ -28,7 +28,7 @@ the choice rests on each candidate's own attack.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,84 +46,71 @@ from attack.study.settings import Tune
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Candidate", "TuneOutcome", "TuneSpec", "tune", "tune_spec"]
+    from attack.study.results import ScenarioResult
+
+__all__ = ["Candidate", "TuneResult", "tune", "tune_table"]
+
+
+def tune_table(table: Tune | Mapping) -> Tune:
+    """The ``[tune]`` table validated by the scenario schema (``attack.study.settings.Tune``), so
+    every value is type-checked and every parameter value parsed before the first attack."""
+    if isinstance(table, Tune):
+        return table
+    try:
+        return Tune.model_validate(table)
+    except ValidationError as exc:
+        raise from_validation(exc, model=Tune, prefix="tune") from None
+
+
+def chosen_release_path(scenario: Scenario) -> Path | None:
+    """Where the scenario's ``[tune] release`` puts the chosen release (None when not set)."""
+    table = None if scenario.tune is None else tune_table(scenario.tune)
+    return None if table is None or table.release is None else scenario.base / table.release
+
+
+def _table_dict(table: Tune) -> dict[str, Any]:
+    """The ``tune`` block of the tuning JSON: the grid as validated (without the output path)."""
+    return {
+        "method": table.method, "parameter": table.parameter, "values": list(table.values),
+        "columns": list(table.columns), "params": dict(table.params), "by": list(table.by),
+        "seeds": list(table.seeds), "base": table.base, "stop_at_first": table.stop_at_first,
+        "utility": table.utility.model_dump(exclude_defaults=True),
+    }
 
 
 @dataclass(frozen=True)
-class TuneSpec:
-    """The validated ``[tune]`` table."""
-
-    method: str
-    parameter: str
-    values: tuple
-    columns: tuple[str, ...]
-    params: Mapping[str, Any] = field(default_factory=dict)
-    by: tuple[str, ...] = ()
-    seeds: tuple[int, ...] = (0,)
-    base: str = "release"
-    stop_at_first: bool = False
-    release: Path | None = None
-    utility: Mapping[str, Any] = field(default_factory=dict)
-
-    def describe(self) -> dict:
-        return {
-            "method": self.method, "parameter": self.parameter, "values": list(self.values),
-            "columns": list(self.columns), "params": dict(self.params), "by": list(self.by),
-            "seeds": list(self.seeds), "base": self.base, "stop_at_first": self.stop_at_first,
-            "utility": dict(self.utility),
-        }
-
-
-def tune_spec(table: Tune | Mapping, base_dir: Path = Path(".")) -> TuneSpec:
-    """The ``[tune]`` table as a ``TuneSpec``; a mapping is validated by the scenario
-    schema first (``attack.study.settings.Tune``), so every value is type-checked and every
-    parameter value parsed before the first attack."""
-    if not isinstance(table, Tune):
-        try:
-            table = Tune.model_validate(table)
-        except ValidationError as exc:
-            raise from_validation(exc, model=Tune, prefix="tune") from None
-    return TuneSpec(
-        method=table.method, parameter=table.parameter, values=tuple(table.values), columns=tuple(table.columns),
-        params=dict(table.params), by=tuple(table.by), seeds=tuple(table.seeds), base=table.base,
-        stop_at_first=table.stop_at_first, release=None if table.release is None else base_dir / table.release,
-        utility=table.utility.model_dump(exclude_defaults=True),
-    )
-
-
-@dataclass
 class Candidate:
     """One tried setting with one seed: its release, risk summary and utility profile."""
 
     value: Any
     seed: int
-    release: pd.DataFrame
-    log: dict
-    risk: dict
-    utility: dict
-    outcome: Any
+    release: pd.DataFrame = field(repr=False)
+    log: Mapping[str, Any]
+    risk: Mapping[str, Any]
+    utility: Mapping[str, Any]
+    outcome: Any = field(repr=False)
     seconds: float
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "seed": self.seed, **self.risk,
                 "utility": self.utility, "protection": self.log,
                 "seconds": round(self.seconds, 2)}
 
 
-@dataclass
-class TuneOutcome:
+@dataclass(frozen=True)
+class TuneResult:
     """Every candidate and the chosen setting (None when no value of the grid passes)."""
 
-    spec: TuneSpec
+    settings: Tune
     tau: float
-    candidates: list[Candidate]
+    candidates: tuple[Candidate, ...]
     chosen_value: Any
 
     @property
     def chosen(self) -> Candidate | None:
         """The chosen setting's candidate for the first seed (the release that is written)."""
         for c in self.candidates:
-            if c.value == self.chosen_value and c.seed == self.spec.seeds[0]:
+            if c.value == self.chosen_value and c.seed == self.settings.seeds[0]:
                 return c
         return None
 
@@ -138,39 +125,39 @@ class TuneOutcome:
         return [f"{len(self.candidates)} candidates", chosen, f"τ = {self.tau:g}"]
 
     def __repr__(self) -> str:
-        return one_line("TuneOutcome", self.chosen_value is not None, *self._facts())
+        return one_line("TuneResult", self.chosen_value is not None, *self._facts())
 
     def _repr_html_(self) -> str:
-        table = self.table()
-        return result_html("Tuning of the protection", self.chosen_value is not None, self._facts(), table,
+        return result_html("Tuning of the protection", self.chosen_value is not None, self._facts(), self.table(),
                            failing=[not c.risk["passed"] for c in self.candidates], full=".table()")
 
     def plot(self) -> list[Figure]:
         """The figure of the HTML report (risk against utility per candidate), as matplotlib figures."""
-        return figures_of(lambda: render_tune_html(self.as_dict(), "tuning"))
+        return figures_of(lambda: render_tune_html(self.to_dict(), "tuning"))
 
-    def as_dict(self) -> dict:
-        rows = [c.as_dict() for c in self.candidates]
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document ``attack tune`` writes."""
         return {
-            "tune": self.spec.describe(),
+            "tune": _table_dict(self.settings),
             "tau": self.tau,
             "decision": "the first value, in the order the grid lists them (weak to strong), whose "
                         "candidates pass tau in every cell for every seed; utility is reported, never "
                         "traded against risk (docs/method/utility.md)",
             "chosen": None if self.chosen_value is None else {
-                "value": self.chosen_value, "seed": self.spec.seeds[0]},
+                "value": self.chosen_value, "seed": self.settings.seeds[0]},
             "verdict": "feasible" if self.chosen_value is not None
             else "no feasible candidate within the configured grid",
-            "candidates": rows,
+            "candidates": [c.to_dict() for c in self.candidates],
         }
 
 
-def tune(scenario: Scenario, say=None, engine: Mapping | None = None) -> TuneOutcome:
+def tune(scenario: Scenario, say: Callable[[str], None] | None = None,
+         engine: Mapping[str, Any] | None = None) -> TuneResult:
     """Run the ``[tune]`` grid of ``scenario`` (docs/method/utility.md steps 3-6); ``say`` receives
     one progress line per candidate, ``engine`` goes to the attacks (it never changes a figure)."""
     if scenario.tune is None:
         raise InputError("the scenario has no [tune] table")
-    spec = tune_spec(scenario.tune, scenario.base)
+    spec = tune_table(scenario.tune)
     base, base_id = scenario.load_source(spec.base)
     truth, truth_id = (scenario.load_source("original") if "original" in scenario.sources
                        else (base, base_id))
@@ -183,7 +170,7 @@ def tune(scenario: Scenario, say=None, engine: Mapping | None = None) -> TuneOut
             protected = protect(base, spec.method, {**spec.params, spec.parameter: value},
                                 columns=spec.columns, by=spec.by, seed=seed)
             outcome = scenario.with_release(protected.release, base_id).run(engine=engine)
-            risk = _risk_summary(outcome, scenario.evaluation.tau)
+            risk = _risk_summary(outcome)
             utility = _utility(truth, truth_id, protected.release, base_id, spec)
             candidates.append(Candidate(value, seed, protected.release, protected.log, risk,
                                         utility, outcome, time.perf_counter() - start))
@@ -196,14 +183,14 @@ def tune(scenario: Scenario, say=None, engine: Mapping | None = None) -> TuneOut
             chosen = value
             if spec.stop_at_first:
                 break
-    return TuneOutcome(spec, scenario.evaluation.tau, candidates, chosen)
+    return TuneResult(spec, scenario.evaluation.tau, tuple(candidates), chosen)
 
 
-def _risk_summary(outcome, tau: float) -> dict:
+def _risk_summary(outcome: ScenarioResult) -> dict[str, Any]:
     """Passed, failing cells and the largest cell risk over every γ, on the measure the scenario
     decides on (combined when it combines intruders)."""
     if outcome.combined is not None:
-        cells = outcome.combined["cells"]
+        cells = list(outcome.combined.figures["cells"])
     else:
         cells = [c for run in outcome.runs for c in run.figures["cells"]]
     risks = [r for c in cells for r in c["disclosure_risk"].values() if r is not None]
@@ -220,7 +207,7 @@ def _risk_summary(outcome, tau: float) -> dict:
 
 
 def _utility(truth: pd.DataFrame, truth_id: str, release: pd.DataFrame, release_id: str,
-             spec: TuneSpec) -> dict:
+             spec: Tune) -> dict[str, Any]:
     """A candidate's utility against the truth file: per check family the cases, exceedances
     and share (docs/method/utility.md), and IL1s when units can be aligned by id."""
     from attack.utility.profile import utility_profile
@@ -230,5 +217,5 @@ def _utility(truth: pd.DataFrame, truth_id: str, release: pd.DataFrame, release_
     options["crosses"] = [tuple(c) for c in options.get("crosses", [])]
     profile = utility_profile(
         truth, release, variables=variables, per_record=(truth_id, release_id), **options)
-    per_record = profile.as_dict()["per_record"] or {}
+    per_record = profile.to_dict()["per_record"] or {}
     return {"families": profile.summary(), "il1s": (per_record.get("il1s") or {}).get("sample_sd")}

@@ -91,7 +91,7 @@ class Thresholds:
         if self.zero_epsilon < 0:
             raise InputError("the zero tolerance ε must not be negative")
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return dict(self.__dict__)
 
 
@@ -111,7 +111,7 @@ class Case:
     n_original: int | None = None
     n_release: int | None = None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         """JSON-ready; a case resting on fewer than ``MIN_CELL_COUNT`` original units (the
         minimum cell size of the risk reports) shows its status only: its values and deviation
         would disclose those units' values."""
@@ -629,7 +629,7 @@ class ValueChange:
     def structural_changes(self) -> int:
         return self.zero_to_nonzero + self.nonzero_to_zero + self.sign_flips
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             **self.__dict__,
             "share": json_float(self.share),
@@ -762,7 +762,7 @@ class PerRecord:
     scores: Scores | None
     interval: IntervalDisclosure | None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "id_columns": list(self.id_columns),
             "matched_units": self.matched,
@@ -774,7 +774,7 @@ class PerRecord:
                 "population_sd": json_float(self.il1s_population),
                 "skipped_constant": list(self.il1s_skipped),
             },
-            "values": [v.as_dict() for v in self.values],
+            "values": [v.to_dict() for v in self.values],
             "scores": None if self.scores is None else self.scores.as_dict(),
             "interval_disclosure": None if self.interval is None else self.interval.as_dict(),
         }
@@ -880,28 +880,28 @@ class UtilityProfile:
             [f"{self.n_original} original and {self.n_release} release rows, {len(self.variables)} variables",
              f"{kept} of {len(self.families)} families within tolerance",
              "share: cases beyond the family's threshold (lower is better); reported beside the risk verdict"],
-            self.table(), failing=[f.passed is False for f in self.families], full=".table(), .as_dict()")
+            self.table(), failing=[f.passed is False for f in self.families], full=".table(), .to_dict()")
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "n_original": self.n_original,
             "n_release": self.n_release,
             "variables": list(self.variables),
             "subpopulation_scopes": list(self.scopes),
             "weights": self.weights,
-            "thresholds": self.thresholds.as_dict(),
+            "thresholds": self.thresholds.to_dict(),
             "missing_values": {
                 v: {"original": o, "release": r} for v, (o, r) in self.missing.items()
             },
             "families": self.summary(),
-            "cases": {f.name: [c.as_dict() for c in f.cases] for f in self.families},
+            "cases": {f.name: [c.to_dict() for c in f.cases] for f in self.families},
             "descriptive": {
                 v: {"original": o.as_dict(), "release": r.as_dict()}
                 for v, (o, r) in self.descriptive.items()
             },
             "categorical": [c.as_dict() for c in self.categorical],
             "models": [m.as_dict() for m in self.models],
-            "per_record": None if self.per_record is None else self.per_record.as_dict(),
+            "per_record": None if self.per_record is None else self.per_record.to_dict(),
             "propensity": None if self.propensity is None else self.propensity.as_dict(),
             "ml": None if self.ml is None else self.ml.to_dict(),
             "recoverable": None if self.recoverable is None else self.recoverable.to_dict(),

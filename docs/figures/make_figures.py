@@ -34,6 +34,7 @@ from attack.report.attack import (
     svg_figure,
 )
 from attack.report.synthetic import attack_rates_plot
+from attack.risk.results import run_record
 from attack.synthetic.space import nearest_neighbours, prepare
 
 HERE = Path(__file__).resolve().parent
@@ -43,7 +44,7 @@ COLUMNS = ["nace", "east_west", "legal_form", "employees", "turnover", "personne
 
 
 def linkage_figures(out: Path) -> None:
-    runs = [r.as_run() for r in attack.demo_scenario(n_units=5000, seed=1).run().runs]
+    runs = [run_record(r) for r in attack.demo_scenario(n_units=5000, seed=1).run().runs]
     with matplotlib.rc_context(PLOT_RC):
         realistic = next(run for run in runs if run["name"] == "MARKUS-like database vs FORMAL")["result"]
         largest_gamma = max(realistic["disclosure_risk"], key=float)

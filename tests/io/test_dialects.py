@@ -65,7 +65,7 @@ def test_dialects_and_encodings_are_detected(tmp_path, options, expected) -> Non
         assert getattr(table.info, key) == value, key
     assert table.source == str(path)
     assert table.info.rows == 3 and table.info.columns == 5
-    assert table.info.as_dict()["format"] == "csv"
+    assert table.info.to_dict()["format"] == "csv"
 
 
 def test_detection_is_logged(tmp_path, caplog) -> None:

@@ -13,14 +13,14 @@ from attack.errors import InputError
 from attack.linkage.blocking import Classifier, interval_labels, make_blocks
 from attack.linkage.distances import KeySpec
 from attack.linkage.link import LinkageSpec, link
-from attack.risk.evaluation import EvaluationSpec, gammas_from
 from attack.risk.mass import AttackInput, run_attack
+from attack.risk.settings import Evaluation
 
 KEYS = (KeySpec("turnover", "metric"), KeySpec("employees", "metric"))
 BLOCKS = (Classifier("wz"), Classifier("region"))
-EVALUATION = EvaluationSpec(
-    gammas=gammas_from([0.1]), tau=0.5, targets=("turnover", "employees", "costs"),
-    cells=(Classifier("wz"),),
+EVALUATION = Evaluation.of(
+    gamma=[0.1], tau=0.5, targets=("turnover", "employees", "costs"),
+    cells=["wz"],
 )
 
 
@@ -237,4 +237,4 @@ def test_readers_are_asked_for_the_needed_columns_only():
         "unit_id", "turnover", "employees", "costs", "wz",
     ]
     # without declared targets every numeric column may be evaluated: read everything
-    assert needed_columns("release", "unit_id", spec, EvaluationSpec(), True) is None
+    assert needed_columns("release", "unit_id", spec, Evaluation.of(), True) is None

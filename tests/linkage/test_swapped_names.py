@@ -44,10 +44,10 @@ def test_swap_needs_a_string_key_and_another_column():
 
 
 def test_the_other_name_column_is_read_and_guarded():
-    from attack.risk.evaluation import EvaluationSpec
     from attack.risk.mass import AttackInput, code_columns, run_attack
+    from attack.risk.settings import Evaluation
 
     spec = LinkageSpec(keys=(KeySpec("given", "string", swap_with="family"),))
     assert code_columns(spec) == ["given", "family"]
     with pytest.raises(InputError, match="intruder does not know"):  # the release's id as the other name
-        run_attack(AttackInput(EXT.assign(id=[1, 2, 3, 4]), "id", REL, "family"), spec, EvaluationSpec(targets=()))
+        run_attack(AttackInput(EXT.assign(id=[1, 2, 3, 4]), "id", REL, "family"), spec, Evaluation.of())

@@ -15,6 +15,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 import attack  # noqa: E402
 from attack.report.notebook import MAX_ROWS, result_html, verdict_word  # noqa: E402
+from attack.risk.results import CombinedRisk  # noqa: E402
 
 FIXTURE_ARGS = dict(keys=["turnover:metric", "employees:metric"], blocks=["wz", "region"],
                     external_id="unit_id", release_id="unit_id", cells=["wz"])
@@ -95,8 +96,8 @@ def test_scenario_result(demo):
 def test_combined_cells_have_no_empty_columns():
     cells = [{"cell": {"wz": "A"}, "disclosure_risk": {"0.1": 0.2}, "passed": True, "n_verifiable": 5}]
     frame = attack.ScenarioResult(title="t", scenario_file=None, runs=(),
-                                  combined={"cells": cells, "tau": 0.5, "passed": True,
-                                            "n_failing_cells": 0, "lam": 0.5}).cells
+                                  combined=CombinedRisk({"cells": cells, "tau": 0.5, "passed": True,
+                                                         "n_failing_cells": 0, "lam": 0.5})).cells
     assert list(frame.columns) == ["passed", "below_tau", "wz", "gamma", "disclosure_risk", "n_verifiable"]
 
 
@@ -149,7 +150,7 @@ def test_tune_outcome_and_verification(tmp_path):
     outcome = attack.tune(load_scenario(_write(tmp_path)))
     page = _check_display(outcome, "PASSED", "chosen value 0.5")
     assert "background" in page  # f = 0.001 does not pass
-    assert repr(outcome).startswith("TuneOutcome(PASSED;")
+    assert repr(outcome).startswith("TuneResult(PASSED;")
     assert all(isinstance(f, Figure) for f in outcome.plot()) and outcome.plot()
     result = attack.demo_scenario(n_units=300, seed=2).run(engine={"jobs": 1})
     path = tmp_path / "c.json"

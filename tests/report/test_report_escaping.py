@@ -102,4 +102,4 @@ params = {{ s = 0.01 }}
 columns = ["turnover"]
 ''', encoding="utf-8")
     scenario = load_scenario(path)
-    assert_inert(render_tune_html(tune(scenario).as_dict(), scenario.title))
+    assert_inert(render_tune_html(tune(scenario).to_dict(), scenario.title))

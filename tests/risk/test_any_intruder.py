@@ -103,7 +103,7 @@ linkage = { keys = ["employees:metric"] }
     text = result.to_markdown()
     assert "## Re-identified by any intruder" in text
     assert "Re-identified by any intruder" in result.to_html()
-    assert result.passed == result.combined["passed"]  # the verdict stays the combined measure's
+    assert result.passed == result.combined.passed  # the verdict stays the combined measure's
 
 
 def test_report_suppresses_small_groups():

@@ -15,12 +15,12 @@ from attack.linkage.blocking import Classifier
 from attack.linkage.distances import KeySpec
 from attack.linkage.link import LinkageSpec
 from attack.risk.combine import combine, resolve_lambda
-from attack.risk.evaluation import EvaluationSpec, gammas_from
 from attack.risk.mass import AttackInput, run_attack
+from attack.risk.settings import Evaluation
 
-EVALUATION = EvaluationSpec(
-    gammas=gammas_from([0.1]), tau=0.5, targets=("turnover", "employees", "costs"),
-    cells=(Classifier("wz"),),
+EVALUATION = Evaluation.of(
+    gamma=[0.1], tau=0.5, targets=("turnover", "employees", "costs"),
+    cells=["wz"],
 )
 WORST = ORIGINAL[["unit_id", "wz", "region", "turnover", "employees"]]
 

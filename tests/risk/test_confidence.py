@@ -12,12 +12,11 @@ from click.testing import CliRunner
 from attack.cli import main
 from attack.errors import InputError
 from attack.risk.evaluation import (
-    EvaluationSpec,
     evaluate,
-    gammas_from,
     wilson_interval,
 )
 from attack.risk.mass import mass_attack
+from attack.risk.settings import Evaluation
 
 RELEASE = pd.DataFrame({"id": ["a", "b", "c", "d"], "x": [10.0, 20.0, 30.0, 40.0]})
 RELEASE_IDS = RELEASE["id"].to_numpy(dtype=object)
@@ -29,7 +28,7 @@ PROBABILITY = np.array([0.95, 0.6, 0.3, 0.92, np.nan, np.nan])
 
 
 def _evaluate(**spec) -> dict:
-    spec = EvaluationSpec(gammas=gammas_from([0.1]), targets=("x",), **spec)
+    spec = Evaluation.of(gamma=[0.1], targets=("x",), **spec)
     return evaluate(LINKS, EXTERNAL_IDS, RELEASE, RELEASE_IDS, spec, match_probability=PROBABILITY)
 
 
@@ -74,14 +73,14 @@ def test_confident_links_per_threshold():
 
 
 def test_tau_on_the_confident_links():
-    r = _evaluate(min_probabilities=(0.5,), risk_on="confident")
+    r = _evaluate(min_probability=[0.5], risk_on="confident")
     assert (r["n_matched"], r["n_correct"]) == (2, 1)  # e2's link (0.3) is dropped
     assert list(r["confident"]) == ["0.5"]
     assert "confident links" in r["evaluation"]["risk_on"]
     with pytest.raises(InputError, match="risk_on"):
-        EvaluationSpec(risk_on="some")
+        Evaluation.of(risk_on="some")
     with pytest.raises(InputError, match=r"\[0, 1\]"):
-        EvaluationSpec(min_probabilities=(1.5,))
+        Evaluation.of(min_probability=[1.5])
 
 
 def _files(tmp_path):

@@ -10,14 +10,13 @@ from hypothesis import strategies as st
 
 from attack.errors import InputError
 from attack.io.columns import type_frame
-from attack.linkage.blocking import Classifier
 from attack.risk.evaluation import (
-    EvaluationSpec,
     default_targets,
     evaluate,
-    gammas_from,
     wilson_interval,
 )
+from attack.risk.settings import Evaluation
+from attack.risk.thresholds import gammas_from
 
 
 def test_wilson_interval_matches_fixture():
@@ -51,28 +50,28 @@ def test_usefulness_is_strict_and_relative_to_the_truth():
     # worked example 1.4 (docs/reference/worked-examples.md): deviations exactly equal to γ are not useful
     truth = _release({"w": [200.0, 10.0, 300.0, 100.0]})
     release = _release({"w": [180.0, 11.0, 330.0, 110.0001]})
-    spec = EvaluationSpec(gammas=gammas_from(["0.10"]), targets=("w",))
+    spec = Evaluation.of(gamma=["0.10"], targets=("w",))
     result = _score(release, truth, [0, 1, 2, 3], spec)
     assert result["usefulness"]["0.1"] == 0.0
-    loose = EvaluationSpec(gammas=gammas_from([0.1000001]), targets=("w",))
+    loose = Evaluation.of(gamma=[0.1000001], targets=("w",))
     assert _score(release, truth, [0, 1, 2, 3], loose)["usefulness"]["0.1000001"] == 0.75
 
 
 def test_zero_rule_and_missing_values():
     truth = _release({"w": [0.0, 0.0, np.nan, 5.0, 5.0]})
     release = _release({"w": [0.0, 0.001, 3.0, np.nan, 5.0]})
-    spec = EvaluationSpec(gammas=gammas_from([0.1]), targets=("w",))
+    spec = Evaluation.of(gamma=[0.1], targets=("w",))
     result = _score(release, truth, [0, 1, 2, 3, 4], spec)
     # evaluated: rows 0, 1, 3, 4 (true value missing in row 2); useful: rows 0 and 4
     assert result["usefulness"]["0.1"] == pytest.approx(2 / 4)
-    tolerant = EvaluationSpec(gammas=gammas_from([0.1]), targets=("w",), zero_tolerance=0.01)
+    tolerant = Evaluation.of(gamma=[0.1], targets=("w",), zero_tolerance=0.01)
     assert _score(release, truth, [0, 1, 2, 3, 4], tolerant)["usefulness"]["0.1"] == pytest.approx(3 / 4)
 
 
 def test_usefulness_is_one_when_nothing_is_evaluable_and_risk_zero_without_hits():
     truth = _release({"w": [np.nan, np.nan]})
     release = _release({"w": [1.0, 2.0]})
-    spec = EvaluationSpec(gammas=gammas_from([0.1]), targets=("w",))
+    spec = Evaluation.of(gamma=[0.1], targets=("w",))
     result = _score(release, truth, [0, 1], spec)
     assert result["usefulness"]["0.1"] == 1.0 and result["disclosure_risk"]["0.1"] == 1.0
     result = _score(release, truth, [1, 0], spec)
@@ -82,7 +81,7 @@ def test_usefulness_is_one_when_nothing_is_evaluable_and_risk_zero_without_hits(
 def test_per_variable_gamma():
     truth = _release({"a": [100.0, 100.0], "b": [100.0, 100.0]})
     release = _release({"a": [104.0, 108.0], "b": [104.0, 108.0]})
-    spec = EvaluationSpec(gammas=gammas_from([0.05], {"b": [0.1]}), targets=("a", "b"))
+    spec = Evaluation.of(gamma=[0.05], gamma_by_variable={"b": [0.1]}, targets=("a", "b"))
     result = _score(release, truth, [0, 1], spec)
     assert result["usefulness"]["0.05"] == pytest.approx(3 / 4)
     assert result["usefulness_by_variable"]["0.05"] == {"a": 0.5, "b": 1.0}
@@ -92,7 +91,7 @@ def test_per_variable_gamma():
 
 def test_unverifiable_records_stay_out_of_the_denominator():
     release = _release({"w": [1.0, 2.0, 3.0]})
-    spec = EvaluationSpec(gammas=gammas_from([0.1]), targets=("w",))
+    spec = Evaluation.of(gamma=[0.1], targets=("w",))
     ids = ["u0", "x9", None, "u2"]
     result = _score(release, release, [0, 1, 2, 1], spec, external_ids=ids)
     assert result["n_external"] == 4
@@ -106,7 +105,7 @@ def test_unverifiable_records_stay_out_of_the_denominator():
 def test_without_original_the_release_is_the_truth():
     release = _release({"w": [1.0, 2.0]})
     ids = release["id"].to_numpy(dtype=object)
-    spec = EvaluationSpec(gammas=gammas_from([0.01]))
+    spec = Evaluation.of(gamma=[0.01])
     result = evaluate(np.array([0, 1]), ids, release, ids, spec)
     assert result["usefulness"]["0.01"] == 1.0
     assert result["evaluation"]["targets"] == ["w"]
@@ -115,7 +114,7 @@ def test_without_original_the_release_is_the_truth():
 def test_unit_missing_from_original_is_an_error():
     release = _release({"w": [1.0, 2.0]})
     truth = release.iloc[:1]
-    spec = EvaluationSpec(gammas=gammas_from([0.1]), targets=("w",))
+    spec = Evaluation.of(gamma=[0.1], targets=("w",))
     with pytest.raises(InputError, match="not in the original"):
         _score(release, truth, [0, 1], spec)
 
@@ -123,9 +122,9 @@ def test_unit_missing_from_original_is_an_error():
 def test_cells_in_natural_order_and_tau_is_strict():
     truth = _release({"size": [10.0, 60.0, 600.0, 60.0], "w": [1.0, 1.0, 1.0, 1.0]})
     release = truth.copy()
-    spec = EvaluationSpec(
-        gammas=gammas_from([0.1]), tau=0.5, targets=("w",),
-        cells=(Classifier("size", bins=(20.0, 100.0)),),
+    spec = Evaluation.of(
+        gamma=[0.1], tau=0.5, targets=("w",),
+        cells=["size:bins=20,100"],
     )
     result = _score(release, truth, [0, 1, -1, 2], spec)
     labels = [c["cell"]["size:bins=20,100"] for c in result["cells"]]
@@ -138,7 +137,7 @@ def test_cells_in_natural_order_and_tau_is_strict():
 
 def test_upper_bound_flag():
     truth = _release({"w": [1.0] * 10})
-    spec = EvaluationSpec(gammas=gammas_from([0.1]), tau=0.5, targets=("w",))
+    spec = Evaluation.of(gamma=[0.1], tau=0.5, targets=("w",))
     links = [0, 1, 2, 3, -1, -1, -1, -1, -1, -1]  # P = 0.4, upper bound above 0.5
     result = _score(truth, truth, links, spec)
     assert result["passed"] is True
@@ -154,7 +153,7 @@ def test_rates_are_proportions(links, noise):
     truth = _release({"w": [float(v) for v in range(8)]})
     release = _release({"w": [float(v) + n for v, n in zip(range(8), noise, strict=True)]})
     ids = release["id"].to_numpy(dtype=object)[: len(links)]
-    spec = EvaluationSpec(targets=("w",))
+    spec = Evaluation.of(targets=("w",))
     result = _score(release, truth, links, spec, external_ids=ids)
     assert result["n_correct"] + result["n_false"] + result["n_none"] == result["n_verifiable"]
     for key in ("0.05", "0.1"):

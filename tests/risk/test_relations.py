@@ -14,8 +14,8 @@ import pytest
 
 from attack.datasets.demo import demo_linkage, demo_source, metric_columns
 from attack.protect.microaggregation import mdav
-from attack.risk.evaluation import EvaluationSpec
 from attack.risk.mass import AttackInput, run_attack
+from attack.risk.settings import Evaluation
 
 N_UNITS = 17000  # the demo default, the size of the handbook's KSE
 SEED = 1
@@ -41,7 +41,7 @@ def results(formal_and_mdav: tuple[pd.DataFrame, pd.DataFrame]) -> dict[str, dic
     return {
         name: run_attack(
             AttackInput(worst, "unit_id", release, "unit_id", original, "unit_id"),
-            demo_linkage("greedy"), EvaluationSpec(), engine={"jobs": 1},
+            demo_linkage("greedy"), Evaluation.of(), engine={"jobs": 1},
         ).figures
         for name, release in releases.items()
     }

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from attack.cli import main
 from attack.errors import InputError
 from attack.study.scenario import load_linkage_scenario as load_scenario
-from attack.study.tuning import tune, tune_spec
+from attack.study.tuning import tune, tune_table
 
 SCENARIO = """
 title = "tune test"
@@ -53,7 +53,7 @@ def test_weakest_passing_value_is_chosen_and_every_candidate_reported(tmp_path):
     """Barely perturbed values are re-identified and useful (the worst-case intruder holds the
     true keys), so f = 0.001 fails; ±50% factors make no released value useful at γ = 0.1."""
     outcome = tune(load_scenario(_write(tmp_path)))
-    doc = outcome.as_dict()
+    doc = outcome.to_dict()
     assert [(c["value"], c["seed"]) for c in doc["candidates"]] == [
         (0.001, 1), (0.001, 2), (0.5, 1), (0.5, 2)]
     weak, strong = doc["candidates"][0], doc["candidates"][2]
@@ -68,7 +68,7 @@ def test_weakest_passing_value_is_chosen_and_every_candidate_reported(tmp_path):
 
 
 def test_no_feasible_value_says_so(tmp_path):
-    doc = tune(load_scenario(_write(tmp_path, "[0.001]"))).as_dict()
+    doc = tune(load_scenario(_write(tmp_path, "[0.001]"))).to_dict()
     assert doc["chosen"] is None
     assert doc["verdict"] == "no feasible candidate within the configured grid"
 
@@ -76,7 +76,7 @@ def test_no_feasible_value_says_so(tmp_path):
 def test_stop_at_first(tmp_path):
     path = _write(tmp_path, "[0.5, 0.6]")
     path.write_text(path.read_text().replace('release = "tuned.csv"', "stop_at_first = true"))
-    doc = tune(load_scenario(path)).as_dict()
+    doc = tune(load_scenario(path)).to_dict()
     assert [c["value"] for c in doc["candidates"]] == [0.5, 0.5] and doc["chosen"]["value"] == 0.5
 
 
@@ -92,7 +92,7 @@ def test_stop_at_first(tmp_path):
 ])
 def test_bad_tune_tables_fail_before_any_attack(table, message):
     with pytest.raises(InputError, match=message):
-        tune_spec(table)
+        tune_table(table)
 
 
 def test_cli_tune_writes_json_html_and_owner_only_release(tmp_path):
@@ -117,7 +117,7 @@ def test_synthesis_is_a_protection_method_of_scenario_files(tmp_path):
     text = text.replace("params = { s = 0.001 }\n", "")
     path = tmp_path / "tune.toml"
     path.write_text(text)
-    doc = tune(load_scenario(path)).as_dict()
+    doc = tune(load_scenario(path)).to_dict()
     assert [(c["value"], c["seed"]) for c in doc["candidates"]] == [(5, 1), (5, 2), (200, 1), (200, 2)]
     assert doc["tune"]["method"] == "synthesis"
     risks = {c["value"]: c["max_cell_risk"] for c in doc["candidates"] if c["seed"] == 1}
@@ -128,7 +128,7 @@ def test_ml_utility_of_each_candidate(tmp_path):
     path = _write(tmp_path, "[0.5]")
     path.write_text(path.read_text() + '[tune.utility.ml]\ntarget = "turnover"\n'
                     'features = ["employees"]\nmodels = ["linear"]\nrepetitions = 2\n')
-    doc = tune(load_scenario(path)).as_dict()
+    doc = tune(load_scenario(path)).to_dict()
     for candidate in doc["candidates"]:
         family = candidate["utility"]["families"]["ml_prediction"]
         assert family["cases"] == 1 and family["tolerance"] == 0.0

@@ -87,13 +87,13 @@ def test_models_report_ci_overlap_and_profile_carries_propensity() -> None:
     release = original.assign(c=original["c"] * 1.02)
     profile = attack.utility_profile(original, release, variables=["b", "c"], models=["c ~ b"],
                                      propensity={"models": ("logistic",)})
-    document = profile.as_dict()
+    document = profile.to_dict()
     (model,) = document["models"]
     slope = next(c for c in model["coefficients"] if c["term"] == "b")
     assert 0.5 < slope["ci_overlap"] < 1.0
     assert model["mean_ci_overlap"] == pytest.approx(np.mean([c["ci_overlap"] for c in model["coefficients"]]))
     assert set(document["propensity"]["models"]) == {"logistic"}
-    assert attack.utility_profile(original, release, variables=["b"]).as_dict()["propensity"] is None
+    assert attack.utility_profile(original, release, variables=["b"]).to_dict()["propensity"] is None
 
 
 def test_bad_model_and_missing_column_are_input_errors() -> None:

@@ -129,7 +129,7 @@ def test_hand_made_profile_counts():
     z_a = next(c for c in profile.family("t_tests").cases if c.variable == "z" and c.scope == "g=A")
     assert z_a.deviation == pytest.approx(2 * stats.t.sf(3 / math.sqrt(2 / 3), 4))
     assert profile.scopes == ("all", "g")
-    json.dumps(profile.as_dict(), allow_nan=False)
+    json.dumps(profile.to_dict(), allow_nan=False)
 
 
 def test_hand_made_profile_per_record_measures():
@@ -151,7 +151,7 @@ def test_hand_made_profile_per_record_measures():
     [g] = profile.categorical
     assert (g.aligned, g.changed, g.conditional_entropy) == (6, 0, 0.0)
     assert g.entropy_original == pytest.approx(1.0)
-    json.dumps(profile.as_dict(), allow_nan=False)
+    json.dumps(profile.to_dict(), allow_nan=False)
 
 
 # --- robustness --------------------------------------------------------------------------------
@@ -166,7 +166,7 @@ def test_one_unit_subpopulation_is_na_for_sd_and_t_test():
     assert (sd_b.status, sd_b.reason) == (NA, "undefined in original")
     assert (t_b.status, t_b.reason) == (NA, "undefined in original")
     assert mean_b.status == EXCEEDS and mean_b.deviation == pytest.approx(0.2)
-    json.dumps(profile.as_dict(), allow_nan=False)
+    json.dumps(profile.to_dict(), allow_nan=False)
 
 
 def test_constant_and_all_zero_columns():
@@ -181,7 +181,7 @@ def test_constant_and_all_zero_columns():
     assert profile.descriptive["z"][0].gini is None and profile.descriptive["c"][0].cv == 0.0
     perturbed = utility_profile(original, original.assign(c=[5.0, 5, 5, 6]))
     assert next(c for c in perturbed.family("sds").cases if c.variable == "c").status == EXCEEDS
-    json.dumps(profile.as_dict(), allow_nan=False)
+    json.dumps(profile.to_dict(), allow_nan=False)
 
 
 def test_missing_values_are_left_out_and_counted():
@@ -326,8 +326,8 @@ def test_profile_with_models_reports_regression_families():
     assert intercept.release == pytest.approx(intercept.original - slope.original * math.log(1.3))
     assert profile.family("coefficient_signs").cases[0].status in (WITHIN, EXCEEDS)
     assert len(profile.family("significance").cases) == 4
-    assert profile.as_dict()["models"][1]["se"] == "hc1"
-    json.dumps(profile.as_dict(), allow_nan=False)
+    assert profile.to_dict()["models"][1]["se"] == "hc1"
+    json.dumps(profile.to_dict(), allow_nan=False)
 
 
 def test_many_category_cross_keeps_sorted_labels():
@@ -454,7 +454,7 @@ def test_thresholds_are_validated_and_used():
         ORIGINAL, RELEASE, variables=["x"], by=["g"], thresholds=Thresholds(relative=0.25)
     )
     assert loose.family("means").exceedances == 0
-    assert loose.as_dict()["thresholds"]["relative"] == 0.25
+    assert loose.to_dict()["thresholds"]["relative"] == 0.25
 
 
 def test_a_profile_prints_in_one_line_naming_the_families_exceeded() -> None:
