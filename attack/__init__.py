@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.risk.frequency import FrequencyRisk, frequency_risk
     from attack.risk.mass import mass_attack
     from attack.risk.results import AttackResult
-    from attack.risk.truth import TruthResult, link_names
+    from attack.linkage.truth import TruthResult, link_names
     from attack.study.demo import demo_scenario
     from attack.study.results import ScenarioResult
     from attack.study.scenario import Scenario
@@ -73,8 +73,8 @@ _LAZY = {
     "frequency_risk": ("attack.risk.frequency", "frequency_risk"),
     "FrequencyRisk": ("attack.risk.frequency", "FrequencyRisk"),
     "AttackResult": ("attack.risk.results", "AttackResult"),
-    "TruthResult": ("attack.risk.truth", "TruthResult"),
-    "link_names": ("attack.risk.truth", "link_names"),
+    "TruthResult": ("attack.linkage.truth", "TruthResult"),
+    "link_names": ("attack.linkage.truth", "link_names"),
     "demo_scenario": ("attack.study.demo", "demo_scenario"),
     "ScenarioResult": ("attack.study.results", "ScenarioResult"),
     "Scenario": ("attack.study.scenario", "Scenario"),

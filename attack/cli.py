@@ -505,7 +505,7 @@ def truth_command(external_path, external_id, original_path, original_id, name_c
     """Build the ground-truth key by linking firm names (and addresses) to the original.
 
     See docs/method/ground-truth.md (Ronning et al. 2005, ch. 17)."""
-    from attack.risk.truth import link_names
+    from attack.linkage.truth import link_names
 
     text = [name_column] + ([address_column] if address_column else [])
     reading = _reading(sep, decimal, encoding, sheet, na, codes)

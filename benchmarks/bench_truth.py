@@ -29,7 +29,7 @@ TARGETS = "targets: recall >= 95 %, wrong accepted <= 0.5 %, 100,000 x 100,000 i
 def run_case(n: int) -> None:
     from attack.datasets.firms import firm_register, respell
     from attack.linkage.blocking import Classifier
-    from attack.risk.truth import link_names
+    from attack.linkage.truth import link_names
 
     register = firm_register(n, seed=1)
     respelt = respell(register, seed=2, coverage=0.95)

@@ -103,7 +103,7 @@ def _fmt(value: float) -> str:
 
 
 @dataclass(frozen=True)
-class Block:
+class BlockRows:
     """Row positions of one block in the external file and in the release, both ascending.
 
     ``pairs`` (multi-pass blocking, ``attack.linkage.passes``): a sparse boolean matrix over the
@@ -125,7 +125,7 @@ class Block:
 class Blocking:
     """The blocks of a linkage and what fell outside them (docs/method/linkage.md report)."""
 
-    blocks: tuple[Block, ...]
+    blocks: tuple[BlockRows, ...]
     external_without_block: np.ndarray
     #: Blocking passes whose candidate pairs are united (``attack.linkage.passes``).
     n_passes: int = 1
@@ -146,7 +146,7 @@ class Blocking:
             "n_candidate_pairs": self.n_candidate_pairs,
         }
 
-    def __iter__(self) -> Iterator[Block]:
+    def __iter__(self) -> Iterator[BlockRows]:
         return iter(self.blocks)
 
 
@@ -160,7 +160,7 @@ def make_blocks(
     """
     n_ext, n_rel = len(external), len(release)
     if not keys:
-        return Blocking((Block((), np.arange(n_ext), np.arange(n_rel)),), np.array([], dtype=np.int64))
+        return Blocking((BlockRows((), np.arange(n_ext), np.arange(n_rel)),), np.array([], dtype=np.int64))
     for key in keys:
         _same_coding(external, release, key)
     ext_labels = [k.classes(external, k.external_column) for k in keys]
@@ -182,7 +182,7 @@ def make_blocks(
             continue
         ext_rows = ext_split[gid]
         key = tuple(labels[ext_rows[0]] for labels in ext_labels)
-        blocks.append(Block(key, ext_rows, rel_split[gid]))
+        blocks.append(BlockRows(key, ext_rows, rel_split[gid]))
     covered = np.zeros(n_ext, dtype=bool)
     for block in blocks:
         covered[block.external] = True

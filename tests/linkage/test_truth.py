@@ -22,8 +22,8 @@ from rapidfuzz import fuzz
 from attack.cli import main
 from attack.errors import InputError
 from attack.linkage.blocking import Classifier
-from attack.risk.firm_names import normalise_address, normalise_name
-from attack.risk.truth import link_names
+from attack.linkage.firm_names import normalise_address, normalise_name
+from attack.linkage.truth import link_names
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ import pytest
 
 from attack.datasets.firms import FORMS, firm_register, respell
 from attack.linkage.blocking import Classifier
-from attack.risk.firm_names import FirmName, fold, normalise_address, parse_firm_name
-from attack.risk.truth import link_names
+from attack.linkage.firm_names import FirmName, fold, normalise_address, parse_firm_name
+from attack.linkage.truth import link_names
 
 LEGAL_FORM_SPELLINGS = {
     "GmbH": ["GmbH", "G.m.b.H.", "G m b H", "gmbh", "GMBH", "Gesellschaft mit beschränkter Haftung",

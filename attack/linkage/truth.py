@@ -37,7 +37,7 @@ from attack.io.readers import id_column, read_table, require_columns, source_nam
 from attack.linkage.blocking import Classifier
 from attack.linkage.keys import Block, parse_block
 from attack.report.notebook import one_line, result_html
-from attack.risk.firm_names import normalise_address, parse_firm_name
+from attack.linkage.firm_names import normalise_address, parse_firm_name
 
 ACCEPTED, REVIEW, NO_MATCH = "accepted", "review", "no match"
 BELOW_ACCEPT = "score below accept"
