@@ -294,7 +294,7 @@ WORDS = ["Müller", "Mueller", "Bau", "Elektro", "Schmitt", "Schmidt", "GmbH", "
 def test_decisions_follow_the_rule_and_do_not_depend_on_chunking(ext, orig, chunk) -> None:
     """Brute force over the full score matrix: accepted = score >= accept, clear best of its row
     and of its column by more than the margin; review = best >= review otherwise; one-to-one."""
-    from attack.risk import truth as module
+    from attack.linkage import truth as module
 
     external = pd.DataFrame({"id": [f"e{i}" for i in range(len(ext))], "n": [" ".join(w) for w in ext]})
     original = pd.DataFrame({"id": [f"o{j}" for j in range(len(orig))], "n": [" ".join(w) for w in orig]})
