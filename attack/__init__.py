@@ -29,10 +29,9 @@ from attack.errors import InputError
 if TYPE_CHECKING:  # the names below are imported on first use (a command pays only for its own)
     import pandas as pd
 
+    from attack.linkage.blocking import AnyBlock, Block
     from attack.linkage.engines import Engine
     from attack.linkage.keys import (
-        AnyBlock,
-        Block,
         Date,
         Hierarchical,
         Key,
@@ -41,11 +40,11 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
         Ordinal,
         String,
     )
+    from attack.linkage.truth import TruthResult, link_names
     from attack.protect.catalogue import Protected
     from attack.risk.frequency import FrequencyRisk, frequency_risk
     from attack.risk.mass import mass_attack
     from attack.risk.results import AttackResult
-    from attack.linkage.truth import TruthResult, link_names
     from attack.study.demo import demo_scenario
     from attack.study.results import ScenarioResult
     from attack.study.scenario import Scenario
@@ -67,7 +66,9 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
 _LAZY = {
     "Engine": ("attack.linkage.engines", "Engine"),
     **{name: ("attack.linkage.keys", name) for name in
-       ("AnyBlock", "Block", "Date", "Hierarchical", "Key", "Metric", "Nominal", "Ordinal", "String")},
+       ("Date", "Hierarchical", "Key", "Metric", "Nominal", "Ordinal", "String")},
+    "AnyBlock": ("attack.linkage.blocking", "AnyBlock"),
+    "Block": ("attack.linkage.blocking", "Block"),
     "Protected": ("attack.protect.catalogue", "Protected"),
     "mass_attack": ("attack.risk.mass", "mass_attack"),
     "frequency_risk": ("attack.risk.frequency", "frequency_risk"),
@@ -97,13 +98,22 @@ _LAZY = {
 
 def __getattr__(name: str) -> Any:
     """Import a public name on first use (PEP 562)."""
-    try:
+    if name in _LAZY:
         module, attribute = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'attack' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module), attribute)
+        value = getattr(importlib.import_module(module), attribute)
+    else:  # a key type registered beyond the built-in ones (attack.linkage.keys) under its class name
+        registered = {cls.__name__: cls for cls in _key_types().values()} if name[:1].isupper() else {}
+        if name not in registered:
+            raise AttributeError(f"module 'attack' has no attribute {name!r}")
+        value = registered[name]
     globals()[name] = value
     return value
+
+
+def _key_types() -> dict[str, type]:
+    from attack.linkage.keys import key_types  # noqa: PLC0415 - imported on first use, as _LAZY
+
+    return dict(key_types())
 
 
 def __dir__() -> list[str]:

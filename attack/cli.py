@@ -27,10 +27,11 @@ from attack.io.writers import (
     write_files_atomic,
 )
 from attack.linkage.assignment import METHODS
+from attack.linkage.blocking import parse_block, parse_block_entry
 from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
 from attack.linkage.engines import ENGINES, parse_size
 from attack.linkage.fellegi_sunter import INTRUDERS
-from attack.linkage.keys import parse_block, parse_block_entry, parse_key
+from attack.linkage.keys import key_types, parse_key
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.report.notebook import verdict_word
 from attack.risk.evaluation import (
@@ -277,7 +278,7 @@ def _engine_flags(engine, jobs, scheduler, memory_budget) -> dict:
 @click.option("--release-id", required=True, help="Column holding each release row's unit id (hidden from the matcher).")
 @click.option("--original", "original_path", type=click.Path(dir_okay=False, path_type=Path), help="The confidential original: true values and cells.")
 @click.option("--original-id", help="Unit id column of the original (default: --release-id).")
-@click.option("--key", "keys", multiple=True, required=True, callback=_keys, metavar="NAME:TYPE[:WEIGHT][:OPT]", help="Distance key; TYPE metric|nominal|ordinal|hierarchical|string.")
+@click.option("--key", "keys", multiple=True, required=True, callback=_keys, metavar="NAME:TYPE[:WEIGHT][:OPT]", help="Distance key; TYPE " + "|".join(key_types()) + ".")
 @click.option("--block", "blocks", multiple=True, callback=_blocking_entries, metavar="NAME[:prefix=N|:bins=B,...|:soundex|:cologne][|ALTERNATIVE...]", help="Blocking key; several keys separated by | are alternatives (blocking passes whose candidate pairs are united).")
 @click.option("--method", type=click.Choice(METHODS), default="greedy", show_default=True)
 @click.option("--standardise", type=click.Choice(STANDARDISATIONS), default="maxmin", show_default=True)
@@ -514,7 +515,7 @@ def truth_command(external_path, external_id, original_path, original_id, name_c
     original = read_table(original_path, [original_id, *text, *(b.name for b in blocks)], reading)
     require_codes([external, original])
     result = link_names(external, external_id, original, original_id, name=name_column,
-                        address=address_column, block=[b.classifier() for b in blocks], accept=accept, review=review,
+                        address=address_column, block=list(blocks), accept=accept, review=review,
                         margin=margin, address_weight=address_weight, form_penalty=form_penalty)
     files = {Path(out_path): (result.key().to_csv(index=False), OWNER_ONLY)}
     if review_path:

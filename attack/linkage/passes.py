@@ -30,22 +30,22 @@ from scipy.sparse.csgraph import connected_components
 
 from attack.errors import InputError
 from attack.io.readers import source_name
-from attack.linkage.blocking import Blocking, BlockRows, Classifier, make_blocks
+from attack.linkage.blocking import Block, Blocking, BlockRows, make_blocks
 
 __all__ = ["CandidateModel", "block_passes", "make_pass_blocks"]
 
 
-def block_passes(blocks: Sequence[Classifier], groups: Sequence[int]) -> list[tuple[Classifier, ...]]:
+def block_passes(blocks: Sequence[Block], groups: Sequence[int]) -> list[tuple[Block, ...]]:
     """The passes of blocking keys ``blocks`` whose entry numbers are ``groups``: keys of one
     entry are alternatives, every pass takes one of each entry."""
-    entries: dict[int, list[Classifier]] = {}
+    entries: dict[int, list[Block]] = {}
     for block, group in zip(blocks, groups, strict=True):
         entries.setdefault(group, []).append(block)
     return [tuple(choice) for choice in itertools.product(*entries.values())]
 
 
 def make_pass_blocks(
-    external: pd.DataFrame, release: pd.DataFrame, passes: Sequence[Sequence[Classifier]]
+    external: pd.DataFrame, release: pd.DataFrame, passes: Sequence[Sequence[Block]]
 ) -> Blocking:
     """Blocks (connected components with their candidate pairs) of the union of ``passes``."""
     n_ext, n_rel = len(external), len(release)

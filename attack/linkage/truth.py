@@ -34,10 +34,9 @@ from rapidfuzz import fuzz, process
 
 from attack.errors import InputError
 from attack.io.readers import id_column, read_table, require_columns, source_name
-from attack.linkage.blocking import Classifier
-from attack.linkage.keys import Block, parse_block
-from attack.report.notebook import one_line, result_html
+from attack.linkage.blocking import Block, as_block
 from attack.linkage.firm_names import normalise_address, parse_firm_name
+from attack.report.notebook import one_line, result_html
 
 ACCEPTED, REVIEW, NO_MATCH = "accepted", "review", "no match"
 BELOW_ACCEPT = "score below accept"
@@ -164,7 +163,7 @@ def link_names(
     *,
     name: str,
     address: str | None = None,
-    block: Sequence[Classifier | Block | str] = (),
+    block: Sequence[Block | str] = (),
     accept: float = 0.92,
     review: float = 0.80,
     margin: float = 0.02,
@@ -181,7 +180,7 @@ def link_names(
     identifiers.
     """
     settings = TruthSettings(accept, review, margin, address_weight, form_penalty)
-    block = tuple(_classifier(b) for b in block)
+    block = tuple(as_block(b) for b in block)
     external = read_table(Path(external)) if isinstance(external, (str, Path)) else external
     original = read_table(Path(original)) if isinstance(original, (str, Path)) else original
     text_columns = [name] + ([address] if address else [])
@@ -226,12 +225,6 @@ def link_names(
     )
     files = {"external": Path(source_name(external)).name, "original": Path(source_name(original)).name}
     return TruthResult(table, external, settings, tuple(k.label() for k in block), files)
-
-
-def _classifier(block: Classifier | Block | str) -> Classifier:
-    if isinstance(block, str):
-        block = parse_block(block)
-    return block.classifier() if isinstance(block, Block) else block
 
 
 @dataclass(frozen=True)
@@ -333,7 +326,7 @@ def _best_in_block(ext: _Texts, orig: _Texts, ext_rows: np.ndarray, orig_rows: n
 
 
 def _blocks(external: pd.DataFrame, original: pd.DataFrame,
-            block: tuple[Classifier, ...]) -> Iterator[tuple[str | None, np.ndarray, np.ndarray]]:
+            block: tuple[Block, ...]) -> Iterator[tuple[str | None, np.ndarray, np.ndarray]]:
     """Yield ``(label, external rows, original rows)`` of every block with an external record.
 
     A record with a missing blocking value is in no block (label None) and so gets no candidate."""

@@ -37,7 +37,7 @@ from attack.defaults import LINKAGE_TAU
 from attack.errors import InputError
 from attack.io.columns import number_columns, require_number_columns
 from attack.io.readers import numeric_column, source_name
-from attack.linkage.blocking import Classifier
+from attack.linkage.blocking import Block
 from attack.report.labels import cell_label
 
 Z_95 = 1.959963984540054
@@ -100,7 +100,7 @@ class EvaluationSpec:
     gammas: tuple[Gamma, ...] = field(default_factory=lambda: gammas_from(DEFAULT_GAMMAS))
     tau: float = DEFAULT_TAU
     targets: tuple[str, ...] | None = None
-    cells: tuple[Classifier, ...] = ()
+    cells: tuple[Block, ...] = ()
     zero_tolerance: float = 0.0
     #: The ground truth is known for every external record: a record whose id is missing or
     #: not in the release has no counterpart, and its link is a false link.
@@ -335,7 +335,7 @@ def _usefulness(
 
 
 def _cells(
-    truth: pd.DataFrame, truth_rows: np.ndarray, classifiers: Sequence[Classifier]
+    truth: pd.DataFrame, truth_rows: np.ndarray, classifiers: Sequence[Block]
 ) -> tuple[np.ndarray, list[dict]]:
     """Cell index of every verifiable record and the cells' values, in natural order."""
     if not classifiers:

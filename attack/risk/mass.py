@@ -31,8 +31,8 @@ from attack.io.readers import (
 from attack.io.writers import files_read
 from attack.linkage.engines import Engine
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
-from attack.linkage.link import LinkageSpec, Links, link
-from attack.linkage.settings import Linkage, linkage_spec
+from attack.linkage.link import Links, link
+from attack.linkage.settings import Linkage
 from attack.risk.evaluation import (
     DEFAULT_GAMMAS,
     DEFAULT_MIN_PROBABILITIES,
@@ -64,7 +64,7 @@ class AttackInput:
 
 def run_attack(
     data: AttackInput,
-    linkage: LinkageSpec,
+    linkage: Linkage,
     evaluation: EvaluationSpec,
     *,
     name: str | None = None,
@@ -111,7 +111,7 @@ def run_attack(
         match_probability=links.match_probability,
     )
     figures = scored.figures
-    if any(k.type != "metric" for k in linkage.keys):
+    if any(k.reads_codes for k in linkage.keys):
         figures["frequency_risk"] = key_frequency_risk(data.release, linkage)
     figures["linkage"] = links.describe()
     figures["truth"] = "original" if data.original is not None else "release values"
@@ -134,7 +134,7 @@ def run_attack(
     )
 
 
-def _learned_attack(data: AttackInput, linkage: LinkageSpec, evaluation: EvaluationSpec, run: dict) -> AttackResult:
+def _learned_attack(data: AttackInput, linkage: Linkage, evaluation: EvaluationSpec, run: dict) -> AttackResult:
     """The attack with learned weights on the held-out records, the fixed-weight attack on the
     same records beside it (``figures["learned_weights"]``)."""
     check_columns(data, linkage, evaluation)
@@ -157,10 +157,10 @@ FREQUENCY_NOTE = ("frequency risk counts how rare each release record's combinat
                   "and the linkage attack above is the measure (reported beside it, never part of the verdict)")
 
 
-def key_frequency_risk(release: pd.DataFrame, linkage: LinkageSpec) -> dict:
+def key_frequency_risk(release: pd.DataFrame, linkage: Linkage) -> dict:
     """Frequency risk of the release on the intruder's categorical keys and blocks, taken as
     the population (risk ``1/f_k``; ``attack.frequency_risk``): aggregates only."""
-    columns = {k.name: code_column(release, k.name) for k in linkage.keys if k.type != "metric"}
+    columns = {k.name: code_column(release, k.name) for k in linkage.keys if k.reads_codes}
     columns.update({b.label(): b.classes(release) for b in linkage.blocks})
     result = frequency_risk(pd.DataFrame(columns), list(columns), suda=False)
     full = result.to_dict()
@@ -220,7 +220,7 @@ class _Stopwatch:
         self._last = now
 
 
-def check_columns(data: AttackInput, linkage: LinkageSpec, evaluation: EvaluationSpec) -> None:
+def check_columns(data: AttackInput, linkage: Linkage, evaluation: EvaluationSpec) -> None:
     """Name the file and column when an id, key, blocking, target or cell column is missing,
     before any linkage work is done."""
     has_original = data.original is not None
@@ -242,14 +242,14 @@ def check_columns(data: AttackInput, linkage: LinkageSpec, evaluation: Evaluatio
                                  field="keys" if what == "key" else "block", column=column)
 
 
-def code_columns(linkage: LinkageSpec) -> list[str]:
+def code_columns(linkage: Linkage) -> list[str]:
     """Release columns the intruder treats as codes (non-metric keys, unbinned blocking keys)."""
-    keys = [c for k in linkage.keys if k.type != "metric" for c in k.columns]
+    keys = [c for k in linkage.keys if k.reads_codes for c in k.columns]
     return keys + [b.name for b in linkage.blocks if b.bins is None]
 
 
 def needed_columns(
-    role: str, id_column: str, linkage: LinkageSpec, evaluation: EvaluationSpec, has_original: bool
+    role: str, id_column: str, linkage: Linkage, evaluation: EvaluationSpec, has_original: bool
 ) -> list[str] | None:
     """Columns a file in ``role`` (external, release, original) must provide, so readers load
     nothing else; None (every column) where the evaluated variables default to all numeric
@@ -367,7 +367,7 @@ def attack_specs(
     *, keys, blocks, cells, targets, method, gammas, gamma_by_variable, tau, zero_tolerance,
     standardise, metric_distance, seed, winsorise=False, intruder="distance", truth_complete=False,
     min_probabilities=DEFAULT_MIN_PROBABILITIES, risk_on="all", learn_weights=None,
-) -> tuple[LinkageSpec, EvaluationSpec]:
+) -> tuple[Linkage, EvaluationSpec]:
     """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
     schema of scenario files (``Linkage``,
     ``Evaluation``); errors name the argument (``keys[1].weight``)."""
@@ -380,7 +380,7 @@ def attack_specs(
                                          "truth_complete": truth_complete, "min_probability": min_probabilities,
                                          "risk_on": risk_on},
                             {"gamma": "gammas", "min_probability": "min_probabilities"})
-    return linkage_spec(linkage), evaluation_spec(evaluation)
+    return linkage, evaluation_spec(evaluation)
 
 
 def _validated(model: type, values: dict, names: dict[str, str]):

@@ -12,7 +12,6 @@ from pydantic import Field, model_validator
 
 from attack.defaults import LINKAGE_TAU
 from attack.errors import InputError
-from attack.linkage.keys import as_block
 from attack.linkage.settings import BlockEntry, SettingsTable
 from attack.risk.evaluation import (
     DEFAULT_MIN_PROBABILITIES,
@@ -60,7 +59,7 @@ def evaluation_spec(table: Evaluation) -> EvaluationSpec:
         gammas=gammas_from(table.gamma, table.gamma_by_variable),
         tau=table.tau,
         targets=None if table.targets is None else tuple(table.targets),
-        cells=tuple(as_block(c).classifier() for c in table.cells),
+        cells=tuple(table.cells),
         zero_tolerance=table.zero_tolerance,
         truth_complete=table.truth_complete,
         min_probabilities=tuple(table.min_probability),
