@@ -24,7 +24,7 @@ from attack.datasets.demo import demo_linkage, demo_source
 from attack.errors import InputError
 from attack.io.jsonio import to_json
 from attack.linkage import engines
-from attack.linkage.blocking import Classifier
+from attack.linkage.blocking import Block
 from attack.linkage.engines import ENGINES, Engine, map_blocks, parse_size
 from attack.linkage.link import link
 from attack.linkage.solvers import DEFAULT_MEMORY_BUDGET
@@ -205,7 +205,7 @@ def demo_input() -> AttackInput:
     return AttackInput(external, ext_id, release, rel_id, original, orig_id)
 
 
-DEMO_EVALUATION = EvaluationSpec(cells=(Classifier("employees", bins=(20.0, 50.0, 100.0)), Classifier("east_west")))
+DEMO_EVALUATION = EvaluationSpec(cells=(Block("employees", bins=(20.0, 50.0, 100.0)), Block("east_west")))
 
 
 def _variants(scheduler_address: str | None) -> dict[str, dict]:

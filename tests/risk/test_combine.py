@@ -11,24 +11,24 @@ from fixtures import EXTERNAL, ORIGINAL, RELEASE
 
 from attack.cli import main
 from attack.errors import InputError
-from attack.linkage.blocking import Classifier
-from attack.linkage.distances import KeySpec
-from attack.linkage.link import LinkageSpec
+from attack.linkage.blocking import Block
+from attack.linkage.keys import Metric
+from attack.linkage.settings import Linkage
 from attack.risk.combine import combine, resolve_lambda
 from attack.risk.evaluation import EvaluationSpec, gammas_from
 from attack.risk.mass import AttackInput, run_attack
 
 EVALUATION = EvaluationSpec(
     gammas=gammas_from([0.1]), tau=0.5, targets=("turnover", "employees", "costs"),
-    cells=(Classifier("wz"),),
+    cells=(Block("wz"),),
 )
 WORST = ORIGINAL[["unit_id", "wz", "region", "turnover", "employees"]]
 
 
 def _result(external, method="greedy"):
-    spec = LinkageSpec(
-        keys=(KeySpec("turnover", "metric"), KeySpec("employees", "metric")),
-        blocks=(Classifier("wz"), Classifier("region")),
+    spec = Linkage(
+        keys=(Metric("turnover"), Metric("employees")),
+        block=(Block("wz"), Block("region")),
         method=method,
     )
     data = AttackInput(external, "unit_id", RELEASE, "unit_id", ORIGINAL, "unit_id")

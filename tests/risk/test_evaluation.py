@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from attack.errors import InputError
 from attack.io.columns import type_frame
-from attack.linkage.blocking import Classifier
+from attack.linkage.blocking import Block
 from attack.risk.evaluation import (
     EvaluationSpec,
     default_targets,
@@ -125,7 +125,7 @@ def test_cells_in_natural_order_and_tau_is_strict():
     release = truth.copy()
     spec = EvaluationSpec(
         gammas=gammas_from([0.1]), tau=0.5, targets=("w",),
-        cells=(Classifier("size", bins=(20.0, 100.0)),),
+        cells=(Block("size", bins=(20.0, 100.0)),),
     )
     result = _score(release, truth, [0, 1, -1, 2], spec)
     labels = [c["cell"]["size:bins=20,100"] for c in result["cells"]]
