@@ -36,9 +36,9 @@ class Block(ColumnSetting):
     ``external_name`` is the column in the external file when it differs.
     """
 
-    prefix: int | None = Field(None, ge=1, description="Classes are the first N characters of the code.")
-    bins: tuple[float, ...] | None = Field(None, min_length=1, description="Break points of the classes.")
-    encoding: Literal["soundex", "cologne"] | None = Field(
+    prefix: int | None = Field(default=None, ge=1, description="Classes are the first N characters of the code.")
+    bins: tuple[float, ...] | None = Field(default=None, min_length=1, description="Break points of the classes.")
+    encoding: Literal["soundex", "cologne"] | None = Field(default=
         None, description="Classes are the Soundex or Kölner Phonetik codes of the names.")
 
     @model_validator(mode="after")
@@ -145,9 +145,9 @@ def parse_block(text: str) -> Block:
     if not name:
         raise InputError(f"{text!r}: a column name is needed")
     if not option:
-        return Block(name)
+        return Block(name=name)
     if option in ("soundex", "cologne"):
-        return Block(name, encoding=option)
+        return Block(name=name, encoding="soundex" if option == "soundex" else "cologne")
     if option.startswith("prefix="):
         try:
             prefix = int(option[len("prefix="):])
@@ -286,8 +286,8 @@ def make_blocks(
         if gid < 0:
             continue
         ext_rows = ext_split[gid]
-        key = tuple(labels[ext_rows[0]] for labels in ext_labels)
-        blocks.append(BlockRows(key, ext_rows, rel_split[gid]))
+        labels_of_block = tuple(labels[ext_rows[0]] for labels in ext_labels)
+        blocks.append(BlockRows(labels_of_block, ext_rows, rel_split[gid]))
     covered = np.zeros(n_ext, dtype=bool)
     for block in blocks:
         covered[block.external] = True

@@ -283,7 +283,7 @@ def warm_up() -> None:
     """Compile (or load from the disk cache) the kernels of the candidate search on a toy
     block, so that processes forked afterwards start with them."""
     frame = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
-    model = build_distance_model(frame, frame, [Metric("x")])
+    model = build_distance_model(frame, frame, [Metric(name="x")])
     tree_greedy(model, embedding(model))
     CandidateLists(model, *embedding(model), neighbours=1).requery(0)
 

@@ -33,7 +33,7 @@ class ColumnSetting(SettingsModel):
 
     name: str = Field(min_length=1, validation_alias=AliasChoices("name", "column"),
                       description="Column in the release (and, by default, in the external file).")
-    external_name: str | None = Field(
+    external_name: str | None = Field(default=
         None, validation_alias=AliasChoices("external_name", "external"),
         description="Column in the external file when it is named differently.")
 

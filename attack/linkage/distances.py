@@ -19,10 +19,10 @@ module holds the component kinds and combines the components of a run.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Protocol
+from typing import Any, Protocol, Self
 
 import numpy as np
 import pandas as pd
@@ -44,9 +44,20 @@ STRING_EXTREMES_MAX_PAIRS = 20_000_000
 class DistanceKey(Protocol):
     """What the distance code needs of a key (``attack.linkage.keys.Key``)."""
 
-    name: str
-    weight: float
-    missing: str
+    @property
+    def name(self) -> str:
+        """The key's release column."""
+
+    @property
+    def weight(self) -> float:
+        """Its weight λ."""
+
+    @property
+    def missing(self) -> str:
+        """``"max"`` or ``"skip"``."""
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """The key with the fields in ``update`` changed (e.g. a learned weight)."""
 
     def component(self, external: pd.DataFrame, release: pd.DataFrame, options: ComponentOptions) -> Component:
         """The key's raw distances between the two files."""
@@ -67,9 +78,14 @@ class ComponentOptions:
 
 
 class Component(ABC):
-    """Raw distances of one key between external and release rows, and their scale."""
+    """Raw distances of one key between external and release rows, and their scale.
+
+    ``a`` and ``b`` hold the key's prepared values of the external and the release rows.
+    """
 
     notes: tuple[str, ...] = ()
+    a: np.ndarray
+    b: np.ndarray
 
     @abstractmethod
     def raw(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
@@ -229,7 +245,7 @@ class CodeComponent(Component):
 #: The rapidfuzz scorer of each string method; all but ``token_set`` give a normalised distance
 #: in [0, 1], ``token_set`` a similarity in [0, 100] that ``string_distances`` turns into
 #: ``1 − score / 100`` (docs/method/linkage.md, "Comparing names").
-STRING_SCORERS = {
+STRING_SCORERS: dict[str, Any] = {
     "levenshtein": Levenshtein.normalized_distance,
     "jaro_winkler": JaroWinkler.normalized_distance,
     "damerau": DamerauLevenshtein.normalized_distance,
@@ -491,7 +507,11 @@ def build_distance_model(
         raise InputError("at least one distance key is needed")
     options = ComponentOptions(files=(source_name(external), source_name(release)), metric_distance=metric_distance,
                                screen="winsorise" if winsorise else ("stop" if standardise != "none" else None))
-    components, offsets, scales, fills, notes = [], [], [], [], []
+    components: list[Component] = []
+    offsets: list[float] = []
+    scales: list[float] = []
+    fills: list[float] = []
+    notes: list[str] = []
     for key in keys:
         comp = key.component(external, release, options)
         with np.errstate(over="ignore"):  # an overflow is reported below, by the key's name

@@ -357,7 +357,7 @@ class MatchWeights:
 
     @property
     def keys(self) -> tuple[Key, ...]:
-        return (Metric("match weight"),)
+        return (Metric(name="match weight"),)
 
     @property
     def missing_values(self) -> np.ndarray:

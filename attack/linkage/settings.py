@@ -80,17 +80,17 @@ class Linkage(SettingsTable):
     """How the intruder links (Destatis handbook, ch. 13)."""
 
     keys: tuple[KeyEntry, ...] = Field(min_length=1, description="Overlap variables entering the distance.")
-    block: tuple[BlockingEntry, ...] = Field((), description="Blocking keys; an entry a|b offers "
+    block: tuple[BlockingEntry, ...] = Field(default=(), description="Blocking keys; an entry a|b offers "
                                              "alternatives whose blocking passes are united.")
-    method: Methods = Field("greedy", description="One-to-one assignment procedure.")
+    method: Methods = Field(default="greedy", description="One-to-one assignment procedure.")
     standardise: Standardisations = "maxmin"
     metric_distance: MetricDistances = "squared"
-    seed: int | None = Field(None, ge=0, description="Shuffles the external order of the sequential method.")
-    winsorise: bool = Field(False, description="Set a metric value that alone spans its key's range to the "
+    seed: int | None = Field(default=None, ge=0, description="Shuffles the external order of the sequential method.")
+    winsorise: bool = Field(default=False, description="Set a metric value that alone spans its key's range to the "
                                                "nearest other value instead of stopping the run.")
-    intruder: Intruders = Field("distance", description="The intruder's model: weighted distances or "
+    intruder: Intruders = Field(default="distance", description="The intruder's model: weighted distances or "
                                                         "Fellegi–Sunter match weights.")
-    learn_weights: float | None = Field(None, gt=0, lt=1, description="Share of the verifiable units the "
+    learn_weights: float | None = Field(default=None, gt=0, lt=1, description="Share of the verifiable units the "
                                         "intruder knows; he learns the key weights from them and attacks the rest.")
 
     def __init__(self, **data: Any) -> None:
@@ -181,7 +181,7 @@ def _optional(model: type[SettingsTable]) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     for name, info in model.model_fields.items():
         annotation = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
-        fields[name] = (Optional[annotation], Field(None, description=info.description))  # noqa: UP045
+        fields[name] = (Optional[annotation], Field(default=None, description=info.description))  # noqa: UP045
     return fields
 
 

@@ -180,12 +180,12 @@ def link_names(
     identifiers.
     """
     settings = TruthSettings(accept, review, margin, address_weight, form_penalty)
-    block = tuple(as_block(b) for b in block)
+    blocks = tuple(as_block(b) for b in block)
     external = read_table(Path(external)) if isinstance(external, (str, Path)) else external
     original = read_table(Path(original)) if isinstance(original, (str, Path)) else original
     text_columns = [name] + ([address] if address else [])
-    require_columns(external, [external_id, *text_columns, *(k.external_column for k in block)])
-    require_columns(original, [original_id, *text_columns, *(k.name for k in block)])
+    require_columns(external, [external_id, *text_columns, *(k.external_column for k in blocks)])
+    require_columns(original, [original_id, *text_columns, *(k.name for k in blocks)])
     ext_ids = id_column(external, external_id)
     orig_ids = id_column(original, original_id)
     ext = _Texts.read(external, name, address)
@@ -196,7 +196,7 @@ def link_names(
     score = np.full(n_ext, np.nan)
     reason = np.full(n_ext, None, dtype=object)
     block_label = np.full(n_ext, None, dtype=object)
-    for label, ext_rows, orig_rows in _blocks(external, original, block):
+    for label, ext_rows, orig_rows in _blocks(external, original, blocks):
         block_label[ext_rows] = label
         if len(orig_rows) == 0:
             continue
@@ -224,7 +224,7 @@ def link_names(
         }
     )
     files = {"external": Path(source_name(external)).name, "original": Path(source_name(original)).name}
-    return TruthResult(table, external, settings, tuple(k.label() for k in block), files)
+    return TruthResult(table, external, settings, tuple(k.label() for k in blocks), files)
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,7 @@ def _learned_attack(data: AttackInput, linkage: Linkage, evaluation: EvaluationS
     learned_spec, learned = learned_linkage(data.external, data.release, split, linkage)
     held = replace(data, external=held_out(data.external, split.held_external),
                    release=held_out(data.release, split.held_release))
-    fixed = run_attack(held, replace(linkage, learn_weights=None), evaluation, **run)
+    fixed = run_attack(held, linkage.model_copy(update={"learn_weights": None}), evaluation, **run)
     result = run_attack(held, learned_spec, evaluation, **run)
     return replace(result, figures={**result.figures, "learned_weights": describe(
         split, linkage.learn_weights, learned, fixed.figures)})

@@ -297,7 +297,7 @@ def single_attack(
             blocks.setdefault(codes, []).append(row)
     blocks = {k: np.asarray(v, dtype=np.int64) for k, v in blocks.items()}
 
-    keys = list(keys) if keys is not None else [Metric(m) for m in metric]
+    keys = list(keys) if keys is not None else [Metric(name=m) for m in metric]
     model = build_distance_model(knowledge, release, keys) if keys else None
 
     outcome = np.empty(n, dtype=object)

@@ -69,7 +69,7 @@ def test_a_second_pass_recovers_a_pair_the_first_loses():
     assert one.release_row.tolist() == [-1, 1, -1]
     both = Linkage(keys=keys, block=(AnyBlock(Block("a"), Block("b")),), method="hungarian")
     for intruder in ("distance", "fellegi-sunter"):
-        links = link(ext, rel, Linkage(**{**dict(both), "intruder": intruder}), jobs=1)
+        links = link(ext, rel, both.model_copy(update={"intruder": intruder}), jobs=1)
         assert links.release_row.tolist() == [0, 1, -1]  # the closest non-candidate (row 2) is no link
         assert links.blocking.describe()["n_passes"] == 2 and links.blocking.n_candidate_pairs == 2
 

@@ -87,8 +87,8 @@ class Hierarchical(Key):
     """A hierarchical code such as NACE: distance from the deepest shared level (eq. 13.3)."""
 
     type: Literal["hierarchical"] = "hierarchical"
-    levels: tuple[int, ...] | None = Field(None, description="Prefix lengths of the levels, e.g. [2, 3, 4].")
-    parents: dict[str, str] | None = Field(None, description="An explicit map code → parent code.")
+    levels: tuple[int, ...] | None = Field(default=None, description="Prefix lengths of the levels, e.g. [2, 3, 4].")
+    parents: dict[str, str] | None = Field(default=None, description="An explicit map code → parent code.")
     hierarchy_mode: Literal["compatible_zero", "lca"] = "compatible_zero"
 
     flags = {"lca": ("hierarchy_mode", "lca")}

@@ -23,7 +23,7 @@ from attack.linkage.column import ColumnSetting, build, entry_validator
 from attack.linkage.distances import Component, ComponentOptions
 
 #: The field ``tf`` of the key types that offer it (Fellegi–Sunter term-frequency adjustment).
-TERM_FREQUENCY: Any = Field(False, description="Fellegi–Sunter: weigh exact agreement by the rarity of "
+TERM_FREQUENCY: Any = Field(default=False, description="Fellegi–Sunter: weigh exact agreement by the rarity of "
                             "the value (term-frequency adjustment).")
 
 #: Key type name -> class, in the order the types were defined.
@@ -37,8 +37,8 @@ class Key(ColumnSetting):
     options (``flags``, ``valued_options``) and builds its distances in ``component``.
     """
 
-    weight: float = Field(1.0, ge=0, allow_inf_nan=False, description="Weight λ_i of the component.")
-    missing: Literal["max", "skip"] = Field(
+    weight: float = Field(default=1.0, ge=0, allow_inf_nan=False, description="Weight λ_i of the component.")
+    missing: Literal["max", "skip"] = Field(default=
         "max", description="A missing value takes the largest distance ('max') or drops the "
         "component for that pair ('skip').")
 

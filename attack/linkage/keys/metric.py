@@ -21,7 +21,7 @@ class Metric(Key):
 
     type: Literal["metric"] = "metric"
     log: bool = False
-    metric_distance: Literal["squared", "absolute"] | None = Field(
+    metric_distance: Literal["squared", "absolute"] | None = Field(default=
         None, description="Squared or absolute difference; None takes the run's default.")
 
     flags = {"log": ("log", True), "squared": ("metric_distance", "squared"),

@@ -25,7 +25,7 @@ class Ordinal(Key):
     """An ordered categorical key: rank difference over the number of categories (eq. 13.2)."""
 
     type: Literal["ordinal"] = "ordinal"
-    order: tuple[str, ...] | None = Field(None, description="The categories from lowest to highest.")
+    order: tuple[str, ...] | None = Field(default=None, description="The categories from lowest to highest.")
 
     valued_options = {"order": ("order", lambda text: tuple(text.split("|")))}
 

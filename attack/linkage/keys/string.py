@@ -24,11 +24,11 @@ class String(Key):
 
     type: Literal["string"] = "string"
     string_method: Literal["levenshtein", "jaro_winkler", "damerau", "token_set"] = "levenshtein"
-    normalise: bool = Field(False, description="Fold case, diacritics, punctuation and spaces before comparing.")
-    encoding: Literal["soundex", "cologne"] | None = Field(
+    normalise: bool = Field(default=False, description="Fold case, diacritics, punctuation and spaces before comparing.")
+    encoding: Literal["soundex", "cologne"] | None = Field(default=
         None, description="Compare the phonetic codes of the values (Soundex or Kölner Phonetik).")
     tf: bool = TERM_FREQUENCY
-    swap_with: str | None = Field(
+    swap_with: str | None = Field(default=
         None, min_length=1, description="The other name column (given or family name, same name in both "
         "files): the names are compared straight and crossed, the better counts.")
 
