@@ -134,7 +134,7 @@ class Linkage(SettingsTable):
         fields = {name: getattr(self, name) for name in type(self).model_fields}
         fields.update({name: getattr(override, name) for name in override.model_fields_set
                        if getattr(override, name) is not None})
-        return type(self).model_validate(fields)
+        return type(self)(**fields)
 
     def release_columns(self) -> list[str]:
         """The release columns the linkage reads (keys, then blocks)."""
