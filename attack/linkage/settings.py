@@ -79,8 +79,8 @@ Number = Annotated[float, Field(allow_inf_nan=False)]
 class Linkage(SettingsTable):
     """How the intruder links (Destatis handbook, ch. 13)."""
 
-    keys: tuple[KeyEntry, ...] = Field(min_length=1, description="Overlap variables entering the distance.")
-    block: tuple[BlockingEntry, ...] = Field(default=(), description="Blocking keys; an entry a|b offers "
+    keys: list[KeyEntry] = Field(min_length=1, description="Overlap variables entering the distance.")
+    block: list[BlockingEntry] = Field(default_factory=list, description="Blocking keys; an entry a|b offers "
                                              "alternatives whose blocking passes are united.")
     method: Methods = Field(default="greedy", description="One-to-one assignment procedure.")
     standardise: Standardisations = "maxmin"
