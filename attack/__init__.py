@@ -32,10 +32,9 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.io.inspect import inspect_file, render_inspection
     from attack.io.options import gammas_by_variable, read_options, read_tables
     from attack.io.readers import ReadOptions
+    from attack.linkage.blocking import AnyBlock, Block
     from attack.linkage.engines import Engine
     from attack.linkage.keys import (
-        AnyBlock,
-        Block,
         Date,
         Hierarchical,
         Key,
@@ -44,11 +43,11 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
         Ordinal,
         String,
     )
+    from attack.linkage.truth import TruthResult, link_names
     from attack.protect.catalogue import Protected
     from attack.risk.frequency import FrequencyRisk, frequency_risk
     from attack.risk.mass import mass_attack
     from attack.risk.results import AttackResult
-    from attack.risk.truth import TruthResult, link_names
     from attack.study.demo import DemoResult, demo_scenario, run_demo
     from attack.study.outputs import certificate_path, tune_paths
     from attack.study.report_files import RenderedReport, render_report, report_path
@@ -78,14 +77,16 @@ _LAZY = {
     "ReadOptions": ("attack.io.readers", "ReadOptions"),
     "Engine": ("attack.linkage.engines", "Engine"),
     **{name: ("attack.linkage.keys", name) for name in
-       ("AnyBlock", "Block", "Date", "Hierarchical", "Key", "Metric", "Nominal", "Ordinal", "String")},
+       ("Date", "Hierarchical", "Key", "Metric", "Nominal", "Ordinal", "String")},
+    "AnyBlock": ("attack.linkage.blocking", "AnyBlock"),
+    "Block": ("attack.linkage.blocking", "Block"),
     "Protected": ("attack.protect.catalogue", "Protected"),
     "mass_attack": ("attack.risk.mass", "mass_attack"),
     "frequency_risk": ("attack.risk.frequency", "frequency_risk"),
     "FrequencyRisk": ("attack.risk.frequency", "FrequencyRisk"),
     "AttackResult": ("attack.risk.results", "AttackResult"),
-    "TruthResult": ("attack.risk.truth", "TruthResult"),
-    "link_names": ("attack.risk.truth", "link_names"),
+    "TruthResult": ("attack.linkage.truth", "TruthResult"),
+    "link_names": ("attack.linkage.truth", "link_names"),
     **{name: ("attack.study.demo", name) for name in ("DemoResult", "demo_scenario", "run_demo")},
     **{name: ("attack.study.outputs", name) for name in ("certificate_path", "tune_paths")},
     **{name: ("attack.study.report_files", name) for name in ("RenderedReport", "render_report", "report_path")},
@@ -116,13 +117,22 @@ _LAZY = {
 
 def __getattr__(name: str) -> Any:
     """Import a public name on first use (PEP 562)."""
-    try:
+    if name in _LAZY:
         module, attribute = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'attack' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module), attribute)
+        value = getattr(importlib.import_module(module), attribute)
+    else:  # a key type registered beyond the built-in ones (attack.linkage.keys) under its class name
+        registered = {cls.__name__: cls for cls in _key_types().values()} if name[:1].isupper() else {}
+        if name not in registered:
+            raise AttributeError(f"module 'attack' has no attribute {name!r}")
+        value = registered[name]
     globals()[name] = value
     return value
+
+
+def _key_types() -> dict[str, type]:
+    from attack.linkage.keys import key_types  # noqa: PLC0415 - imported on first use, as _LAZY
+
+    return dict(key_types())
 
 
 def __dir__() -> list[str]:

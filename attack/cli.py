@@ -150,7 +150,7 @@ def truth_command(external_path: Path, external_id: str, original_path: Path, or
     app.guard([out_path, review_path, json_path], inputs)
     external, original = attack.read_tables(inputs, reading, [None, [original_id, *text, *(b.name for b in blocks)]])
     result = attack.link_names(external, external_id, original, original_id, name=name_column, address=address_column,
-                               block=[b.classifier() for b in blocks], **settings)
+                               block=list(blocks), **settings)
     files: app.Files = {out_path: (result.key().to_csv(index=False), app.OWNER_ONLY)}
     if review_path:
         files[review_path] = (result.review_band().to_csv(index=False, float_format="%.6f"), app.OWNER_ONLY)

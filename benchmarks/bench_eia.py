@@ -37,8 +37,8 @@ SDCMICRO_SECONDS, SDCMICRO_GIB, BUDGET_SECONDS = 152, 3, 2
 def child() -> None:
     import pandas as pd
 
-    from attack.linkage.distances import KeySpec
-    from attack.linkage.link import LinkageSpec
+    from attack.linkage.keys import Metric
+    from attack.linkage.settings import Linkage
     from attack.protect.formal import formal_release
     from attack.protect.microaggregation import separate_microaggregation
     from attack.risk.mass import AttackInput, run_attack
@@ -47,8 +47,8 @@ def child() -> None:
     original = pd.read_csv(DATA)
     original.insert(0, "row_id", range(len(original)))
     release = formal_release(separate_microaggregation(original, KEYS, k=3, seed=1), seed=2)
-    spec = LinkageSpec(
-        keys=tuple(KeySpec(name, "metric") for name in KEYS),
+    spec = Linkage(
+        keys=tuple(Metric(name) for name in KEYS),
         method="hungarian",
         standardise="range",
         metric_distance="absolute",

@@ -101,9 +101,8 @@ HEADER = (f"{'case':28} {'intruder':15} {'links':10} {'n':>6} {'correct':>8} {'p
 
 
 def main() -> None:
-    from attack.linkage.distances import KeySpec
-    from attack.linkage.link import LinkageSpec
-    from attack.linkage.settings import Linkage, linkage_spec
+    from attack.linkage.keys import Nominal, String
+    from attack.linkage.settings import Linkage
     from attack.risk.mass import AttackInput, run_attack
     from attack.risk.settings import Evaluation
 
@@ -112,15 +111,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--config", default="both", choices=("plain", "person", "both"))
     args = parser.parse_args()
-    keys = tuple(KeySpec(c, "string") for c in STRINGS) + tuple(KeySpec(c, "nominal") for c in CODES)
+    keys = tuple(String(c) for c in STRINGS) + tuple(Nominal(c) for c in CODES)
     runs = []
     if args.config in ("plain", "both"):
-        runs += [(intruder, LinkageSpec(keys=keys, method=args.method, intruder=intruder, seed=args.seed))
+        runs += [(intruder, Linkage(keys=keys, method=args.method, intruder=intruder, seed=args.seed))
                  for intruder in ("distance", "fellegi-sunter")]
     if args.config in ("person", "both"):
-        runs.append(("FS person", linkage_spec(Linkage(keys=list(PERSON_KEYS), block=list(PERSON_BLOCK),
-                                                      method=args.method, intruder="fellegi-sunter",
-                                                      seed=args.seed))))
+        runs.append(("FS person", Linkage(keys=list(PERSON_KEYS), block=list(PERSON_BLOCK),
+                                           method=args.method, intruder="fellegi-sunter", seed=args.seed)))
     # no variable to evaluate (every column is text): built without validation, which asks for one target
     evaluation = Evaluation.model_construct(targets=[], truth_complete=True)
     print(f"FEBRL4; method {args.method}; plain: no blocking; person: keys {', '.join(PERSON_KEYS)}; "

@@ -21,15 +21,15 @@ CASES = [(50_000, 90_000, 200), (50_000, 90_000, 20), (200_000, 400_000, 50), (6
 def run_case(n_ext: int, n_rel: int, blocks: int, jobs: int) -> None:
     from bench_scale import synthetic
 
-    from attack.linkage.blocking import Classifier
-    from attack.linkage.distances import KeySpec
-    from attack.linkage.link import LinkageSpec
+    from attack.linkage.blocking import Block
+    from attack.linkage.keys import Metric
+    from attack.linkage.settings import Linkage
     from attack.risk.mass import AttackInput, run_attack
     from attack.risk.settings import Evaluation
 
     external, release = synthetic(n_ext, n_rel, blocks)
-    spec = LinkageSpec(keys=(KeySpec("turnover", "metric", log=True), KeySpec("employees", "metric", log=True)),
-                       blocks=(Classifier("nace"),), method="greedy")
+    spec = Linkage(keys=(Metric("turnover", log=True), Metric("employees", log=True)),
+                       block=(Block("nace"),), method="greedy")
     start = time.perf_counter()
     run_attack(AttackInput(external, "unit_id", release, "unit_id"), spec, Evaluation.of(), engine={"jobs": jobs})
     print(f"{time.perf_counter() - start:.2f}")

@@ -45,16 +45,16 @@ BLOCKS = 20
 
 
 def run_attack(n: int, jobs: int | None) -> dict:
-    from attack.linkage.blocking import Classifier
-    from attack.linkage.distances import KeySpec
-    from attack.linkage.link import LinkageSpec
+    from attack.linkage.blocking import Block
+    from attack.linkage.keys import Metric
+    from attack.linkage.settings import Linkage
     from attack.risk.mass import AttackInput, run_attack
     from attack.risk.settings import Evaluation
 
     external, release = synthetic(n, n, BLOCKS)
-    spec = LinkageSpec(
-        keys=(KeySpec("turnover", "metric", log=True), KeySpec("employees", "metric", log=True)),
-        blocks=(Classifier("nace"),),
+    spec = Linkage(
+        keys=(Metric("turnover", log=True), Metric("employees", log=True)),
+        block=(Block("nace"),),
         method="greedy",
     )
     start = time.perf_counter()

@@ -58,17 +58,17 @@ def synthetic(n_ext: int, n_rel: int, n_blocks: int, seed: int = 0):
 
 
 def run_case(name: str, jobs: int | None) -> None:
-    from attack.linkage.blocking import Classifier
-    from attack.linkage.distances import KeySpec
-    from attack.linkage.link import LinkageSpec
+    from attack.linkage.blocking import Block
+    from attack.linkage.keys import Metric
+    from attack.linkage.settings import Linkage
     from attack.risk.mass import AttackInput, run_attack
     from attack.risk.settings import Evaluation
 
     n_ext, n_rel, n_blocks, method, _, _ = CASES[name]
     external, release = synthetic(n_ext, n_rel, n_blocks)
-    spec = LinkageSpec(
-        keys=(KeySpec("turnover", "metric", log=True), KeySpec("employees", "metric", log=True)),
-        blocks=(Classifier("nace"),),
+    spec = Linkage(
+        keys=(Metric("turnover", log=True), Metric("employees", log=True)),
+        block=(Block("nace"),),
         method=method,
     )
     start = time.perf_counter()

@@ -28,14 +28,14 @@ TARGETS = "targets: recall >= 95 %, wrong accepted <= 0.5 %, 100,000 x 100,000 i
 
 def run_case(n: int) -> None:
     from attack.datasets.firms import firm_register, respell
-    from attack.linkage.blocking import Classifier
-    from attack.risk.truth import link_names
+    from attack.linkage.blocking import Block
+    from attack.linkage.truth import link_names
 
     register = firm_register(n, seed=1)
     respelt = respell(register, seed=2, coverage=0.95)
     start = time.perf_counter()
     result = link_names(respelt.external, "record_id", register, "unit_id", name="name", address="street",
-                        block=[Classifier("plz", prefix=3)])
+                        block=[Block("plz", prefix=3)])
     seconds = time.perf_counter() - start
     table = result.table.set_index("external_id")
     truth = respelt.truth.reindex(table.index)

@@ -19,10 +19,11 @@ import attack
 # show and check them before any work starts (these modules are light: no data library).
 from attack.defaults import LINKAGE_TAU, SYNTHETIC_TAU
 from attack.linkage.assignment import METHODS
+from attack.linkage.blocking import parse_block, parse_block_entry
 from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
 from attack.linkage.engines import ENGINES, parse_size
 from attack.linkage.fellegi_sunter import INTRUDERS
-from attack.linkage.keys import parse_block, parse_block_entry, parse_key
+from attack.linkage.keys import key_types, parse_key
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.risk.thresholds import RISK_BASES
 
@@ -188,7 +189,7 @@ LINK = stack(
     click.option("--release-id", required=True, help="Column holding each release row's unit id (hidden from the matcher)."),
     click.option("--original", "original_path", type=FILE, help="The confidential original: true values and cells."),
     click.option("--original-id", help="Unit id column of the original (default: --release-id)."),
-    click.option("--key", "keys", multiple=True, required=True, callback=_keys, metavar="NAME:TYPE[:WEIGHT][:OPT]", help="Distance key; TYPE metric|nominal|ordinal|hierarchical|string."),
+    click.option("--key", "keys", multiple=True, required=True, callback=_keys, metavar="NAME:TYPE[:WEIGHT][:OPT]", help="Distance key; TYPE " + "|".join(key_types()) + "."),
     click.option("--block", "blocks", multiple=True, callback=_blocking_entries, metavar="NAME[:prefix=N|:bins=B,...|:soundex|:cologne][|ALTERNATIVE...]", help="Blocking key; several keys separated by | are alternatives (blocking passes whose candidate pairs are united)."),
     click.option("--method", type=click.Choice(METHODS), default="greedy", show_default=True),
     click.option("--standardise", type=click.Choice(STANDARDISATIONS), default="maxmin", show_default=True),

@@ -12,9 +12,9 @@ from attack.datasets.population import (
     worst_case_external,
 )
 from attack.errors import InputError
-from attack.linkage.blocking import Classifier
-from attack.linkage.distances import KeySpec
-from attack.linkage.link import LinkageSpec
+from attack.linkage.blocking import Block
+from attack.linkage.keys import Metric
+from attack.linkage.settings import Linkage
 from attack.protect.formal import formal_release
 from attack.protect.microaggregation import separate_microaggregation
 
@@ -62,10 +62,10 @@ def demo_source(name: str, n_units: int = 17000, seed: int = 1) -> tuple[pd.Data
     return frame, DEMO_ID
 
 
-def demo_linkage(method: str = "greedy") -> LinkageSpec:
+def demo_linkage(method: str = "greedy") -> Linkage:
     """The demo intruder: blocks on NACE division × BBR9, distance on turnover and employees."""
-    return LinkageSpec(
-        keys=(KeySpec("turnover", "metric"), KeySpec("employees", "metric")),
-        blocks=(Classifier("nace", prefix=2), Classifier("bbr9")),
+    return Linkage(
+        keys=(Metric(name="turnover"), Metric(name="employees")),
+        block=(Block(name="nace", prefix=2), Block(name="bbr9")),
         method=method,
     )

@@ -5,51 +5,51 @@ A blocking key is a categorical column compared for equality, optionally on a co
 (a code prefix such as the NACE division ``nace:prefix=2``) or a metric column binned into
 intervals ``[a, b)`` with break points applied identically to both files (``turnover:bins=...``).
 Records with a missing blocking value fall in no block: an external record then gets no link.
+``Block`` is a blocking key (also a risk cell), written ``nace``, ``nace:prefix=2``,
+``employees:bins=20,50`` or ``surname:cologne``; ``AnyBlock`` offers alternatives (``a|b``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import itertools
+import math
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from attack.errors import InputError
+from attack.errors import InputError, from_validation
 from attack.io.readers import code_column, numeric_column, source_name
+from attack.io.strict import SettingsModel
+from attack.linkage.column import ColumnSetting, build
 from attack.linkage.phonetic import ENCODINGS
 
 
-@dataclass(frozen=True)
-class Classifier:
-    """A column turned into class labels: as is, by code prefix, by interval bins, or by the
-    phonetic code of a name (``encoding``: ``"soundex"`` or ``"cologne"``).
+class Block(ColumnSetting):
+    """A blocking key or a risk cell: the column as is, by code prefix, by interval bins, or (a
+    name) by its phonetic code (``encoding``: ``"soundex"`` or ``"cologne"``).
 
     Used for blocking keys (docs/method/linkage.md) and for risk cells (docs/method/risk.md).
     ``external_name`` is the column in the external file when it differs.
     """
 
-    name: str
-    prefix: int | None = None
-    bins: tuple[float, ...] | None = None
-    external_name: str | None = None
-    encoding: str | None = None
+    prefix: int | None = Field(default=None, ge=1, description="Classes are the first N characters of the code.")
+    bins: tuple[float, ...] | None = Field(default=None, min_length=1, description="Break points of the classes.")
+    encoding: Literal["soundex", "cologne"] | None = Field(default=
+        None, description="Classes are the Soundex or Kölner Phonetik codes of the names.")
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="after")
+    def _one_rule(self) -> Block:
         if sum(x is not None for x in (self.prefix, self.bins, self.encoding)) > 1:
-            raise InputError(f"{self.name!r}: use one of a prefix, bins or a phonetic encoding")
-        if self.encoding is not None and self.encoding not in ENCODINGS:
-            raise InputError(f"{self.name!r}: unknown encoding {self.encoding!r}; expected one of {', '.join(ENCODINGS)}")
-        if self.prefix is not None and self.prefix < 1:
-            raise InputError(f"{self.name!r}: the prefix length must be at least 1")
-        if self.bins is not None:
-            if len(self.bins) == 0 or not np.isfinite(self.bins).all() or any(np.diff(self.bins) <= 0):
-                raise InputError(f"{self.name!r}: bins must be strictly increasing finite break points")
-
-    @property
-    def external_column(self) -> str:
-        return self.external_name or self.name
+            raise ValueError("use one of a prefix, bins or an encoding")
+        if self.bins is not None and not all(math.isfinite(b) for b in self.bins):
+            raise ValueError("bins must be finite numbers (no nan or inf)")
+        if self.bins is not None and any(b <= a for a, b in itertools.pairwise(self.bins)):
+            raise ValueError("bins must be strictly increasing break points")
+        return self
 
     def label(self) -> str:
         """The form users write: ``name``, ``name:prefix=2`` or ``name:bins=1,10``."""
@@ -60,6 +60,17 @@ class Classifier:
         if self.encoding is not None:
             return f"{self.name}:{self.encoding}"
         return self.name
+
+    def to_text(self) -> str:
+        """The CLI spelling (the same as ``label``)."""
+        return self.label()
+
+    def to_data(self) -> str | dict:
+        """The block as a scenario file writes it: its text spelling, or a table with a renamed
+        external column."""
+        if self.external_name is None:
+            return self.label()
+        return self.model_dump(mode="json", exclude_defaults=True)
 
     def classes(self, frame: pd.DataFrame, column: str | None = None) -> np.ndarray:
         """Class label of every row (object array, None for missing)."""
@@ -90,6 +101,100 @@ class Classifier:
         return sorted(labels)
 
 
+class AnyBlock(SettingsModel):
+    """Alternative blocking keys (``"surname:prefix=1|postcode"``): a pair is a candidate when it
+    agrees on any of them; each alternative is one blocking pass (``attack.linkage.passes``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    any: tuple[Block, ...] = Field(min_length=2, description="The alternative blocking keys.")
+
+    def __init__(self, *alternatives: Block | str | Mapping, **data: Any) -> None:
+        if alternatives:
+            data["any"] = tuple(as_block(a) for a in alternatives)
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise from_validation(exc, model=type(self)) from None
+
+    @field_validator("any", mode="before")
+    @classmethod
+    def _texts(cls, value: Any) -> Any:
+        if not isinstance(value, (list, tuple)):
+            return value
+        try:
+            return tuple(parse_block(v) if isinstance(v, str) else v for v in value)
+        except InputError as exc:
+            raise ValueError(exc.message) from None
+
+    def to_text(self) -> str:
+        """The CLI spelling: the alternatives separated by ``|``."""
+        return "|".join(b.to_text() for b in self.any)
+
+    def to_data(self) -> str | dict:
+        """The entry as a scenario file writes it."""
+        if all(b.external_name is None for b in self.any):
+            return self.to_text()
+        return {"any": [b.to_data() for b in self.any]}
+
+
+def parse_block(text: str) -> Block:
+    """A block from ``NAME``, ``NAME:prefix=N``, ``NAME:bins=B1,B2,...``, ``NAME:soundex`` or
+    ``NAME:cologne``."""
+    name, _, option = text.partition(":")
+    if not name:
+        raise InputError(f"{text!r}: a column name is needed")
+    if not option:
+        return Block(name=name)
+    if option in ("soundex", "cologne"):
+        return Block(name=name, encoding="soundex" if option == "soundex" else "cologne")
+    if option.startswith("prefix="):
+        try:
+            prefix = int(option[len("prefix="):])
+        except ValueError:
+            raise InputError(f"{text!r}: expected whole numbers") from None
+        return build(Block, {"name": name, "prefix": prefix}, repr(text))
+    if option.startswith("bins="):
+        try:
+            bins = tuple(float(b) for b in option[len("bins="):].split(","))
+        except ValueError as exc:
+            raise InputError(f"{text!r}: bins must be numbers separated by commas") from exc
+        return build(Block, {"name": name, "bins": bins}, repr(text))
+    raise InputError(f"{text!r}: expected NAME, NAME:prefix=N, NAME:bins=B1,B2,..., NAME:soundex or NAME:cologne")
+
+
+def parse_block_entry(text: str) -> Block | AnyBlock:
+    """A blocking entry: one block, or alternatives separated by ``|`` (``"surname:prefix=1|plz"``)."""
+    if "|" not in text:
+        return parse_block(text)
+    return AnyBlock(*(parse_block(part.strip()) for part in text.split("|")))
+
+
+def blocking_entry(value: Block | AnyBlock | str | Mapping) -> Block | AnyBlock:
+    """A blocking entry from its typed form, its text spelling or a scenario-file table
+    (``{any = [...]}`` for alternatives)."""
+    if isinstance(value, AnyBlock):
+        return value
+    if isinstance(value, str):
+        return parse_block_entry(value)
+    if isinstance(value, Mapping) and "any" in value:
+        return build(AnyBlock, value, "block")
+    return as_block(value)
+
+
+def as_block(value: Block | str | Mapping) -> Block:
+    """A block from a block, its text spelling or a scenario-file table."""
+    if isinstance(value, Block):
+        return value
+    if isinstance(value, str):
+        if "|" in value:
+            raise InputError(f"{value!r}: alternatives (a|b) are blocking passes, not a cell or a single block")
+        return parse_block(value)
+    if isinstance(value, Mapping):
+        return build(Block, value, "block")
+    raise InputError(f"expected a block (attack.Block or text like 'nace:prefix=2'), got {value!r}")
+
+
 def interval_labels(bins: Sequence[float]) -> list[str]:
     """Labels of the intervals (−inf, b0), [b0, b1), …, [bk, inf), closed on the left."""
     edges = [-np.inf, *bins, np.inf]
@@ -103,7 +208,7 @@ def _fmt(value: float) -> str:
 
 
 @dataclass(frozen=True)
-class Block:
+class BlockRows:
     """Row positions of one block in the external file and in the release, both ascending.
 
     ``pairs`` (multi-pass blocking, ``attack.linkage.passes``): a sparse boolean matrix over the
@@ -125,7 +230,7 @@ class Block:
 class Blocking:
     """The blocks of a linkage and what fell outside them (docs/method/linkage.md report)."""
 
-    blocks: tuple[Block, ...]
+    blocks: tuple[BlockRows, ...]
     external_without_block: np.ndarray
     #: Blocking passes whose candidate pairs are united (``attack.linkage.passes``).
     n_passes: int = 1
@@ -146,12 +251,12 @@ class Blocking:
             "n_candidate_pairs": self.n_candidate_pairs,
         }
 
-    def __iter__(self) -> Iterator[Block]:
+    def __iter__(self) -> Iterator[BlockRows]:
         return iter(self.blocks)
 
 
 def make_blocks(
-    external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Classifier]
+    external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Block]
 ) -> Blocking:
     """Group both files by the blocking keys and pair the groups present on both sides.
 
@@ -160,7 +265,7 @@ def make_blocks(
     """
     n_ext, n_rel = len(external), len(release)
     if not keys:
-        return Blocking((Block((), np.arange(n_ext), np.arange(n_rel)),), np.array([], dtype=np.int64))
+        return Blocking((BlockRows((), np.arange(n_ext), np.arange(n_rel)),), np.array([], dtype=np.int64))
     for key in keys:
         _same_coding(external, release, key)
     ext_labels = [k.classes(external, k.external_column) for k in keys]
@@ -181,8 +286,8 @@ def make_blocks(
         if gid < 0:
             continue
         ext_rows = ext_split[gid]
-        key = tuple(labels[ext_rows[0]] for labels in ext_labels)
-        blocks.append(Block(key, ext_rows, rel_split[gid]))
+        labels_of_block = tuple(labels[ext_rows[0]] for labels in ext_labels)
+        blocks.append(BlockRows(labels_of_block, ext_rows, rel_split[gid]))
     covered = np.zeros(n_ext, dtype=bool)
     for block in blocks:
         covered[block.external] = True
@@ -197,7 +302,7 @@ def make_blocks(
     return Blocking(tuple(blocks), np.flatnonzero(~covered))
 
 
-def _same_coding(external: pd.DataFrame, release: pd.DataFrame, key: Classifier) -> None:
+def _same_coding(external: pd.DataFrame, release: pd.DataFrame, key: Block) -> None:
     """Refuse a code blocking key spelt two ways in the two files (``01`` here, ``1`` there): the
     units would silently fall into different blocks and never be compared."""
     if key.bins is not None or key.encoding is not None:

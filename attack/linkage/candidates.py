@@ -26,12 +26,12 @@ from scipy.spatial import cKDTree
 from attack.linkage.assignment import TIE_TOLERANCE
 from attack.linkage.compiled import greedy, tie_counts
 from attack.linkage.distances import (
+    CodeComponent,
     DistanceModel,
-    KeySpec,
-    _CodeComponent,
-    _MetricComponent,
+    MetricComponent,
     build_distance_model,
 )
+from attack.linkage.keys import Metric
 from attack.linkage.refill import LEAF, ExactCost, FreeTree, first_lists
 
 #: Most embedding dimensions for which the KD-tree is used.
@@ -52,12 +52,12 @@ def embedding(model: DistanceModel) -> tuple[np.ndarray, np.ndarray, float] | No
             continue
         if comp.has_missing or key.missing == "skip":
             return None
-        if isinstance(comp, _MetricComponent) and comp.power == 2:
+        if isinstance(comp, MetricComponent) and comp.power == 2:
             factor = np.sqrt(key.weight / scale)
             centre = _centre(comp.a, comp.b)  # small coordinates round less (see rounding())
             ext_parts.append(((comp.a - centre) * factor)[:, None])
             rel_parts.append(((comp.b - centre) * factor)[:, None])
-        elif isinstance(comp, _CodeComponent) and comp.kind == "nominal":
+        elif isinstance(comp, CodeComponent) and comp.kind == "nominal":
             levels = int(max(comp.a.max(initial=0), comp.b.max(initial=0))) + 1
             factor = np.sqrt(key.weight / (2 * scale))
             ext_parts.append(np.eye(levels)[comp.a] * factor)
@@ -283,7 +283,7 @@ def warm_up() -> None:
     """Compile (or load from the disk cache) the kernels of the candidate search on a toy
     block, so that processes forked afterwards start with them."""
     frame = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
-    model = build_distance_model(frame, frame, [KeySpec("x", "metric")])
+    model = build_distance_model(frame, frame, [Metric(name="x")])
     tree_greedy(model, embedding(model))
     CandidateLists(model, *embedding(model), neighbours=1).requery(0)
 

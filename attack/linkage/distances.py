@@ -12,26 +12,17 @@ Missing values (docs/method/linkage.md): by default a component with a missing v
 its largest standardised value over A × B; with ``missing="skip"`` the component is dropped for
 that pair and the other weights are scaled up to the full weight.
 
-Hierarchical distance. Codes have a level ℓ (1 = coarsest) and ancestors ``anc(c, k)``. With
-``p(a, b)`` the deepest level at which both codes have the same ancestor (0 when only the root is
-shared) and ``L`` the number of levels::
-
-    d_H(a, b) = 0              if p = min(ℓ(a), ℓ(b))   (equal, or one is an ancestor of the other)
-    d_H(a, b) = (L - p) / L    otherwise                 (mode "compatible_zero", the default)
-
-Mode ``"lca"`` uses ``(L - p) / L`` for compatible codes at different depth as well. Levels come
-either from prefix lengths (``levels=(2, 3, 4)``: "15" → "151" → "1511"; by default the distinct
-code lengths present) or from an explicit parent map (``{"1511": "151", "151": "15", "15": "D"}``).
+Each key type builds its own component (``Key.component`` in ``attack.linkage.keys``); this
+module holds the component kinds and combines the components of a run.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
-from pathlib import Path
-from typing import Literal
+from typing import Any, Protocol, Self
 
 import numpy as np
 import pandas as pd
@@ -39,133 +30,62 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import DamerauLevenshtein, JaroWinkler, Levenshtein
 
 from attack.errors import InputError
-from attack.io.readers import code_column, numeric_column, source_name
-from attack.linkage.dates import date_distance, date_parts
-from attack.linkage.names import prepare
-from attack.linkage.outliers import check_key_values
-from attack.linkage.phonetic import ENCODINGS
+from attack.io.readers import source_name
+from attack.linkage.dates import date_distance
 
-KeyType = Literal["metric", "nominal", "ordinal", "hierarchical", "string", "date"]
-KEY_TYPES: tuple[str, ...] = ("metric", "nominal", "ordinal", "hierarchical", "string", "date")
 STANDARDISATIONS: tuple[str, ...] = ("maxmin", "range", "sd", "none")
 METRIC_DISTANCES: tuple[str, ...] = ("squared", "absolute")
-STRING_METHODS: tuple[str, ...] = ("levenshtein", "jaro_winkler", "damerau", "token_set")
-HIERARCHY_MODES: tuple[str, ...] = ("compatible_zero", "lca")
-MISSING_RULES: tuple[str, ...] = ("max", "skip")
 
 #: String keys get exact max–min extremes when the distinct values span at most this many pairs;
 #: beyond it the natural range [0, 1] of the normalised string distance is used and reported.
 STRING_EXTREMES_MAX_PAIRS = 20_000_000
 
 
-@dataclass(frozen=True)
-class KeySpec:
-    """One overlap variable that enters the distance (docs/method/linkage.md).
-
-    ``name`` is the release column, ``external_name`` the external column (default: the same).
-    ``metric_distance`` None means the run's default.
-    """
-
-    name: str
-    type: KeyType
-    weight: float = 1.0
-    external_name: str | None = None
-    metric_distance: str | None = None
-    log: bool = False
-    order: tuple[str, ...] | None = None
-    levels: tuple[int, ...] | None = None
-    parents: Mapping[str, str] | None = field(default=None, hash=False, compare=False)
-    hierarchy_mode: str = "compatible_zero"
-    string_method: str = "levenshtein"
-    missing: str = "max"
-    #: String keys: fold case, diacritics, punctuation and spaces first (``attack.linkage.names``).
-    normalise: bool = False
-    #: String keys: compare the phonetic codes (``"soundex"`` or ``"cologne"``) of the values.
-    encoding: str | None = None
-    #: Fellegi–Sunter, string and nominal keys: weigh exact agreement by the value's frequency
-    #: (``attack.linkage.term_frequency``).
-    tf: bool = False
-    #: String keys: the other name column (same name in both files); the key compares the two
-    #: names straight and crossed and takes the better (given and family name swapped).
-    swap_with: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.type not in KEY_TYPES:
-            raise InputError(
-                f"unknown key type {self.type!r} for key {self.name!r}; "
-                f"expected one of {', '.join(KEY_TYPES)}"
-            )
-        if not np.isfinite(self.weight) or self.weight < 0:
-            raise InputError(f"key {self.name!r}: weight must be a non-negative number")
-        for value, allowed, what in (
-            (self.metric_distance, METRIC_DISTANCES + (None,), "metric distance"),
-            (self.hierarchy_mode, HIERARCHY_MODES, "hierarchy mode"),
-            (self.string_method, STRING_METHODS, "string method"),
-            (self.missing, MISSING_RULES, "missing-value rule"),
-        ):
-            if value not in allowed:
-                raise InputError(f"key {self.name!r}: unknown {what} {value!r}")
-        if self.order is not None and len(set(self.order)) != len(self.order):
-            raise InputError(f"key {self.name!r}: an ordinal category is listed twice")
-        if self.log and self.type != "metric":
-            raise InputError(f"key {self.name!r}: the log transform applies to metric keys only")
-        if self.encoding is not None and self.encoding not in ENCODINGS:
-            raise InputError(f"key {self.name!r}: unknown encoding {self.encoding!r}; expected one of "
-                             f"{', '.join(ENCODINGS)}")
-        if self.tf and self.type not in ("string", "nominal"):
-            raise InputError(f"key {self.name!r}: the term-frequency adjustment applies to string and nominal keys")
-        if self.swap_with is not None and (self.type != "string" or self.tf or self.swap_with == self.name):
-            raise InputError(f"key {self.name!r}: swap_with pairs a string key with another name column "
-                             "(no term-frequency adjustment)")
-        if (self.normalise or self.encoding) and self.type != "string":
-            raise InputError(f"key {self.name!r}: normalising and phonetic encoding apply to string keys only")
+class DistanceKey(Protocol):
+    """What the distance code needs of a key (``attack.linkage.keys.Key``)."""
 
     @property
-    def external_column(self) -> str:
-        return self.external_name or self.name
+    def name(self) -> str:
+        """The key's release column."""
 
     @property
-    def columns(self) -> tuple[str, ...]:
-        """The release columns the key reads (with ``swap_with`` two)."""
-        return (self.name, self.swap_with) if self.swap_with else (self.name,)
+    def weight(self) -> float:
+        """Its weight λ."""
 
     @property
-    def external_columns(self) -> tuple[str, ...]:
-        """The external columns the key reads."""
-        return (self.external_column, self.swap_with) if self.swap_with else (self.external_column,)
+    def missing(self) -> str:
+        """``"max"`` or ``"skip"``."""
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """The key with the fields in ``update`` changed (e.g. a learned weight)."""
+
+    def component(self, external: pd.DataFrame, release: pd.DataFrame, options: ComponentOptions) -> Component:
+        """The key's raw distances between the two files."""
 
     def describe(self) -> dict:
         """JSON-ready description for results and certificates."""
-        out: dict = {"name": self.name, "type": self.type, "weight": self.weight}
-        if self.external_name and self.external_name != self.name:
-            out["external_name"] = self.external_name
-        if self.type == "metric":
-            out["log"] = self.log
-        if self.metric_distance:
-            out["metric_distance"] = self.metric_distance
-        if self.order is not None:
-            out["order"] = list(self.order)
-        if self.type == "hierarchical":
-            out["hierarchy_mode"] = self.hierarchy_mode
-            out["hierarchy"] = "parent map" if self.parents else f"prefix levels {self.levels or 'auto'}"
-        if self.type == "string":
-            out["string_method"] = self.string_method
-            if self.normalise:
-                out["normalise"] = True
-            if self.encoding:
-                out["encoding"] = self.encoding
-        if self.tf:
-            out["tf"] = True
-        if self.swap_with:
-            out["swap_with"] = self.swap_with
-        out["missing"] = self.missing
-        return out
 
 
-class _Component(ABC):
-    """Raw distances of one key between external and release rows, and their scale."""
+@dataclass(frozen=True)
+class ComponentOptions:
+    """What a key needs beyond its own settings to build its component: the two file names (for
+    error messages), the run's default metric distance and the screen of metric values
+    (``"stop"``, ``"winsorise"`` or None, ``attack.linkage.outliers``)."""
+
+    files: tuple[str, str]
+    metric_distance: str = "squared"
+    screen: str | None = None
+
+
+class Component(ABC):
+    """Raw distances of one key between external and release rows, and their scale.
+
+    ``a`` and ``b`` hold the key's prepared values of the external and the release rows.
+    """
 
     notes: tuple[str, ...] = ()
+    a: np.ndarray
+    b: np.ndarray
 
     @abstractmethod
     def raw(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
@@ -177,7 +97,7 @@ class _Component(ABC):
         the matching entries of ``raw``."""
 
     @abstractmethod
-    def subset(self, ext: np.ndarray, rel: np.ndarray) -> _Component:
+    def subset(self, ext: np.ndarray, rel: np.ndarray) -> Component:
         """The same component restricted to the given external and release rows."""
 
     @abstractmethod
@@ -213,7 +133,7 @@ def _min_gap(a: np.ndarray, b: np.ndarray) -> float:
     return best
 
 
-class _MetricComponent(_Component):
+class MetricComponent(Component):
     def __init__(self, a: np.ndarray, b: np.ndarray, power: int) -> None:
         self.a, self.b, self.power = a, b, power
         self._a = a[~np.isnan(a)]
@@ -229,7 +149,7 @@ class _MetricComponent(_Component):
         return np.multiply(diff, diff, out=diff) if self.power == 2 else np.abs(diff, out=diff)
 
     def subset(self, ext, rel):
-        return _MetricComponent(self.a[ext], self.b[rel], self.power)
+        return MetricComponent(self.a[ext], self.b[rel], self.power)
 
     def extremes(self):
         if self._a.size == 0 or self._b.size == 0:
@@ -246,7 +166,7 @@ class _MetricComponent(_Component):
         return float(pooled.std(ddof=1)) ** self.power if pooled.size > 1 else 0.0
 
 
-class _CodeComponent(_Component):
+class CodeComponent(Component):
     """Nominal, ordinal and hierarchical keys on integer codes (−1 = missing).
 
     ``table`` (hierarchical keys) holds the distance between every pair of distinct codes;
@@ -294,7 +214,7 @@ class _CodeComponent(_Component):
         return out
 
     def subset(self, ext, rel):
-        return _CodeComponent(
+        return CodeComponent(
             self.a[ext], self.b[rel], kind=self.kind, divisor=self.divisor, table=self.table,
             scale=self.scale,
         )
@@ -325,7 +245,7 @@ class _CodeComponent(_Component):
 #: The rapidfuzz scorer of each string method; all but ``token_set`` give a normalised distance
 #: in [0, 1], ``token_set`` a similarity in [0, 100] that ``string_distances`` turns into
 #: ``1 − score / 100`` (docs/method/linkage.md, "Comparing names").
-STRING_SCORERS = {
+STRING_SCORERS: dict[str, Any] = {
     "levenshtein": Levenshtein.normalized_distance,
     "jaro_winkler": JaroWinkler.normalized_distance,
     "damerau": DamerauLevenshtein.normalized_distance,
@@ -344,7 +264,7 @@ def string_distances(
     return out
 
 
-class _StringComponent(_Component):
+class StringComponent(Component):
     def __init__(self, a: np.ndarray, b: np.ndarray, method: str) -> None:
         self.a, self.b, self.method = a, b, method
 
@@ -364,7 +284,7 @@ class _StringComponent(_Component):
         return out
 
     def subset(self, ext, rel):
-        return _StringComponent(self.a[ext], self.b[rel], self.method)
+        return StringComponent(self.a[ext], self.b[rel], self.method)
 
     def extremes(self):
         ua = pd.unique(self.a[~pd.isna(self.a)])
@@ -373,7 +293,7 @@ class _StringComponent(_Component):
             list(x), list(y), self.method, dtype=np.float32))
 
 
-def _distinct_extremes(component: _Component, ua: np.ndarray, ub: np.ndarray, what: str, distance) -> tuple:
+def _distinct_extremes(component: Component, ua: np.ndarray, ub: np.ndarray, what: str, distance) -> tuple:
     """Smallest and largest ``distance(ua-slice, ub)`` over the distinct values of both files, in
     slices of rows; beyond ``STRING_EXTREMES_MAX_PAIRS`` pairs the natural range [0, 1], noted
     on ``component``."""
@@ -391,7 +311,7 @@ def _distinct_extremes(component: _Component, ua: np.ndarray, ub: np.ndarray, wh
     return low, high
 
 
-class _SwappedNamesComponent(_Component):
+class SwappedNamesComponent(Component):
     """Two name columns (``a``, ``b``: shape (n, 2)) compared straight and crossed:
     ``min(d(g, g') + d(f, f'), d(g, f') + d(f, g')) / 2`` with the key's string distance ``d``;
     one missing name counts 1, a record without both names is missing (docs/method/linkage.md)."""
@@ -429,7 +349,7 @@ class _SwappedNamesComponent(_Component):
         return self._total(self.a[ext], self.b[rel], True)
 
     def subset(self, ext, rel):
-        return _SwappedNamesComponent(self.a[ext], self.b[rel], self.method)
+        return SwappedNamesComponent(self.a[ext], self.b[rel], self.method)
 
     @cached_property
     def has_missing(self) -> bool:
@@ -439,7 +359,7 @@ class _SwappedNamesComponent(_Component):
         return 0.0, 1.0
 
 
-class _DateComponent(_Component):
+class DateComponent(Component):
     """A date key on its parts (``attack.linkage.dates``; a row of −1 is a missing date)."""
 
     def __init__(self, a: np.ndarray, b: np.ndarray) -> None:
@@ -452,7 +372,7 @@ class _DateComponent(_Component):
         return date_distance(self.a[ext], self.b[rel])
 
     def subset(self, ext, rel):
-        return _DateComponent(self.a[ext], self.b[rel])
+        return DateComponent(self.a[ext], self.b[rel])
 
     @cached_property
     def has_missing(self) -> bool:
@@ -464,111 +384,10 @@ class _DateComponent(_Component):
         return _distinct_extremes(self, ua, ub, "dates", lambda x, y: date_distance(x[:, None, :], y[None, :, :]))
 
 
-def _factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Joint integer codes for two object arrays (−1 for missing) and the distinct values."""
     codes, uniques = pd.factorize(np.concatenate([a, b]), use_na_sentinel=True)
     return codes[: a.size], codes[a.size :], np.asarray(uniques, dtype=object)
-
-
-def _nominal(a: np.ndarray, b: np.ndarray) -> _CodeComponent:
-    ca, cb, _ = _factorize_pair(a, b)
-    return _CodeComponent(ca, cb, kind="nominal")
-
-
-def _ordinal(a: np.ndarray, b: np.ndarray, key: KeySpec, names: tuple[str, str]) -> _CodeComponent:
-    order = key.order
-    if order is None:
-        present = pd.unique(np.concatenate([a, b]))
-        order = tuple(sorted((v for v in present if v is not None), key=_natural_key))
-    codes = []
-    for values, file, column in ((a, names[0], key.external_column), (b, names[1], key.name)):
-        ranks = pd.Index(list(order)).get_indexer(values).astype(np.int64)
-        unknown = np.flatnonzero((ranks < 0) & ~pd.isna(values))
-        if unknown.size:
-            raise InputError(
-                f"value {values[unknown[0]]!r} is not one of the declared ordinal categories",
-                file=file,
-                column=column,
-                row=int(unknown[0]) + 1,
-            )
-        codes.append(ranks)
-    r = max(len(order), 1)
-    # eq. 13.2: categories from the smaller up to (excluding) the larger value, over r
-    return _CodeComponent(codes[0], codes[1], kind="ordinal", divisor=r, scale=(r - 1) / r or 1.0)
-
-
-def _natural_key(value: str) -> tuple:
-    try:
-        return (0, float(value), value)
-    except (TypeError, ValueError):
-        return (1, 0.0, str(value))
-
-
-def _ancestors_by_prefix(code: str, levels: Sequence[int]) -> list[str]:
-    return [code[:n] for n in levels if n <= len(code)]
-
-
-def _ancestors_by_parents(code: str, parents: Mapping[str, str]) -> list[str]:
-    chain = [code]
-    while chain[-1] in parents:
-        chain.append(parents[chain[-1]])
-        if len(chain) > 64:
-            raise InputError(f"hierarchy parent map has a cycle through {code!r}")
-    return chain[::-1]
-
-
-def hierarchy_distance_table(
-    codes_a: Sequence[str],
-    codes_b: Sequence[str],
-    *,
-    levels: Sequence[int] | None = None,
-    parents: Mapping[str, str] | None = None,
-    mode: str = "compatible_zero",
-) -> np.ndarray:
-    """Distances d_H between every code of ``codes_a`` and every code of ``codes_b``.
-
-    docs/method/linkage.md (normative form of handbook eq. 13.3); see the module docstring.
-    """
-    everything = list(codes_a) + list(codes_b)
-    if parents:
-        paths = {c: _ancestors_by_parents(c, parents) for c in [*parents, *everything]}
-    else:
-        lengths = sorted(set(levels) if levels else {len(c) for c in everything})
-        paths = {}
-        for c in everything:
-            path = _ancestors_by_prefix(c, lengths)
-            if not path or path[-1] != c:
-                raise InputError(
-                    f"hierarchical code {c!r} has a length that is not one of the levels {lengths}"
-                )
-            paths[c] = path
-    depth = max(len(p) for p in paths.values())  # L: levels of the whole hierarchy
-    table = np.empty((len(codes_a), len(codes_b)))
-    for i, ca in enumerate(codes_a):
-        pa = paths[ca]
-        for j, cb in enumerate(codes_b):
-            pb = paths[cb]
-            shallow = min(len(pa), len(pb))
-            common = 0
-            while common < shallow and pa[common] == pb[common]:
-                common += 1
-            compatible = common == shallow
-            if compatible and (mode == "compatible_zero" or len(pa) == len(pb)):
-                table[i, j] = 0.0
-            else:
-                table[i, j] = (depth - common) / depth
-    return table
-
-
-def _hierarchical(a: np.ndarray, b: np.ndarray, key: KeySpec) -> _CodeComponent:
-    ca, cb, uniques = _factorize_pair(a, b)
-    codes = [str(u) for u in uniques]
-    table = hierarchy_distance_table(
-        codes, codes, levels=key.levels, parents=key.parents, mode=key.hierarchy_mode
-    )
-    if table.size == 0:
-        table = np.zeros((1, 1))
-    return _CodeComponent(ca, cb, kind="hierarchical", table=table)
 
 
 @dataclass
@@ -579,8 +398,8 @@ class DistanceModel:
     any subset of external and release rows (a block).
     """
 
-    keys: tuple[KeySpec, ...]
-    components: tuple[_Component, ...]
+    keys: tuple[DistanceKey, ...]
+    components: tuple[Component, ...]
     offsets: np.ndarray
     scales: np.ndarray
     missing_values: np.ndarray
@@ -665,7 +484,7 @@ class DistanceModel:
 def build_distance_model(
     external: pd.DataFrame,
     release: pd.DataFrame,
-    keys: Sequence[KeySpec],
+    keys: Sequence[DistanceKey],
     *,
     standardise: str = "maxmin",
     metric_distance: str = "squared",
@@ -686,11 +505,15 @@ def build_distance_model(
         raise InputError(f"unknown metric distance {metric_distance!r}; expected squared or absolute")
     if not keys:
         raise InputError("at least one distance key is needed")
-    names = (source_name(external), source_name(release))
-    components, offsets, scales, fills, notes = [], [], [], [], []
-    screen = "winsorise" if winsorise else ("stop" if standardise != "none" else None)
+    options = ComponentOptions(files=(source_name(external), source_name(release)), metric_distance=metric_distance,
+                               screen="winsorise" if winsorise else ("stop" if standardise != "none" else None))
+    components: list[Component] = []
+    offsets: list[float] = []
+    scales: list[float] = []
+    fills: list[float] = []
+    notes: list[str] = []
     for key in keys:
-        comp = _component(external, release, key, names, metric_distance, screen)
+        comp = key.component(external, release, options)
         with np.errstate(over="ignore"):  # an overflow is reported below, by the key's name
             low, high = comp.extremes()
         if not (np.isfinite(low) and np.isfinite(high)):
@@ -723,56 +546,3 @@ def build_distance_model(
         notes=tuple(notes),
     )
 
-
-def _component(
-    external: pd.DataFrame,
-    release: pd.DataFrame,
-    key: KeySpec,
-    names: tuple[str, str],
-    metric_distance: str,
-    screen: str | None = None,
-) -> _Component:
-    ext_col, rel_col = key.external_column, key.name
-    if key.type == "metric":
-        a = numeric_column(external, ext_col, required=True)
-        b = numeric_column(release, rel_col, required=True)
-        if key.log:
-            for values, frame, column in ((a, external, ext_col), (b, release, rel_col)):
-                negative = np.flatnonzero(values < 0)
-                if negative.size:
-                    raise InputError(
-                        "the log transform needs non-negative values",
-                        file=source_name(frame),
-                        column=column,
-                        row=int(negative[0]) + 1,
-                    )
-            a, b = np.log1p(a), np.log1p(b)
-        notes = []
-        if screen is not None:
-            checked = []
-            for values, name, column in ((a, names[0], ext_col), (b, names[1], rel_col)):
-                values, changed = check_key_values(values, file=name, column=column, winsorise=screen == "winsorise")
-                checked.append(values)
-                if changed:
-                    notes.append(f"{changed} value(s) in {Path(name).name} winsorised: each alone spanned the range")
-            a, b = checked
-        power = 2 if (key.metric_distance or metric_distance) == "squared" else 1
-        component = _MetricComponent(a, b, power)
-        component.notes = tuple(notes)
-        return component
-    a = code_column(external, ext_col, required=True)
-    b = code_column(release, rel_col, required=True)
-    if key.type == "nominal":
-        return _nominal(a, b)
-    if key.type == "ordinal":
-        return _ordinal(a, b, key, names)
-    if key.type == "hierarchical":
-        return _hierarchical(a, b, key)
-    if key.type == "date":
-        return _DateComponent(date_parts(a, file=names[0], column=ext_col), date_parts(b, file=names[1], column=rel_col))
-    a, b = (prepare(v, normalise=key.normalise, encoding=key.encoding) for v in (a, b))
-    if key.swap_with:
-        a2, b2 = (prepare(code_column(frame, key.swap_with, required=True), normalise=key.normalise,
-                          encoding=key.encoding) for frame in (external, release))
-        return _SwappedNamesComponent(np.stack([a, a2], axis=1), np.stack([b, b2], axis=1), key.string_method)
-    return _StringComponent(a, b, key.string_method)

@@ -40,7 +40,8 @@ from attack.io.readers import code_column, numeric_column, source_name
 from attack.linkage import term_frequency
 from attack.linkage.blocking import Blocking
 from attack.linkage.dates import DATE_LEVELS, date_levels, date_parts
-from attack.linkage.distances import KeySpec, string_distances
+from attack.linkage.distances import string_distances
+from attack.linkage.keys import Date, Hierarchical, Key, Metric, String
 from attack.linkage.names import prepare
 
 #: The intruder's models: weighted distances (handbook §13.4) or Fellegi–Sunter match weights.
@@ -76,7 +77,7 @@ def normalise_text(value: object) -> str | None:
 class Comparison:
     """The comparison levels of one key on the prepared values of both files."""
 
-    key: KeySpec
+    key: Key
     labels: tuple[str, ...]
     a: np.ndarray = field(repr=False)
     b: np.ndarray = field(repr=False)
@@ -91,17 +92,17 @@ class Comparison:
         """Levels (int8, −1 where a value is missing) of the pairs ``(ext[k], rel[k])`` or, without
         ``pairs``, of the matrix ``ext × rel``."""
         a, b = self.a[ext], self.b[rel]
-        if self.key.swap_with:
+        if isinstance(self.key, String) and self.key.swap_with:
             return self._swapped_levels(a, b, pairs)
-        if self.key.type == "string":
+        if isinstance(self.key, String):
             return self._string_levels(a, b, pairs)
         if not pairs:
             a, b = a[:, None], b[None, :]
-        if self.key.type == "metric":
+        if isinstance(self.key, Metric):
             return _metric_levels(a, b)
-        if self.key.type == "hierarchical":
+        if isinstance(self.key, Hierarchical):
             return self._prefix_levels(a, b)
-        if self.key.type == "date":
+        if isinstance(self.key, Date):
             return date_levels(a, b)
         out = np.where(a == b, 0, 1).astype(np.int8)
         out[np.broadcast_to((a < 0) | (b < 0), out.shape)] = -1
@@ -147,7 +148,7 @@ class Comparison:
     def _similarity(self, a: np.ndarray, b: np.ndarray, pairs: bool) -> np.ndarray:
         """Jaro–Winkler similarity, or ``1 −`` the distance of the key's Damerau–Levenshtein or
         token-set method."""
-        method = self.key.string_method
+        method = self.key.string_method if isinstance(self.key, String) else "jaro_winkler"
         if method in ("damerau", "token_set"):
             return 1.0 - string_distances(list(a), list(b), method, pairs, dtype=np.float32)
         score = process.cpdist if pairs else process.cdist
@@ -187,24 +188,24 @@ def _metric_levels(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def comparisons(external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[KeySpec]) -> tuple[Comparison, ...]:
+def comparisons(external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Key]) -> tuple[Comparison, ...]:
     """The comparison of every key with a positive weight, on the values of both files."""
     out = []
     for key in keys:
         if key.weight == 0:
             continue
         ext_col, rel_col = key.external_column, key.name
-        if key.type == "metric":
+        if isinstance(key, Metric):
             a = numeric_column(external, ext_col, required=True)
             b = numeric_column(release, rel_col, required=True)
             out.append(Comparison(key, ("exact", f"near (<= {METRIC_NEAR:g})", "far"), a, b))
             continue
         a = code_column(external, ext_col, required=True)
         b = code_column(release, rel_col, required=True)
-        if key.type == "date":
+        if isinstance(key, Date):
             out.append(Comparison(key, DATE_LEVELS, date_parts(a, file=source_name(external), column=ext_col),
                                   date_parts(b, file=source_name(release), column=rel_col)))
-        elif key.type == "string":
+        elif isinstance(key, String):
             parts = [a, b]
             if key.swap_with:
                 parts = [a, code_column(external, key.swap_with, required=True),
@@ -225,7 +226,7 @@ def comparisons(external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Ke
             out.append(Comparison(key, labels, codes[: len(a)], codes[len(a):],
                                   texts=np.asarray(uniques, dtype=object),
                                   shares=_shares(key, codes[len(a):], len(uniques))))
-        elif key.type == "hierarchical":
+        elif isinstance(key, Hierarchical):
             prefixes = tuple(sorted(set(key.levels or (DEFAULT_PREFIX,)), reverse=True))
             columns = [_joint_codes(a, b, None)] + [_joint_codes(a, b, n) for n in prefixes]
             a_codes = np.stack([c[0] for c in columns], axis=1)
@@ -242,8 +243,8 @@ def comparisons(external: pd.DataFrame, release: pd.DataFrame, keys: Sequence[Ke
     return tuple(out)
 
 
-def _shares(key: KeySpec, release_codes: np.ndarray, n_values: int) -> np.ndarray | None:
-    return term_frequency.value_shares(release_codes, n_values) if key.tf else None
+def _shares(key: Key, release_codes: np.ndarray, n_values: int) -> np.ndarray | None:
+    return term_frequency.value_shares(release_codes, n_values) if key.weighs_by_frequency else None
 
 
 def _joint_codes(a: np.ndarray, b: np.ndarray, prefix: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -355,8 +356,8 @@ class MatchWeights:
         return float(sum(min(0.0, float(w.min())) for w in self._ranges()))
 
     @property
-    def keys(self) -> tuple[KeySpec, ...]:
-        return (KeySpec("match weight", "metric"),)
+    def keys(self) -> tuple[Key, ...]:
+        return (Metric(name="match weight"),)
 
     @property
     def missing_values(self) -> np.ndarray:
@@ -441,7 +442,7 @@ class FellegiSunterModel:
 def fit(
     external: pd.DataFrame,
     release: pd.DataFrame,
-    keys: Sequence[KeySpec],
+    keys: Sequence[Key],
     blocking: Blocking,
     *,
     seed: int = 0,

@@ -75,7 +75,7 @@ def _prepare(model: MatchWeights):
     kinds, ext, rel, level_counts = [], [], [], []
     metric_labels = ("exact", f"near (<= {fellegi_sunter.METRIC_NEAR:g})", "far")
     for comparison, w in zip(model.comparisons, model.weights, strict=True):
-        kind = comparison.key.type
+        kind = comparison.key.kind
         if kind == "metric" and comparison.labels == metric_labels and comparison.a.ndim == 1:
             kinds.append(_METRIC)
             ext.append(np.asarray(comparison.a, dtype=float))

@@ -145,7 +145,7 @@ def key_distances(model: DistanceModel, ext: np.ndarray, rel: np.ndarray) -> np.
     """Standardised distance of every key (columns) for the pairs ``(ext[p], rel[p])`` (rows)."""
     columns = []
     for k in range(len(model.keys)):
-        alone = tuple(replace(key, weight=1.0 if j == k else 0.0) for j, key in enumerate(model.keys))
+        alone = tuple(key.model_copy(update={"weight": 1.0 if j == k else 0.0}) for j, key in enumerate(model.keys))
         columns.append(replace(model, keys=alone).pair_cost(ext, rel))
     return np.stack(columns, axis=1)
 
@@ -154,7 +154,7 @@ def _nearest(model: DistanceModel, weights: np.ndarray, ext: np.ndarray, true_re
              candidates: np.ndarray, count: int) -> list[np.ndarray]:
     """Per known record the ``count`` release rows of ``candidates`` (its block) nearest under
     ``weights``, its partner left out."""
-    weighted = replace(model, keys=tuple(replace(k, weight=float(w)) for k, w in zip(model.keys, weights, strict=True)))
+    weighted = replace(model, keys=tuple(k.model_copy(update={"weight": float(w)}) for k, w in zip(model.keys, weights, strict=True)))
     step = max(1, CHUNK_PAIRS // max(candidates.size, 1))
     out = []
     for start in range(0, ext.size, step):
@@ -250,7 +250,7 @@ def _differences(model, ext, true_rel, competitors: Sequence[set[int]]) -> tuple
 def reweighted(keys: Sequence, learned: LearnedWeights) -> tuple:
     """The keys with the learned weights."""
     weights = dict(zip(learned.keys, learned.weights, strict=True))
-    return tuple(replace(k, weight=weights[k.name]) for k in keys)
+    return tuple(k.model_copy(update={"weight": weights[k.name]}) for k in keys)
 
 
 __all__ = ["LearnedWeights", "Separation", "key_distances", "learn_weights", "reweighted", "separated",

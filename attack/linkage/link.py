@@ -16,109 +16,14 @@ import pandas as pd
 from attack.errors import InputError
 from attack.io.readers import source_name
 from attack.linkage import fellegi_sunter
-from attack.linkage.assignment import METHODS
-from attack.linkage.blocking import Blocking, Classifier, make_blocks
+from attack.linkage.blocking import Blocking
 from attack.linkage.calibration import chance_probability
-from attack.linkage.distances import DistanceModel, KeySpec, build_distance_model
+from attack.linkage.distances import DistanceModel, build_distance_model
 from attack.linkage.engines import map_blocks
-from attack.linkage.fellegi_sunter import INTRUDERS
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
-from attack.linkage.passes import CandidateModel, block_passes, make_pass_blocks
+from attack.linkage.passes import CandidateModel
+from attack.linkage.settings import Linkage
 from attack.linkage.solvers import BlockSolution, BlockTask, solve_block
-
-
-@dataclass(frozen=True)
-class LinkageSpec:
-    """How the intruder links: keys, blocking, matcher and distance options."""
-
-    keys: tuple[KeySpec, ...]
-    blocks: tuple[Classifier, ...] = ()
-    method: str = "greedy"
-    standardise: str = "maxmin"
-    metric_distance: str = "squared"
-    seed: int | None = None
-    #: Set a metric value that alone spans its key's range to the nearest other value
-    #: (``attack.linkage.outliers``) instead of stopping the run.
-    winsorise: bool = False
-    #: ``"distance"`` or ``"fellegi-sunter"`` (docs/method/intruder-confidence.md).
-    intruder: str = "distance"
-    #: Share of the verifiable units the intruder knows and learns the key weights from
-    #: (``attack.linkage.learned_weights``); None: the given weights.
-    learn_weights: float | None = None
-    #: The blocking entry of each of ``blocks`` when some entry offers alternatives (``a|b``,
-    #: ``attack.linkage.passes``): keys of one entry are alternatives. Empty: every key is an entry.
-    block_groups: tuple[int, ...] = ()
-
-    def __post_init__(self) -> None:
-        if self.learn_weights is not None:
-            if not 0 < self.learn_weights < 1:
-                raise InputError(f"the training share of learned weights must lie strictly between 0 and 1, "
-                                 f"got {self.learn_weights}", field="learn_weights")
-            if self.intruder != "distance":
-                raise InputError("learned weights are weights of the distance intruder; the Fellegi–Sunter "
-                                 "intruder estimates its own", field="learn_weights")
-        if self.intruder not in INTRUDERS:
-            raise InputError(f"unknown intruder model {self.intruder!r}; expected one of {', '.join(INTRUDERS)}")
-        if self.method not in METHODS:
-            raise InputError(
-                f"unknown linkage method {self.method!r}; expected one of {', '.join(METHODS)}"
-            )
-        if not self.keys:
-            raise InputError("at least one distance key is needed")
-        names = [k.name for k in self.keys]
-        if len(set(names)) != len(names):
-            raise InputError("a key is declared twice")
-        if self.intruder == "distance" and any(k.tf for k in self.keys):
-            raise InputError("the term-frequency adjustment (key option tf) weighs Fellegi–Sunter agreement; "
-                             "use it with the fellegi-sunter intruder", field="keys")
-        if self.block_groups and len(self.block_groups) != len(self.blocks):
-            raise InputError("block_groups needs one entry number per blocking key")
-        if all(k.weight == 0 for k in self.keys):
-            raise InputError("every key has weight 0: every distance would be 0 and the links arbitrary; "
-                             "give at least one key a positive weight", field="keys")
-
-    def release_columns(self) -> list[str]:
-        return list(dict.fromkeys([c for k in self.keys for c in k.columns] + [b.name for b in self.blocks]))
-
-    def external_columns(self) -> list[str]:
-        return list(
-            dict.fromkeys(
-                [c for k in self.keys for c in k.external_columns] + [b.external_column for b in self.blocks]
-            )
-        )
-
-    def blocking_entries(self) -> list[str]:
-        """The blocking entries as written: ``nace:prefix=2``, or alternatives ``a|b``."""
-        if not self.block_groups:
-            return [b.label() for b in self.blocks]
-        entries: dict[int, list[str]] = {}
-        for block, group in zip(self.blocks, self.block_groups, strict=True):
-            entries.setdefault(group, []).append(block.label())
-        return ["|".join(labels) for labels in entries.values()]
-
-    def make_blocking(self, external: pd.DataFrame, release: pd.DataFrame) -> Blocking:
-        """The blocks of the two files: one pass, or the union of the passes of alternatives."""
-        if not self.block_groups:
-            return make_blocks(external, release, self.blocks)
-        return make_pass_blocks(external, release, block_passes(self.blocks, self.block_groups))
-
-    def describe(self) -> dict:
-        out = {
-            "method": self.method,
-            "standardise": self.standardise,
-            "metric_distance": self.metric_distance,
-            "keys": [k.describe() for k in self.keys],
-            "blocking": self.blocking_entries(),
-        }
-        if self.winsorise:
-            out["winsorise"] = True
-        if self.intruder != "distance":
-            out["intruder"] = self.intruder
-        if self.learn_weights is not None:
-            out["learn_weights"] = self.learn_weights
-        if self.method == "sequential":
-            out["order"] = "input" if self.seed is None else f"random (seed {self.seed})"
-        return out
 
 
 @dataclass
@@ -137,7 +42,7 @@ class Links:
     n_best: np.ndarray
     blocking: Blocking
     model: DistanceModel | fellegi_sunter.MatchWeights
-    spec: LinkageSpec
+    spec: Linkage
     solutions: list[BlockSolution] = field(default_factory=list)
     match_probability: np.ndarray | None = None
     probability_model: dict = field(default_factory=dict)
@@ -189,7 +94,7 @@ class Links:
 def link(
     external: pd.DataFrame,
     release: pd.DataFrame,
-    spec: LinkageSpec,
+    spec: Linkage,
     *,
     engine: str = "local",
     jobs: int | None = None,
@@ -263,7 +168,7 @@ def _only(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     return out
 
 
-def _sequential_rank(n_ext: int, spec: LinkageSpec) -> np.ndarray | None:
+def _sequential_rank(n_ext: int, spec: Linkage) -> np.ndarray | None:
     """Position of each external record in Procedure I's processing order (None: input order)."""
     if spec.method != "sequential" or spec.seed is None:
         return None

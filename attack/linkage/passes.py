@@ -11,7 +11,7 @@ The pairs of all passes are united without duplicates (one integer per pair, ``n
 so a pair found by two passes is compared and counted once; memory grows with the number of
 candidate pairs, never with ``n_E × n_R``. The one-to-one solvers need blocks whose pairs do
 not interact with other blocks: these are the connected components of the candidate graph,
-each carrying its candidate pairs (``Block.pairs``). Inside a component a pair that no pass
+each carrying its candidate pairs (``BlockRows.pairs``). Inside a component a pair that no pass
 proposed costs as much as leaving the record unlinked (the padding cost of eq. 13.6,
 ``CandidateModel``), and a link on such a pair is dropped.
 """
@@ -30,22 +30,22 @@ from scipy.sparse.csgraph import connected_components
 
 from attack.errors import InputError
 from attack.io.readers import source_name
-from attack.linkage.blocking import Block, Blocking, Classifier, make_blocks
+from attack.linkage.blocking import Block, Blocking, BlockRows, make_blocks
 
 __all__ = ["CandidateModel", "block_passes", "make_pass_blocks"]
 
 
-def block_passes(blocks: Sequence[Classifier], groups: Sequence[int]) -> list[tuple[Classifier, ...]]:
+def block_passes(blocks: Sequence[Block], groups: Sequence[int]) -> list[tuple[Block, ...]]:
     """The passes of blocking keys ``blocks`` whose entry numbers are ``groups``: keys of one
     entry are alternatives, every pass takes one of each entry."""
-    entries: dict[int, list[Classifier]] = {}
+    entries: dict[int, list[Block]] = {}
     for block, group in zip(blocks, groups, strict=True):
         entries.setdefault(group, []).append(block)
     return [tuple(choice) for choice in itertools.product(*entries.values())]
 
 
 def make_pass_blocks(
-    external: pd.DataFrame, release: pd.DataFrame, passes: Sequence[Sequence[Classifier]]
+    external: pd.DataFrame, release: pd.DataFrame, passes: Sequence[Sequence[Block]]
 ) -> Blocking:
     """Blocks (connected components with their candidate pairs) of the union of ``passes``."""
     n_ext, n_rel = len(external), len(release)
@@ -77,7 +77,7 @@ def make_pass_blocks(
         local = sp.csr_matrix(
             (np.ones(chosen.size, dtype=bool), (np.searchsorted(rows, ext[chosen]), np.searchsorted(cols, rel[chosen]))),
             shape=(rows.size, cols.size))
-        blocks.append(Block((f"component {number + 1}",), rows, cols, local))
+        blocks.append(BlockRows((f"component {number + 1}",), rows, cols, local))
     covered = np.zeros(n_ext, dtype=bool)
     covered[ext] = True
     return Blocking(tuple(blocks), np.flatnonzero(~covered), n_passes=len(passes))

@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from attack.linkage import compiled
-from attack.linkage.distances import DistanceModel, _MetricComponent
+from attack.linkage.distances import DistanceModel
+from attack.linkage.distances import MetricComponent as _MetricComponent
 
 LEAF = 8
 

@@ -1,33 +1,40 @@
-"""The linkage settings as data behind a schema: one description for scenario files and the API.
+"""The linkage settings as data behind a schema: one description for scenario files, the API and
+the engine.
 
-``Linkage`` is the ``[linkage]`` table of a scenario file and the linkage arguments of
-``attack.mass_attack``; both are validated here (pydantic), so a bad value gets the same
-message wherever it is written. ``docs/reference/scenario-file.md`` describes the fields.
+``Linkage`` is the ``[linkage]`` table of a scenario file, the linkage arguments of
+``attack.mass_attack`` and what ``attack.linkage.link.link`` runs; it is validated here (pydantic),
+so a bad value gets the same message wherever it is written. Keys and blocks given as text are
+held as typed objects (``attack.linkage.keys``, ``attack.linkage.blocking.Block``) and written
+back as text. ``IntruderLinkage``, an intruder's override, is the same model with every entry
+optional. ``docs/reference/scenario-file.md`` describes the fields.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag
+import pandas as pd
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    ValidationError,
+    create_model,
+    model_validator,
+)
 
-from attack.errors import InputError
+from attack.errors import InputError, from_validation
 from attack.io.strict import SettingsModel
 from attack.linkage.assignment import METHODS
+from attack.linkage.blocking import AnyBlock, Block, Blocking, as_block, blocking_entry, make_blocks
+from attack.linkage.column import entry_validator
 from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
-from attack.linkage.keys import (
-    AnyBlock,
-    Block,
-    KeyTable,
-    as_block,
-    as_key,
-    blocking_entry,
-    parse_block_entry,
-    parse_key,
-)
-from attack.linkage.link import INTRUDERS, LinkageSpec
+from attack.linkage.fellegi_sunter import INTRUDERS
+from attack.linkage.keys import KeyEntry
+from attack.linkage.passes import block_passes, make_pass_blocks
 
 
 class SettingsTable(SettingsModel):
@@ -37,8 +44,8 @@ class SettingsTable(SettingsModel):
 
 
 def parses(parse: Callable[[Any], Any]) -> AfterValidator:
-    """A validator that keeps a value as written once ``parse`` accepts it (a key's or a block's
-    text spelling, a λ), turning its ``InputError`` into a validation error."""
+    """A validator that keeps a value as written once ``parse`` accepts it (a λ, a grid),
+    turning its ``InputError`` into a validation error."""
 
     def check(value: Any) -> Any:
         try:
@@ -50,26 +57,18 @@ def parses(parse: Callable[[Any], Any]) -> AfterValidator:
     return AfterValidator(check)
 
 
-def _by_form(value: Any) -> str:
-    return "text" if isinstance(value, str) else "table"
+def _written(value: Block | AnyBlock) -> str | dict:
+    return value.to_data()
 
 
-#: A key: its text spelling (``"turnover:metric:0.5"``) or a table with a ``type``.
-KeyEntry = Annotated[
-    Annotated[str, parses(parse_key), Tag("text")] | Annotated[KeyTable, Tag("table")],
-    Discriminator(_by_form),
-]
 #: A blocking key or cell: ``"nace"``, ``"nace:prefix=2"``, ``"employees:bins=20,50"`` or a table.
-BlockEntry = Annotated[
-    Annotated[str, parses(as_block), Tag("text")] | Annotated[Block, Tag("table")],
-    Discriminator(_by_form),
-]
+BlockEntry = Annotated[Block, BeforeValidator(entry_validator(as_block), json_schema_input_type=str | Block),
+                       PlainSerializer(_written)]
 #: A blocking entry: a block, or alternatives (``"surname:prefix=1|plz"``, ``{any = [...]}``),
 #: each a blocking pass whose candidate pairs are united (``attack.linkage.passes``).
-BlockingEntry = Annotated[
-    Annotated[str, parses(parse_block_entry), Tag("text")] | Annotated[Block | AnyBlock, Tag("table")],
-    Discriminator(_by_form),
-]
+BlockingEntry = Annotated[Block | AnyBlock,
+                          BeforeValidator(entry_validator(blocking_entry), json_schema_input_type=str | Block | AnyBlock),
+                          PlainSerializer(_written)]
 Methods = Literal[METHODS]  # type: ignore[valid-type]
 Standardisations = Literal[STANDARDISATIONS]  # type: ignore[valid-type]
 MetricDistances = Literal[METRIC_DISTANCES]  # type: ignore[valid-type]
@@ -82,51 +81,119 @@ class Linkage(SettingsTable):
 
     keys: list[KeyEntry] = Field(min_length=1, description="Overlap variables entering the distance.")
     block: list[BlockingEntry] = Field(default_factory=list, description="Blocking keys; an entry a|b offers "
-                                       "alternatives whose blocking passes are united.")
-    method: Methods = Field("greedy", description="One-to-one assignment procedure.")
+                                             "alternatives whose blocking passes are united.")
+    method: Methods = Field(default="greedy", description="One-to-one assignment procedure.")
     standardise: Standardisations = "maxmin"
     metric_distance: MetricDistances = "squared"
-    seed: int | None = Field(None, ge=0, description="Shuffles the external order of the sequential method.")
-    winsorise: bool = Field(False, description="Set a metric value that alone spans its key's range to the "
+    seed: int | None = Field(default=None, ge=0, description="Shuffles the external order of the sequential method.")
+    winsorise: bool = Field(default=False, description="Set a metric value that alone spans its key's range to the "
                                                "nearest other value instead of stopping the run.")
-    intruder: Intruders = Field("distance", description="The intruder's model: weighted distances or "
+    intruder: Intruders = Field(default="distance", description="The intruder's model: weighted distances or "
                                                         "Fellegi–Sunter match weights.")
-    learn_weights: float | None = Field(None, gt=0, lt=1, description="Share of the verifiable units the "
+    learn_weights: float | None = Field(default=None, gt=0, lt=1, description="Share of the verifiable units the "
                                         "intruder knows; he learns the key weights from them and attacks the rest.")
 
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise from_validation(exc, model=type(self)) from None
 
-class IntruderLinkage(SettingsTable):
-    """An intruder's linkage: unset entries come from the scenario's ``[linkage]``."""
+    @model_validator(mode="after")
+    def _consistent(self) -> Linkage:
+        if self.learn_weights is not None and self.intruder != "distance":
+            raise InputError("learned weights are weights of the distance intruder; the Fellegi–Sunter "
+                             "intruder estimates its own", field="learn_weights")
+        names = [k.name for k in self.keys]
+        if len(set(names)) != len(names):
+            raise InputError("a key is declared twice", field="keys")
+        if self.intruder == "distance" and any(k.weighs_by_frequency for k in self.keys):
+            raise InputError("the term-frequency adjustment (key option tf) weighs Fellegi–Sunter agreement; "
+                             "use it with the fellegi-sunter intruder", field="keys")
+        if all(k.weight == 0 for k in self.keys):
+            raise InputError("every key has weight 0: every distance would be 0 and the links arbitrary; "
+                             "give at least one key a positive weight", field="keys")
+        return self
 
-    keys: list[KeyEntry] | None = Field(None, min_length=1)
-    block: list[BlockingEntry] | None = None
-    method: Methods | None = None
-    standardise: Standardisations | None = None
-    metric_distance: MetricDistances | None = None
-    seed: int | None = Field(None, ge=0)
-    winsorise: bool | None = None
-    intruder: Intruders | None = None
-    learn_weights: float | None = Field(None, gt=0, lt=1)
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        """Every blocking key, the alternatives of an entry one after the other."""
+        return tuple(b for entry in self.block for b in (entry.any if isinstance(entry, AnyBlock) else (entry,)))
+
+    @property
+    def block_groups(self) -> tuple[int, ...]:
+        """The blocking entry of each of ``blocks`` when some entry offers alternatives (``a|b``,
+        ``attack.linkage.passes``); empty when every entry is a single key."""
+        if not any(isinstance(entry, AnyBlock) for entry in self.block):
+            return ()
+        return tuple(i for i, entry in enumerate(self.block)
+                     for _ in (entry.any if isinstance(entry, AnyBlock) else (entry,)))
+
+    def overridden(self, override: IntruderLinkage) -> Linkage:
+        """These settings with the entries an intruder sets replaced (validated again)."""
+        fields = {name: getattr(self, name) for name in type(self).model_fields}
+        fields.update({name: getattr(override, name) for name in override.model_fields_set
+                       if getattr(override, name) is not None})
+        return type(self)(**fields)
+
+    def release_columns(self) -> list[str]:
+        """The release columns the linkage reads (keys, then blocks)."""
+        return list(dict.fromkeys([c for k in self.keys for c in k.columns] + [b.name for b in self.blocks]))
+
+    def external_columns(self) -> list[str]:
+        """The external columns the linkage reads (keys, then blocks)."""
+        return list(dict.fromkeys([c for k in self.keys for c in k.external_columns]
+                                  + [b.external_column for b in self.blocks]))
+
+    def blocking_entries(self) -> list[str]:
+        """The blocking entries as written: ``nace:prefix=2``, or alternatives ``a|b``."""
+        return ["|".join(b.label() for b in entry.any) if isinstance(entry, AnyBlock) else entry.label()
+                for entry in self.block]
+
+    def make_blocking(self, external: pd.DataFrame, release: pd.DataFrame) -> Blocking:
+        """The blocks of the two files: one pass, or the union of the passes of alternatives."""
+        if not self.block_groups:
+            return make_blocks(external, release, self.blocks)
+        return make_pass_blocks(external, release, block_passes(self.blocks, self.block_groups))
+
+    def describe(self) -> dict:
+        """JSON-ready description for results and certificates."""
+        out: dict[str, Any] = {
+            "method": self.method,
+            "standardise": self.standardise,
+            "metric_distance": self.metric_distance,
+            "keys": [k.describe() for k in self.keys],
+            "blocking": self.blocking_entries(),
+        }
+        if self.winsorise:
+            out["winsorise"] = True
+        if self.intruder != "distance":
+            out["intruder"] = self.intruder
+        if self.learn_weights is not None:
+            out["learn_weights"] = self.learn_weights
+        if self.method == "sequential":
+            out["order"] = "input" if self.seed is None else f"random (seed {self.seed})"
+        return out
 
 
-def linkage_spec(table: Linkage | IntruderLinkage, default: LinkageSpec | None = None) -> LinkageSpec:
-    """The ``LinkageSpec`` of a validated table; an intruder's unset entries fall back to
-    ``default``."""
-    fixed = table.model_dump(exclude_none=True, exclude={"keys", "block"})
-    if table.keys is not None:
-        fixed["keys"] = tuple(as_key(k).spec() for k in table.keys)
-    if table.block is not None:
-        entries = [blocking_entry(b) for b in table.block]
-        alternatives = [e.any if isinstance(e, AnyBlock) else (e,) for e in entries]
-        fixed["blocks"] = tuple(b.classifier() for group in alternatives for b in group)
-        if any(len(group) > 1 for group in alternatives):
-            fixed["block_groups"] = tuple(i for i, group in enumerate(alternatives) for _ in group)
-        elif default is not None:
-            fixed["block_groups"] = ()
-    if default is not None:
-        return replace(default, **fixed)
-    return LinkageSpec(**fixed)
+def _optional(model: type[SettingsTable]) -> dict[str, Any]:
+    """The fields of ``model``, each optional (None: not set), with its rules and description."""
+    fields: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        annotation = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+        fields[name] = (Optional[annotation], Field(default=None, description=info.description))  # noqa: UP045
+    return fields
 
 
-__all__ = ["BlockEntry", "BlockingEntry", "IntruderLinkage", "KeyEntry", "Linkage", "Number", "SettingsTable", "linkage_spec",
-           "parses"]
+if TYPE_CHECKING:  # the model is derived from Linkage below; type checkers see a settings table
+    class IntruderLinkage(SettingsTable):
+        """An intruder's linkage."""
+else:
+    #: An intruder's linkage: the fields of ``Linkage``, each optional; unset entries come from
+    #: the scenario's ``[linkage]`` (``Linkage.overridden``).
+    IntruderLinkage = create_model(
+        "IntruderLinkage", __base__=SettingsTable, __doc__="An intruder's linkage: unset entries come from the "
+        "scenario's ``[linkage]``.", __module__=__name__, **_optional(Linkage))
+
+
+__all__ = ["BlockEntry", "BlockingEntry", "IntruderLinkage", "Linkage", "Number", "SettingsTable", "parses"]

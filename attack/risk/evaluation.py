@@ -36,7 +36,7 @@ import pandas as pd
 from attack.errors import InputError
 from attack.io.columns import number_columns, require_number_columns
 from attack.io.readers import numeric_column, source_name
-from attack.linkage.blocking import Classifier
+from attack.linkage.blocking import Block
 from attack.report.labels import cell_label
 from attack.risk.settings import Evaluation
 
@@ -120,7 +120,7 @@ def score(
     truth, truth_rows = _truth(release, release_ids, true_row[verifiable], original, original_ids)
     exclude = set(id_columns)
     exclude.update(categorical)
-    exclude.update(c.name for c in spec.classifiers if c.bins is None)
+    exclude.update(c.name for c in spec.cells if c.bins is None)
     if spec.targets is not None:
         targets = list(spec.targets)
     else:
@@ -141,7 +141,7 @@ def score(
     useful, evaluated = _usefulness(
         release, truth, truth_rows, linked_row, correct, targets, spec
     )
-    cell_codes, cell_values = _cells(truth, truth_rows, spec.classifiers)
+    cell_codes, cell_values = _cells(truth, truth_rows, spec.cells)
 
     outcome = (linked, correct, useful, evaluated)
     summary = _figures(np.zeros(verifiable.size, dtype=np.int64), 1, *outcome, spec, len(targets))[0]
@@ -234,13 +234,13 @@ def _usefulness(
 
 
 def _cells(
-    truth: pd.DataFrame, truth_rows: np.ndarray, classifiers: Sequence[Classifier]
+    truth: pd.DataFrame, truth_rows: np.ndarray, cells: Sequence[Block]
 ) -> tuple[np.ndarray, list[dict]]:
     """Cell index of every verifiable record and the cells' values, in natural order."""
-    if not classifiers:
+    if not cells:
         return np.zeros(truth_rows.size, dtype=np.int64), [{}]
     labels = []
-    for c in classifiers:
+    for c in cells:
         values = c.classes(truth, c.name)[truth_rows]
         values = np.array(["(missing)" if v is None else v for v in values], dtype=object)
         order = c.order(sorted(set(values)))
@@ -248,7 +248,7 @@ def _cells(
     frame = pd.DataFrame({str(i): lab for i, lab in enumerate(labels)})
     codes = frame.groupby(list(frame.columns), sort=True, observed=True).ngroup().to_numpy()
     first = np.unique(codes, return_index=True)[1]
-    cell_values = [{c.label(): str(lab[row]) for c, lab in zip(classifiers, labels, strict=True)} for row in first]
+    cell_values = [{c.label(): str(lab[row]) for c, lab in zip(cells, labels, strict=True)} for row in first]
     return codes, cell_values
 
 

@@ -10,7 +10,7 @@ the same records.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -19,7 +19,7 @@ from attack.errors import InputError
 from attack.linkage.blocking import make_blocks
 from attack.linkage.distances import build_distance_model
 from attack.linkage.learned_weights import LearnedWeights, learn_weights, reweighted
-from attack.linkage.link import LinkageSpec
+from attack.linkage.settings import Linkage
 
 #: The figures of the fixed-weight intruder reported beside the learned-weight one.
 FIXED_FIGURES = ("n_verifiable", "n_matched", "n_correct", "reidentification_rate", "reidentification_rate_ci",
@@ -55,14 +55,14 @@ def training_split(external_ids: np.ndarray, release_ids: np.ndarray, share: flo
 
 
 def learned_linkage(external: pd.DataFrame, release: pd.DataFrame, split: TrainingSplit,
-                    linkage: LinkageSpec) -> tuple[LinkageSpec, LearnedWeights]:
+                    linkage: Linkage) -> tuple[Linkage, LearnedWeights]:
     """The spec with the weights learned from the known pairs (no further learning)."""
     model = build_distance_model(external, release, linkage.keys, standardise=linkage.standardise,
                                  metric_distance=linkage.metric_distance, winsorise=linkage.winsorise)
     blocking = make_blocks(external, release, linkage.blocks)
     seed = 0 if linkage.seed is None else linkage.seed
     learned = learn_weights(model, blocking, split.known_external, split.known_release, seed=seed)
-    return replace(linkage, keys=reweighted(linkage.keys, learned), learn_weights=None), learned
+    return linkage.model_copy(update={"keys": reweighted(linkage.keys, learned), "learn_weights": None}), learned
 
 
 def held_out(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:

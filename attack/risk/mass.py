@@ -31,8 +31,8 @@ from attack.io.readers import (
 from attack.io.writers import files_read
 from attack.linkage.engines import Engine
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
-from attack.linkage.link import LinkageSpec, Links, link
-from attack.linkage.settings import Linkage, linkage_spec
+from attack.linkage.link import Links, link
+from attack.linkage.settings import Linkage
 from attack.risk.evaluation import score
 from attack.risk.frequency import frequency_risk
 from attack.risk.learned import describe, held_out, learned_linkage, training_split
@@ -60,7 +60,7 @@ class AttackInput:
 
 def run_attack(
     data: AttackInput,
-    linkage: LinkageSpec,
+    linkage: Linkage,
     evaluation: Evaluation,
     *,
     name: str | None = None,
@@ -107,7 +107,7 @@ def run_attack(
         match_probability=links.match_probability,
     )
     figures = scored.figures
-    if any(k.type != "metric" for k in linkage.keys):
+    if any(k.reads_codes for k in linkage.keys):
         figures["frequency_risk"] = key_frequency_risk(data.release, linkage)
     figures["linkage"] = links.describe()
     figures["truth"] = "original" if data.original is not None else "release values"
@@ -130,7 +130,7 @@ def run_attack(
     )
 
 
-def _learned_attack(data: AttackInput, linkage: LinkageSpec, evaluation: Evaluation, run: dict) -> AttackResult:
+def _learned_attack(data: AttackInput, linkage: Linkage, evaluation: Evaluation, run: dict) -> AttackResult:
     """The attack with learned weights on the held-out records, the fixed-weight attack on the
     same records beside it (``figures["learned_weights"]``)."""
     check_columns(data, linkage, evaluation)
@@ -141,7 +141,7 @@ def _learned_attack(data: AttackInput, linkage: LinkageSpec, evaluation: Evaluat
     learned_spec, learned = learned_linkage(data.external, data.release, split, linkage)
     held = replace(data, external=held_out(data.external, split.held_external),
                    release=held_out(data.release, split.held_release))
-    fixed = run_attack(held, replace(linkage, learn_weights=None), evaluation, **run)
+    fixed = run_attack(held, linkage.model_copy(update={"learn_weights": None}), evaluation, **run)
     result = run_attack(held, learned_spec, evaluation, **run)
     return replace(result, figures={**result.figures, "learned_weights": describe(
         split, linkage.learn_weights, learned, fixed.figures)})
@@ -153,10 +153,10 @@ FREQUENCY_NOTE = ("frequency risk counts how rare each release record's combinat
                   "and the linkage attack above is the measure (reported beside it, never part of the verdict)")
 
 
-def key_frequency_risk(release: pd.DataFrame, linkage: LinkageSpec) -> dict:
+def key_frequency_risk(release: pd.DataFrame, linkage: Linkage) -> dict:
     """Frequency risk of the release on the intruder's categorical keys and blocks, taken as
     the population (risk ``1/f_k``; ``attack.frequency_risk``): aggregates only."""
-    columns = {k.name: code_column(release, k.name) for k in linkage.keys if k.type != "metric"}
+    columns = {k.name: code_column(release, k.name) for k in linkage.keys if k.reads_codes}
     columns.update({b.label(): b.classes(release) for b in linkage.blocks})
     result = frequency_risk(pd.DataFrame(columns), list(columns), suda=False)
     full = result.to_dict()
@@ -216,7 +216,7 @@ class _Stopwatch:
         self._last = now
 
 
-def check_columns(data: AttackInput, linkage: LinkageSpec, evaluation: Evaluation) -> None:
+def check_columns(data: AttackInput, linkage: Linkage, evaluation: Evaluation) -> None:
     """Name the file and column when an id, key, blocking, target or cell column is missing,
     before any linkage work is done."""
     has_original = data.original is not None
@@ -225,7 +225,7 @@ def check_columns(data: AttackInput, linkage: LinkageSpec, evaluation: Evaluatio
     targets = list(evaluation.targets or ())
     require_columns(data.external, [data.external_id, *linkage.external_columns()])
     require_columns(data.release, [data.release_id, *linkage.release_columns(), *targets])
-    require_columns(truth, [truth_id, *targets, *(c.name for c in evaluation.classifiers)])
+    require_columns(truth, [truth_id, *targets, *(c.name for c in evaluation.cells)])
     hidden = {data.release_id: "the release's id column (hidden from the intruder)",
               data.external_id: "the external file's ground-truth id column"}
     for what, columns in (("key", [c for k in linkage.keys for c in k.columns]),
@@ -238,19 +238,19 @@ def check_columns(data: AttackInput, linkage: LinkageSpec, evaluation: Evaluatio
                                  field="keys" if what == "key" else "block", column=column)
 
 
-def code_columns(linkage: LinkageSpec) -> list[str]:
+def code_columns(linkage: Linkage) -> list[str]:
     """Release columns the intruder treats as codes (non-metric keys, unbinned blocking keys)."""
-    keys = [c for k in linkage.keys if k.type != "metric" for c in k.columns]
+    keys = [c for k in linkage.keys if k.reads_codes for c in k.columns]
     return keys + [b.name for b in linkage.blocks if b.bins is None]
 
 
 def needed_columns(
-    role: str, id_column: str, linkage: LinkageSpec, evaluation: Evaluation, has_original: bool
+    role: str, id_column: str, linkage: Linkage, evaluation: Evaluation, has_original: bool
 ) -> list[str] | None:
     """Columns a file in ``role`` (external, release, original) must provide, so readers load
     nothing else; None (every column) where the evaluated variables default to all numeric
     columns."""
-    cells = [c.name for c in evaluation.classifiers]
+    cells = [c.name for c in evaluation.cells]
     if role == "external":
         return [id_column, *linkage.external_columns()]
     if evaluation.targets is None:
@@ -363,7 +363,7 @@ def attack_specs(
     *, keys, blocks, cells, targets, method, gammas, gamma_by_variable, tau, zero_tolerance,
     standardise, metric_distance, seed, winsorise=False, intruder="distance", truth_complete=False,
     min_probabilities=DEFAULT_MIN_PROBABILITIES, risk_on="all", learn_weights=None,
-) -> tuple[LinkageSpec, Evaluation]:
+) -> tuple[Linkage, Evaluation]:
     """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
     schema of scenario files (``Linkage``,
     ``Evaluation``); errors name the argument (``keys[1].weight``)."""
@@ -376,7 +376,7 @@ def attack_specs(
                                          "truth_complete": truth_complete, "min_probability": min_probabilities,
                                          "risk_on": risk_on},
                             {"gamma": "gammas", "min_probability": "min_probabilities"})
-    return linkage_spec(linkage), evaluation
+    return linkage, evaluation
 
 
 def _validated(model: type, values: dict, names: dict[str, str]):

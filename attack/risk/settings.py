@@ -16,8 +16,6 @@ from pydantic import AfterValidator, Field, ValidationError, model_validator
 
 from attack.defaults import LINKAGE_TAU
 from attack.errors import InputError, from_validation
-from attack.linkage.blocking import Classifier
-from attack.linkage.keys import as_block
 from attack.linkage.settings import BlockEntry, SettingsTable
 from attack.risk.thresholds import (
     DEFAULT_GAMMAS,
@@ -85,11 +83,6 @@ class Evaluation(SettingsTable):
         """The γ settings with their labels and per-variable overrides."""
         return gammas_from(self.gamma, self.gamma_by_variable)
 
-    @cached_property
-    def classifiers(self) -> tuple[Classifier, ...]:
-        """The cell variables as the cell code takes them."""
-        return tuple(as_block(c).classifier() for c in self.cells)
-
     @property
     def min_probabilities(self) -> tuple[float, ...]:
         return tuple(self.min_probability)
@@ -103,7 +96,7 @@ class Evaluation(SettingsTable):
             },
             "tau": self.tau,
             "targets": list(targets),
-            "cell_variables": [c.label() for c in self.classifiers],
+            "cell_variables": [c.label() for c in self.cells],
             "zero_rule": "exact" if self.zero_tolerance == 0 else f"|w'| <= {self.zero_tolerance:g}",
             "decision": "every cell's disclosure risk < tau for every gamma (point estimate)",
         }

@@ -41,7 +41,8 @@ import pandas as pd
 from attack.defaults import LINKAGE_TAU
 from attack.errors import InputError
 from attack.io.readers import code_column, id_column, numeric_column
-from attack.linkage.distances import KeySpec, build_distance_model
+from attack.linkage.distances import DistanceKey, build_distance_model
+from attack.linkage.keys import Metric
 
 CORRECT = "correct"
 FALSE = "false"
@@ -260,7 +261,7 @@ def single_attack(
     metric: Sequence[str],
     window: float = 0.10,
     delta: float = 0.5,
-    keys: Sequence[KeySpec] | None = None,
+    keys: Sequence[DistanceKey] | None = None,
 ) -> SingleAttackResult:
     """Look every target up in the release and count the outcomes (docs/method/single-attacks.md).
 
@@ -296,7 +297,7 @@ def single_attack(
             blocks.setdefault(codes, []).append(row)
     blocks = {k: np.asarray(v, dtype=np.int64) for k, v in blocks.items()}
 
-    keys = list(keys) if keys is not None else [KeySpec(m, "metric") for m in metric]
+    keys = list(keys) if keys is not None else [Metric(name=m) for m in metric]
     model = build_distance_model(knowledge, release, keys) if keys else None
 
     outcome = np.empty(n, dtype=object)

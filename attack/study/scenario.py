@@ -29,8 +29,7 @@ from attack.errors import InputError
 from attack.io.fingerprint import ReadLedger, frame_input
 from attack.io.readers import id_column, read_file_bytes, read_table, require_codes
 from attack.linkage.engines import Engine
-from attack.linkage.link import LinkageSpec
-from attack.linkage.settings import linkage_spec
+from attack.linkage.settings import Linkage
 from attack.risk import single as single_attack
 from attack.risk.any_intruder import any_intruder
 from attack.risk.combine import cell_key, combine, resolve_lambda
@@ -49,7 +48,7 @@ class Intruder:
     name: str
     role: str
     source: Mapping
-    linkage: LinkageSpec
+    linkage: Linkage
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ class Scenario:
 
     title: str
     sources: dict[str, Mapping]
-    linkage: LinkageSpec
+    linkage: Linkage
     evaluation: Evaluation
     outputs: dict[str, Path] = field(default_factory=dict)
     base: Path = Path(".")
@@ -193,11 +192,11 @@ class Scenario:
         cells = combined.figures["cells"] if combined else runs[0].figures["cells"]
         risk_of_cell = {cell_key(c["cell"]): c["disclosure_risk"][gamma.label] or 0.0 for c in cells}
         rows = pd.Index(id_column(original, original_id)).get_indexer(result.targets)
-        labels = [c.classes(original, c.name)[rows] for c in self.evaluation.classifiers]
+        labels = [c.classes(original, c.name)[rows] for c in self.evaluation.cells]
         mass_risk = {
             target: risk_of_cell.get(
                 cell_key({c.label(): "(missing)" if v[k] is None else str(v[k])
-                           for c, v in zip(self.evaluation.classifiers, labels, strict=True)}), 0.0)
+                           for c, v in zip(self.evaluation.cells, labels, strict=True)}), 0.0)
             for k, target in enumerate(result.targets)
         }
         usefulness = single_attack.target_usefulness(
@@ -379,13 +378,13 @@ def scenario_from_settings(settings: ScenarioSettings, base: Path = Path("."), *
     for role in ("external", "original"):
         if getattr(data, role) is not None:
             sources[role] = _source(getattr(data, role), demo)
-    linkage = linkage_spec(settings.linkage)
+    linkage = settings.linkage
     intruders = [
         Intruder(
             name=entry.name or f"intruder {i + 1}",
             role=entry.role,
             source=_source(entry.external, demo),
-            linkage=linkage_spec(entry.linkage, linkage),
+            linkage=linkage.overridden(entry.linkage),
         )
         for i, entry in enumerate(settings.intruder)
     ]
@@ -419,13 +418,13 @@ def _summary(result: dict) -> dict:
     }
 
 
-def _agreement_columns(linkage: LinkageSpec, external: pd.DataFrame, truth: pd.DataFrame) -> dict:
+def _agreement_columns(linkage: Linkage, external: pd.DataFrame, truth: pd.DataFrame) -> dict:
     """Which overlap variables the agreement tables compare, by kind, from the intruder's keys
     and blocks (columns present under the same name in both files)."""
     both = set(external.columns) & set(truth.columns)
     kinds: dict[str, list[str]] = {"hierarchical": [], "categorical": [], "metric": []}
     for key in linkage.keys:
-        kind = {"metric": "metric", "hierarchical": "hierarchical"}.get(key.type, "categorical")
+        kind = {"metric": "metric", "hierarchical": "hierarchical"}.get(key.kind, "categorical")
         kinds[kind].append(key.name)
     for block in linkage.blocks:
         kind = "metric" if block.bins else "hierarchical" if block.prefix else "categorical"

@@ -49,10 +49,11 @@ def exact(tool: str, n: int) -> dict:
     import numpy as np
     from bench_scale import synthetic
 
-    from attack.linkage.distances import KeySpec, build_distance_model
+    from attack.linkage.distances import build_distance_model
+    from attack.linkage.keys import Metric
 
     external, release = synthetic(n, int(1.25 * n), 1)
-    keys = [KeySpec("turnover", "metric", log=True), KeySpec("employees", "metric", log=True)]
+    keys = [Metric("turnover", log=True), Metric("employees", log=True)]
     start = time.perf_counter()
     model = build_distance_model(external, release, keys)
     if tool == "attack":

@@ -96,11 +96,12 @@ def _takes_db_api() -> bool:
 
 def attack_links(external: pd.DataFrame, release: pd.DataFrame, seed: int) -> pd.DataFrame:
     """attack's Fellegi–Sunter intruder (Hungarian, no blocking) as the same table."""
-    from attack.linkage.distances import KeySpec
-    from attack.linkage.link import LinkageSpec, link
+    from attack.linkage.keys import Nominal, String
+    from attack.linkage.link import link
+    from attack.linkage.settings import Linkage
 
-    keys = tuple(KeySpec(c, "string") for c in STRINGS) + tuple(KeySpec(c, "nominal") for c in CODES)
-    links = link(external, release, LinkageSpec(keys=keys, method="hungarian", intruder="fellegi-sunter",
+    keys = tuple(String(c) for c in STRINGS) + tuple(Nominal(c) for c in CODES)
+    links = link(external, release, Linkage(keys=keys, method="hungarian", intruder="fellegi-sunter",
                                                 seed=seed))
     rows = np.flatnonzero(links.linked)
     return pd.DataFrame({"external_unit": external["unit"].to_numpy()[rows],

@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from attack.linkage.assignment import greedy, hungarian, nearest, sequential
-from attack.linkage.distances import KeySpec, build_distance_model
+from attack.linkage.distances import build_distance_model
+from attack.linkage.keys import Metric
 
 
 @pytest.fixture(scope="module")
 def table_13_1_cost() -> np.ndarray:
-    keys = [KeySpec(c, "metric") for c in TABLE_13_1_A.columns]
+    keys = [Metric(c) for c in TABLE_13_1_A.columns]
     model = build_distance_model(TABLE_13_1_A, TABLE_13_1_B, keys)
     return model.cost(np.arange(4), np.arange(4))
 

@@ -6,8 +6,9 @@ import pytest
 
 from attack.errors import InputError
 from attack.linkage.dates import date_distance, date_levels, date_parts
-from attack.linkage.distances import KeySpec, build_distance_model
+from attack.linkage.distances import build_distance_model
 from attack.linkage.fellegi_sunter import comparisons
+from attack.linkage.keys import Date
 
 
 def _parts(*values):
@@ -38,11 +39,11 @@ def test_distance_and_levels_by_hand(a, b, distance, level):
 def test_missing_date_and_both_intruders():
     ext = pd.DataFrame({"dob": ["1956-04-09", None, "1970-01-02"]})
     rel = pd.DataFrame({"dob": ["1956-09-04", "1970-01-02"]})
-    model = build_distance_model(ext, rel, [KeySpec("dob", "date")], standardise="none")
+    model = build_distance_model(ext, rel, [Date("dob")], standardise="none")
     cost = model.cost(np.arange(3), np.arange(2))
     assert cost[0, 0] == pytest.approx(1 / 6) and cost[2, 1] == 0.0
     assert cost[1].tolist() == [1.0, 1.0]  # missing: the largest distance over A × B
-    levels = comparisons(ext, rel, [KeySpec("dob", "date")])[0].levels(np.arange(3), np.arange(2), pairs=False)
+    levels = comparisons(ext, rel, [Date("dob")])[0].levels(np.arange(3), np.arange(2), pairs=False)
     assert levels.tolist() == [[1, 4], [-1, -1], [4, 0]]
 
 
@@ -50,5 +51,5 @@ def test_a_bad_date_names_file_column_and_row():
     ext = pd.DataFrame({"dob": ["1956-04-09", "9 April 1956"]})
     ext.attrs["source"] = "intruder.csv"
     with pytest.raises(InputError) as error:
-        build_distance_model(ext, ext, [KeySpec("dob", "date")])
+        build_distance_model(ext, ext, [Date("dob")])
     assert (error.value.column, error.value.row) == ("dob", 2) and "not a date" in error.value.message

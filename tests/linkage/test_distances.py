@@ -12,10 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attack.errors import InputError
-from attack.linkage.distances import (
-    KeySpec,
-    build_distance_model,
+from attack.linkage.distances import build_distance_model
+from attack.linkage.keys import (
+    Hierarchical,
+    Metric,
+    Nominal,
+    Ordinal,
+    String,
     hierarchy_distance_table,
+    parse_key,
 )
 
 
@@ -26,42 +31,42 @@ def _cost(a: dict, b: dict, keys, **kwargs) -> np.ndarray:
 
 
 def test_metric_squared_raw():
-    cost = _cost({"v": [14008906]}, {"v": [14825332]}, [KeySpec("v", "metric")], standardise="none")
+    cost = _cost({"v": [14008906]}, {"v": [14825332]}, [Metric("v")], standardise="none")
     assert cost[0, 0] == 666551413476
 
 
 def test_metric_absolute_and_log_raw():
-    cost = _cost({"v": [3.0]}, {"v": [7.0]}, [KeySpec("v", "metric")], standardise="none",
+    cost = _cost({"v": [3.0]}, {"v": [7.0]}, [Metric("v")], standardise="none",
                  metric_distance="absolute")
     assert cost[0, 0] == 4.0
-    cost = _cost({"v": [3.0]}, {"v": [7.0]}, [KeySpec("v", "metric", log=True)], standardise="none")
+    cost = _cost({"v": [3.0]}, {"v": [7.0]}, [Metric("v", log=True)], standardise="none")
     assert cost[0, 0] == pytest.approx((np.log(4) - np.log(8)) ** 2, abs=1e-15)
 
 
 def test_nominal_eq_13_1():
-    cost = _cost({"f": ["GmbH", "GmbH"]}, {"f": ["GmbH", "AG"]}, [KeySpec("f", "nominal")],
+    cost = _cost({"f": ["GmbH", "GmbH"]}, {"f": ["GmbH", "AG"]}, [Nominal("f")],
                  standardise="none")
     np.testing.assert_array_equal(cost, [[0, 1], [0, 1]])
 
 
 def test_ordinal_eq_13_2():
-    key = KeySpec("c", "ordinal", order=("c1", "c2", "c3", "c4", "c5"))
+    key = Ordinal("c", order=("c1", "c2", "c3", "c4", "c5"))
     cost = _cost({"c": ["c2", "c3"]}, {"c": ["c5", "c3"]}, [key], standardise="none")
     assert cost[0, 0] == pytest.approx(0.6, abs=1e-12)
     assert cost[1, 1] == 0
-    branches = KeySpec("b", "ordinal", order=tuple(str(i) for i in range(1, 10)))
+    branches = Ordinal("b", order=tuple(str(i) for i in range(1, 10)))
     cost = _cost({"b": ["1"]}, {"b": ["9"]}, [branches], standardise="none")
     assert cost[0, 0] == pytest.approx(8 / 9, abs=1e-12)
 
 
 def test_ordinal_order_taken_from_sorted_values_is_numeric():
-    cost = _cost({"c": ["2", "10"]}, {"c": ["9", "2"]}, [KeySpec("c", "ordinal")], standardise="none")
+    cost = _cost({"c": ["2", "10"]}, {"c": ["9", "2"]}, [Ordinal("c")], standardise="none")
     # categories 2 < 9 < 10 (natural order, not text order): r = 3
     np.testing.assert_allclose(cost, [[1 / 3, 0], [1 / 3, 2 / 3]])
 
 
 def test_ordinal_unknown_category_names_row():
-    key = KeySpec("c", "ordinal", order=("a", "b"))
+    key = Ordinal("c", order=("a", "b"))
     with pytest.raises(InputError, match="row 2"):
         _cost({"c": ["a", "z"]}, {"c": ["a", "b"]}, [key])
 
@@ -110,34 +115,34 @@ def test_hierarchical_prefix_rejects_code_off_levels():
 
 
 def test_hierarchical_key_in_a_model_uses_prefix_lengths_present():
-    key = KeySpec("nace", "hierarchical")
+    key = Hierarchical("nace")
     cost = _cost({"nace": ["10", "1011"]}, {"nace": ["101", "1021"]}, [key], standardise="none")
     # levels from the codes present: 2, 3, 4 -> L = 3
     np.testing.assert_allclose(cost, [[0, 0], [0, 2 / 3]])
 
 
 def test_string_distances():
-    cost = _cost({"n": ["Mueller GmbH"]}, {"n": ["Muller GmbH"]}, [KeySpec("n", "string")],
+    cost = _cost({"n": ["Mueller GmbH"]}, {"n": ["Muller GmbH"]}, [String("n")],
                  standardise="none")
     assert cost[0, 0] == pytest.approx(1 / 12, abs=1e-12)
-    jw = _cost({"n": ["MARTHA"]}, {"n": ["MARHTA"]}, [KeySpec("n", "string", string_method="jaro_winkler")],
+    jw = _cost({"n": ["MARTHA"]}, {"n": ["MARHTA"]}, [String("n", string_method="jaro_winkler")],
                standardise="none")
     assert jw[0, 0] == pytest.approx(1 - 0.9611111111111111, abs=1e-12)
 
 
 def test_maxmin_fixture_values():
     # component values {0, 2, 8} over A x B -> {0, 0.25, 1}; sqrt to build squared diffs 0, 2, 8
-    cost = _cost({"v": [0.0]}, {"v": [0.0, np.sqrt(2), np.sqrt(8)]}, [KeySpec("v", "metric")])
+    cost = _cost({"v": [0.0]}, {"v": [0.0, np.sqrt(2), np.sqrt(8)]}, [Metric("v")])
     np.testing.assert_allclose(cost, [[0, 0.25, 1]], atol=1e-12)
 
 
 def test_constant_component_standardises_to_zero():
-    cost = _cost({"v": [1.0, 4.0]}, {"v": [2.5, 2.5]}, [KeySpec("v", "metric")])
+    cost = _cost({"v": [1.0, 4.0]}, {"v": [2.5, 2.5]}, [Metric("v")])
     np.testing.assert_array_equal(cost, np.zeros((2, 2)))
 
 
 def test_table_13_1_extremes_and_totals():
-    keys = [KeySpec(c, "metric") for c in TABLE_13_1_A.columns]
+    keys = [Metric(c) for c in TABLE_13_1_A.columns]
     model = build_distance_model(TABLE_13_1_A, TABLE_13_1_B, keys)
     expected_extremes = [
         (1361314816, 974747467849),
@@ -162,8 +167,8 @@ def test_table_13_1_extremes_and_totals():
 def test_weights_scale_components():
     a = {"x": [0.0, 1.0], "y": ["a", "b"]}
     b = {"x": [0.0, 2.0], "y": ["a", "a"]}
-    unweighted = _cost(a, b, [KeySpec("x", "metric"), KeySpec("y", "nominal")])
-    weighted = _cost(a, b, [KeySpec("x", "metric", weight=3.0), KeySpec("y", "nominal", weight=0.5)])
+    unweighted = _cost(a, b, [Metric("x"), Nominal("y")])
+    weighted = _cost(a, b, [Metric("x", weight=3.0), Nominal("y", weight=0.5)])
     x_part = np.array([[0, 1], [0.25, 0.25]])
     y_part = np.array([[0, 0], [1, 1]])
     np.testing.assert_allclose(unweighted, x_part + y_part)
@@ -173,26 +178,26 @@ def test_weights_scale_components():
 def test_missing_takes_maximum_by_default_and_skip_rescales():
     a = {"x": [0.0, np.nan], "y": [0.0, 0.0]}
     b = {"x": [0.0, 4.0], "y": [0.0, 2.0]}
-    keys = [KeySpec("x", "metric"), KeySpec("y", "metric")]
+    keys = [Metric("x"), Metric("y")]
     cost = _cost(a, b, keys)
     # x extremes over non-missing pairs: min 0, max 16 -> missing x counts as 1
     np.testing.assert_allclose(cost, [[0, 2], [1, 2]])
-    skip = _cost(a, b, [KeySpec("x", "metric", missing="skip"), KeySpec("y", "metric")])
+    skip = _cost(a, b, [Metric("x", missing="skip"), Metric("y")])
     # missing x dropped, y scaled to the full weight 2
     np.testing.assert_allclose(skip, [[0, 2], [0, 2]])
 
 
 def test_missing_codes_are_not_equal():
-    cost = _cost({"f": [None, "a"]}, {"f": [None, "a"]}, [KeySpec("f", "nominal")])
+    cost = _cost({"f": [None, "a"]}, {"f": [None, "a"]}, [Nominal("f")])
     np.testing.assert_array_equal(cost, [[1, 1], [1, 0]])
 
 
 def test_range_standardisation_is_gower_like():
     a = {"x": [0.0, 10.0]}
     b = {"x": [5.0, 20.0]}
-    cost = _cost(a, b, [KeySpec("x", "metric")], standardise="range", metric_distance="absolute")
+    cost = _cost(a, b, [Metric("x")], standardise="range", metric_distance="absolute")
     np.testing.assert_allclose(cost, [[0.25, 1.0], [0.25, 0.5]])
-    ordinal = _cost({"c": ["1"]}, {"c": ["3"]}, [KeySpec("c", "ordinal", order=("1", "2", "3"))],
+    ordinal = _cost({"c": ["1"]}, {"c": ["3"]}, [Ordinal("c", order=("1", "2", "3"))],
                     standardise="range")
     assert ordinal[0, 0] == pytest.approx(1.0)
 
@@ -201,17 +206,17 @@ def test_sd_standardisation():
     a = {"x": [0.0, 2.0]}
     b = {"x": [4.0, 6.0]}
     sd = np.std([0, 2, 4, 6], ddof=1)
-    cost = _cost(a, b, [KeySpec("x", "metric")], standardise="sd")
+    cost = _cost(a, b, [Metric("x")], standardise="sd")
     np.testing.assert_allclose(cost, [[16 / sd**2, 36 / sd**2], [4 / sd**2, 16 / sd**2]])
 
 
 def test_unknown_key_type_and_options_rejected():
     with pytest.raises(InputError, match="unknown key type"):
-        KeySpec("x", "fuzzy")
-    with pytest.raises(InputError, match="log transform"):
-        KeySpec("x", "nominal", log=True)
+        parse_key("x:fuzzy")
+    with pytest.raises(InputError, match="unknown field 'log'"):  # the log transform is for metric keys
+        Nominal("x", log=True)
     with pytest.raises(InputError, match="weight"):
-        KeySpec("x", "metric", weight=-1)
+        Metric("x", weight=-1)
 
 
 values = st.lists(st.integers(-50, 50), min_size=1, max_size=7)
@@ -222,7 +227,7 @@ values = st.lists(st.integers(-50, 50), min_size=1, max_size=7)
 def test_metric_extremes_equal_brute_force(a, b, kind):
     model = build_distance_model(
         pd.DataFrame({"x": np.array(a, float)}), pd.DataFrame({"x": np.array(b, float)}),
-        [KeySpec("x", "metric")], standardise="none", metric_distance=kind,
+        [Metric("x")], standardise="none", metric_distance=kind,
     )
     raw = model.cost(np.arange(len(a)), np.arange(len(b)))
     assert model.components[0].extremes() == (raw.min(), raw.max())
@@ -234,7 +239,7 @@ codes = st.lists(st.sampled_from(["1", "2", "3", "4", "5"]), min_size=1, max_siz
 @settings(max_examples=150, deadline=None)
 @given(codes, codes, st.sampled_from(["nominal", "ordinal"]))
 def test_code_extremes_equal_brute_force(a, b, kind):
-    key = KeySpec("c", kind, order=("1", "2", "3", "4", "5") if kind == "ordinal" else None)
+    key = Ordinal("c", order=("1", "2", "3", "4", "5")) if kind == "ordinal" else Nominal("c")
     model = build_distance_model(pd.DataFrame({"c": a}), pd.DataFrame({"c": b}), [key], standardise="none")
     raw = model.cost(np.arange(len(a)), np.arange(len(b)))
     assert model.components[0].extremes() == pytest.approx((raw.min(), raw.max()), abs=1e-15)
@@ -245,7 +250,7 @@ def test_code_extremes_equal_brute_force(a, b, kind):
 def test_maxmin_standardised_components_span_zero_to_one(a, b):
     model = build_distance_model(
         pd.DataFrame({"x": np.array(a, float)}), pd.DataFrame({"x": np.array(b, float)}),
-        [KeySpec("x", "metric")],
+        [Metric("x")],
     )
     cost = model.cost(np.arange(len(a)), np.arange(len(b)))
     assert cost.min() == 0
@@ -256,7 +261,7 @@ def test_distance_of_a_block_equals_the_full_matrix_restricted():
     rng = np.random.default_rng(0)
     a = pd.DataFrame({"x": rng.normal(size=12), "c": rng.choice(list("abc"), 12)})
     b = pd.DataFrame({"x": rng.normal(size=9), "c": rng.choice(list("abc"), 9)})
-    model = build_distance_model(a, b, [KeySpec("x", "metric"), KeySpec("c", "nominal")])
+    model = build_distance_model(a, b, [Metric("x"), Nominal("c")])
     full = model.cost(np.arange(12), np.arange(9))
     for rows, cols in itertools.islice(
         zip([np.array([0, 3, 5]), np.array([11])], [np.array([1, 2]), np.array([0, 8])], strict=True), 2
@@ -266,4 +271,4 @@ def test_distance_of_a_block_equals_the_full_matrix_restricted():
 
 def test_ordinal_categories_must_be_unique():
     with pytest.raises(InputError, match="listed twice"):
-        KeySpec("c", "ordinal", order=("a", "b", "a"))
+        Ordinal("c", order=("a", "b", "a"))

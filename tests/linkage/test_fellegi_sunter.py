@@ -10,17 +10,18 @@ from pydantic import ValidationError
 
 from attack.errors import InputError
 from attack.linkage.blocking import make_blocks
-from attack.linkage.distances import KeySpec
 from attack.linkage.fellegi_sunter import (
     comparisons,
     expectation_maximisation,
     fit,
     normalise_text,
 )
-from attack.linkage.link import LinkageSpec, link
+from attack.linkage.keys import Hierarchical, Key, Metric, Nominal, String
+from attack.linkage.link import link
+from attack.linkage.settings import Linkage
 
 
-def _levels(key: KeySpec, a: list, b: list) -> tuple[np.ndarray, np.ndarray]:
+def _levels(key: Key, a: list, b: list) -> tuple[np.ndarray, np.ndarray]:
     """Levels of the aligned pairs (a[i], b[i]) and of the matrix, for one key."""
     ext = pd.DataFrame({key.name: a})
     rel = pd.DataFrame({key.name: b})
@@ -30,7 +31,7 @@ def _levels(key: KeySpec, a: list, b: list) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_metric_levels_by_relative_difference():
-    pairs, matrix = _levels(KeySpec("x", "metric"), [100.0, 100.0, 100.0, np.nan, 0.0],
+    pairs, matrix = _levels(Metric("x"), [100.0, 100.0, 100.0, np.nan, 0.0],
                             [100.0, 91.0, 89.0, 5.0, 0.0])
     # |100-91|/100 = 0.09 <= 0.1 near; 0.11 far; missing; 0 == 0 exact
     assert pairs.tolist() == [0, 1, 2, -1, 0]
@@ -41,7 +42,7 @@ def test_metric_levels_by_relative_difference():
 def test_string_levels_by_jaro_winkler_after_normalising():
     a = ["Smith", "martha", "dixon", "abc", None]
     b = ["  smith.", "marhta", "dicksonx", "xyz", "abc"]
-    pairs, matrix = _levels(KeySpec("s", "string"), a, b)
+    pairs, matrix = _levels(String("s"), a, b)
     # JW(martha, marhta) = 0.961 >= 0.92; JW(dixon, dicksonx) = 0.813 >= 0.80; 0 different
     assert pairs.tolist() == [0, 1, 2, 3, -1]
     assert np.array_equal(np.diag(matrix), pairs)
@@ -50,17 +51,17 @@ def test_string_levels_by_jaro_winkler_after_normalising():
 
 
 def test_hierarchical_levels_by_common_prefix():
-    key = KeySpec("nace", "hierarchical", levels=(2, 3))
+    key = Hierarchical("nace", levels=(2, 3))
     pairs, matrix = _levels(key, ["1511", "1511", "1511", "1511"], ["1511", "1512", "1521", "2711"])
     assert pairs.tolist() == [0, 1, 2, 3]  # exact, prefix 3, prefix 2, different
     assert np.array_equal(np.diag(matrix), pairs)
 
 
 def test_nominal_levels_and_weightless_keys():
-    pairs, _ = _levels(KeySpec("c", "nominal"), ["a", "a", None], ["a", "b", "a"])
+    pairs, _ = _levels(Nominal("c"), ["a", "a", None], ["a", "b", "a"])
     assert pairs.tolist() == [0, 1, -1]
     with pytest.raises(InputError, match="weight 0"):
-        comparisons(pd.DataFrame({"c": ["a"]}), pd.DataFrame({"c": ["a"]}), [KeySpec("c", "nominal", weight=0)])
+        comparisons(pd.DataFrame({"c": ["a"]}), pd.DataFrame({"c": ["a"]}), [Nominal("c", weight=0)])
 
 
 M = [np.array([0.85, 0.10, 0.05]), np.array([0.9, 0.1]), np.array([0.6, 0.25, 0.1, 0.05]),
@@ -100,7 +101,7 @@ def test_em_fails_the_check_with_wrong_u():
 
 
 N_UNITS, N_CATEGORIES, ERROR = 2000, 40, 0.1
-KEYS = tuple(KeySpec(f"k{i}", "nominal") for i in range(8))
+KEYS = tuple(Nominal(f"k{i}") for i in range(8))
 
 
 def _people(seed: int = 3, units: int = N_UNITS) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -138,7 +139,7 @@ def test_fit_recovers_m_and_u_of_generated_people():
 @pytest.mark.parametrize("method", ["greedy", "hungarian"])
 def test_fellegi_sunter_links_and_probabilities(method):
     release, external = _people()
-    spec = LinkageSpec(keys=KEYS, method=method, intruder="fellegi-sunter")
+    spec = Linkage(keys=KEYS, method=method, intruder="fellegi-sunter")
     links = link(external, release, spec)
     correct = links.release_row == np.arange(N_UNITS)
     assert correct.mean() > 0.97
@@ -157,7 +158,7 @@ def test_distance_links_are_calibrated_against_chance():
     chance allows (1 − P; they are even rarer, as the one-to-one links leave them what the
     others do not take); correct links of the records with counterpart come near 1."""
     release, external = _half_absent()
-    links = link(external, release, LinkageSpec(keys=KEYS, method="greedy"))
+    links = link(external, release, Linkage(keys=KEYS, method="greedy"))
     assert links.linked.all()
     absent = links.match_probability[N_UNITS // 2:]
     for p in (0.5, 0.9, 0.99):
@@ -172,7 +173,7 @@ def test_fellegi_sunter_confident_links_when_half_is_absent():
     """The issue's target on generated data: confident links (P >= 0.5) reach precision >= 0.99
     at recall >= 0.97 of the units present."""
     release, external = _half_absent()
-    links = link(external, release, LinkageSpec(keys=KEYS, method="hungarian", intruder="fellegi-sunter"))
+    links = link(external, release, Linkage(keys=KEYS, method="hungarian", intruder="fellegi-sunter"))
     truth = np.r_[np.arange(N_UNITS // 2, N_UNITS), np.full(N_UNITS // 2, -1)]
     sure = links.match_probability >= 0.5
     correct = sure & (links.release_row == truth)
@@ -181,26 +182,26 @@ def test_fellegi_sunter_confident_links_when_half_is_absent():
 
 
 def test_unknown_intruder_refused():
-    with pytest.raises(InputError, match="unknown intruder model"):
-        LinkageSpec(keys=KEYS, intruder="oracle")
+    with pytest.raises(InputError, match="expected .distance. or .fellegi-sunter., got .oracle."):
+        Linkage(keys=KEYS, intruder="oracle")
 
 
 def test_large_blocks_are_linked_by_the_candidate_solver():
     """A block beyond the dense size goes to the sparse Hungarian solver, which must link every
     record as the dense one does (not linking costs as much as the worst link)."""
     release, external = _people(units=2100)  # 4.4 million pairs > the dense limit of 4 million
-    links = link(external, release, LinkageSpec(keys=KEYS, method="hungarian", intruder="fellegi-sunter"))
+    links = link(external, release, Linkage(keys=KEYS, method="hungarian", intruder="fellegi-sunter"))
     assert {s.solver for s in links.solutions} == {"sparse"}
     assert links.linked.all()
     assert (links.release_row == np.arange(2100)).mean() > 0.97
 
 
 def test_scenario_key_chooses_the_intruder():
-    from attack.linkage.settings import IntruderLinkage, Linkage, linkage_spec
+    from attack.linkage.settings import IntruderLinkage, Linkage
 
-    base = linkage_spec(Linkage.model_validate({"keys": ["k0:nominal"], "intruder": "fellegi-sunter"}))
+    base = Linkage.model_validate({"keys": ["k0:nominal"], "intruder": "fellegi-sunter"})
     assert base.intruder == "fellegi-sunter"
-    assert linkage_spec(IntruderLinkage.model_validate({"intruder": "distance"}), base).intruder == "distance"
-    assert linkage_spec(Linkage.model_validate({"keys": ["k0:nominal"]})).intruder == "distance"
+    assert base.overridden(IntruderLinkage.model_validate({"intruder": "distance"})).intruder == "distance"
+    assert Linkage.model_validate({"keys": ["k0:nominal"]}).intruder == "distance"
     with pytest.raises(ValidationError, match="fellegi-sunter"):
         Linkage.model_validate({"keys": ["k0:nominal"], "intruder": "oracle"})

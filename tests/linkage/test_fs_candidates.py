@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 
 from attack.linkage import fs_candidates
 from attack.linkage.assignment import greedy
-from attack.linkage.distances import KeySpec
 from attack.linkage.fellegi_sunter import Comparison, MatchWeights
-from attack.linkage.link import LinkageSpec, link
+from attack.linkage.keys import Metric, Nominal, String
+from attack.linkage.link import link
+from attack.linkage.settings import Linkage
 from attack.linkage.solvers import BlockTask, _dense
 
 #: Few values, several of them within 10 % of each other, zeros, negatives and missing ones.
@@ -19,12 +20,12 @@ METRIC_VALUES = [np.nan, 0.0, 1.0, 1.05, 1.2, 2.0, 10.0, 10.5, 11.0, -3.0, -3.2]
 
 
 def _metric(values_a, values_b) -> Comparison:
-    return Comparison(KeySpec("x", "metric"), ("exact", "near (<= 0.1)", "far"),
+    return Comparison(Metric("x"), ("exact", "near (<= 0.1)", "far"),
                       np.array(values_a, dtype=float), np.array(values_b, dtype=float))
 
 
 def _code(codes_a, codes_b) -> Comparison:
-    return Comparison(KeySpec("c", "nominal"), ("exact", "different"),
+    return Comparison(Nominal("c"), ("exact", "different"),
                       np.array(codes_a, dtype=np.int64), np.array(codes_b, dtype=np.int64))
 
 
@@ -76,14 +77,14 @@ def test_levels_of_another_meaning_are_left_to_the_pairwise_solvers(monkeypatch)
     monkeypatch.setattr(Comparison, "levels", lambda self, ext, rel, pairs: np.full(  # all "far"
         (len(ext),) if pairs else (len(ext), len(rel)), 2, dtype=np.int8))
     assert fs_candidates.level_greedy(model) is None
-    relabelled = MatchWeights((Comparison(KeySpec("x", "metric"), ("exact", "near (<= 0.2)", "far"),
+    relabelled = MatchWeights((Comparison(Metric("x"), ("exact", "near (<= 0.2)", "far"),
                                           np.array([1.0]), np.array([1.0])),), (np.array([3.0, 1.0, -2.0]),))
     assert fs_candidates.level_greedy(relabelled) is None
 
 
 def test_string_keys_are_left_to_the_pairwise_solvers():
     texts = np.array(["a", "b"], dtype=object)
-    string = Comparison(KeySpec("s", "string"), ("exact", "similar", "different"),
+    string = Comparison(String("s"), ("exact", "similar", "different"),
                         np.array([0, 1]), np.array([1, 0]), texts=texts)
     assert fs_candidates.level_greedy(MatchWeights((string,), (np.array([2.0, 0.0, -1.0]),))) is None
 
@@ -94,7 +95,7 @@ def test_a_large_block_is_solved_by_levels_with_the_dense_links(monkeypatch):
     truth = np.round(rng.lognormal(3, 1, n))
     external = pd.DataFrame({"id": np.arange(n), "x": truth, "y": rng.integers(1, 5, n)})
     release = external.assign(x=np.round(truth * rng.uniform(0.85, 1.15, n)))
-    spec = LinkageSpec(keys=(KeySpec("x", "metric"), KeySpec("y", "metric")), method="greedy",
+    spec = Linkage(keys=(Metric("x"), Metric("y")), method="greedy",
                        intruder="fellegi-sunter")
     large = link(external, release, spec, jobs=1)
     monkeypatch.setattr("attack.linkage.solvers.GREEDY_DENSE_PAIRS", n * n)

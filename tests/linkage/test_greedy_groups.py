@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from attack.linkage import candidates, solvers
 from attack.linkage.candidates import embedding, rounding, tree_greedy, value_groups
-from attack.linkage.distances import KeySpec, build_distance_model
+from attack.linkage.distances import build_distance_model
+from attack.linkage.keys import Metric, Nominal
 from attack.linkage.solvers import BlockTask, solve_block
 
 
@@ -45,11 +46,11 @@ def tied_blocks(draw):
             "f": draw(st.lists(st.sampled_from("pq"), min_size=n, max_size=n)),
         }).astype({"x": float, "y": float})
 
-    keys = [KeySpec("x", "metric")]
+    keys = [Metric("x")]
     if draw(st.booleans()):
-        keys.append(KeySpec("y", "metric", weight=draw(st.sampled_from([0.5, 1.0, 2.0]))))
+        keys.append(Metric("y", weight=draw(st.sampled_from([0.5, 1.0, 2.0]))))
     if draw(st.booleans()):
-        keys.append(KeySpec("f", "nominal", weight=0.3))
+        keys.append(Nominal("f", weight=0.3))
     standardise = draw(st.sampled_from(["maxmin", "none", "sd"]))
     return build_distance_model(frame(n_ext), frame(n_rel), keys, standardise=standardise)
 
@@ -71,7 +72,7 @@ def test_raw_keys_of_large_magnitude_link_as_dense(seed, magnitude):
     rng = np.random.default_rng(seed)
     ext = pd.DataFrame({"x": magnitude + rng.integers(0, 40, 80) * 0.1, "y": rng.integers(0, 3, 80) * 1.0})
     rel = pd.DataFrame({"x": magnitude + rng.integers(0, 40, 120) * 0.1, "y": rng.integers(0, 3, 120) * 1.0})
-    model = build_distance_model(ext, rel, [KeySpec("x", "metric"), KeySpec("y", "metric")], standardise="none")
+    model = build_distance_model(ext, rel, [Metric("x"), Metric("y")], standardise="none")
     _assert_same(model)
 
 
@@ -86,7 +87,7 @@ def test_distances_crowded_near_zero_link_as_dense():
     pick = rng.choice(1500, 800, replace=False)
     external = pd.DataFrame({"t": np.round(turnover[pick] * rng.normal(1, 0.05, 800), 1),
                              "e": employees[pick] + rng.integers(-1, 2, 800)})
-    model = build_distance_model(external, release, [KeySpec("t", "metric"), KeySpec("e", "metric")])
+    model = build_distance_model(external, release, [Metric("t"), Metric("e")])
     dense = _dense(model)
     assert np.median(dense.distance) < 1e-9 and (dense.n_best > 1).mean() > 0.2
     _assert_same(model)
@@ -110,7 +111,7 @@ def test_rounding_margin_grows_with_the_coordinates():
 def test_greedy_blocks_above_the_dense_bound_take_the_tree():
     rng = np.random.default_rng(1)
     frame = lambda n: pd.DataFrame({"x": rng.integers(0, 50, n) * 1.0})  # noqa: E731
-    model = build_distance_model(frame(600), frame(700), [KeySpec("x", "metric")])  # 420,000 pairs
+    model = build_distance_model(frame(600), frame(700), [Metric("x")])  # 420,000 pairs
     solution = solve_block(BlockTask(0, model, "greedy"))
     assert solution.solver == "kd-tree"
     dense = _dense(model)

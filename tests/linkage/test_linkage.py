@@ -10,14 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attack.errors import InputError
-from attack.linkage.blocking import Classifier, interval_labels, make_blocks
-from attack.linkage.distances import KeySpec
-from attack.linkage.link import LinkageSpec, link
+from attack.linkage.blocking import Block, interval_labels, make_blocks
+from attack.linkage.keys import Metric
+from attack.linkage.link import link
+from attack.linkage.settings import Linkage
 from attack.risk.mass import AttackInput, run_attack
 from attack.risk.settings import Evaluation
 
-KEYS = (KeySpec("turnover", "metric"), KeySpec("employees", "metric"))
-BLOCKS = (Classifier("wz"), Classifier("region"))
+KEYS = (Metric("turnover"), Metric("employees"))
+BLOCKS = (Block("wz"), Block("region"))
 EVALUATION = Evaluation.of(
     gamma=[0.1], tau=0.5, targets=("turnover", "employees", "costs"),
     cells=["wz"],
@@ -25,7 +26,7 @@ EVALUATION = Evaluation.of(
 
 
 def _attack(method: str, external: pd.DataFrame = EXTERNAL):
-    spec = LinkageSpec(keys=KEYS, blocks=BLOCKS, method=method)
+    spec = Linkage(keys=KEYS, block=BLOCKS, method=method)
     data = AttackInput(external, "unit_id", RELEASE, "unit_id", ORIGINAL, "unit_id")
     return run_attack(data, spec, EVALUATION)
 
@@ -37,7 +38,7 @@ def _linked_units(outcome, external: pd.DataFrame = EXTERNAL) -> list[str | None
 
 
 def test_fixture_block_costs():
-    links = link(EXTERNAL, RELEASE, LinkageSpec(keys=KEYS, blocks=BLOCKS))
+    links = link(EXTERNAL, RELEASE, Linkage(keys=KEYS, block=BLOCKS))
     blocks = {b.key: b for b in links.blocking}
     assert set(blocks) == {("15", "W"), ("22", "W")}
     b15 = blocks[("15", "W")]
@@ -71,8 +72,8 @@ def test_fixture_links(method, units):
 
 
 def test_fixture_block_totals():
-    greedy_links = link(EXTERNAL, RELEASE, LinkageSpec(keys=KEYS, blocks=BLOCKS, method="greedy"))
-    exact_links = link(EXTERNAL, RELEASE, LinkageSpec(keys=KEYS, blocks=BLOCKS, method="hungarian"))
+    greedy_links = link(EXTERNAL, RELEASE, Linkage(keys=KEYS, block=BLOCKS, method="greedy"))
+    exact_links = link(EXTERNAL, RELEASE, Linkage(keys=KEYS, block=BLOCKS, method="hungarian"))
     assert greedy_links.block_totals[0] == pytest.approx(0.007076108903, abs=1e-12)
     assert exact_links.block_totals[0] == pytest.approx(0.006955199367, abs=1e-12)
 
@@ -128,15 +129,15 @@ def test_fixture_worst_case():
 
 
 def test_matcher_never_sees_identifiers():
-    spec = LinkageSpec(keys=KEYS, blocks=BLOCKS)
+    spec = Linkage(keys=KEYS, block=BLOCKS)
     assert set(spec.release_columns()) == {"turnover", "employees", "wz", "region"}
     assert set(spec.external_columns()) == {"turnover", "employees", "wz", "region"}
 
 
 def test_prefix_and_bins_classifiers():
     frame = pd.DataFrame({"nace": ["1511", "152", None], "turnover": ["999", "1000", "5e6"]})
-    assert list(Classifier("nace", prefix=2).classes(frame)) == ["15", "15", None]
-    labels = Classifier("turnover", bins=(1000.0, 1e6)).classes(frame)
+    assert list(Block("nace", prefix=2).classes(frame)) == ["15", "15", None]
+    labels = Block("turnover", bins=(1000.0, 1e6)).classes(frame)
     assert list(labels) == ["[-inf, 1000)", "[1000, 1e+06)", "[1e+06, inf)"]
     assert interval_labels((1.0,)) == ["[-inf, 1)", "[1, inf)"]
 
@@ -144,17 +145,17 @@ def test_prefix_and_bins_classifiers():
 def test_block_without_partner_gives_none_and_all_without_partner_is_an_error():
     ext = pd.DataFrame({"g": ["a", "b", "c"], "x": [1.0, 2.0, 3.0]})
     rel = pd.DataFrame({"g": ["a", "a", "d"], "x": [1.0, 5.0, 3.0]})
-    blocking = make_blocks(ext, rel, [Classifier("g")])
+    blocking = make_blocks(ext, rel, [Block("g")])
     assert [b.key for b in blocking] == [("a",)]
     np.testing.assert_array_equal(blocking.external_without_block, [1, 2])
     with pytest.raises(InputError, match="no external record shares its block"):
-        make_blocks(ext.iloc[1:], rel, [Classifier("g")])
+        make_blocks(ext.iloc[1:], rel, [Block("g")])
 
 
 def test_missing_blocking_value_links_nothing():
     ext = pd.DataFrame({"g": ["a", None], "x": [1.0, 2.0]})
     rel = pd.DataFrame({"g": ["a", None], "x": [1.0, 2.0]})
-    links = link(ext, rel, LinkageSpec(keys=(KeySpec("x", "metric"),), blocks=(Classifier("g"),)))
+    links = link(ext, rel, Linkage(keys=(Metric("x"),), block=(Block("g"),)))
     np.testing.assert_array_equal(links.release_row, [0, -1])
 
 
@@ -173,7 +174,7 @@ def test_blocking_never_links_across_blocks(ext, rel, method):
     release = pd.DataFrame({"g": rel[0], "x": np.array(rel[1], float)})
     if not set(ext[0]) & set(rel[0]):
         return
-    links = link(external, release, LinkageSpec(keys=(KeySpec("x", "metric"),), blocks=(Classifier("g"),), method=method))
+    links = link(external, release, Linkage(keys=(Metric("x"),), block=(Block("g"),), method=method))
     linked = links.release_row >= 0
     assert (external.g.to_numpy()[linked] == release.g.to_numpy()[links.release_row[linked]]).all()
     if method != "nearest":
@@ -195,7 +196,7 @@ def test_links_do_not_depend_on_release_row_order_without_ties(values, rnd):
     rnd.shuffle(perm)
     shuffled = rel.iloc[perm].reset_index(drop=True)
     for method in ("greedy", "hungarian"):
-        spec = LinkageSpec(keys=(KeySpec("x", "metric"),), method=method)
+        spec = Linkage(keys=(Metric("x"),), method=method)
         a = link(ext, rel, spec)
         b = link(ext, shuffled, spec)
         cost = a.model.cost(np.arange(len(values)), np.arange(len(values)))
@@ -207,7 +208,7 @@ def test_links_do_not_depend_on_release_row_order_without_ties(values, rnd):
 def test_sequential_seed_shuffles_order_reproducibly():
     ext = pd.DataFrame({"x": [1.0, 1.1, 1.2, 5.0]})
     rel = pd.DataFrame({"x": [1.05, 5.0, 9.0]})
-    spec = LinkageSpec(keys=(KeySpec("x", "metric"),), method="sequential", seed=3)
+    spec = Linkage(keys=(Metric("x"),), method="sequential", seed=3)
     first = link(ext, rel, spec).release_row
     np.testing.assert_array_equal(first, link(ext, rel, spec).release_row)
     assert (first >= 0).sum() == 3
@@ -226,7 +227,7 @@ def test_exact_runs_report_the_gap_to_procedure_ii():
 def test_readers_are_asked_for_the_needed_columns_only():
     from attack.risk.mass import needed_columns
 
-    spec = LinkageSpec(keys=KEYS, blocks=BLOCKS)
+    spec = Linkage(keys=KEYS, block=BLOCKS)
     assert needed_columns("external", "unit_id", spec, EVALUATION, True) == [
         "unit_id", "turnover", "employees", "wz", "region",
     ]

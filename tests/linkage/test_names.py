@@ -32,20 +32,20 @@ def test_normalise_is_idempotent(text):
 def test_string_key_options_reach_both_intruders():
     import pandas as pd
 
-    from attack.linkage.distances import KeySpec, build_distance_model
+    from attack.linkage.distances import build_distance_model
     from attack.linkage.fellegi_sunter import comparisons
-    from attack.linkage.keys import parse_key
+    from attack.linkage.keys import String, parse_key
 
     ext = pd.DataFrame({"n": ["Müller-Lüdenscheidt", "Meier"]})
     rel = pd.DataFrame({"n": ["muller ludenscheidt", "Mayr"]})
     key = parse_key("n:string:damerau:normalise:skip")
     assert (key.string_method, key.normalise, key.to_text()) == ("damerau", True, "n:string:1:damerau:normalise:skip")
-    plain = build_distance_model(ext, rel, [KeySpec("n", "string")], standardise="none")
-    folded = build_distance_model(ext, rel, [key.spec()], standardise="none")
+    plain = build_distance_model(ext, rel, [String("n")], standardise="none")
+    folded = build_distance_model(ext, rel, [key], standardise="none")
     assert plain.cost(np.arange(2), np.arange(2))[0, 0] > 0
     assert folded.cost(np.arange(2), np.arange(2))[0, 0] == 0.0
-    sounds = parse_key("n:string:cologne").spec()
+    sounds = parse_key("n:string:cologne")
     assert build_distance_model(ext, rel, [sounds], standardise="none").cost(np.arange(2), np.arange(2))[1, 1] == 0.0
-    levels = comparisons(ext, rel, [key.spec()])[0].levels(np.arange(2), np.arange(2), pairs=False)
+    levels = comparisons(ext, rel, [key])[0].levels(np.arange(2), np.arange(2), pairs=False)
     assert levels[0, 0] == 0 and levels[1, 1] > 0
     assert comparisons(ext, rel, [sounds])[0].levels(np.arange(2), np.arange(2), pairs=False)[1, 1] == 0

@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attack.errors import InputError
-from attack.linkage.blocking import Classifier
-from attack.linkage.distances import KeySpec
-from attack.linkage.link import LinkageSpec, link
+from attack.linkage.blocking import AnyBlock, Block
+from attack.linkage.keys import Metric, String
+from attack.linkage.link import link
 from attack.linkage.passes import block_passes, make_pass_blocks
-from attack.linkage.settings import Linkage, linkage_spec
+from attack.linkage.settings import Linkage
 
 
 def _frame(rows):
@@ -38,7 +38,7 @@ def test_union_of_passes_is_brute_force_union(ext_rows, rel_rows):
     brute = {(i, j) for i, (a, b) in enumerate(ext_rows) for j, (c, d) in enumerate(rel_rows)
              if (a is not None and a == c) or (b is not None and b == d)}
     try:
-        blocking = make_pass_blocks(ext, rel, [(Classifier("a"),), (Classifier("b"),)])
+        blocking = make_pass_blocks(ext, rel, [(Block("a"),), (Block("b"),)])
     except InputError:
         assert not brute
         return
@@ -51,25 +51,25 @@ def test_union_of_passes_is_brute_force_union(ext_rows, rel_rows):
 
 
 def test_passes_take_one_alternative_of_each_entry():
-    a, b, c = Classifier("a"), Classifier("b"), Classifier("c")
+    a, b, c = Block("a"), Block("b"), Block("c")
     assert block_passes([c, a, b], [0, 1, 1]) == [(c, a), (c, b)]
-    spec = linkage_spec(Linkage(keys=["x:metric"], block=["c", "a|b"]))
+    spec = Linkage(keys=["x:metric"], block=["c", "a|b"])
     assert spec.block_groups == (0, 1, 1) and spec.describe()["blocking"] == ["c", "a|b"]
-    table = linkage_spec(Linkage(keys=["x:metric"], block=[{"any": ["a:soundex", {"name": "b", "prefix": 1}]}]))
+    table = Linkage(keys=["x:metric"], block=[{"any": ["a:soundex", {"name": "b", "prefix": 1}]}])
     assert table.describe()["blocking"] == ["a:soundex|b:prefix=1"] and table.block_groups == (0, 0)
-    assert linkage_spec(Linkage(keys=["x:metric"], block=["c", "a"])).block_groups == ()
+    assert Linkage(keys=["x:metric"], block=["c", "a"]).block_groups == ()
 
 
 def test_a_second_pass_recovers_a_pair_the_first_loses():
     # unit 0 has a typo in "a"; the pass on "b" still proposes it. Unit 2 agrees on nothing.
     ext = _frame([("p", "k", 1.0), ("q", "m", 5.0), ("r", "z", 9.0)])
     rel = _frame([("P", "k", 1.0), ("q", "m", 5.0), ("s", "y", 9.0)])
-    keys = (KeySpec("x", "metric"),)
-    one = link(ext, rel, LinkageSpec(keys=keys, blocks=(Classifier("a"),), method="hungarian"), jobs=1)
+    keys = (Metric("x"),)
+    one = link(ext, rel, Linkage(keys=keys, block=(Block("a"),), method="hungarian"), jobs=1)
     assert one.release_row.tolist() == [-1, 1, -1]
-    both = LinkageSpec(keys=keys, blocks=(Classifier("a"), Classifier("b")), block_groups=(0, 0), method="hungarian")
+    both = Linkage(keys=keys, block=(AnyBlock(Block("a"), Block("b")),), method="hungarian")
     for intruder in ("distance", "fellegi-sunter"):
-        links = link(ext, rel, LinkageSpec(**{**both.__dict__, "intruder": intruder}), jobs=1)
+        links = link(ext, rel, both.model_copy(update={"intruder": intruder}), jobs=1)
         assert links.release_row.tolist() == [0, 1, -1]  # the closest non-candidate (row 2) is no link
         assert links.blocking.describe()["n_passes"] == 2 and links.blocking.n_candidate_pairs == 2
 
@@ -80,8 +80,7 @@ def test_a_pair_no_pass_proposes_is_no_link():
     ext = _frame([("p", "k", 1.0), ("q", "m", 5.0)])
     rel = _frame([("p", "m", 5.0), ("q", "z", 1.0)])
     for method in ("greedy", "hungarian"):
-        spec = LinkageSpec(keys=(KeySpec("x", "metric"),), blocks=(Classifier("a"), Classifier("b")),
-                           block_groups=(0, 0), method=method)
+        spec = Linkage(keys=(Metric("x"),), block=(AnyBlock(Block("a"), Block("b")),), method=method)
         links = link(ext, rel, spec, jobs=1)
         assert links.release_row.tolist() == [-1, 0]
         assert len(links.blocking.blocks) == 1 and links.blocking.n_candidate_pairs == 3
@@ -94,12 +93,12 @@ def test_a_pair_no_pass_proposes_is_no_link():
 def test_one_pass_twice_links_as_one_pass(ext_rows, rel_rows, method):
     ext = _frame([(a, "-", float(x)) for a, x in ext_rows])
     rel = _frame([(a, "-", float(x)) for a, x in rel_rows])
-    keys = (KeySpec("x", "metric"),)
+    keys = (Metric("x"),)
     try:
-        plain = link(ext, rel, LinkageSpec(keys=keys, blocks=(Classifier("a"),), method=method), jobs=1)
+        plain = link(ext, rel, Linkage(keys=keys, block=(Block("a"),), method=method), jobs=1)
     except InputError:
         return
-    twice = link(ext, rel, LinkageSpec(keys=keys, blocks=(Classifier("a"),) * 2, block_groups=(0, 0), method=method),
+    twice = link(ext, rel, Linkage(keys=keys, block=(AnyBlock(Block("a"), Block("a")),), method=method),
                  jobs=1)
     np.testing.assert_array_equal(plain.distance, twice.distance)
     if method == "hungarian":
@@ -115,7 +114,7 @@ def test_candidate_model_costs_are_the_models_on_candidates_only():
     rng = np.random.default_rng(3)
     ext = pd.DataFrame({"x": rng.normal(size=7), "n": rng.choice(["anna", "anne", "jan"], 7)})
     rel = pd.DataFrame({"x": rng.normal(size=5), "n": rng.choice(["anna", "jon", "jan"], 5)})
-    model = build_distance_model(ext, rel, [KeySpec("x", "metric"), KeySpec("n", "string", weight=2.0)])
+    model = build_distance_model(ext, rel, [Metric("x"), String("n", weight=2.0)])
     import scipy.sparse as sp
 
     mask = rng.random((7, 5)) < 0.4

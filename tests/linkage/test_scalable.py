@@ -12,10 +12,12 @@ from hypothesis import strategies as st
 
 from attack.linkage import solvers
 from attack.linkage.assignment import hungarian
-from attack.linkage.blocking import Classifier
+from attack.linkage.blocking import Block
 from attack.linkage.candidates import embedding
-from attack.linkage.distances import KeySpec, build_distance_model
-from attack.linkage.link import LinkageSpec, link
+from attack.linkage.distances import build_distance_model
+from attack.linkage.keys import Metric, Nominal, Ordinal
+from attack.linkage.link import link
+from attack.linkage.settings import Linkage
 
 BUDGET = 2**30
 
@@ -53,17 +55,17 @@ def blocked_data(draw):
     with_missing = draw(st.booleans())
     ext = _frames(draw, draw(st.integers(1, 30)), with_missing)
     rel = _frames(draw, draw(st.integers(1, 30)), False)
-    keys = [KeySpec("x", "metric"), KeySpec("y", "metric", weight=0.5)]
+    keys = [Metric("x"), Metric("y", weight=0.5)]
     extra = draw(st.sampled_from(["nominal", "ordinal", "none"]))
     if extra == "nominal":
-        keys.append(KeySpec("f", "nominal", weight=0.3))
+        keys.append(Nominal("f", weight=0.3))
     elif extra == "ordinal":
-        keys.append(KeySpec("o", "ordinal", weight=0.3))
+        keys.append(Ordinal("o", weight=0.3))
     return ext, rel, tuple(keys)
 
 
 def _links(ext, rel, keys, method, budget):
-    spec = LinkageSpec(keys=keys, blocks=(Classifier("g"),), method=method)
+    spec = Linkage(keys=keys, block=(Block("g"),), method=method)
     return link(ext, rel, spec, memory_budget=budget)
 
 
@@ -123,7 +125,7 @@ def test_kd_tree_path_used_for_embeddable_keys():
     rng = np.random.default_rng(1)
     ext = pd.DataFrame({"g": ["a"] * 200, "x": rng.normal(size=200), "f": rng.choice(list("pq"), 200)})
     rel = pd.DataFrame({"g": ["a"] * 250, "x": rng.normal(size=250), "f": rng.choice(list("pq"), 250)})
-    keys = (KeySpec("x", "metric"), KeySpec("f", "nominal"))
+    keys = (Metric("x"), Nominal("f"))
     with candidates_everywhere():
         large = _links(ext, rel, keys, "greedy", BUDGET)
     assert [s.solver for s in large.solutions] == ["kd-tree"]
@@ -135,7 +137,7 @@ def test_embedding_reproduces_the_distance_up_to_a_constant():
     rng = np.random.default_rng(2)
     ext = pd.DataFrame({"x": rng.normal(size=7), "y": rng.lognormal(size=7), "f": rng.choice(list("pqr"), 7)})
     rel = pd.DataFrame({"x": rng.normal(size=9), "y": rng.lognormal(size=9), "f": rng.choice(list("pqr"), 9)})
-    keys = [KeySpec("x", "metric", weight=2.0), KeySpec("y", "metric", log=True), KeySpec("f", "nominal")]
+    keys = [Metric("x", weight=2.0), Metric("y", log=True), Nominal("f")]
     model = build_distance_model(ext, rel, keys)
     x_ext, x_rel, constant = embedding(model)
     squared = ((x_ext[:, None, :] - x_rel[None, :, :]) ** 2).sum(axis=2)
@@ -144,10 +146,10 @@ def test_embedding_reproduces_the_distance_up_to_a_constant():
 
 def test_no_embedding_for_absolute_ordinal_or_missing():
     frame = pd.DataFrame({"x": [1.0, np.nan], "o": ["1", "2"]})
-    assert embedding(build_distance_model(frame, frame, [KeySpec("x", "metric")])) is None
+    assert embedding(build_distance_model(frame, frame, [Metric("x")])) is None
     full = pd.DataFrame({"x": [1.0, 2.0], "o": ["1", "2"]})
-    assert embedding(build_distance_model(full, full, [KeySpec("x", "metric")], metric_distance="absolute")) is None
-    assert embedding(build_distance_model(full, full, [KeySpec("o", "ordinal")])) is None
+    assert embedding(build_distance_model(full, full, [Metric("x")], metric_distance="absolute")) is None
+    assert embedding(build_distance_model(full, full, [Ordinal("o")])) is None
 
 
 def test_sparse_hungarian_on_a_larger_block_matches_dense_optimum():
@@ -155,12 +157,12 @@ def test_sparse_hungarian_on_a_larger_block_matches_dense_optimum():
     base = rng.lognormal(5, 1.5, 600)
     ext = pd.DataFrame({"x": base[:500] * rng.lognormal(0, 0.05, 500), "y": rng.normal(size=500)})
     rel = pd.DataFrame({"x": base, "y": rng.normal(size=600)})
-    keys = (KeySpec("x", "metric", log=True), KeySpec("y", "metric"))
+    keys = (Metric("x", log=True), Metric("y"))
     model = build_distance_model(ext, rel, keys)
     cost = model.cost(np.arange(500), np.arange(600))
     optimum = cost[hungarian(cost)].sum()
     with candidates_everywhere():
-        sparse = link(ext, rel, LinkageSpec(keys=keys, method="hungarian"), memory_budget=BUDGET)
+        sparse = link(ext, rel, Linkage(keys=keys, method="hungarian"), memory_budget=BUDGET)
     (solution,) = sparse.solutions
     assert solution.optimal is True
     assert solution.total == pytest.approx(optimum, abs=1e-9)
@@ -176,7 +178,7 @@ def test_the_proof_rejects_a_candidate_graph_too_narrow_for_the_optimum():
     base = rng.normal(size=300)
     ext = pd.DataFrame({"x": np.repeat(base[:100], 2) + rng.normal(0, 0.01, 200)})
     rel = pd.DataFrame({"x": base})
-    model = build_distance_model(ext, rel, [KeySpec("x", "metric")])
+    model = build_distance_model(ext, rel, [Metric("x")])
     padding = float(np.sum([k.weight * f for k, f in zip(model.keys, model.missing_values, strict=True)]))
     cols, costs, bound = sparse_hungarian.candidates(model, 1, BUDGET)
     rows, links, u, p = sparse_hungarian._match(200, 300, cols, costs, padding)
@@ -201,7 +203,7 @@ def test_sparse_hungarian_is_exact_on_distances_near_1e_12(seed):
     turnover = np.concatenate([np.linspace(0, 1e6, spread), 5e5 + rng.normal(0, 30.0, n_rel - spread)])
     pick = rng.choice(np.arange(spread, n_rel), n_ext, replace=False)
     ext = pd.DataFrame({"t": turnover[pick] + rng.normal(0, 15.0, n_ext)})
-    model = build_distance_model(ext, pd.DataFrame({"t": turnover}), [KeySpec("t", "metric")])
+    model = build_distance_model(ext, pd.DataFrame({"t": turnover}), [Metric("t")])
     cost = model.cost(np.arange(n_ext), np.arange(n_rel))
     assert 1e-13 < np.median(cost.min(axis=1)) < 1e-11
     optimum = cost[hungarian(cost)].sum()

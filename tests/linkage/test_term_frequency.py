@@ -7,10 +7,9 @@ import pandas as pd
 import pytest
 
 from attack.errors import InputError
-from attack.linkage.distances import KeySpec
 from attack.linkage.fellegi_sunter import EMResult, FellegiSunterModel, comparisons
-from attack.linkage.keys import parse_key
-from attack.linkage.link import LinkageSpec
+from attack.linkage.keys import Metric, String, parse_key
+from attack.linkage.settings import Linkage
 from attack.linkage.term_frequency import value_shares
 
 
@@ -28,8 +27,8 @@ def test_shares_count_release_values():
 
 
 def test_rare_agreement_weighs_more_by_hand():
-    plain = _model(KeySpec("name", "string")).weights
-    adjusted = _model(KeySpec("name", "string", tf=True)).weights
+    plain = _model(String("name")).weights
+    adjusted = _model(String("name", tf=True)).weights
     rows, cols = np.array([0, 1, 0, 3]), np.array([0, 3, 4, 0])
     w_plain = plain.weight(rows, cols, pairs=True)
     w_tf = adjusted.weight(rows, cols, pairs=True)
@@ -47,9 +46,9 @@ def test_rare_agreement_weighs_more_by_hand():
 
 
 def test_tf_is_an_opt_in_key_option():
-    assert parse_key("name:string:normalise:tf").spec().tf
+    assert parse_key("name:string:normalise:tf").tf
     assert parse_key("sex:nominal:tf").to_text() == "sex:nominal:1:tf"
-    with pytest.raises(InputError, match="string and nominal"):
-        KeySpec("x", "metric", tf=True)
+    with pytest.raises(InputError, match="unknown field 'tf'"):  # tf is an option of string and nominal keys
+        Metric("x", tf=True)
     with pytest.raises(InputError, match="fellegi-sunter"):
-        LinkageSpec(keys=(KeySpec("name", "string", tf=True),))
+        Linkage(keys=(String("name", tf=True),))

@@ -11,9 +11,9 @@ from fixtures import EXTERNAL, ORIGINAL, RELEASE
 
 from attack.cli import main
 from attack.errors import InputError
-from attack.linkage.blocking import Classifier
-from attack.linkage.distances import KeySpec
-from attack.linkage.link import LinkageSpec
+from attack.linkage.blocking import Block
+from attack.linkage.keys import Metric
+from attack.linkage.settings import Linkage
 from attack.risk.combine import combine, resolve_lambda
 from attack.risk.mass import AttackInput, run_attack
 from attack.risk.settings import Evaluation
@@ -26,9 +26,9 @@ WORST = ORIGINAL[["unit_id", "wz", "region", "turnover", "employees"]]
 
 
 def _result(external, method="greedy"):
-    spec = LinkageSpec(
-        keys=(KeySpec("turnover", "metric"), KeySpec("employees", "metric")),
-        blocks=(Classifier("wz"), Classifier("region")),
+    spec = Linkage(
+        keys=(Metric("turnover"), Metric("employees")),
+        block=(Block("wz"), Block("region")),
         method=method,
     )
     data = AttackInput(external, "unit_id", RELEASE, "unit_id", ORIGINAL, "unit_id")

@@ -34,10 +34,9 @@ from rapidfuzz import fuzz, process
 
 from attack.errors import InputError
 from attack.io.readers import id_column, read_table, require_columns, source_name
-from attack.linkage.blocking import Classifier
-from attack.linkage.keys import Block, parse_block
+from attack.linkage.blocking import Block, as_block
+from attack.linkage.firm_names import normalise_address, parse_firm_name
 from attack.report.notebook import one_line, result_html
-from attack.risk.firm_names import normalise_address, parse_firm_name
 
 ACCEPTED, REVIEW, NO_MATCH = "accepted", "review", "no match"
 BELOW_ACCEPT = "score below accept"
@@ -164,7 +163,7 @@ def link_names(
     *,
     name: str,
     address: str | None = None,
-    block: Sequence[Classifier | Block | str] = (),
+    block: Sequence[Block | str] = (),
     accept: float = 0.92,
     review: float = 0.80,
     margin: float = 0.02,
@@ -181,12 +180,12 @@ def link_names(
     identifiers.
     """
     settings = TruthSettings(accept, review, margin, address_weight, form_penalty)
-    block = tuple(_classifier(b) for b in block)
+    blocks = tuple(as_block(b) for b in block)
     external = read_table(Path(external)) if isinstance(external, (str, Path)) else external
     original = read_table(Path(original)) if isinstance(original, (str, Path)) else original
     text_columns = [name] + ([address] if address else [])
-    require_columns(external, [external_id, *text_columns, *(k.external_column for k in block)])
-    require_columns(original, [original_id, *text_columns, *(k.name for k in block)])
+    require_columns(external, [external_id, *text_columns, *(k.external_column for k in blocks)])
+    require_columns(original, [original_id, *text_columns, *(k.name for k in blocks)])
     ext_ids = id_column(external, external_id)
     orig_ids = id_column(original, original_id)
     ext = _Texts.read(external, name, address)
@@ -197,7 +196,7 @@ def link_names(
     score = np.full(n_ext, np.nan)
     reason = np.full(n_ext, None, dtype=object)
     block_label = np.full(n_ext, None, dtype=object)
-    for label, ext_rows, orig_rows in _blocks(external, original, block):
+    for label, ext_rows, orig_rows in _blocks(external, original, blocks):
         block_label[ext_rows] = label
         if len(orig_rows) == 0:
             continue
@@ -225,13 +224,7 @@ def link_names(
         }
     )
     files = {"external": Path(source_name(external)).name, "original": Path(source_name(original)).name}
-    return TruthResult(table, external, settings, tuple(k.label() for k in block), files)
-
-
-def _classifier(block: Classifier | Block | str) -> Classifier:
-    if isinstance(block, str):
-        block = parse_block(block)
-    return block.classifier() if isinstance(block, Block) else block
+    return TruthResult(table, external, settings, tuple(k.label() for k in blocks), files)
 
 
 @dataclass(frozen=True)
@@ -333,7 +326,7 @@ def _best_in_block(ext: _Texts, orig: _Texts, ext_rows: np.ndarray, orig_rows: n
 
 
 def _blocks(external: pd.DataFrame, original: pd.DataFrame,
-            block: tuple[Classifier, ...]) -> Iterator[tuple[str | None, np.ndarray, np.ndarray]]:
+            block: tuple[Block, ...]) -> Iterator[tuple[str | None, np.ndarray, np.ndarray]]:
     """Yield ``(label, external rows, original rows)`` of every block with an external record.
 
     A record with a missing blocking value is in no block (label None) and so gets no candidate."""

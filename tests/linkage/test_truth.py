@@ -21,9 +21,9 @@ from rapidfuzz import fuzz
 
 from attack.cli import main
 from attack.errors import InputError
-from attack.linkage.blocking import Classifier
-from attack.risk.firm_names import normalise_address, normalise_name
-from attack.risk.truth import link_names
+from attack.linkage.blocking import Block
+from attack.linkage.firm_names import normalise_address, normalise_name
+from attack.linkage.truth import link_names
 
 
 @pytest.mark.parametrize(
@@ -110,7 +110,7 @@ def test_hand_scores_fall_in_the_intended_bands() -> None:
 
 
 def test_link_names_statuses_blocking_and_one_to_one() -> None:
-    result = link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm", block=[Classifier("city")])
+    result = link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm", block=[Block("city")])
     t = result.table.set_index("external_id")
     assert t["status"].to_dict() == {
         "e1": "accepted",
@@ -151,7 +151,7 @@ def test_without_blocking_the_same_named_firm_elsewhere_matches() -> None:
 def test_postcode_prefix_blocking() -> None:
     ext = pd.DataFrame({"id": ["a", "b"], "n": ["Meier AG", "Meier AG"], "plz": ["50667", "53111"]})
     orig = pd.DataFrame({"id": ["x"], "n": ["Meier AG"], "plz": ["50999"]})
-    result = link_names(ext, "id", orig, "id", name="n", block=[Classifier("plz", prefix=2)])
+    result = link_names(ext, "id", orig, "id", name="n", block=[Block("plz", prefix=2)])
     assert result.table["unit_id"].tolist() == ["x", None]
     assert pd.isna(result.table["score"].iloc[1])  # its block holds no original record
 
@@ -199,7 +199,7 @@ def test_thresholds_validated(accept, review) -> None:
 
 def test_missing_column_is_input_error() -> None:
     with pytest.raises(InputError, match="postcode"):
-        link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm", block=[Classifier("postcode")])
+        link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm", block=[Block("postcode")])
 
 
 # --------------------------------------------------------------------------------------------
@@ -276,7 +276,7 @@ def test_public_api_takes_paths_and_block_spellings(files) -> None:
     from_files = attack.link_names(files["external"], "eid", files["original"], "uid", name="firm",
                                    block=["city"])
     typed = attack.link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm", block=[attack.Block("city")])
-    plain = link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm", block=[Classifier("city")])
+    plain = link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm", block=[Block("city")])
     pd.testing.assert_frame_equal(from_files.table, plain.table)
     pd.testing.assert_frame_equal(typed.table, plain.table)
     assert from_files.to_dict()["files"] == {"external": "ext.csv", "original": "orig.csv"}
@@ -294,7 +294,7 @@ WORDS = ["Müller", "Mueller", "Bau", "Elektro", "Schmitt", "Schmidt", "GmbH", "
 def test_decisions_follow_the_rule_and_do_not_depend_on_chunking(ext, orig, chunk) -> None:
     """Brute force over the full score matrix: accepted = score >= accept, clear best of its row
     and of its column by more than the margin; review = best >= review otherwise; one-to-one."""
-    from attack.risk import truth as module
+    from attack.linkage import truth as module
 
     external = pd.DataFrame({"id": [f"e{i}" for i in range(len(ext))], "n": [" ".join(w) for w in ext]})
     original = pd.DataFrame({"id": [f"o{j}" for j in range(len(orig))], "n": [" ".join(w) for w in orig]})

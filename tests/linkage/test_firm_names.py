@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from attack.datasets.firms import FORMS, firm_register, respell
-from attack.linkage.blocking import Classifier
-from attack.risk.firm_names import FirmName, fold, normalise_address, parse_firm_name
-from attack.risk.truth import link_names
+from attack.linkage.blocking import Block
+from attack.linkage.firm_names import FirmName, fold, normalise_address, parse_firm_name
+from attack.linkage.truth import link_names
 
 LEGAL_FORM_SPELLINGS = {
     "GmbH": ["GmbH", "G.m.b.H.", "G m b H", "gmbh", "GMBH", "Gesellschaft mit beschränkter Haftung",
@@ -143,7 +143,7 @@ def test_generated_register_is_linked_with_high_recall_and_no_wrong_link() -> No
     register = firm_register(3000, seed=5)
     respelt = respell(register, seed=6)
     result = link_names(respelt.external, "record_id", register, "unit_id", name="name", address="street",
-                        block=[Classifier("plz", prefix=3)])
+                        block=[Block("plz", prefix=3)])
     table = result.table.set_index("external_id")
     truth = respelt.truth.reindex(table.index)
     accepted = table["status"] == "accepted"
