@@ -24,15 +24,14 @@ from functools import cache
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
 from attack.errors import InputError
 from attack.io.columns import is_number
 from attack.io.readers import code_column, numeric_column
+from attack.risk.stats import UNDEFINED_RESIDUAL, Estimate, Rate, residual_risk, success_rate, z_quantile
 from attack.synthetic.space import Preparation, nearest_neighbours, prepare
 
 UNTRUSTED = "baseline rate is at least the attack rate: results cannot be trusted"
-UNDEFINED_RESIDUAL = "control success rate is 1: residual risk is undefined"
 
 # Predicate operators; values of categorical columns are integer codes (``==``/``!=`` only).
 EQ, NE, LT, GT, LE, GE, ISNULL, NOTNULL = range(8)
@@ -50,82 +49,11 @@ EXAMPLES = 10  # successful queries quoted in the parameters
 
 
 # --------------------------------------------------------------------------------------------
-# Statistics (docs/method/synthetic-attacks.md)
+# One attack's rates and risk (the statistics: attack.risk.stats)
 
 
 @dataclass(frozen=True)
-class Rate:
-    """Wilson success rate of ``k`` successes in ``n`` attacks with its symmetric error and the
-    interval ``[rate − error, rate + error]`` clipped to [0, 1]. ``k`` may be fractional (the
-    size-corrected singling-out control count)."""
-
-    rate: float
-    error: float
-    low: float
-    high: float
-    n: int
-    k: float
-
-    def as_dict(self) -> dict:
-        return {"rate": self.rate, "error": self.error, "low": self.low, "high": self.high,
-                "n": self.n, "k": self.k}
-
-
-@dataclass(frozen=True)
-class Risk:
-    """A risk estimate clipped to [0, 1] with its error and clipped interval."""
-
-    value: float
-    error: float
-    low: float
-    high: float
-
-    def as_dict(self) -> dict:
-        return {"value": self.value, "error": self.error, "low": self.low, "high": self.high}
-
-
-def _clip(x: float) -> float:
-    return float(min(max(x, 0.0), 1.0))
-
-
-def _z(confidence: float) -> float:
-    if not 0 < confidence < 1:
-        raise InputError(f"confidence level must lie strictly between 0 and 1, got {confidence}")
-    return float(ndtri(0.5 * (1.0 + confidence)))  # the normal quantile
-
-
-def success_rate(k: float, n: int, confidence: float = 0.95) -> Rate:
-    """Centred Wilson score estimate (Wilson 1927; docs/method/synthetic-attacks.md, worked example 9.3 (docs/reference/worked-examples.md)):
-    ``rate = (k + z²/2)/(n + z²)``, ``error = z/(n + z²)·sqrt(k(n − k)/n + z²/4)``; the interval
-    ``rate ± error`` clipped to [0, 1] (it touches 0 at k = 0 and 1 at k = n)."""
-    if n < 1:
-        raise InputError(f"a success rate needs at least one attack, got n = {n}")
-    if not 0 <= k <= n:
-        raise InputError(f"successes must lie between 0 and n = {n}, got {k}")
-    z = _z(confidence)
-    z2 = z * z
-    rate = (k + z2 / 2) / (n + z2)
-    error = z / (n + z2) * np.sqrt(k * (n - k) / n + z2 / 4)
-    low = 0.0 if k == 0 else _clip(rate - error)  # exactly 0 (and 1 below) without rounding
-    high = 1.0 if k == n else _clip(rate + error)
-    return Rate(float(rate), float(error), low, high, int(n), float(k))
-
-
-def residual_risk(main: Rate, control: Rate) -> Risk | None:
-    """Residual risk ``R = (r_a − r_c)/(1 − r_c)`` with the propagated error σ_R, point and
-    interval clipped to [0, 1] (docs/method/synthetic-attacks.md). Undefined when ``r_c = 1``: returns None and
-    issues a warning."""
-    if control.rate >= 1:
-        warnings.warn(UNDEFINED_RESIDUAL, RuntimeWarning, stacklevel=2)
-        return None
-    gap = 1.0 - control.rate
-    value = (main.rate - control.rate) / gap
-    error = np.hypot(main.error / abs(gap), control.error * (main.rate - 1.0) / gap**2)
-    return Risk(_clip(value), float(error), _clip(value - error), _clip(value + error))
-
-
-@dataclass(frozen=True)
-class AttackResult:
+class AttackRisk:
     """One attack's rates (main, control, baseline), its risk and the τ verdict.
 
     ``risk_basis`` is ``"residual"`` (main over control) or ``"main"`` (no control set: the main
@@ -136,7 +64,7 @@ class AttackResult:
     main: Rate
     baseline: Rate
     control: Rate | None
-    risk: Risk | None
+    risk: Estimate | None
     risk_basis: str
     confidence: float
     tau: float | None
@@ -147,10 +75,10 @@ class AttackResult:
     def as_dict(self) -> dict:
         return {
             "attack": self.attack,
-            "main": self.main.as_dict(),
-            "control": None if self.control is None else self.control.as_dict(),
-            "baseline": self.baseline.as_dict(),
-            "risk": None if self.risk is None else self.risk.as_dict(),
+            "main": self.main.to_dict(),
+            "control": None if self.control is None else self.control.to_dict(),
+            "baseline": self.baseline.to_dict(),
+            "risk": None if self.risk is None else self.risk.to_dict(),
             "risk_basis": self.risk_basis,
             "confidence": self.confidence,
             "tau": self.tau,
@@ -170,11 +98,11 @@ def _assess(
     tau: float | None,
     parameters: Mapping[str, object],
     notes: Sequence[str] = (),
-) -> AttackResult:
+) -> AttackRisk:
     """Risk, warnings and verdict of one attack (docs/method/synthetic-attacks.md)."""
     notes = list(notes)
     if control is None:
-        risk: Risk | None = Risk(main.rate, main.error, main.low, main.high)
+        risk: Estimate | None = main.estimate()
     else:
         risk = residual_risk(main, control)
         if risk is None:
@@ -182,7 +110,7 @@ def _assess(
     if baseline.rate >= main.rate:
         notes.append(UNTRUSTED)
     passed = None if tau is None else bool(risk is not None and risk.high < tau)
-    return AttackResult(attack, main, baseline, control, risk,
+    return AttackRisk(attack, main, baseline, control, risk,
                         "main" if control is None else "residual", confidence, tau, passed,
                         tuple(notes), parameters)
 
@@ -190,7 +118,7 @@ def _assess(
 def _check_common(n_attacks: int, confidence: float, tau: float | None) -> None:
     if not (isinstance(n_attacks, int | np.integer) and n_attacks >= 1):
         raise InputError(f"n_attacks must be a positive integer, got {n_attacks!r}")
-    _z(confidence)
+    z_quantile(confidence)
     if tau is not None and not 0 < tau <= 1:
         raise InputError(f"τ must lie in (0, 1], got {tau}")
 
@@ -627,11 +555,11 @@ def _beside_the_correction(parameters: dict, main: Rate, control_k: float, facto
     """The residual risk without the size correction, and the risk interval that also covers the
     factor's bootstrap interval (the smallest low and largest high of the risks at the factor's
     bounds and its point) — reported beside the decision, which uses the point factor."""
-    def risk_at(f: float) -> Risk | None:
+    def risk_at(f: float) -> Estimate | None:
         return residual_risk(main, success_rate(min(control_k * f, float(n)), n, confidence))
 
     plain = risk_at(1.0)
-    parameters["risk_without_correction"] = None if plain is None else plain.as_dict()
+    parameters["risk_without_correction"] = None if plain is None else plain.to_dict()
     if factor_interval is None:
         parameters["risk_interval_with_fit"] = None
         return
@@ -667,7 +595,7 @@ def singling_out(
     tau: float | None = None,
     seed: int = 0,
     quote_examples: bool = False,
-) -> AttackResult:
+) -> AttackRisk:
     """Singling-out attack (docs/method/synthetic-attacks.md): queries that select exactly one synthetic record
     are checked for selecting exactly one training record (main) and one control record
     (control, size-corrected when the sizes differ); the baseline uses random queries.
@@ -802,7 +730,7 @@ def linkability(
     confidence: float = 0.95,
     tau: float | None = None,
     seed: int = 0,
-) -> AttackResult:
+) -> AttackRisk:
     """Linkability attack (docs/method/synthetic-attacks.md): the intruder holds the target's columns ``A`` in
     one file and ``B`` in another; the target is linked when its ``n_neighbors`` nearest
     synthetic records on ``A`` and on ``B`` share a record. Targets are drawn from the training
@@ -883,7 +811,7 @@ def inference(
     confidence: float = 0.95,
     tau: float | None = None,
     seed: int = 0,
-) -> AttackResult:
+) -> AttackRisk:
     """Inference attack (docs/method/synthetic-attacks.md): the intruder knows a target's ``aux_columns`` and
     guesses ``secret`` as the value of the nearest synthetic record on them; the baseline guesses
     the secret of a random synthetic record (drawn with replacement). Correctness by

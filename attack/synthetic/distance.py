@@ -19,7 +19,7 @@ import pandas as pd
 from scipy.spatial import cKDTree
 
 from attack.errors import InputError
-from attack.risk.evaluation import wilson_interval
+from attack.risk.stats import wilson_interval
 from attack.synthetic.space import (
     Encoded,
     Neighbours,

@@ -36,7 +36,7 @@ import pandas as pd
 
 from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
-from attack.risk.evaluation import wilson_interval
+from attack.risk.stats import wilson_interval
 from attack.synthesis.sequential import synthesize
 from attack.synthetic.space import (
     Preparation,

@@ -36,7 +36,7 @@ from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
 from attack.io.columns import warn_unshared
 from attack.io.writers import files_read
-from attack.risk.evaluation import wilson_interval
+from attack.risk.stats import wilson_interval
 from attack.synthetic.anonymeter import inference, linkability, singling_out
 from attack.synthetic.cap import Binning, cap_scores, knn_attribution, table_measures
 from attack.synthetic.distance import distance_attack

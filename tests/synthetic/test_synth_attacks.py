@@ -280,7 +280,7 @@ def test_control_size_correction_applied():
     low, high = info["factor_interval"]
     assert 0 < low <= high and info["fit_bootstraps"] == 100
     raw = sa.residual_risk(r.main, sa.success_rate(r.parameters["control_successes_raw"], r.main.n))
-    assert r.parameters["risk_without_correction"] == raw.as_dict()
+    assert r.parameters["risk_without_correction"] == raw.to_dict()
     with_fit = r.parameters["risk_interval_with_fit"]
     assert with_fit[0] <= r.risk.low and with_fit[1] >= r.risk.high
     at_high = sa.residual_risk(r.main, sa.success_rate(min(r.parameters["control_successes_raw"] * high, r.main.n),
