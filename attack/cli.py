@@ -810,10 +810,10 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
     from attack.study.certificate import build_synthetic
     from attack.study.results import certificate_files
     from attack.synthesis.sequential import settings_from_log
-    from attack.synthetic.run import (
+    from attack.synthetic.run import attack_synthetic
+    from attack.synthetic.settings import (
         DEFAULT_SYNTH_TAU,
         SynthSpec,
-        attack_synthetic,
         categorical_mode_for,
         parse_binning,
     )

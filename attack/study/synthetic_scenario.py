@@ -33,12 +33,8 @@ from attack.study.synthetic_settings import (
 from attack.synthesis.sequential import synthesize
 from attack.synthetic.mia_game import split_holdout
 from attack.synthetic.results import SyntheticResult
-from attack.synthetic.run import (
-    SynthSpec,
-    attack_synthetic,
-    categorical_mode_for,
-    parse_binning,
-)
+from attack.synthetic.run import attack_synthetic
+from attack.synthetic.settings import SynthSpec, categorical_mode_for, parse_binning
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -20,7 +20,7 @@ from attack.linkage.settings import SettingsTable, parses
 from attack.study.settings import TITLE_LIMIT, DemoOptions, Reading
 from attack.study.synthesis_tuning import GRID_KEYS, grid_type
 from attack.synthesis.methods import METHODS as SYNTHESIS_METHODS
-from attack.synthetic.run import DEFAULT_SYNTH_TAU, parse_binning
+from attack.synthetic.settings import DEFAULT_SYNTH_TAU, parse_binning
 from attack.utility.propensity import MODELS
 
 

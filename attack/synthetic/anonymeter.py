@@ -28,7 +28,14 @@ import pandas as pd
 from attack.errors import InputError
 from attack.io.columns import is_number
 from attack.io.readers import code_column, numeric_column
-from attack.risk.stats import UNDEFINED_RESIDUAL, Estimate, Rate, residual_risk, success_rate, z_quantile
+from attack.risk.stats import (
+    UNDEFINED_RESIDUAL,
+    Estimate,
+    Rate,
+    residual_risk,
+    success_rate,
+    z_quantile,
+)
 from attack.synthetic.space import Preparation, nearest_neighbours, prepare
 
 UNTRUSTED = "baseline rate is at least the attack rate: results cannot be trusted"
