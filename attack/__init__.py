@@ -29,6 +29,7 @@ from attack.errors import InputError
 if TYPE_CHECKING:  # the names below are imported on first use (a command pays only for its own)
     import pandas as pd
 
+    from attack.generation.sequential import Synthesis, synthesize
     from attack.linkage.engines import Engine
     from attack.linkage.keys import (
         AnyBlock,
@@ -56,10 +57,9 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.study.synthetic_scenario import open_scenario as load_scenario
     from attack.study.tuning import tune
     from attack.study.verify import verify
-    from attack.synthesis.sequential import Synthesis, synthesize
-    from attack.synthetic.mia_family import MembershipFamilyResult, membership_family
-    from attack.synthetic.results import SyntheticResult
-    from attack.synthetic.run import attack_synthetic
+    from attack.synthetic_attacks.mia_family import MembershipFamilyResult, membership_family
+    from attack.synthetic_attacks.results import SyntheticResult
+    from attack.synthetic_attacks.run import attack_synthetic
     from attack.utility.ml import MlUtility, ml_utility
     from attack.utility.profile import utility_profile
 
@@ -83,12 +83,12 @@ _LAZY = {
     "load_scenario": ("attack.study.synthetic_scenario", "open_scenario"),
     "tune": ("attack.study.tuning", "tune"),
     "verify": ("attack.study.verify", "verify"),
-    "Synthesis": ("attack.synthesis.sequential", "Synthesis"),
-    "synthesize": ("attack.synthesis.sequential", "synthesize"),
-    "SyntheticResult": ("attack.synthetic.results", "SyntheticResult"),
-    "membership_family": ("attack.synthetic.mia_family", "membership_family"),
-    "MembershipFamilyResult": ("attack.synthetic.mia_family", "MembershipFamilyResult"),
-    "attack_synthetic": ("attack.synthetic.run", "attack_synthetic"),
+    "Synthesis": ("attack.generation.sequential", "Synthesis"),
+    "synthesize": ("attack.generation.sequential", "synthesize"),
+    "SyntheticResult": ("attack.synthetic_attacks.results", "SyntheticResult"),
+    "membership_family": ("attack.synthetic_attacks.mia_family", "membership_family"),
+    "MembershipFamilyResult": ("attack.synthetic_attacks.mia_family", "MembershipFamilyResult"),
+    "attack_synthetic": ("attack.synthetic_attacks.run", "attack_synthetic"),
     "utility_profile": ("attack.utility.profile", "utility_profile"),
     "ml_utility": ("attack.utility.ml", "ml_utility"),
     "MlUtility": ("attack.utility.ml", "MlUtility"),

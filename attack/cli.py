@@ -805,13 +805,13 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
                   quiet, sep, decimal, encoding, sheet, na, codes) -> None:
     """Attack a synthetic release: distance to closest record, the CAP family, singling out,
     linkability and inference against a holdout baseline (docs/method/synthetic-attacks.md)."""
+    from attack.generation.sequential import settings_from_log
     from attack.io.fingerprint import file_input
     from attack.io.writers import table_content
     from attack.study.certificate import build_synthetic
     from attack.study.results import certificate_files
-    from attack.synthesis.sequential import settings_from_log
-    from attack.synthetic.run import attack_synthetic
-    from attack.synthetic.settings import (
+    from attack.synthetic_attacks.run import attack_synthetic
+    from attack.synthetic_attacks.settings import (
         DEFAULT_SYNTH_TAU,
         SynthSpec,
         categorical_mode_for,
@@ -946,8 +946,8 @@ def synthesize_command(original_path, out_path, columns, dropped, kept, methods,
                        quiet, sep, decimal, encoding, sheet, na, codes) -> None:
     """Make a synthetic file by sequential conditional synthesis, as synthpop does
     (docs/method/synthesis.md)."""
+    from attack.generation.sequential import synthesize
     from attack.io.writers import table_content
-    from attack.synthesis.sequential import synthesize
 
     out_path = Path(out_path)
     targets = [out_path] if m == 1 else [out_path.with_name(f"{out_path.stem}_{i}{out_path.suffix}") for i in range(1, m + 1)]

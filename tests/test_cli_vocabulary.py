@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from attack import defaults
 from attack.cli import _tune_output, main
 from attack.risk.evaluation import DEFAULT_TAU
-from attack.synthetic.settings import DEFAULT_SYNTH_TAU
+from attack.synthetic_attacks.settings import DEFAULT_SYNTH_TAU
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 

@@ -1,6 +1,6 @@
-"""Markdown and HTML reports of the attacks on a synthetic release (``attack.synthetic``).
+"""Markdown and HTML reports of the attacks on a synthetic release (``attack.synthetic_attacks``).
 
-They format the document ``attack.synthetic.attack_synthetic`` returns: the verdict with one
+They format the document ``attack.synthetic_attacks.attack_synthetic`` returns: the verdict with one
 row per τ check, the attacks with main, control and baseline rates, the attribute measures per
 target, the distance statistics and the preparation every distance rests on (docs/method/synthetic-attacks.md
 pitfall 9: no distance without its preprocessing). Aggregates only: the example queries of

@@ -18,7 +18,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtri
 
 from attack.errors import InputError
 
@@ -73,6 +72,8 @@ def z_quantile(confidence: float) -> float:
     """The two-sided normal quantile of a confidence level in (0, 1)."""
     if not 0 < confidence < 1:
         raise InputError(f"confidence level must lie strictly between 0 and 1, got {confidence}")
+    from scipy.special import ndtri  # here: the command line starts without SciPy
+
     return float(ndtri(0.5 * (1.0 + confidence)))
 
 

@@ -22,8 +22,8 @@ import pandas as pd
 
 from attack._version import __version__
 from attack.errors import InputError
-from attack.synthesis.sequential import synthesize
-from attack.synthetic.run import attack_synthetic
+from attack.generation.sequential import synthesize
+from attack.synthetic_attacks.run import attack_synthetic
 from attack.utility.propensity import MODELS, propensity_utility
 
 #: Grid entries that vary the synthesiser (the rest of ``attack.synthesize`` is fixed), with

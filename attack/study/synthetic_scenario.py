@@ -18,6 +18,7 @@ import tomli_w
 
 from attack.datasets.demo import demo_source
 from attack.errors import InputError
+from attack.generation.sequential import synthesize
 from attack.io.fingerprint import ReadLedger, frame_input, sha256_frame
 from attack.io.readers import read_table, source_name
 from attack.io.writers import write_files_atomic
@@ -30,11 +31,10 @@ from attack.study.synthetic_settings import (
     SyntheticScenarioSettings,
     validate_synthetic,
 )
-from attack.synthesis.sequential import synthesize
-from attack.synthetic.mia_game import split_holdout
-from attack.synthetic.results import SyntheticResult
-from attack.synthetic.run import attack_synthetic
-from attack.synthetic.settings import SynthSpec, categorical_mode_for, parse_binning
+from attack.synthetic_attacks.mia_game import split_holdout
+from attack.synthetic_attacks.results import SyntheticResult
+from attack.synthetic_attacks.run import attack_synthetic
+from attack.synthetic_attacks.settings import SynthSpec, categorical_mode_for, parse_binning
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

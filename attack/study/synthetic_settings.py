@@ -16,11 +16,11 @@ from pydantic import Field, ValidationError, model_validator
 
 from attack.datasets.demo import DEMO_SOURCES
 from attack.errors import InputError, from_validation
+from attack.generation.methods import METHODS as SYNTHESIS_METHODS
 from attack.linkage.settings import SettingsTable, parses
 from attack.study.settings import TITLE_LIMIT, DemoOptions, Reading
 from attack.study.synthesis_tuning import GRID_KEYS, grid_type
-from attack.synthesis.methods import METHODS as SYNTHESIS_METHODS
-from attack.synthetic.settings import DEFAULT_SYNTH_TAU, parse_binning
+from attack.synthetic_attacks.settings import DEFAULT_SYNTH_TAU, parse_binning
 from attack.utility.propensity import MODELS
 
 

@@ -14,8 +14,8 @@ from scipy import integrate
 
 from attack.errors import InputError
 from attack.io.columns import type_frame
-from attack.synthetic import anonymeter as sa
-from attack.synthetic.anonymeter import (
+from attack.synthetic_attacks import anonymeter as sa
+from attack.synthetic_attacks.anonymeter import (
     UNTRUSTED,
     Rate,
     correct_guesses,
@@ -26,7 +26,7 @@ from attack.synthetic.anonymeter import (
     singling_out_probability_integral,
     success_rate,
 )
-from attack.synthetic.space import prepare
+from attack.synthetic_attacks.space import prepare
 
 TOL = 1e-9
 

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from attack.cli import main
 from attack.errors import InputError
-from attack.synthetic.cap import Binning
-from attack.synthetic.run import attack_synthetic
-from attack.synthetic.settings import SynthSpec, parse_binning
+from attack.synthetic_attacks.cap import Binning
+from attack.synthetic_attacks.run import attack_synthetic
+from attack.synthetic_attacks.settings import SynthSpec, parse_binning
 
 
 def population(n: int, seed: int) -> pd.DataFrame:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
-from attack.synthetic.space import Encoded, Neighbours, Preparation, encode, search
+from attack.synthetic_attacks.space import Encoded, Neighbours, Preparation, encode, search
 
 #: Nearest records searched per scored record in the Gower space (the largest k any attack uses).
 NEIGHBOURS = 2

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attack.synthetic.mia_game import Game
+from attack.synthetic_attacks.mia_game import Game
 
 
 class DcrAttack:

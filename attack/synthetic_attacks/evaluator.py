@@ -22,8 +22,8 @@ import pandas as pd
 from attack.errors import InputError
 
 if TYPE_CHECKING:
-    from attack.synthetic.settings import SynthSettings
-    from attack.synthetic.space import Preparation
+    from attack.synthetic_attacks.settings import SynthSettings
+    from attack.synthetic_attacks.space import Preparation
 
 __all__ = ["Check", "Evaluation", "Space", "SyntheticAttack", "register", "registered"]
 
@@ -137,7 +137,7 @@ def unregister(family: str) -> None:
 def registered() -> Sequence[type[SyntheticAttack]]:
     """Every family, in ``order``: the modules of this package are imported once, so a family
     registers by being defined in one of them."""
-    package = importlib.import_module(__package__ or "attack.synthetic")
+    package = importlib.import_module(__package__ or "attack.synthetic_attacks")
     for info in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"{package.__name__}.{info.name}")
     return sorted(_REGISTRY.values(), key=lambda cls: (cls.order, cls.family))

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attack.errors import InputError
-from attack.synthetic import cap
-from attack.synthetic.cap import (
+from attack.synthetic_attacks import cap
+from attack.synthetic_attacks.cap import (
     Binning,
     cap_scores,
     disclosure_protection,

@@ -8,7 +8,7 @@ attack ranks records by
 
     score(x) = log(r_R(x) + ε) − log(r_S(x) + ε)
 
-with k = 5, the Euclidean distance of the encoded space of ``attack.synthetic.mia_vectors``
+with k = 5, the Euclidean distance of the encoded space of ``attack.synthetic_attacks.mia_vectors``
 and ε = 10⁻⁹ (a synthetic copy at distance 0 scores highest). The dimension ``D`` and the file
 sizes only rescale or shift the score and leave the ranks alone.
 """
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from attack.synthetic.mia_domias import SCAN_K
-from attack.synthetic.mia_game import Game
-from attack.synthetic.mia_vectors import neighbourhood
+from attack.synthetic_attacks.mia_domias import SCAN_K
+from attack.synthetic_attacks.mia_game import Game
+from attack.synthetic_attacks.mia_vectors import neighbourhood
 
 #: Guard against the logarithm of 0.
 EPSILON = 1e-9

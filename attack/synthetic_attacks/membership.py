@@ -36,9 +36,9 @@ import pandas as pd
 
 from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
+from attack.generation.sequential import synthesize
 from attack.risk.stats import wilson_interval
-from attack.synthesis.sequential import synthesize
-from attack.synthetic.space import (
+from attack.synthetic_attacks.space import (
     Preparation,
     distances,
     encode,

@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from tests.synthetic.test_membership_family import firms
 
 from attack.cli import main
 from attack.errors import InputError
-from attack.synthetic.mia_game import holdout_mask
-from attack.synthetic.run import attack_synthetic
-from tests.synthetic.test_membership_family import firms
+from attack.synthetic_attacks.mia_game import holdout_mask
+from attack.synthetic_attacks.run import attack_synthetic
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,7 @@ def test_reference_without_the_family_is_an_error() -> None:
 def test_decision_by_hand() -> None:
     """Interval [0, 0.2679] around an unclipped estimate 0.2679 − 0.2376 = 0.0304 straddles
     τ = 0.1: 40 · (0.2376 / 0.0696)² ≈ 466.2 attacks would decide; an interval below τ decides."""
-    from attack.synthetic.families import decision
+    from attack.synthetic_attacks.families import decision
 
     result = {"risk": {"value": 0.0304, "error": 0.2376, "low": 0.0, "high": 0.2680}, "main": {"n": 40}}
     out = decision(result, 0.1, 3000)

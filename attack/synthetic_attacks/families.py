@@ -22,14 +22,14 @@ import numpy as np
 import pandas as pd
 
 from attack.risk.stats import wilson_interval
-from attack.synthetic.anonymeter import inference, linkability, singling_out
-from attack.synthetic.cap import Binning, cap_scores, knn_attribution, table_measures
-from attack.synthetic.distance import distance_attack
-from attack.synthetic.evaluator import Check, Evaluation, Space, register
-from attack.synthetic.membership import membership_inference
-from attack.synthetic.mia_family import membership_family
-from attack.synthetic.settings import SynthSpec
-from attack.synthetic.space import prepare
+from attack.synthetic_attacks.anonymeter import inference, linkability, singling_out
+from attack.synthetic_attacks.cap import Binning, cap_scores, knn_attribution, table_measures
+from attack.synthetic_attacks.distance import distance_attack
+from attack.synthetic_attacks.evaluator import Check, Evaluation, Space, register
+from attack.synthetic_attacks.membership import membership_inference
+from attack.synthetic_attacks.mia_family import membership_family
+from attack.synthetic_attacks.settings import SynthSpec
+from attack.synthetic_attacks.space import prepare
 
 __all__ = ["AttributeDisclosure", "DistanceAttacks", "Linkability", "MembershipFamily", "ShadowMembership",
            "SinglingOut", "decision"]

@@ -32,7 +32,7 @@ from scipy import sparse
 from attack.errors import InputError
 from attack.io.readers import code_column, numeric_column, source_name
 from attack.risk.stats import wilson_interval
-from attack.synthetic import space as synth_space
+from attack.synthetic_attacks import space as synth_space
 
 CapMethod = Literal["cap", "zero_cap", "generalized_cap"]
 CAP_METHODS: tuple[str, ...] = ("cap", "zero_cap", "generalized_cap")

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from attack.errors import InputError
 from attack.risk.evaluation import wilson_interval
-from attack.synthetic.distance import distance_attack, near_hits, nndr, uniform_records
-from attack.synthetic.space import encode, nearest_neighbours, prepare
+from attack.synthetic_attacks.distance import distance_attack, near_hits, nndr, uniform_records
+from attack.synthetic_attacks.space import encode, nearest_neighbours, prepare
 
 
 def _mixed(n: int, seed: int) -> pd.DataFrame:

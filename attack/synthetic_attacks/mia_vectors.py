@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attack.synthetic.mia_game import Game
+from attack.synthetic_attacks.mia_game import Game
 
 #: Most indicator columns of one categorical column.
 MAX_LEVELS = 64

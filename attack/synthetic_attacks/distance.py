@@ -20,7 +20,7 @@ from scipy.spatial import cKDTree
 
 from attack.errors import InputError
 from attack.risk.stats import wilson_interval
-from attack.synthetic.space import (
+from attack.synthetic_attacks.space import (
     Encoded,
     Neighbours,
     Preparation,

@@ -2,8 +2,8 @@
 
 ``attack_synthetic`` prepares the columns the original and the synthetic file share (the
 distance space, fitted on the original), builds every registered attack family that the
-settings ask for (``attack.synthetic.evaluator``; the built-in ones in
-``attack.synthetic.families``), runs each on the same files and seed, and collects their
+settings ask for (``attack.synthetic_attacks.evaluator``; the built-in ones in
+``attack.synthetic_attacks.families``), runs each on the same files and seed, and collects their
 sections and τ checks. The release passes when every check's upper 95 % bound is below τ.
 With ``decide``, a run whose checks do not all decide is repeated once with as many attacks
 as the undecided checks need.
@@ -21,11 +21,11 @@ from attack._version import __version__
 from attack.errors import InputError
 from attack.io.columns import warn_unshared
 from attack.io.writers import files_read
-from attack.synthetic.evaluator import Space, registered
-from attack.synthetic.mia_game import holdout_mask
-from attack.synthetic.results import SyntheticResult
-from attack.synthetic.settings import SynthSpec, spec_from
-from attack.synthetic.space import prepare
+from attack.synthetic_attacks.evaluator import Space, registered
+from attack.synthetic_attacks.mia_game import holdout_mask
+from attack.synthetic_attacks.results import SyntheticResult
+from attack.synthetic_attacks.settings import SynthSpec, spec_from
+from attack.synthetic_attacks.space import prepare
 
 __all__ = ["attack_synthetic"]
 

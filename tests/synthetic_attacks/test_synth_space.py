@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from attack.errors import InputError
 from attack.io.columns import type_frame
-from attack.synthetic.space import (
+from attack.synthetic_attacks.space import (
     Preparation,
     nearest_neighbours,
     pair_distances,

@@ -9,7 +9,7 @@ from typing import Any
 
 from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
-from attack.synthetic.cap import Binning
+from attack.synthetic_attacks.cap import Binning
 
 __all__ = ["DEFAULT_SYNTH_TAU", "SynthSpec", "categorical_mode_for", "parse_binning", "spec_from"]
 

@@ -3,7 +3,7 @@
 van Breugel, Sun, Qian & van der Schaar (2023): a generator that overfits puts more density at
 its training records than the population has, so the intruder scores a record by the ratio of
 the synthetic file's density to the population's, ``p_S(x) / p_R(x)``, both estimated from data.
-Here both are Gaussian kernel densities in the encoded space of ``attack.synthetic.mia_vectors``
+Here both are Gaussian kernel densities in the encoded space of ``attack.synthetic_attacks.mia_vectors``
 with one isotropic bandwidth ``h`` (Scott's factor), so the ratio has no kernel constant:
 
     score(x) = log mean_S exp(−‖x−s‖²/2h²) − log mean_R exp(−‖x−r‖²/2h²).
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from attack.synthetic.mia_game import Game
-from attack.synthetic.mia_vectors import neighbourhood
+from attack.synthetic_attacks.mia_game import Game
+from attack.synthetic_attacks.mia_vectors import neighbourhood
 
 #: The k of the shared neighbourhood scan (the local-density attack's k).
 SCAN_K = 5

@@ -10,7 +10,7 @@ import pytest
 from conftest import SHARED_DATA
 
 from attack.errors import InputError
-from attack.synthesis.sequential import synthesize
+from attack.generation.sequential import synthesize
 
 
 @pytest.fixture(scope="module")

@@ -36,7 +36,7 @@ from attack.risk.stats import (
     success_rate,
     z_quantile,
 )
-from attack.synthetic.space import Preparation, nearest_neighbours, prepare
+from attack.synthetic_attacks.space import Preparation, nearest_neighbours, prepare
 
 UNTRUSTED = "baseline rate is at least the attack rate: results cannot be trusted"
 

@@ -9,7 +9,7 @@ import pytest
 
 from attack.errors import InputError
 from attack.risk.evaluation import wilson_interval
-from attack.synthetic.membership import _risk, membership_inference
+from attack.synthetic_attacks.membership import _risk, membership_inference
 
 
 def firms(n: int, seed: int = 0) -> pd.DataFrame:

@@ -24,19 +24,19 @@ import pandas as pd
 from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
 from attack.report.notebook import one_line, result_html
-from attack.synthetic.mia_dcr import DcrAttack, DcrDifferenceAttack
-from attack.synthetic.mia_density import LocalDensityAttack
-from attack.synthetic.mia_domias import DensityRatioAttack
-from attack.synthetic.mia_ensemble import MIN_REFERENCE, GowerEnsembleAttack
-from attack.synthetic.mia_game import DEFAULT_REFERENCE_SHARE, Game, assign_roles
-from attack.synthetic.mia_metrics import (
+from attack.synthetic_attacks.mia_dcr import DcrAttack, DcrDifferenceAttack
+from attack.synthetic_attacks.mia_density import LocalDensityAttack
+from attack.synthetic_attacks.mia_domias import DensityRatioAttack
+from attack.synthetic_attacks.mia_ensemble import MIN_REFERENCE, GowerEnsembleAttack
+from attack.synthetic_attacks.mia_game import DEFAULT_REFERENCE_SHARE, Game, assign_roles
+from attack.synthetic_attacks.mia_metrics import (
     DEFAULT_BOOTSTRAP,
     REPORTED_FPRS,
     Metrics,
     evaluate_scores,
     fpr_key,
 )
-from attack.synthetic.space import prepare
+from attack.synthetic_attacks.space import prepare
 
 DATA_ONLY_ATTACKS: tuple[str, ...] = ("dcr", "dcr_difference", "local_density", "density_ratio", "gower_ensemble")
 ATTACKS: tuple[str, ...] = (*DATA_ONLY_ATTACKS, "shadow_model")

@@ -12,18 +12,18 @@ from hypothesis import strategies as st
 from scipy.stats import binom
 
 from attack.errors import InputError
-from attack.synthesis.sequential import synthesize
-from attack.synthetic import mia_vectors
-from attack.synthetic.mia_family import exposed_records, membership_family
-from attack.synthetic.mia_game import assign_roles, split_holdout
-from attack.synthetic.mia_metrics import (
+from attack.generation.sequential import synthesize
+from attack.synthetic_attacks import mia_vectors
+from attack.synthetic_attacks.mia_family import exposed_records, membership_family
+from attack.synthetic_attacks.mia_game import assign_roles, split_holdout
+from attack.synthetic_attacks.mia_metrics import (
     curve,
     evaluate_scores,
     point_metrics,
     tie_groups,
     tpr_at,
 )
-from attack.synthetic.mia_vectors import scan
+from attack.synthetic_attacks.mia_vectors import scan
 
 
 def firms(n: int, seed: int) -> pd.DataFrame:

@@ -28,10 +28,10 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from attack.errors import InputError
-from attack.synthesis.sequential import synthesize
-from attack.synthetic.distance import nndr
-from attack.synthetic.mia_game import Game
-from attack.synthetic.space import encode
+from attack.generation.sequential import synthesize
+from attack.synthetic_attacks.distance import nndr
+from attack.synthetic_attacks.mia_game import Game
+from attack.synthetic_attacks.space import encode
 
 #: Smallest reference that can be cut into three shadow parts.
 MIN_REFERENCE = 30

@@ -31,7 +31,7 @@ import pandas as pd
 from scipy.special import ndtr, ndtri
 
 from attack.errors import InputError
-from attack.synthesis.predictors import Feature, linear_design, tree_design
+from attack.generation.predictors import Feature, linear_design, tree_design
 
 NUMERIC, CATEGORICAL = "numeric", "categorical"
 

@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
+from attack.generation.columns import MISSING_CATEGORY, VALUE, SynthColumn, describe
+from attack.generation.methods import CATEGORICAL, METHODS, NUMERIC, Task
+from attack.generation.predictors import Feature
 from attack.report.notebook import one_line, result_html
-from attack.synthesis.columns import MISSING_CATEGORY, VALUE, SynthColumn, describe
-from attack.synthesis.methods import CATEGORICAL, METHODS, NUMERIC, Task
-from attack.synthesis.predictors import Feature
 
 DEFAULT_METHOD = "cart"
 SMOOTHING = ("none", "density")
