@@ -50,6 +50,8 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.study.demo import demo_scenario
     from attack.study.results import ScenarioResult
     from attack.study.scenario import Scenario
+    from attack.study.synthetic_result import SyntheticResult
+    from attack.study.synthetic_run import attack_synthetic
     from attack.study.synthetic_scenario import (
         SyntheticScenario,
         SyntheticScenarioResult,
@@ -58,8 +60,6 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.study.tuning import tune
     from attack.study.verify import verify
     from attack.synthetic_attacks.mia_family import MembershipFamilyResult, membership_family
-    from attack.synthetic_attacks.results import SyntheticResult
-    from attack.synthetic_attacks.run import attack_synthetic
     from attack.utility.ml import MlUtility, ml_utility
     from attack.utility.profile import utility_profile
 
@@ -85,10 +85,10 @@ _LAZY = {
     "verify": ("attack.study.verify", "verify"),
     "Synthesis": ("attack.generation.sequential", "Synthesis"),
     "synthesize": ("attack.generation.sequential", "synthesize"),
-    "SyntheticResult": ("attack.synthetic_attacks.results", "SyntheticResult"),
+    "SyntheticResult": ("attack.study.synthetic_result", "SyntheticResult"),
     "membership_family": ("attack.synthetic_attacks.mia_family", "membership_family"),
     "MembershipFamilyResult": ("attack.synthetic_attacks.mia_family", "MembershipFamilyResult"),
-    "attack_synthetic": ("attack.synthetic_attacks.run", "attack_synthetic"),
+    "attack_synthetic": ("attack.study.synthetic_run", "attack_synthetic"),
     "utility_profile": ("attack.utility.profile", "utility_profile"),
     "ml_utility": ("attack.utility.ml", "ml_utility"),
     "MlUtility": ("attack.utility.ml", "MlUtility"),

@@ -805,12 +805,8 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
                   quiet, sep, decimal, encoding, sheet, na, codes) -> None:
     """Attack a synthetic release: distance to closest record, the CAP family, singling out,
     linkability and inference against a holdout baseline (docs/method/synthetic-attacks.md)."""
+    from attack import attack_synthetic
     from attack.generation.sequential import settings_from_log
-    from attack.io.fingerprint import file_input
-    from attack.io.writers import table_content
-    from attack.study.certificate import build_synthetic
-    from attack.study.results import certificate_files
-    from attack.synthetic_attacks.run import attack_synthetic
     from attack.synthetic_attacks.settings import (
         DEFAULT_SYNTH_TAU,
         SynthSpec,
@@ -842,31 +838,14 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
         raise InputError("--sign needs --certificate PATH")
     key = None if sign_path is None else load_private_key(sign_path, passphrase_from_env(passphrase_env))
     reading = _reading(sep, decimal, encoding, sheet, na, (*codes, *categorical))
-    original = read_table(original_path, options=reading)
-    synthetic = read_table(synthetic_path, options=reading)
-    holdout = read_table(holdout_path, options=reading) if holdout_path else None
-    reference = read_table(reference_path, options=reading) if reference_path else None
-    require_codes([original, synthetic, holdout, reference])
+    frames = [None if path is None else read_table(path, options=reading)
+              for path in (original_path, synthetic_path, holdout_path, reference_path)]
+    require_codes(frames)
+    original, synthetic, holdout, reference = frames
     result = attack_synthetic(original, synthetic, holdout, spec, reference=reference,
                               title=f"Attacks on the synthetic release {synthetic_path.name}")
-    files = {}
-    if exposed_path:
-        files[Path(exposed_path)] = (table_content(result.exposed, exposed_path), OWNER_ONLY)
-    if json_path:
-        files[Path(json_path)] = (to_json(result.to_dict()), None)
-    if html_path:
-        files[Path(html_path)] = (result.to_html(), None)
-    if certificate_path:
-        folder = Path(certificate_path).parent
-        fingerprints = [file_input(role, path, folder, (frame.attrs["sha256"], frame.attrs["bytes"]))
-                        for role, path, frame in (("original", original_path, original),
-                                                  ("synthetic", synthetic_path, synthetic),
-                                                  ("holdout", holdout_path, holdout),
-                                                  ("reference", reference_path, reference))
-                        if path is not None]
-        sealed = build_synthetic(figures=result.figures, inputs=fingerprints, key=key)
-        files.update(certificate_files(certificate_path, sealed))
-    write_files_atomic(files, inputs=inputs)
+    result.write(json=json_path, html=html_path, exposed=exposed_path, certificate=certificate_path,
+                 key=key, inputs=inputs)
     if exposed_path:
         _say_record_level(exposed_path, "names the original's records that a membership attack singles out")
     if not quiet:

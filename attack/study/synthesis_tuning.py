@@ -23,7 +23,7 @@ import pandas as pd
 from attack._version import __version__
 from attack.errors import InputError
 from attack.generation.sequential import synthesize
-from attack.synthetic_attacks.run import attack_synthetic
+from attack.study.synthetic_run import attack_synthetic
 from attack.utility.propensity import MODELS, propensity_utility
 
 #: Grid entries that vary the synthesiser (the rest of ``attack.synthesize`` is fixed), with

@@ -26,14 +26,14 @@ from attack.study import certificate, signing
 from attack.study.results import certificate_files
 from attack.study.scenario import Scenario, scenario_file, scenario_from_dict
 from attack.study.synthesis_tuning import SynthesisTuning, tune_synthesis
+from attack.study.synthetic_result import SyntheticResult
+from attack.study.synthetic_run import attack_synthetic
 from attack.study.synthetic_settings import (
     SyntheticEntry,
     SyntheticScenarioSettings,
     validate_synthetic,
 )
 from attack.synthetic_attacks.mia_game import split_holdout
-from attack.synthetic_attacks.results import SyntheticResult
-from attack.synthetic_attacks.run import attack_synthetic
 from attack.synthetic_attacks.settings import SynthSpec, categorical_mode_for, parse_binning
 
 if TYPE_CHECKING:

@@ -54,7 +54,7 @@ def _method(value: str) -> str:
     return value
 
 
-class Synthesis(SettingsTable):
+class SynthesisSettings(SettingsTable):
     """How the synthetic file is (or was) made: the settings of ``attack synthesize``
     (docs/method/synthesis.md). Membership inference assumes the intruder knows them."""
 
@@ -79,7 +79,7 @@ class Synthesis(SettingsTable):
     seed: int = Field(0, strict=True, ge=0)
 
     @model_validator(mode="after")
-    def _methods(self) -> Synthesis:
+    def _methods(self) -> SynthesisSettings:
         for column, value in self.method.items():
             try:
                 _method(str(value))
@@ -194,7 +194,7 @@ class SyntheticScenarioSettings(SettingsTable):
     title: str = Field("attacks on a synthetic release", max_length=TITLE_LIMIT)
     notes: list[str] = Field(default_factory=list)
     data: SyntheticData
-    synthesis: Synthesis | None = None
+    synthesis: SynthesisSettings | None = None
     attacks: Attacks = Field(default_factory=Attacks)
     membership: Membership | None = None
     tune: SynthesisTune | None = None

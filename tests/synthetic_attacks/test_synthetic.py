@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from attack.cli import main
 from attack.errors import InputError
+from attack.study.synthetic_run import attack_synthetic
 from attack.synthetic_attacks.cap import Binning
-from attack.synthetic_attacks.run import attack_synthetic
 from attack.synthetic_attacks.settings import SynthSpec, parse_binning
 
 

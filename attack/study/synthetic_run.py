@@ -21,9 +21,9 @@ from attack._version import __version__
 from attack.errors import InputError
 from attack.io.columns import warn_unshared
 from attack.io.writers import files_read
+from attack.study.synthetic_result import SyntheticResult
 from attack.synthetic_attacks.evaluator import Space, registered
 from attack.synthetic_attacks.mia_game import holdout_mask
-from attack.synthetic_attacks.results import SyntheticResult
 from attack.synthetic_attacks.settings import SynthSpec, spec_from
 from attack.synthetic_attacks.space import prepare
 
@@ -61,6 +61,11 @@ def attack_synthetic(
         spec = spec_from(settings)
     elif settings:
         raise InputError(f"give either spec or settings, not both (got {', '.join(settings)})")
+    sources = tuple((role, frame.attrs["source"], frame.attrs["sha256"], frame.attrs["bytes"])
+                    for role, frame in (("original", original), ("synthetic", synthetic), ("holdout", control),
+                                        ("reference", reference))
+                    if frame is not None and "sha256" in frame.attrs)
+    read = files_read(original, synthetic, control, reference)
     holdout = control
     member_rows = np.arange(len(original))
     if spec.holdout_share:
@@ -129,5 +134,5 @@ def attack_synthetic(
                    "decide": {"first_n_attacks": spec.n_attacks, "n_attacks": more}}
         exposed = None if again.exposed is None else again.exposed.assign(
             original_row=member_rows[again.exposed["original_row"].to_numpy()])
-        return SyntheticResult(figures, title, exposed, inputs=files_read(original, synthetic, holdout))
-    return SyntheticResult(document, title, exposed, inputs=files_read(original, synthetic, holdout))
+        return SyntheticResult(figures, title, exposed, inputs=read, sources=sources)
+    return SyntheticResult(document, title, exposed, inputs=read, sources=sources)
