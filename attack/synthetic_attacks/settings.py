@@ -25,7 +25,8 @@ class SynthSpec:
     ``categorical`` adds numeric columns (codes) to the non-numeric ones. Numeric keys and
     targets are grouped for the table measures by ``bins`` (default: quintiles of the original).
     The preparation (``metric``, ``scaling``, ``categorical_mode``) is fitted on the
-    original only."""
+    original only. ``options`` holds the settings of further attack families, one mapping per
+    family name, each validated by the family's own model."""
 
     keys: tuple[str, ...] = ()
     targets: tuple[str, ...] = ()
@@ -44,6 +45,7 @@ class SynthSpec:
     holdout_share: float = 0.0
     membership_family: Mapping[str, Any] | None = None
     decide: bool = False
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def describe(self) -> dict:
         return {
@@ -56,6 +58,7 @@ class SynthSpec:
             **({"membership_family": _loggable(self.membership_family)}
                if self.membership_family is not None else {}),
             **({"decide": True} if self.decide else {}),
+            **({"options": _loggable(self.options)} if self.options else {}),
             "decision": "every check's upper 95% bound < tau (docs/method/synthetic-attacks.md)",
         }
 
