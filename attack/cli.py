@@ -32,7 +32,6 @@ from attack.linkage.engines import ENGINES, parse_size
 from attack.linkage.fellegi_sunter import INTRUDERS
 from attack.linkage.keys import parse_block, parse_block_entry, parse_key
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
-from attack.report.notebook import verdict_word
 from attack.risk.evaluation import (
     DEFAULT_GAMMAS,
     DEFAULT_MIN_PROBABILITIES,
@@ -40,6 +39,7 @@ from attack.risk.evaluation import (
     RISK_BASES,
 )
 from attack.study.signing import load_private_key, passphrase_from_env
+from attack.synthetic_attacks.settings import METRICS, SCALINGS
 
 if TYPE_CHECKING:  # the commands import their machinery when they run: start-up stays short
     from attack.risk.results import AttackResult
@@ -380,23 +380,13 @@ def _certificate_path(given, scenario, json_path, scenario_path: Path) -> Path:
 
 def _run_synthetic(scenario: SyntheticScenario, json_path, html_path, certificate_path, key, quiet) -> None:
     """``attack run`` on a synthetic-release scenario: synthesise if asked, attack, certify."""
-    from attack.io.writers import table_content
-    from attack.study.results import certificate_files
-
     json_path = json_path or scenario.outputs.get("json")
     html_path = html_path or scenario.outputs.get("html")
     certificate_path = _certificate_path(certificate_path, scenario, json_path, scenario.path)
     made_path = scenario.outputs.get("synthetic")
     check_outputs([*certificate_paths(certificate_path), json_path, html_path, made_path], scenario.input_paths())
     outcome = scenario.run()
-    files = certificate_files(certificate_path, outcome.certificate(certificate_path.parent, key=key))
-    if json_path:
-        files[Path(json_path)] = (to_json(outcome.to_dict()), None)
-    if html_path:
-        files[Path(html_path)] = (outcome.to_html(), None)
-    if made_path is not None and outcome.synthetic is not None:
-        files[made_path] = (table_content(outcome.synthetic, made_path), OWNER_ONLY)
-    write_files_atomic(files, inputs=scenario.input_paths())
+    outcome.write(json=json_path, html=html_path, certificate=certificate_path, synthetic=made_path, key=key)
     if made_path is not None and outcome.synthetic is not None:
         click.echo(RELEASE_NOTE.format(path=made_path), err=True)
     if not quiet:
@@ -772,8 +762,8 @@ def _ml_settings(target, models, features, repetitions, metric, tolerances, seed
 @click.option("--tau", type=float, default=None, help=f"Risk limit τ for every check, on its upper 95% bound (default {SYNTHETIC_TAU:g}; why: docs/reference/defaults.md).")
 @click.option("--exclude", multiple=True, metavar="COLUMN", help="Column left out of the distance attacks and singling out, e.g. an id (repeatable).")
 @click.option("--categorical", multiple=True, metavar="COLUMN", help="Treat this column as categorical (repeatable; default: non-numeric columns).")
-@click.option("--metric", type=click.Choice(["gower_mean", "gower_sum", "euclidean", "l1"]), default="gower_mean", show_default=True, help="Distance between records (docs/method/synthetic-attacks.md).")
-@click.option("--scaling", type=click.Choice(["minmax_range", "zscore", "robust", "none"]), default="minmax_range", show_default=True, help="Scaling of numeric columns, fitted on the original (Gower metrics need minmax_range).")
+@click.option("--metric", type=click.Choice(METRICS), default=METRICS[0], show_default=True, help="Distance between records (docs/method/synthetic-attacks.md).")
+@click.option("--scaling", type=click.Choice(SCALINGS), default=SCALINGS[0], show_default=True, help="Scaling of numeric columns, fitted on the original (Gower metrics need minmax_range).")
 @click.option("--bins", "bins", multiple=True, metavar="VAR=RULE", help="Grouping of a numeric key or target for the table measures: quantile:K, equal_width:K or breaks:B1,B2,... (default quantile:5).")
 @click.option("--n-attacks", type=click.IntRange(min=1), default=500, show_default=True, help="Targets per attack (singling out, linkability, inference).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
@@ -925,11 +915,11 @@ def synthesize_command(original_path, out_path, columns, dropped, kept, methods,
                        quiet, sep, decimal, encoding, sheet, na, codes) -> None:
     """Make a synthetic file by sequential conditional synthesis, as synthpop does
     (docs/method/synthesis.md)."""
-    from attack.generation.sequential import synthesize
-    from attack.io.writers import table_content
+    from attack import synthesize
+    from attack.generation.sequential import copy_paths
 
     out_path = Path(out_path)
-    targets = [out_path] if m == 1 else [out_path.with_name(f"{out_path.stem}_{i}{out_path.suffix}") for i in range(1, m + 1)]
+    targets = copy_paths(out_path, m)
     log_path = log_path or out_path.with_suffix(".synthesis.json")
     check_outputs([*targets, log_path], [original_path])
     data = read_table(original_path, options=_reading(sep, decimal, encoding, sheet, na, codes))
@@ -944,11 +934,7 @@ def synthesize_command(original_path, out_path, columns, dropped, kept, methods,
         minbucket=minbucket, cp=cp, ntree=ntree, smoothing=smoothing, proper=proper, special_codes=special_codes,
         strata=strata, keep=kept, m=m, rows=rows, seed=seed,
     )
-    log = {"original": Path(original_path).name, "outputs": [p.name for p in targets], **result.to_dict(),
-           "tool": f"attack {__version__}"}
-    files = {p: (table_content(frame, p), OWNER_ONLY) for p, frame in zip(targets, result.copies, strict=True)}
-    files[Path(log_path)] = (to_json(log), None)
-    write_files_atomic(files, inputs=[original_path])
+    result.write(out_path, log=log_path, original=original_path)
     for path in targets:
         click.echo(RELEASE_NOTE.format(path=path), err=True)
     if not quiet:
@@ -979,8 +965,6 @@ def _tune_output(run_output: str | Path | None, suffix: str) -> Path | None:
 
 def _tune_synthetic(scenario: SyntheticScenario, json_path, release_path, html_path, quiet: bool) -> None:
     """``attack tune`` on a synthetic-release scenario: the grid of its [tune] table."""
-    from attack.io.writers import table_content
-
     if html_path:
         raise InputError("--html: the synthesis tuning writes JSON and prints its table; no HTML report yet")
     json_path = Path(json_path or _tune_output(scenario.outputs.get("json"), ".json")
@@ -989,24 +973,16 @@ def _tune_synthetic(scenario: SyntheticScenario, json_path, release_path, html_p
                                     else scenario.base / scenario.settings.tune.release)
     check_outputs([json_path, release_path], scenario.input_paths())
     outcome = scenario.tune()
-    files = {json_path: (to_json(outcome.as_dict()), None)}
-    if release_path and outcome.release is not None:
-        files[Path(release_path)] = (table_content(outcome.release, release_path), OWNER_ONLY)
-    write_files_atomic(files, inputs=scenario.input_paths())
+    outcome.write(json=json_path, release=release_path, inputs=scenario.input_paths())
     if release_path and outcome.release is not None:
         click.echo(RELEASE_NOTE.format(path=release_path), err=True)
     _print_synthesis_tuning(outcome, quiet)
 
 
 def _print_synthesis_tuning(outcome, quiet: bool = False) -> None:
-    """One line per candidate (* chosen, f on the frontier), the verdict; exit 1 if none passes."""
-    for i, c in enumerate([] if quiet else outcome.candidates):
-        mark = "*" if i == outcome.chosen else ("f" if i in outcome.frontier else " ")
-        risk = "n/a" if c.worst_risk is None else f"{c.worst_risk:.3f}"
-        click.echo(f"{mark} {c.settings}: worst risk {risk} ({c.worst_check}), S_pMSE {c.s_pmse:.2f}, "
-                   f"{verdict_word(c.passed)}")
+    """The candidates and the verdict (unless quiet); exit 1 when no candidate passes."""
     if not quiet:
-        click.echo(outcome.as_dict()["verdict"] + " (* chosen, f on the risk-utility frontier)")
+        click.echo("\n".join(outcome.summary_lines()))
     if outcome.chosen is None:
         raise SystemExit(1)
 
@@ -1033,7 +1009,6 @@ def tune_synthesis_command(original_path, holdout_path, grid, dropped, special_c
                            quiet, sep, decimal, encoding, sheet, na, codes) -> None:
     """Find the most useful synthetic file (by S_pMSE) whose every risk is below τ
     (docs/howto/synthetic-release.md). Exit status 1 when no candidate of the grid passes."""
-    from attack.io.writers import table_content
     from attack.study.synthesis_tuning import parse_grid, tune_synthesis
 
     check_outputs([json_path, out_path], [original_path, holdout_path])
@@ -1049,13 +1024,7 @@ def tune_synthesis_command(original_path, holdout_path, grid, dropped, special_c
         attacks={"keys": keys, "targets": targets, "tau": tau, "n_attacks": n_attacks},
         membership={} if membership else None, utility_model=utility_model, seed=seed,
     )
-    document = outcome.as_dict()
-    files = {}
-    if json_path:
-        files[Path(json_path)] = (to_json(document), None)
-    if out_path and outcome.release is not None:
-        files[Path(out_path)] = (table_content(outcome.release, out_path), OWNER_ONLY)
-    write_files_atomic(files, inputs=[original_path, holdout_path])
+    outcome.write(json=json_path, release=out_path, inputs=[original_path, holdout_path])
     _print_synthesis_tuning(outcome, quiet)
 
 

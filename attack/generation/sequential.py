@@ -13,15 +13,19 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from attack._version import __version__
 from attack.errors import InputError
 from attack.generation.columns import MISSING_CATEGORY, VALUE, SynthColumn, describe
 from attack.generation.methods import CATEGORICAL, METHODS, NUMERIC, Task
 from attack.generation.predictors import Feature
+from attack.io.jsonio import to_json
+from attack.io.writers import OWNER_ONLY, check_outputs, table_content, write_files_atomic
 from attack.report.notebook import one_line, result_html
 
 DEFAULT_METHOD = "cart"
@@ -67,6 +71,27 @@ class Synthesis:
             "predictors": {k: list(v) for k, v in self.predictors.items()},
             **self.settings,
         }
+
+    def write(self, out: str | Path, *, log: str | Path | None = None, original: str | Path | None = None) -> list[Path]:
+        """Write the copies (record-level, owner-only: ``out``, or ``out_1``, ``out_2`` … for
+        several) and the log (default ``out`` with ``.synthesis.json``), all or none of them,
+        never over the ``original``. Returns the copies' paths."""
+        targets = copy_paths(out, len(self.copies))
+        log_path = Path(log) if log is not None else Path(out).with_suffix(".synthesis.json")
+        check_outputs([*targets, log_path], [original])
+        document = {"original": None if original is None else Path(original).name,
+                    "outputs": [p.name for p in targets], **self.to_dict(), "tool": f"attack {__version__}"}
+        files: dict[Path, tuple[str | bytes, int | None]] = {
+            p: (table_content(frame, p), OWNER_ONLY) for p, frame in zip(targets, self.copies, strict=True)}
+        files[log_path] = (to_json(document), None)
+        write_files_atomic(files, inputs=[original])
+        return targets
+
+
+def copy_paths(out: str | Path, m: int) -> list[Path]:
+    """Where ``m`` synthetic copies go: ``out`` itself for one, ``out_1`` … ``out_m`` for several."""
+    out = Path(out)
+    return [out] if m == 1 else [out.with_name(f"{out.stem}_{i}{out.suffix}") for i in range(1, m + 1)]
 
 
 def synthesize(
@@ -321,4 +346,4 @@ def _passive(frame: pd.DataFrame, name: str, expression: str, n: int) -> pd.Seri
     return pd.Series(np.broadcast_to(np.asarray(values), (n,)), name=name)
 
 
-__all__ = ["DEFAULT_METHOD", "MISSING_CATEGORY", "Synthesis", "settings_from_log", "synthesize"]
+__all__ = ["DEFAULT_METHOD", "MISSING_CATEGORY", "Synthesis", "copy_paths", "settings_from_log", "synthesize"]

@@ -24,7 +24,7 @@ from attack.io.writers import files_read
 from attack.study.synthetic_result import SyntheticResult
 from attack.synthetic_attacks.evaluator import Space, registered
 from attack.synthetic_attacks.mia_game import holdout_mask
-from attack.synthetic_attacks.settings import SynthSpec, spec_from
+from attack.synthetic_attacks.settings import SynthSpec, check_roles, spec_from
 from attack.synthetic_attacks.space import prepare
 
 __all__ = ["attack_synthetic"]
@@ -92,11 +92,7 @@ def attack_synthetic(
         if missing:
             raise InputError(f"column not found in the {role} file", file=frame.attrs.get("source"),
                              column=missing[0])
-    overlap = set(spec.keys) & set(spec.targets)
-    if overlap:
-        raise InputError(f"{sorted(overlap)[0]!r} cannot be both a key and a target")
-    if spec.targets and not spec.keys:
-        raise InputError("attribute attacks need --key as well as --target")
+    check_roles(spec.keys, spec.targets, spec.gammas)
     prep = prepare(original, columns, categorical=spec.categorical, scaling=spec.scaling,
                    categorical_mode=spec.categorical_mode, metric=spec.metric)
     space = Space(tuple(columns), prep, reference)

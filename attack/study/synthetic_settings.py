@@ -20,7 +20,13 @@ from attack.generation.methods import METHODS as SYNTHESIS_METHODS
 from attack.linkage.settings import SettingsTable, parses
 from attack.study.settings import TITLE_LIMIT, DemoOptions, Reading
 from attack.study.synthesis_tuning import GRID_KEYS, grid_type
-from attack.synthetic_attacks.settings import DEFAULT_SYNTH_TAU, parse_binning
+from attack.synthetic_attacks.settings import (
+    DEFAULT_SYNTH_TAU,
+    METRICS,
+    SCALINGS,
+    check_roles,
+    parse_binning,
+)
 from attack.utility.propensity import MODELS
 
 
@@ -106,8 +112,8 @@ class Attacks(SettingsTable):
     tau: float = Field(DEFAULT_SYNTH_TAU, gt=0, le=1, description="Risk limit of every check.")
     exclude: list[str] = Field(default_factory=list, description="Columns left out of the distance attacks.")
     categorical: list[str] = Field(default_factory=list, description="Numeric columns treated as categories.")
-    metric: Literal["gower_mean", "gower_sum", "euclidean", "l1"] = "gower_mean"
-    scaling: Literal["minmax_range", "zscore", "robust", "none"] = "minmax_range"
+    metric: Literal[METRICS] = METRICS[0]  # type: ignore[valid-type]
+    scaling: Literal[SCALINGS] = SCALINGS[0]  # type: ignore[valid-type]
     bins: dict[str, Any] = Field(default_factory=dict, description=(
         "Grouping of a numeric key or target: 'quantile:K', 'equal_width:K' or 'breaks:B1,B2,...'."))
     n_attacks: int = Field(500, ge=1, strict=True)
@@ -115,13 +121,7 @@ class Attacks(SettingsTable):
 
     @model_validator(mode="after")
     def _consistent(self) -> Attacks:
-        if self.targets and not self.keys:
-            raise InputError("attribute attacks need keys as well as targets", field="keys")
-        both = sorted(set(self.keys) & set(self.targets))
-        if both:
-            raise InputError(f"{both[0]!r} cannot be both a key and a target", field="targets")
-        if any(not 0 < g for g in self.gammas):
-            raise InputError("every γ must be positive", field="gammas")
+        check_roles(self.keys, self.targets, self.gammas)
         for column, rule in self.bins.items():
             try:
                 parse_binning(f"{column}={rule}")

@@ -3,17 +3,35 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
-from attack.synthetic_attacks.cap import Binning
 
-__all__ = ["DEFAULT_SYNTH_TAU", "SynthSpec", "categorical_mode_for", "parse_binning", "spec_from"]
+if TYPE_CHECKING:
+    from attack.synthetic_attacks.cap import Binning
+
+__all__ = ["DEFAULT_SYNTH_TAU", "METRICS", "SCALINGS", "SynthSpec", "categorical_mode_for", "check_roles",
+           "parse_binning", "spec_from"]
 
 DEFAULT_SYNTH_TAU = SYNTHETIC_TAU  # why 0.1 and why the upper bound: attack/defaults.py
+#: Distances between records (docs/method/synthetic-attacks.md), the first the default.
+METRICS: tuple[str, ...] = ("gower_mean", "gower_sum", "euclidean", "l1")
+#: Scalings of numeric columns, fitted on the original, the first the default.
+SCALINGS: tuple[str, ...] = ("minmax_range", "zscore", "robust", "none")
+
+
+def check_roles(keys: Sequence[str], targets: Sequence[str], gammas: Sequence[float] = (0.10,)) -> None:
+    """The rules every attack setting obeys: targets need keys, no column is both, γ > 0."""
+    if targets and not keys:
+        raise InputError("attribute attacks need --key as well as --target (keys as well as targets)", field="keys")
+    both = sorted(set(keys) & set(targets))
+    if both:
+        raise InputError(f"{both[0]!r} cannot be both a key and a target", field="targets")
+    if any(not 0 < g for g in gammas):
+        raise InputError("every γ must be positive", field="gammas")
 
 
 @dataclass(frozen=True)
@@ -71,6 +89,8 @@ def categorical_mode_for(metric: str) -> str:
 
 def parse_binning(text: str) -> tuple[str, Binning]:
     """``VAR=quantile:K``, ``VAR=equal_width:K`` or ``VAR=breaks:B1,B2,...``."""
+    from attack.synthetic_attacks.cap import Binning  # here: the command line starts without SciPy
+
     name, sep, rule = text.partition("=")
     kind, _, arg = rule.partition(":")
     try:

@@ -49,10 +49,9 @@ from scipy.spatial import cKDTree
 from attack.errors import InputError
 from attack.io.columns import is_number
 from attack.io.readers import code_column, numeric_column, source_name
+from attack.synthetic_attacks.settings import METRICS, SCALINGS
 
-SCALINGS: tuple[str, ...] = ("none", "zscore", "minmax_range", "robust")
 CATEGORICAL_MODES: tuple[str, ...] = ("dummy", "mismatch")
-METRICS: tuple[str, ...] = ("euclidean", "l1", "gower_mean", "gower_sum")
 GOWER: tuple[str, ...] = ("gower_mean", "gower_sum")
 
 #: Memory budget of one chunk of the exact scan (query block × full reference).
