@@ -39,7 +39,7 @@ from attack.risk.evaluation import (
     RISK_BASES,
 )
 from attack.study.signing import load_private_key, passphrase_from_env
-from attack.synthetic_attacks.settings import METRICS, SCALINGS
+from attack.synthetic_attacks.choices import METRICS, SCALINGS
 
 if TYPE_CHECKING:  # the commands import their machinery when they run: start-up stays short
     from attack.risk.results import AttackResult

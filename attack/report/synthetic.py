@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from attack.report.attack import (
     PLOT_RC,
@@ -284,7 +284,7 @@ def attack_rates_figure(document: Mapping[str, Any]) -> Figure:
     attacks = _attacks(document)
     fig = Figure(figsize=(6.4, 0.5 + 0.45 * len(attacks) * 3))
     ax = fig.add_subplot()
-    y = 0
+    y = 0.0
     labels, positions = [], []
     for label, r in attacks:
         for role, colour in (("main", "#d62728"), ("control", "#1f77b4"), ("baseline", "#7f7f7f")):
@@ -308,7 +308,7 @@ def attack_rates_plot(document: Mapping[str, Any]) -> str:
     """``attack_rates_figure`` as inline SVG."""
     import matplotlib
 
-    with matplotlib.rc_context(PLOT_RC):
+    with matplotlib.rc_context(cast(Any, PLOT_RC)):
         return svg_figure(attack_rates_figure(document), "synth")
 
 

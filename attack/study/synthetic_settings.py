@@ -20,13 +20,8 @@ from attack.generation.methods import METHODS as SYNTHESIS_METHODS
 from attack.linkage.settings import SettingsTable, parses
 from attack.study.settings import TITLE_LIMIT, DemoOptions, Reading
 from attack.study.synthesis_tuning import GRID_KEYS, grid_type
-from attack.synthetic_attacks.settings import (
-    DEFAULT_SYNTH_TAU,
-    METRICS,
-    SCALINGS,
-    check_roles,
-    parse_binning,
-)
+from attack.synthetic_attacks.choices import METRICS, SCALINGS
+from attack.synthetic_attacks.settings import DEFAULT_SYNTH_TAU, check_roles, parse_binning
 from attack.utility.propensity import MODELS
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 from attack.errors import InputError
 
 if TYPE_CHECKING:
-    from attack.synthetic_attacks.settings import SynthSettings
+    from attack.synthetic_attacks.settings import SynthSpec
     from attack.synthetic_attacks.space import Preparation
 
 __all__ = ["Check", "Evaluation", "Space", "SyntheticAttack", "register", "registered"]
@@ -105,7 +105,7 @@ class SyntheticAttack(Protocol):
     order: ClassVar[int]
 
     @classmethod
-    def configure(cls, settings: SynthSettings, space: Space) -> SyntheticAttack | None:
+    def configure(cls, settings: SynthSpec, space: Space) -> SyntheticAttack | None:
         """The attack with its settings, or None when the settings do not ask for it."""
 
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,

@@ -50,10 +50,12 @@ def decision(result: Mapping[str, Any], tau: float, available: int | None) -> di
     n = result["main"]["n"]
     if risk is not None and (risk["high"] < tau or risk["low"] >= tau):
         return {"decided": True, "attacks": n, "attacks_needed": None, "attacks_available": available}
-    # the unclipped estimate: the interval is estimate ± error, clipped to [0, 1]
-    centre = None if risk is None else (risk["high"] - risk["error"] if 0 < risk["high"] < 1 else risk["value"])
-    gap = None if risk is None else abs(tau - centre)
-    needed = None if not gap else int(np.ceil(n * (risk["error"] / gap) ** 2))
+    needed = None
+    if risk is not None:
+        # the unclipped estimate: the interval is estimate ± error, clipped to [0, 1]
+        centre = risk["high"] - risk["error"] if 0 < risk["high"] < 1 else risk["value"]
+        gap = abs(tau - centre)
+        needed = int(np.ceil(n * (risk["error"] / gap) ** 2)) if gap else None
     return {"decided": False, "attacks": n, "attacks_needed": needed, "attacks_available": available}
 
 

@@ -13,20 +13,16 @@ from attack.errors import InputError
 if TYPE_CHECKING:
     from attack.synthetic_attacks.cap import Binning
 
-__all__ = ["DEFAULT_SYNTH_TAU", "METRICS", "SCALINGS", "SynthSpec", "categorical_mode_for", "check_roles",
+__all__ = ["DEFAULT_SYNTH_TAU", "SynthSpec", "categorical_mode_for", "check_roles",
            "parse_binning", "spec_from"]
 
 DEFAULT_SYNTH_TAU = SYNTHETIC_TAU  # why 0.1 and why the upper bound: attack/defaults.py
-#: Distances between records (docs/method/synthetic-attacks.md), the first the default.
-METRICS: tuple[str, ...] = ("gower_mean", "gower_sum", "euclidean", "l1")
-#: Scalings of numeric columns, fitted on the original, the first the default.
-SCALINGS: tuple[str, ...] = ("minmax_range", "zscore", "robust", "none")
 
 
 def check_roles(keys: Sequence[str], targets: Sequence[str], gammas: Sequence[float] = (0.10,)) -> None:
     """The rules every attack setting obeys: targets need keys, no column is both, γ > 0."""
     if targets and not keys:
-        raise InputError("attribute attacks need --key as well as --target (keys as well as targets)", field="keys")
+        raise InputError("targets need keys: attribute attacks need --key as well as --target", field="keys")
     both = sorted(set(keys) & set(targets))
     if both:
         raise InputError(f"{both[0]!r} cannot be both a key and a target", field="targets")

@@ -49,7 +49,7 @@ from scipy.spatial import cKDTree
 from attack.errors import InputError
 from attack.io.columns import is_number
 from attack.io.readers import code_column, numeric_column, source_name
-from attack.synthetic_attacks.settings import METRICS, SCALINGS
+from attack.synthetic_attacks.choices import METRICS, SCALINGS
 
 CATEGORICAL_MODES: tuple[str, ...] = ("dummy", "mismatch")
 GOWER: tuple[str, ...] = ("gower_mean", "gower_sum")

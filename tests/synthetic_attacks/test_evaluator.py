@@ -12,7 +12,14 @@ from pydantic import BaseModel, Field
 from attack.errors import InputError
 from attack.risk.stats import success_rate, wilson_interval
 from attack.study.synthetic_run import attack_synthetic
-from attack.synthetic_attacks.evaluator import Check, Evaluation, Space, register, registered, unregister
+from attack.synthetic_attacks.evaluator import (
+    Check,
+    Evaluation,
+    Space,
+    register,
+    registered,
+    unregister,
+)
 from attack.synthetic_attacks.settings import SynthSpec
 
 
