@@ -29,9 +29,10 @@ if TYPE_CHECKING:
 
 __all__ = ["attack_rates_figure", "attack_rates_plot", "render_synth_html", "render_synth_markdown"]
 
-#: Keys of the document that describe the run rather than one attack family.
+#: Keys of the document that describe the run rather than one attack family (``synthesis``: how
+#: a scenario made the file).
 _RUN_KEYS = frozenset({"schema_version", "kind", "tool", "settings", "n_original", "n_synthetic", "n_holdout",
-                       "preparation", "checks", "tau", "passed", "decide"})
+                       "preparation", "checks", "tau", "passed", "decide", "synthesis"})
 
 
 def _families(document: Mapping[str, Any]) -> list[tuple[str, Any]]:

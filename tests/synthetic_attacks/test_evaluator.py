@@ -10,6 +10,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from attack.errors import InputError
+from attack.report.synthetic import render_synth_markdown
 from attack.risk.stats import success_rate, wilson_interval
 from attack.study.synthetic_run import attack_synthetic
 from attack.synthetic_attacks.evaluator import (
@@ -102,3 +103,11 @@ def test_two_families_of_one_name_are_refused(toy):
 def test_the_built_in_families_run_in_report_order():
     names = [cls.family for cls in registered()]
     assert names[:6] == ["distance", "singling_out", "linkability", "attribute", "membership", "membership_family"]
+
+
+def test_the_run_s_own_entries_are_no_family(toy):
+    """What a scenario adds about how it made the file is not an attack: no section for it."""
+    result = attack_synthetic(ORIGINAL, SYNTHETIC, n_attacks=5)
+    document = {**result.to_dict(), "synthesis": {"made_by_scenario": True, "seed": 7}}
+    assert "## synthesis" not in render_synth_markdown(document, "t")
+    assert "## copied_rows" in render_synth_markdown({**document, "copied_rows": {"copied": 1}}, "t")
