@@ -29,6 +29,7 @@ from attack.errors import InputError
 if TYPE_CHECKING:  # the names below are imported on first use (a command pays only for its own)
     import pandas as pd
 
+    from attack.generation.sequential import Synthesis, synthesize
     from attack.io.inspect import inspect_file, render_inspection
     from attack.io.options import gammas_by_variable, read_options, read_tables
     from attack.io.readers import ReadOptions
@@ -55,6 +56,8 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.study.scenario import Scenario
     from attack.study.schema import json_schema
     from attack.study.signing import generate_keypair, load_private_key, passphrase_from_env
+    from attack.study.synthetic_result import SyntheticResult
+    from attack.study.synthetic_run import attack_synthetic
     from attack.study.synthetic_scenario import (
         SyntheticScenario,
         SyntheticScenarioResult,
@@ -62,10 +65,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.study.synthetic_scenario import open_scenario as load_scenario
     from attack.study.tuning import TuneResult, tune
     from attack.study.verify import verify
-    from attack.synthesis.sequential import Synthesis, synthesize
-    from attack.synthetic.mia_family import MembershipFamilyResult, membership_family
-    from attack.synthetic.results import SyntheticResult
-    from attack.synthetic.run import attack_synthetic
+    from attack.synthetic_attacks.mia_family import MembershipFamilyResult, membership_family
     from attack.utility.ml import MlUtility, ml_utility
     from attack.utility.profile import UtilityProfile, utility_profile
 
@@ -102,12 +102,12 @@ _LAZY = {
     "tune": ("attack.study.tuning", "tune"),
     "TuneResult": ("attack.study.tuning", "TuneResult"),
     "verify": ("attack.study.verify", "verify"),
-    "Synthesis": ("attack.synthesis.sequential", "Synthesis"),
-    "synthesize": ("attack.synthesis.sequential", "synthesize"),
-    "SyntheticResult": ("attack.synthetic.results", "SyntheticResult"),
-    "membership_family": ("attack.synthetic.mia_family", "membership_family"),
-    "MembershipFamilyResult": ("attack.synthetic.mia_family", "MembershipFamilyResult"),
-    "attack_synthetic": ("attack.synthetic.run", "attack_synthetic"),
+    "Synthesis": ("attack.generation.sequential", "Synthesis"),
+    "synthesize": ("attack.generation.sequential", "synthesize"),
+    "SyntheticResult": ("attack.study.synthetic_result", "SyntheticResult"),
+    "membership_family": ("attack.synthetic_attacks.mia_family", "membership_family"),
+    "MembershipFamilyResult": ("attack.synthetic_attacks.mia_family", "MembershipFamilyResult"),
+    "attack_synthetic": ("attack.study.synthetic_run", "attack_synthetic"),
     "utility_profile": ("attack.utility.profile", "utility_profile"),
     "UtilityProfile": ("attack.utility.profile", "UtilityProfile"),
     "ml_utility": ("attack.utility.ml", "ml_utility"),

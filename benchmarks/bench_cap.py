@@ -79,7 +79,7 @@ def make_data(n: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def run_ours(task: str, rows: int, folder: str | None) -> dict:
-    from attack.synthetic.cap import cap_scores, disclosure_protection, table_measures
+    from attack.synthetic_attacks.cap import cap_scores, disclosure_protection, table_measures
 
     original, synthetic = _load(rows, folder)
     start = time.perf_counter()

@@ -19,7 +19,7 @@ from measure import run_child
 def run_case(targets: int, sets: int, size: int, jobs: int) -> None:
     from bench_synthesize import firms
 
-    from attack.synthetic.membership import membership_inference
+    from attack.synthetic_attacks.membership import membership_inference
 
     data = firms(10_000)
     start = time.perf_counter()

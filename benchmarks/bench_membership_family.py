@@ -26,8 +26,8 @@ BUDGET_SECONDS = 60.0
 def run_case(n: int) -> None:
     from bench_synthesize import firms
 
-    from attack.synthesis.sequential import synthesize
-    from attack.synthetic.mia_family import membership_family
+    from attack.generation.sequential import synthesize
+    from attack.synthetic_attacks.mia_family import membership_family
 
     members, holdout = firms(n, seed=1), firms(2 * n, seed=2)
     release = synthesize(members, special_codes=[-8], seed=3).frame
@@ -50,10 +50,10 @@ def compare(n: int) -> None:
     import pandas as pd
     from bench_synthesize import firms
 
-    from attack.synthesis.sequential import synthesize
-    from attack.synthetic.distance import distance_attack
-    from attack.synthetic.mia_family import membership_family
-    from attack.synthetic.space import prepare
+    from attack.generation.sequential import synthesize
+    from attack.synthetic_attacks.distance import distance_attack
+    from attack.synthetic_attacks.mia_family import membership_family
+    from attack.synthetic_attacks.space import prepare
 
     members, holdout = firms(n, seed=1), firms(2 * n, seed=2)
     releases = {f"CART minimum leaf {leaf}": synthesize(members, special_codes=[-8], minbucket=leaf, seed=3).frame

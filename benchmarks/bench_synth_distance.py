@@ -57,8 +57,8 @@ def population(n: int, seed: int) -> pd.DataFrame:
 
 
 def run_case(name: str) -> None:
-    from attack.synthetic.distance import distance_attack
-    from attack.synthetic.space import prepare
+    from attack.synthetic_attacks.distance import distance_attack
+    from attack.synthetic_attacks.space import prepare
 
     n_train, n_syn, n_ctrl, metric, scaling, coding, _, _ = CASES[name]
     training = population(n_train, 1)

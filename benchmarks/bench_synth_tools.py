@@ -109,9 +109,9 @@ def _risk(value: float | None, low: float | None, high: float | None) -> dict:
 
 
 def run_ours(task: str, folder: str) -> dict:
-    from attack.synthetic.anonymeter import inference, linkability, singling_out
-    from attack.synthetic.distance import distance_attack
-    from attack.synthetic.space import prepare
+    from attack.synthetic_attacks.anonymeter import inference, linkability, singling_out
+    from attack.synthetic_attacks.distance import distance_attack
+    from attack.synthetic_attacks.space import prepare
 
     data = _load(folder)
     ori, syn, ctrl = data["original"], data["synthetic"], data["holdout"]

@@ -37,7 +37,7 @@ def firms(n: int, seed: int = 0) -> pd.DataFrame:
 
 
 def run_case(n: int) -> None:
-    from attack.synthesis.sequential import synthesize
+    from attack.generation.sequential import synthesize
 
     data = firms(n)
     start = time.perf_counter()

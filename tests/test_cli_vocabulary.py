@@ -16,7 +16,7 @@ from attack import defaults
 from attack.cli import main
 from attack.risk.thresholds import DEFAULT_TAU
 from attack.study.outputs import tune_output as _tune_output
-from attack.synthetic.run import DEFAULT_SYNTH_TAU
+from attack.synthetic_attacks.settings import DEFAULT_SYNTH_TAU
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 

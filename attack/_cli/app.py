@@ -161,14 +161,9 @@ def emit(result: attack.AttackResult | attack.ScenarioResult, json_path: Path | 
 
 
 def print_synthesis_tuning(outcome: Any, quiet: bool = False) -> bool:
-    """One line per candidate (* chosen, f on the frontier), the verdict; False if none passes."""
-    for i, c in enumerate([] if quiet else outcome.candidates):
-        mark = "*" if i == outcome.chosen else ("f" if i in outcome.frontier else " ")
-        risk = "n/a" if c.worst_risk is None else f"{c.worst_risk:.3f}"
-        verdict = {True: "PASSED", False: "NOT PASSED"}.get(c.passed, "no verdict")
-        click.echo(f"{mark} {c.settings}: worst risk {risk} ({c.worst_check}), S_pMSE {c.s_pmse:.2f}, {verdict}")
+    """The candidates and the verdict (unless quiet); False when no candidate passes."""
     if not quiet:
-        click.echo(outcome.as_dict()["verdict"] + " (* chosen, f on the risk-utility frontier)")
+        click.echo("\n".join(outcome.summary_lines()))
     return outcome.chosen is not None
 
 

@@ -26,6 +26,7 @@ from attack.linkage.fellegi_sunter import INTRUDERS
 from attack.linkage.keys import key_types, parse_key
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.risk.thresholds import RISK_BASES
+from attack.synthetic_attacks.choices import METRICS, SCALINGS
 
 F = TypeVar("F", bound=Callable[..., Any])
 FILE = click.Path(dir_okay=False, path_type=Path)
@@ -362,8 +363,8 @@ SYNTH = stack(
     click.option("--tau", type=float, default=None, help=f"Risk limit τ for every check, on its upper 95% bound (default {SYNTHETIC_TAU:g}; why: docs/reference/defaults.md)."),
     click.option("--exclude", multiple=True, metavar="COLUMN", help="Column left out of the distance attacks and singling out, e.g. an id (repeatable)."),
     click.option("--categorical", multiple=True, metavar="COLUMN", help="Treat this column as categorical (repeatable; default: non-numeric columns)."),
-    click.option("--metric", type=click.Choice(["gower_mean", "gower_sum", "euclidean", "l1"]), default="gower_mean", show_default=True, help="Distance between records (docs/method/synthetic-attacks.md)."),
-    click.option("--scaling", type=click.Choice(["minmax_range", "zscore", "robust", "none"]), default="minmax_range", show_default=True, help="Scaling of numeric columns, fitted on the original (Gower metrics need minmax_range)."),
+    click.option("--metric", type=click.Choice(METRICS), default=METRICS[0], show_default=True, help="Distance between records (docs/method/synthetic-attacks.md)."),
+    click.option("--scaling", type=click.Choice(SCALINGS), default=SCALINGS[0], show_default=True, help="Scaling of numeric columns, fitted on the original (Gower metrics need minmax_range)."),
     click.option("--bins", "bins", multiple=True, metavar="VAR=RULE", help="Grouping of a numeric key or target for the table measures: quantile:K, equal_width:K or breaks:B1,B2,... (default quantile:5)."),
     click.option("--n-attacks", type=click.IntRange(min=1), default=500, show_default=True, help="Targets per attack (singling out, linkability, inference)."),
     click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True),

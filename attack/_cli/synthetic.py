@@ -20,22 +20,13 @@ from attack.study.outputs import tune_json_path
 def run(scenario: attack.SyntheticScenario, json_path: Path | None, html_path: Path | None,
         certificate_path: Path | None, key: Any, quiet: bool) -> bool:
     """``attack run`` on a synthetic-release scenario: synthesise if asked, attack, certify."""
-    from attack.study.results import certificate_files
-
     json_path = json_path or scenario.outputs.get("json")
     html_path = html_path or scenario.outputs.get("html")
     certificate = attack.certificate_path(scenario, json_path, certificate_path)
     made_path = scenario.outputs.get("synthetic")
     app.guard([*certificate_paths(certificate), json_path, html_path, made_path], scenario.input_paths())
     outcome = scenario.run()
-    files: app.Files = {**certificate_files(certificate, outcome.certificate(certificate.parent, key=key))}
-    if json_path:
-        files[Path(json_path)] = app.json_file(outcome.to_dict())
-    if html_path:
-        files[Path(html_path)] = (outcome.to_html(), None)
-    if made_path is not None and outcome.synthetic is not None:
-        files[made_path] = app.record_file(outcome.synthetic, made_path)
-    app.write(files, scenario.input_paths())
+    outcome.write(json=json_path, html=html_path, certificate=certificate, synthetic=made_path, key=key)
     if made_path is not None and outcome.synthetic is not None:
         app.note(app.RELEASE_NOTE.format(path=made_path))
     if not quiet:
@@ -54,10 +45,7 @@ def tune(scenario: attack.SyntheticScenario, json_path: Path | None, release_pat
                                     else scenario.base / scenario.settings.tune.release)
     app.guard([json_path, release_path], scenario.input_paths())
     outcome = scenario.tune()
-    files: app.Files = {json_path: app.json_file(outcome.as_dict())}
-    if release_path and outcome.release is not None:
-        files[Path(release_path)] = app.record_file(outcome.release, release_path)
-    app.write(files, scenario.input_paths())
+    outcome.write(json=json_path, release=release_path, inputs=scenario.input_paths())
     if release_path and outcome.release is not None:
         app.note(app.RELEASE_NOTE.format(path=release_path))
     return app.print_synthesis_tuning(outcome, quiet)
@@ -115,12 +103,7 @@ def run_tune_synthesis(original_path, holdout_path, grid, dropped, special_codes
         attacks={"keys": keys, "targets": targets, "tau": tau, "n_attacks": n_attacks},
         membership={} if membership else None, utility_model=utility_model, seed=seed,
     )
-    files: app.Files = {}
-    if json_path:
-        files[Path(json_path)] = app.json_file(outcome.as_dict())
-    if out_path and outcome.release is not None:
-        files[Path(out_path)] = app.record_file(outcome.release, out_path)
-    app.write(files, [original_path, holdout_path])
+    outcome.write(json=json_path, release=out_path, inputs=[original_path, holdout_path])
     return app.print_synthesis_tuning(outcome, quiet)
 
 
@@ -130,14 +113,10 @@ def run_synth(original_path, synthetic_path, holdout_path, keys, targets, gammas
                   family, holdout_share, reference_path, mia_attacks, mia_fpr, decide, exposed_path,
                   quiet, sep, decimal, encoding, sheet, na, codes) -> bool:
     """``attack synth``: attack a synthetic release and certify the verdict; returns it."""
-    from attack.io.fingerprint import file_input
-    from attack.study.certificate import build_synthetic
-    from attack.study.results import certificate_files
-    from attack.synthesis.sequential import settings_from_log
-    from attack.synthetic.run import (
+    from attack.generation.sequential import settings_from_log
+    from attack.synthetic_attacks.settings import (
         DEFAULT_SYNTH_TAU,
         SynthSpec,
-        attack_synthetic,
         categorical_mode_for,
         parse_binning,
     )
@@ -168,26 +147,10 @@ def run_synth(original_path, synthetic_path, holdout_path, keys, targets, gammas
     reading = attack.read_options(sep, decimal, encoding, sheet, na, (*codes, *categorical))
     original, synthetic, holdout, reference = attack.read_tables(
         [original_path, synthetic_path, holdout_path, reference_path], reading)
-    result = attack_synthetic(original, synthetic, holdout, spec, reference=reference,
+    result = attack.attack_synthetic(original, synthetic, holdout, spec, reference=reference,
                               title=f"Attacks on the synthetic release {synthetic_path.name}")
-    files: app.Files = {}
-    if exposed_path:
-        files[Path(exposed_path)] = app.record_file(result.exposed, exposed_path)
-    if json_path:
-        files[Path(json_path)] = app.json_file(result.to_dict())
-    if html_path:
-        files[Path(html_path)] = (result.to_html(), None)
-    if certificate_path:
-        folder = Path(certificate_path).parent
-        fingerprints = [file_input(role, path, folder, (frame.attrs["sha256"], frame.attrs["bytes"]))
-                        for role, path, frame in (("original", original_path, original),
-                                                  ("synthetic", synthetic_path, synthetic),
-                                                  ("holdout", holdout_path, holdout),
-                                                  ("reference", reference_path, reference))
-                        if path is not None and frame is not None]
-        sealed = build_synthetic(figures=result.figures, inputs=fingerprints, key=key)
-        files.update(certificate_files(certificate_path, sealed))
-    app.write(files, inputs)
+    result.write(json=json_path, html=html_path, exposed=exposed_path, certificate=certificate_path,
+                 key=key, inputs=inputs)
     if exposed_path:
         app.say_record_level(exposed_path, app.HOLDS_MEMBERS)
     if not quiet:
@@ -199,28 +162,24 @@ def run_synthesize(original_path, out_path, columns, dropped, kept, methods, def
                        minbucket, cp, ntree, smoothing, proper, special_codes, strata, m, rows, seed, log_path,
                        quiet, sep, decimal, encoding, sheet, na, codes) -> None:
     """``attack synthesize``: make the synthetic copies and their log."""
-    from attack.synthesis.sequential import synthesize
+    from attack.generation.sequential import copy_paths
 
     out_path = Path(out_path)
-    targets = [out_path] if m == 1 else [out_path.with_name(f"{out_path.stem}_{i}{out_path.suffix}") for i in range(1, m + 1)]
+    targets = copy_paths(out_path, m)
     log_path = log_path or out_path.with_suffix(".synthesis.json")
     app.guard([*targets, log_path], [original_path])
     [data] = attack.read_tables([original_path], attack.read_options(sep, decimal, encoding, sheet, na, codes))
     chosen = names(columns)
     if chosen is None:
         chosen = [c for c in data.columns if c not in set(dropped) | set(kept) | set(strata)]
-    result = synthesize(
+    result = attack.synthesize(
         data, columns=chosen, method=pairs(methods, "--method"), default_method=default_method,
         visit_sequence=names(visit),
         predictors={c: names(v) for c, v in pairs(predictors, "--predictors").items()} or None,
         minbucket=minbucket, cp=cp, ntree=ntree, smoothing=smoothing, proper=proper, special_codes=special_codes,
         strata=strata, keep=kept, m=m, rows=rows, seed=seed,
     )
-    log = {"original": Path(original_path).name, "outputs": [p.name for p in targets], **result.to_dict(),
-           "tool": f"attack {attack.__version__}"}
-    files: app.Files = {p: app.record_file(frame, p) for p, frame in zip(targets, result.copies, strict=True)}
-    files[Path(log_path)] = app.json_file(log)
-    app.write(files, [original_path])
+    result.write(out_path, log=log_path, original=original_path)
     for path in targets:
         app.note(app.RELEASE_NOTE.format(path=path))
     if not quiet:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from attack.synthesis.sequential import synthesize
+from attack.generation.sequential import synthesize
 
 
 def synthesis(data: pd.DataFrame, columns: Sequence[str], *, method: str = "cart", minbucket: int = 5,

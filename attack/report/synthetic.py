@@ -1,6 +1,6 @@
-"""Markdown and HTML reports of the attacks on a synthetic release (``attack.synthetic``).
+"""Markdown and HTML reports of the attacks on a synthetic release (``attack.synthetic_attacks``).
 
-They format the document ``attack.synthetic.attack_synthetic`` returns: the verdict with one
+They format the document ``attack.synthetic_attacks.attack_synthetic`` returns: the verdict with one
 row per τ check, the attacks with main, control and baseline rates, the attribute measures per
 target, the distance statistics and the preparation every distance rests on (docs/method/synthetic-attacks.md
 pitfall 9: no distance without its preprocessing). Aggregates only: the example queries of
@@ -9,8 +9,9 @@ singling out (which quote values of synthetic records) are left out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 from attack.report.attack import (
     PLOT_RC,
@@ -28,7 +29,15 @@ if TYPE_CHECKING:
 
 __all__ = ["attack_rates_figure", "attack_rates_plot", "render_synth_html", "render_synth_markdown"]
 
-_ATTACKS = ("singling_out", "linkability")
+#: Keys of the document that describe the run rather than one attack family (``synthesis``: how
+#: a scenario made the file).
+_RUN_KEYS = frozenset({"schema_version", "kind", "tool", "settings", "n_original", "n_synthetic", "n_holdout",
+                       "preparation", "checks", "tau", "passed", "decide", "synthesis"})
+
+
+def _families(document: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The sections of the attack families, in the order the run wrote them."""
+    return [(name, section) for name, section in document.items() if name not in _RUN_KEYS]
 
 
 def _checks_table(document: Mapping[str, Any]) -> Table:
@@ -49,12 +58,26 @@ def _rate(rate: Mapping[str, Any] | None) -> str:
     return f"{fmt_num(rate['rate'])} {fmt_ci([rate['low'], rate['high']])} ({rate['k']:g}/{rate['n']})"
 
 
+def _rate_results(label: str, value: Any, out: list[tuple[str, Mapping[str, Any]]]) -> None:
+    """Every attack result with main, control and baseline rates below ``value`` (whatever the
+    family), labelled by its family, or by its attack and secret when it infers one."""
+    if not isinstance(value, Mapping):
+        return
+    if "risk_basis" in value:
+        parameters = value.get("parameters") or {}
+        if "secret" in parameters:
+            label = f"{value['attack']}: {parameters['secret']}" + (
+                f" (γ {parameters['gamma']:g})" if parameters.get("secret_numeric") else "")
+        out.append((label, value))
+        return
+    for inner in value.values():
+        _rate_results(label, inner, out)
+
+
 def _attacks(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
-    out = [(name, document[name]) for name in _ATTACKS if name in document]
-    for target, entry in document.get("attribute", {}).items():
-        for gamma, result in entry["inference"].items():
-            label = f"inference: {target}" + (f" (γ {gamma})" if entry["type"] == "numeric" else "")
-            out.append((label, result))
+    out: list[tuple[str, Mapping[str, Any]]] = []
+    for name, section in _families(document):
+        _rate_results(name, section, out)
     return out
 
 
@@ -152,13 +175,71 @@ def _family_caption(document: Mapping[str, Any]) -> str:
             f"FPR {verdict['fpr']:g} against τ = {verdict['tau']:g} (docs/method/membership-family.md)")
 
 
-def _distance_table(document: Mapping[str, Any]) -> Table:
+def _statistics_table(section: Mapping[str, Any]) -> Table:
     t = Table(["statistic", "value"], [False, True])
     rows: list[tuple[str, str]] = []
-    _flat("", document["distance"], rows)
+    _flat("", section, rows)
     for name, value in rows:
         t.add([name, value])
     return t
+
+
+@dataclass(frozen=True)
+class _Section:
+    """One family's detail table: a heading and caption for HTML, the lines around the table
+    in Markdown (``markdown`` False: HTML only)."""
+
+    heading: str
+    caption: str
+    table: Table
+    md_heading: str
+    md_before: tuple[str, ...] = ()
+    md_after: tuple[str, ...] = ()
+    markdown: bool = True
+
+
+def _attribute_section(document: Mapping[str, Any]) -> _Section:
+    return _Section("Attribute disclosure", "synthpop and SDMetrics measures, Papavasiliou (2020) kNN attribution",
+                    _attribute_table(document), "Attribute disclosure (docs/method/synthetic-attacks.md)")
+
+
+def _membership_section(document: Mapping[str, Any]) -> _Section:
+    share = document["membership"]["share_exceeding"]
+    return _Section("Membership inference",
+                    "Shadow-model membership inference per target (Stadler, Oprisanu & Troncoso 2022)",
+                    _membership_table(document), f"Membership inference ({share:.0%} of targets exceed τ)")
+
+
+def _family_section(document: Mapping[str, Any]) -> _Section:
+    caption = _family_caption(document)
+    notes = tuple(f"- {w}" for w in document["membership_family"]["warnings"])
+    return _Section("Membership inference from data only", caption, _family_table(document),
+                    "Membership inference from data only (value [95% interval])", (caption + ".", ""),
+                    ("", *notes) if notes else ())
+
+
+def _distance_section(document: Mapping[str, Any]) -> _Section:
+    return _Section("Distance to closest record", "Diagnostics without a τ decision",
+                    _statistics_table(document["distance"]), "Distance to closest record", markdown=False)
+
+
+#: How a family's own figures are laid out; any other family is shown as a table of its statistics.
+_LAYOUTS: dict[str, Callable[[Mapping[str, Any]], _Section]] = {
+    "attribute": _attribute_section, "membership": _membership_section,
+    "membership_family": _family_section, "distance": _distance_section,
+}
+
+
+def _sections(document: Mapping[str, Any]) -> list[_Section]:
+    """The detail of every family that wrote more than one attack's rates (those are in the
+    attack table): the families with a τ check first, then the diagnostics (no check)."""
+    checked = {c["family"] for c in document["checks"]}
+    written = sorted(((name, section) for name, section in _families(document)
+                      if section and "risk_basis" not in section),
+                     key=lambda item: item[0] not in checked)
+    return [_LAYOUTS[name](document) if name in _LAYOUTS
+            else _Section(name, "Statistics of the attack", _statistics_table(section), name)
+            for name, section in written]
 
 
 def _headline(document: Mapping[str, Any]) -> str:
@@ -179,25 +260,17 @@ def _preparation_line(document: Mapping[str, Any]) -> str:
 
 
 def render_synth_markdown(document: Mapping[str, Any], title: str) -> str:
-    """Terminal report: verdict, checks, attacks, attribute measures."""
+    """Terminal report: verdict, checks, attacks, the detail of every family."""
     out = [f"# {title}", "", _headline(document), "",
            f"Original {document['n_original']}, synthetic {document['n_synthetic']}, holdout "
            f"{document['n_holdout'] if document['n_holdout'] is not None else 'none'} records. "
            + _preparation_line(document), "", md_table(_checks_table(document)), "",
            "## Attacks (success rate, 95% interval, successes/attempts)", "",
            md_table(_attack_table(document))]
-    if document.get("attribute"):
-        out += ["", "## Attribute disclosure (docs/method/synthetic-attacks.md)", "", md_table(_attribute_table(document))]
-    if document.get("membership"):
-        share = document["membership"]["share_exceeding"]
-        out += ["", f"## Membership inference ({share:.0%} of targets exceed τ)", "",
-                md_table(_membership_table(document))]
-    if document.get("membership_family"):
-        out += ["", "## Membership inference from data only (value [95% interval])", "",
-                _family_caption(document) + ".", "", md_table(_family_table(document))]
-        warnings_family = document["membership_family"]["warnings"]
-        if warnings_family:
-            out += ["", *[f"- {w}" for w in warnings_family]]
+    for section in _sections(document):
+        if section.markdown:
+            out += ["", f"## {section.md_heading}", "", *section.md_before, md_table(section.table),
+                    *section.md_after]
     warnings = [w for _, r in _attacks(document) for w in r["warnings"]]
     if warnings:
         out += ["", "Warnings:", *[f"- {w}" for w in dict.fromkeys(warnings)]]
@@ -212,7 +285,7 @@ def attack_rates_figure(document: Mapping[str, Any]) -> Figure:
     attacks = _attacks(document)
     fig = Figure(figsize=(6.4, 0.5 + 0.45 * len(attacks) * 3))
     ax = fig.add_subplot()
-    y = 0
+    y = 0.0
     labels, positions = [], []
     for label, r in attacks:
         for role, colour in (("main", "#d62728"), ("control", "#1f77b4"), ("baseline", "#7f7f7f")):
@@ -236,7 +309,7 @@ def attack_rates_plot(document: Mapping[str, Any]) -> str:
     """``attack_rates_figure`` as inline SVG."""
     import matplotlib
 
-    with matplotlib.rc_context(PLOT_RC):
+    with matplotlib.rc_context(cast(Any, PLOT_RC)):
         return svg_figure(attack_rates_figure(document), "synth")
 
 
@@ -246,10 +319,6 @@ def render_synth_html(document: Mapping[str, Any], title: str) -> str:
     return render(
         "synthetic.html.j2", title=title, passed=document["passed"], headline=_headline(document),
         preparation=_preparation_line(document), checks=_checks_table(document), attacks=_attack_table(document),
-        rates_svg=svg(attack_rates_plot(document)),
-        attribute=_attribute_table(document) if document.get("attribute") else None,
-        membership=_membership_table(document) if document.get("membership") else None,
-        family=_family_table(document) if document.get("membership_family") else None,
-        family_caption=_family_caption(document) if document.get("membership_family") else None,
-        distance=_distance_table(document), footer="Aggregates only. Confidential until cleared for release.",
+        rates_svg=svg(attack_rates_plot(document)), sections=_sections(document),
+        footer="Aggregates only. Confidential until cleared for release.",
     )

@@ -39,22 +39,9 @@ from attack.io.readers import numeric_column, source_name
 from attack.linkage.blocking import Block
 from attack.report.labels import cell_label
 from attack.risk.settings import Evaluation
+from attack.risk.stats import wilson_interval
 
-Z_95 = 1.959963984540054
 HISTOGRAM_BINS = 20
-
-
-def wilson_interval(successes: float, n: float, z: float = Z_95) -> list[float] | None:
-    """Wilson score interval for a proportion; None when ``n`` is 0."""
-    if n <= 0:
-        return None
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    low = 0.0 if successes <= 0 else max(0.0, centre - half)
-    high = 1.0 if successes >= n else min(1.0, centre + half)
-    return [float(low), float(high)]
 
 
 def default_targets(release: pd.DataFrame, truth: pd.DataFrame, exclude: Sequence[str]) -> list[str]:

@@ -16,14 +16,18 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from attack._version import __version__
 from attack.errors import InputError
-from attack.synthesis.sequential import synthesize
-from attack.synthetic.run import attack_synthetic
+from attack.generation.sequential import synthesize
+from attack.io.jsonio import to_json
+from attack.io.writers import OWNER_ONLY, check_outputs, table_content, write_files_atomic
+from attack.report.notebook import verdict_word
+from attack.study.synthetic_run import attack_synthetic
 from attack.utility.propensity import MODELS, propensity_utility
 
 #: Grid entries that vary the synthesiser (the rest of ``attack.synthesize`` is fixed), with
@@ -100,6 +104,28 @@ class SynthesisTuning:
             "verdict": "chosen: the most useful candidate whose every check is below tau" if chosen else
                        "no candidate of the grid passes every check",
         }
+
+    def summary_lines(self) -> list[str]:
+        """One line per candidate (* chosen, f on the frontier) and the verdict."""
+        lines = []
+        for i, c in enumerate(self.candidates):
+            mark = "*" if i == self.chosen else ("f" if i in self.frontier else " ")
+            risk = "n/a" if c.worst_risk is None else f"{c.worst_risk:.3f}"
+            lines.append(f"{mark} {c.settings}: worst risk {risk} ({c.worst_check}), S_pMSE {c.s_pmse:.2f}, "
+                         f"{verdict_word(c.passed)}")
+        return [*lines, self.as_dict()["verdict"] + " (* chosen, f on the risk-utility frontier)"]
+
+    def write(self, *, json: str | Path | None = None, release: str | Path | None = None,
+              inputs: Sequence[str | Path | None] = ()) -> None:
+        """Write the JSON and the chosen synthetic file (record-level, owner-only; only when a
+        candidate passes), both or neither, never over one of ``inputs``."""
+        check_outputs([json, release], inputs)
+        files: dict[Path, tuple[str | bytes, int | None]] = {}
+        if json is not None:
+            files[Path(json)] = (to_json(self.as_dict()), None)
+        if release is not None and self.release is not None:
+            files[Path(release)] = (table_content(self.release, release), OWNER_ONLY)
+        write_files_atomic(files, inputs=inputs)
 
 
 def tune_synthesis(

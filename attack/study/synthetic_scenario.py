@@ -18,27 +18,30 @@ import tomli_w
 
 from attack.datasets.demo import demo_source
 from attack.errors import InputError
+from attack.generation.sequential import synthesize
 from attack.io.fingerprint import ReadLedger, frame_input, sha256_frame
+from attack.io.jsonio import to_json
 from attack.io.readers import read_table, source_name
-from attack.io.writers import write_files_atomic
+from attack.io.writers import (
+    OWNER_ONLY,
+    certificate_paths,
+    check_outputs,
+    table_content,
+    write_files_atomic,
+)
 from attack.study import certificate, signing
 from attack.study.results import certificate_files
 from attack.study.scenario import Scenario, scenario_file, scenario_from_dict
 from attack.study.synthesis_tuning import SynthesisTuning, tune_synthesis
+from attack.study.synthetic_result import SyntheticResult
+from attack.study.synthetic_run import attack_synthetic
 from attack.study.synthetic_settings import (
     SyntheticEntry,
     SyntheticScenarioSettings,
     validate_synthetic,
 )
-from attack.synthesis.sequential import synthesize
-from attack.synthetic.mia_game import split_holdout
-from attack.synthetic.results import SyntheticResult
-from attack.synthetic.run import (
-    SynthSpec,
-    attack_synthetic,
-    categorical_mode_for,
-    parse_binning,
-)
+from attack.synthetic_attacks.mia_game import split_holdout
+from attack.synthetic_attacks.settings import SynthSpec, categorical_mode_for, parse_binning
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -99,6 +102,25 @@ class SyntheticScenarioResult:
         sealed = self.certificate(Path(path).parent, key=key)
         write_files_atomic(certificate_files(path, sealed), inputs=self.scenario.input_paths())
         return sealed
+
+    def write(self, *, json: str | Path | None = None, html: str | Path | None = None,
+              certificate: str | Path | None = None, synthetic: str | Path | None = None,
+              key: Any | None = None) -> list[Path]:
+        """Write the requested files, all or none of them, never over an input of the scenario:
+        the JSON, the HTML report, the certificate with its HTML twin (signed with ``key`` when
+        given) and the synthetic file the scenario made (record-level, owner-only)."""
+        inputs = self.scenario.input_paths()
+        check_outputs([*(certificate_paths(certificate) if certificate else []), json, html, synthetic], inputs)
+        files: dict[Path, tuple[str | bytes, int | None]] = {}
+        if certificate is not None:
+            files.update(certificate_files(certificate, self.certificate(Path(certificate).parent, key=key)))
+        if json is not None:
+            files[Path(json)] = (to_json(self.to_dict()), None)
+        if html is not None:
+            files[Path(html)] = (self.to_html(), None)
+        if synthetic is not None and self.synthetic is not None:
+            files[Path(synthetic)] = (table_content(self.synthetic, synthetic), OWNER_ONLY)
+        return write_files_atomic(files, inputs=inputs)
 
 
 @dataclass

@@ -16,11 +16,12 @@ from pydantic import Field, ValidationError, model_validator
 
 from attack.datasets.demo import DEMO_SOURCES
 from attack.errors import InputError, from_validation
+from attack.generation.methods import METHODS as SYNTHESIS_METHODS
 from attack.linkage.settings import SettingsTable, parses
 from attack.study.settings import TITLE_LIMIT, DemoOptions, Reading
 from attack.study.synthesis_tuning import GRID_KEYS, grid_type
-from attack.synthesis.methods import METHODS as SYNTHESIS_METHODS
-from attack.synthetic.run import DEFAULT_SYNTH_TAU, parse_binning
+from attack.synthetic_attacks.choices import METRICS, SCALINGS
+from attack.synthetic_attacks.settings import DEFAULT_SYNTH_TAU, check_roles, parse_binning
 from attack.utility.propensity import MODELS
 
 
@@ -54,7 +55,7 @@ def _method(value: str) -> str:
     return value
 
 
-class Synthesis(SettingsTable):
+class SynthesisSettings(SettingsTable):
     """How the synthetic file is (or was) made: the settings of ``attack synthesize``
     (docs/method/synthesis.md). Membership inference assumes the intruder knows them."""
 
@@ -79,7 +80,7 @@ class Synthesis(SettingsTable):
     seed: int = Field(0, strict=True, ge=0)
 
     @model_validator(mode="after")
-    def _methods(self) -> Synthesis:
+    def _methods(self) -> SynthesisSettings:
         for column, value in self.method.items():
             try:
                 _method(str(value))
@@ -106,8 +107,8 @@ class Attacks(SettingsTable):
     tau: float = Field(DEFAULT_SYNTH_TAU, gt=0, le=1, description="Risk limit of every check.")
     exclude: list[str] = Field(default_factory=list, description="Columns left out of the distance attacks.")
     categorical: list[str] = Field(default_factory=list, description="Numeric columns treated as categories.")
-    metric: Literal["gower_mean", "gower_sum", "euclidean", "l1"] = "gower_mean"
-    scaling: Literal["minmax_range", "zscore", "robust", "none"] = "minmax_range"
+    metric: Literal[METRICS] = METRICS[0]  # type: ignore[valid-type]
+    scaling: Literal[SCALINGS] = SCALINGS[0]  # type: ignore[valid-type]
     bins: dict[str, Any] = Field(default_factory=dict, description=(
         "Grouping of a numeric key or target: 'quantile:K', 'equal_width:K' or 'breaks:B1,B2,...'."))
     n_attacks: int = Field(500, ge=1, strict=True)
@@ -115,13 +116,7 @@ class Attacks(SettingsTable):
 
     @model_validator(mode="after")
     def _consistent(self) -> Attacks:
-        if self.targets and not self.keys:
-            raise InputError("attribute attacks need keys as well as targets", field="keys")
-        both = sorted(set(self.keys) & set(self.targets))
-        if both:
-            raise InputError(f"{both[0]!r} cannot be both a key and a target", field="targets")
-        if any(not 0 < g for g in self.gammas):
-            raise InputError("every γ must be positive", field="gammas")
+        check_roles(self.keys, self.targets, self.gammas)
         for column, rule in self.bins.items():
             try:
                 parse_binning(f"{column}={rule}")
@@ -194,7 +189,7 @@ class SyntheticScenarioSettings(SettingsTable):
     title: str = Field("attacks on a synthetic release", max_length=TITLE_LIMIT)
     notes: list[str] = Field(default_factory=list)
     data: SyntheticData
-    synthesis: Synthesis | None = None
+    synthesis: SynthesisSettings | None = None
     attacks: Attacks = Field(default_factory=Attacks)
     membership: Membership | None = None
     tune: SynthesisTune | None = None

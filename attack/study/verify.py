@@ -426,7 +426,8 @@ def _rerun_synth_command(certificate: dict, folder: Path) -> dict:
     """``attack synth`` again: the certified settings on the certified input files."""
     from attack.io.readers import read_table
     from attack.study.certificate import build_synthetic
-    from attack.synthetic.run import SynthSpec, attack_synthetic
+    from attack.study.synthetic_run import attack_synthetic
+    from attack.synthetic_attacks.settings import SynthSpec
 
     settings = certificate["scenario"]["settings"]
     if settings.get("membership") is not None:

@@ -35,7 +35,7 @@ from attack.report.attack import (
 )
 from attack.report.synthetic import attack_rates_plot
 from attack.risk.results import run_record
-from attack.synthetic.space import nearest_neighbours, prepare
+from attack.synthetic_attacks.space import nearest_neighbours, prepare
 
 HERE = Path(__file__).resolve().parent
 FIGURES = ("risk-by-cell.svg", "risk-by-gamma.svg", "link-distances.svg", "synthetic-attack-rates.svg",

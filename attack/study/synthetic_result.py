@@ -1,0 +1,142 @@
+"""The result of the attacks on a synthetic release: every check against τ and the verdict."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from attack.errors import InputError
+from attack.io.fingerprint import file_input
+from attack.io.jsonio import SCHEMA_VERSION, to_json
+from attack.io.writers import (
+    OWNER_ONLY,
+    certificate_paths,
+    check_outputs,
+    table_content,
+    write_files_atomic,
+    write_text_atomic,
+)
+from attack.report.notebook import figures_of, one_line, result_html
+from attack.report.synthetic import render_synth_html, render_synth_markdown
+from attack.study import certificate, signing
+from attack.study.results import certificate_files
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+@dataclass(frozen=True, eq=False)
+class SyntheticResult:
+    """What ``attack.attack_synthetic`` returns.
+
+    Attributes
+    ----------
+    figures:
+        The JSON-ready document: ``preparation``, ``distance``, ``singling_out``,
+        ``linkability``, ``attribute`` (per target), ``checks`` and ``passed``.
+    title:
+        The heading of the reports.
+    exposed:
+        Record-level, only when the membership family was asked for it: the original's rows
+        (``original_row``, 0-based) that some attack flags at the verdict's false-positive rate,
+        with the share of non-members scoring as high per attack. Never in ``to_dict``.
+    inputs:
+        The files the attacks read; the writers never replace them.
+    sources:
+        ``(role, path, SHA-256, bytes)`` of every input read from a file (original, synthetic,
+        holdout, reference): what a certificate binds.
+    """
+
+    figures: Mapping[str, Any]
+    title: str = "Attacks on a synthetic release"
+    exposed: pd.DataFrame | None = field(default=None, repr=False)
+    inputs: tuple[str, ...] = field(default=(), repr=False)
+    sources: tuple[tuple[str, str, str, int], ...] = field(default=(), repr=False)
+
+    @property
+    def passed(self) -> bool:
+        """True when the upper 95% bound of every check is below τ."""
+        return bool(self.figures["passed"])
+
+    @property
+    def checks(self) -> pd.DataFrame:
+        """One row per decision: attack family, measure, value, upper bound, τ, verdict."""
+        frame = pd.DataFrame(list(self.figures["checks"]))
+        return frame[["passed", *(c for c in frame.columns if c != "passed")]] if len(frame) else frame
+
+    def to_dict(self) -> dict:
+        """The JSON document ``attack synth`` writes (a deep copy)."""
+        return {"schema_version": SCHEMA_VERSION, **copy.deepcopy(dict(self.figures))}
+
+    def certificate(self, directory: str | Path, *, key: Any | None = None) -> dict:
+        """The sealed certificate of this result, for a certificate file in ``directory``: the
+        SHA-256 of every input file (paths relative to ``directory``), the settings, every check
+        and the verdict; signed when a private ``key`` (``attack.study.signing.load_private_key``)
+        is given."""
+        inputs = [file_input(role, path, directory, (sha256, size)) for role, path, sha256, size in self.sources]
+        return certificate.build_synthetic(figures=self.figures, inputs=inputs, key=key)
+
+    def certify(self, path: str | Path, *, sign: str | Path | None = None,
+                passphrase: bytes | None = None) -> dict:
+        """Build the certificate and write it to ``path`` (JSON) with its printable HTML twin;
+        ``sign`` is the issuer's ``private.pem`` (from ``attack keygen``). Returns it."""
+        key = None if sign is None else signing.load_private_key(sign, passphrase)
+        return self.write(certificate=path, key=key)["certificate"]
+
+    def write(self, *, json: str | Path | None = None, html: str | Path | None = None,
+              exposed: str | Path | None = None, certificate: str | Path | None = None,
+              key: Any | None = None, inputs: Sequence[str | Path | None] = ()) -> dict[str, Any]:
+        """Write the requested files, all or none of them, never over an input: the JSON, the
+        HTML report, the members the membership family flags (record-level, owner-only) and the
+        certificate with its HTML twin, signed with ``key`` when given. Returns the sealed certificate under "certificate"."""
+        inputs = [*self.inputs, *inputs]
+        check_outputs([json, html, exposed, *(certificate_paths(certificate) if certificate else [])], inputs)
+        if key is not None and certificate is None:
+            raise InputError("a signing key needs a certificate path")
+        if exposed is not None and self.exposed is None:
+            raise InputError("no exposed members to write: the membership family did not run with exposed")
+        files: dict[Path, tuple[str | bytes, int | None]] = {}
+        if exposed is not None and self.exposed is not None:
+            files[Path(exposed)] = (table_content(self.exposed, exposed), OWNER_ONLY)
+        if json is not None:
+            files[Path(json)] = (to_json(self.to_dict()), None)
+        if html is not None:
+            files[Path(html)] = (render_synth_html(self.figures, self.title), None)
+        written: dict[str, Any] = {}
+        if certificate is not None:
+            written["certificate"] = self.certificate(Path(certificate).parent, key=key)
+            files.update(certificate_files(certificate, written["certificate"]))
+        write_files_atomic(files, inputs=inputs)
+        return written
+
+    def to_markdown(self) -> str:
+        return render_synth_markdown(self.figures, self.title)
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        """The self-contained HTML report; written atomically to ``path`` when given."""
+        text = render_synth_html(self.figures, self.title)
+        if path is not None:
+            write_text_atomic(Path(path), text, inputs=self.inputs)
+        return text
+
+    def _repr_html_(self) -> str:
+        checks = self.checks
+        failing = (~checks["passed"]).tolist() if len(checks) else []
+        return result_html(self.title, self.passed,
+                           [f"{sum(failing)} of {len(checks)} checks not passed",
+                            "a check passes when the upper 95% bound is below τ"],
+                           checks, failing=failing, full=".checks")
+
+    def __repr__(self) -> str:
+        checks = self.figures["checks"]
+        failing = sum(not c["passed"] for c in checks)
+        return one_line("SyntheticResult", self.passed, repr(self.title), f"{failing} of {len(checks)} checks not passed")
+
+    def plot(self) -> list[Figure]:
+        """The figures of the HTML report (the attacks' success rates), as matplotlib figures."""
+        return figures_of(lambda: render_synth_html(self.figures, self.title))

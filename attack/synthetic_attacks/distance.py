@@ -1,0 +1,544 @@
+"""Distance attacks on synthetic data: DCR, NNDR, exact and near copies, DCR baselines.
+
+docs/method/synthetic-attacks.md. Every distance is the exact nearest-neighbour distance of the recorded
+preparation (``attack.synth_space``); the reference side is never subsampled, only the
+synthetic query side may be (``query_sample``, seeded and reported; a subsampled reference would bias the distances). Statistics
+that are undefined (no rows, zero denominators, no control set) are None, never NaN.
+
+Directions are named ``query→reference``: ``synthetic→original`` is each synthetic record's
+distance to its nearest training-original record (Papavasiliou (2020), SDMetrics), ``original→synthetic``
+each original record's distance to its nearest synthetic record (the intruder's view).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.spatial import cKDTree
+
+from attack.errors import InputError
+from attack.risk.stats import wilson_interval
+from attack.synthetic_attacks.space import (
+    Encoded,
+    Neighbours,
+    Preparation,
+    encode,
+    group_ids,
+    search,
+    search_many,
+)
+
+
+def _float(value) -> float | None:
+    """Plain float, or None for undefined values."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if np.isfinite(value) else None
+
+
+def _share(flags: np.ndarray) -> float | None:
+    return float(np.mean(flags)) if flags.size else None
+
+
+@dataclass(frozen=True)
+class DcrSummary:
+    """Distances to the closest record in one direction (docs/method/synthetic-attacks.md)."""
+
+    direction: str
+    n: int
+    min: float | None
+    p1: float | None
+    p5: float | None
+    median: float | None
+    mean: float | None
+    share_zero: float | None
+    share_below_threshold: float | None
+    threshold: float | None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def summarise_dcr(direction: str, dcr: np.ndarray, threshold: float | None = None) -> DcrSummary:
+    """Min, 1st/5th percentile (linear interpolation), median, mean, share exactly 0 and share
+    strictly below ``threshold`` of the distances ``dcr``."""
+    if dcr.size == 0:
+        return DcrSummary(direction, 0, None, None, None, None, None, None, None, threshold)
+    p1, p5, med = np.percentile(dcr, [1, 5, 50])
+    below = _share(dcr < threshold) if threshold is not None else None
+    return DcrSummary(
+        direction, int(dcr.size), _float(dcr.min()), _float(p1), _float(p5), _float(med),
+        _float(dcr.mean()), _share(dcr == 0), below, threshold,
+    )
+
+
+@dataclass(frozen=True)
+class NndrSummary:
+    """Nearest-neighbour distance ratio of the synthetic records against one reference."""
+
+    reference: str
+    n: int
+    mean: float | None
+    median: float | None
+    p5: float | None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def nndr(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``d_1 / d_2`` with the edge rules of docs/method/synthetic-attacks.md: both 0 → 1, ``d_1 = 0 < d_2`` → 0."""
+    out = np.ones_like(first)
+    positive = second > 0
+    out[positive] = first[positive] / second[positive]
+    return out
+
+
+def summarise_nndr(reference: str, ratios: np.ndarray | None) -> NndrSummary:
+    if ratios is None or ratios.size == 0:
+        return NndrSummary(reference, 0, None, None, None)
+    p5, med = np.percentile(ratios, [5, 50])
+    return NndrSummary(reference, int(ratios.size), _float(ratios.mean()), _float(med), _float(p5))
+
+
+@dataclass(frozen=True)
+class CopyCounts:
+    """Exact and near copies against one original file (training or control), docs/method/synthetic-attacks.md.
+
+    ``exact_copy_share``: synthetic query rows at distance 0 from some row of the file (identical
+    on every prepared column; missing values count as equal only with ``na_equal``).
+    ``reproduced_share``: rows of the file at distance 0 from some synthetic row.
+    ``near_copy_share``: rows of the file hit by a synthetic row equal on every categorical
+    column and within ``range / (1 / near_fraction)`` (training range, ``≤``; ``range / 30`` as
+    SynthEval for the default) on every numeric column. ``gamma_copy_share``: the same with
+    ``|s − o| / |o| < γ`` (``o = 0``: only ``s = 0``), None without γ.
+    """
+
+    against: str
+    n_rows: int
+    exact_copies: int
+    exact_copy_share: float | None
+    reproduced: int
+    reproduced_share: float | None
+    near_copies: int
+    near_copy_share: float | None
+    gamma_copies: int | None
+    gamma_copy_share: float | None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class DistanceAttack:
+    """Result of ``distance_attack``; see the module docstring for the directions."""
+
+    preparation: dict
+    n_original: int
+    n_synthetic: int
+    n_control: int | None
+    n_query: int
+    query_sample: int | None
+    seed: int
+    dcr: dict[str, DcrSummary]
+    closer_than_original_nn: dict
+    seed003: dict
+    nndr_training: NndrSummary
+    nndr_control: NndrSummary | None
+    nndr_difference: dict | None
+    copies_training: CopyCounts
+    copies_control: CopyCounts | None
+    near_fraction: float
+    gamma: float | None
+    baseline_protection: dict
+    overfitting_protection: dict | None
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        """JSON-ready dictionary (None for every undefined value)."""
+        return {
+            "preparation": self.preparation,
+            "n_original": self.n_original,
+            "n_synthetic": self.n_synthetic,
+            "n_control": self.n_control,
+            "n_query": self.n_query,
+            "query_sample": self.query_sample,
+            "seed": self.seed,
+            "dcr": {name: s.as_dict() for name, s in self.dcr.items()},
+            "closer_than_original_nn": self.closer_than_original_nn,
+            "seed003": self.seed003,
+            "nndr_training": self.nndr_training.as_dict(),
+            "nndr_control": self.nndr_control.as_dict() if self.nndr_control else None,
+            "nndr_difference": self.nndr_difference,
+            "copies_training": self.copies_training.as_dict(),
+            "copies_control": self.copies_control.as_dict() if self.copies_control else None,
+            "near_fraction": self.near_fraction,
+            "gamma": self.gamma,
+            "baseline_protection": self.baseline_protection,
+            "overfitting_protection": self.overfitting_protection,
+            "warnings": list(self.warnings),
+        }
+
+
+def distance_attack(
+    original: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    prep: Preparation,
+    *,
+    control: pd.DataFrame | None = None,
+    t_dcr: float | None = None,
+    near_fraction: float = 1 / 30,
+    gamma: float | None = None,
+    seed: int = 0,
+    query_sample: int | None = None,
+    baseline_rows: int | None = 1_000,
+    balance_repeats: int = 10,
+) -> DistanceAttack:
+    """DCR in both directions, NNDR, copies and the SDMetrics DCR baselines (docs/method/synthetic-attacks.md).
+
+    ``original`` is the training original the preparation was fitted on, ``control`` an optional
+    holdout from the same population. ``query_sample`` draws that many synthetic rows (seeded,
+    without replacement) as queries; every reference stays complete. ``baseline_rows`` is the
+    number of uniform random records for DCRBaselineProtection (at most the number of synthetic
+    queries; None = as many, SDMetrics' choice). Random records lie far from skewed data, so each
+    needs close to a full scan of the original; the default keeps that cost bounded and the
+    Monte Carlo error of the random median small.
+
+    *Closer than the original's own nearest neighbour*: for a synthetic query row ``s`` let ``o``
+    be its nearest original row (ties to the lower row) and ``δ(o)`` the distance from ``o`` to
+    its nearest *other* original row (another row position; an identical duplicate gives 0).
+    The statistic is the share of ``s`` with ``DCR(s) < δ(o)`` (strict), undefined with fewer
+    than two original rows.
+
+    *Overfitting with unequal sizes*: the share of synthetic rows closer to the training data
+    than to the holdout favours the larger file (more records, smaller distances). When the two
+    differ in size, the larger one is subsampled (seeded, without replacement) to the size of the
+    smaller ``balance_repeats`` times and ``p`` is the mean over the repeats (the balanced
+    comparison); the comparison on the full files is kept under ``unbalanced``.
+    ``balance_repeats=0`` reports the unbalanced comparison only.
+    """
+    _check_options(original, synthetic, control, t_dcr, near_fraction, gamma)
+    for name, value in (("query_sample", query_sample), ("baseline_rows", baseline_rows)):
+        if value is not None and (int(value) != value or value < 1):
+            raise InputError(f"{name} must be a positive whole number, got {value!r}")
+    if int(balance_repeats) != balance_repeats or balance_repeats < 0:
+        raise InputError(f"balance_repeats must be a whole number >= 0, got {balance_repeats!r}")
+    seeds = np.random.SeedSequence(seed).spawn(3)
+    n_syn = len(synthetic)
+    rows = np.arange(n_syn)
+    if query_sample is not None and query_sample < n_syn:
+        rows = np.sort(np.random.default_rng(seeds[0]).choice(n_syn, query_sample, replace=False))
+    n_random = rows.size if baseline_rows is None else min(rows.size, int(baseline_rows))
+    random_frame = uniform_records(prep, n_random, seeds[1])
+    frames = [original, synthetic, random_frame] + ([control] if control is not None else [])
+    enc = encode(prep, *frames)
+    orig, syn_all, rand = enc[0], enc[1], enc[2]
+    ctrl = enc[3] if control is not None else None
+    syn = syn_all.take(rows)
+    warnings: list[str] = []
+
+    k_orig = min(2, len(orig))
+    to_orig, own = search_many(prep, orig, [(syn, k_orig), (orig, k_orig)])
+    from_syn = search_many(prep, syn_all, [(orig, 1)] + ([(ctrl, 1)] if ctrl is not None else []))
+    from_orig = from_syn[0]
+    dcr_so = to_orig.distances[:, 0]
+    dcr = {
+        "synthetic→original": summarise_dcr("synthetic→original", dcr_so, t_dcr),
+        "original→synthetic": summarise_dcr("original→synthetic", from_orig.distances[:, 0], t_dcr),
+    }
+    ratios_t = nndr(to_orig.distances[:, 0], to_orig.distances[:, 1]) if k_orig == 2 else None
+    closer = _closer_than_own_nn(orig, own, to_orig.indices[:, 0], dcr_so)
+
+    ratios_c = None
+    copies_control = overfitting = nndr_diff = None
+    if ctrl is not None:
+        k_ctrl = min(2, len(ctrl))
+        to_ctrl = search(prep, syn, ctrl, k_ctrl)
+        from_ctrl = from_syn[1]
+        dcr_sc = to_ctrl.distances[:, 0]
+        dcr["synthetic→control"] = summarise_dcr("synthetic→control", dcr_sc, t_dcr)
+        dcr["control→synthetic"] = summarise_dcr(
+            "control→synthetic", from_ctrl.distances[:, 0], t_dcr
+        )
+        if k_ctrl == 2:
+            ratios_c = nndr(to_ctrl.distances[:, 0], to_ctrl.distances[:, 1])
+        if ratios_t is not None and ratios_c is not None:
+            nndr_diff = _paired_difference(ratios_c, ratios_t)
+        copies_control = _copies(
+            prep, "control", ctrl, syn_all, dcr_sc, from_ctrl.distances[:, 0], near_fraction, gamma
+        )
+        overfitting = _balanced_overfitting(prep, syn, orig, ctrl, dcr_so, dcr_sc, int(balance_repeats), seeds[2])
+        if len(ctrl) < len(orig) / 2 and not balance_repeats:
+            warnings.append(
+                f"the control (holdout) set has {len(ctrl)} rows, fewer than half the "
+                f"{len(orig)} training rows; DCROverfittingProtection is unreliable"
+            )
+    copies_training = _copies(
+        prep, "training", orig, syn_all, dcr_so, from_orig.distances[:, 0], near_fraction, gamma
+    )
+    dcr_random = search(prep, rand, orig, 1).distances[:, 0]
+    baseline = _baseline(dcr_so, dcr_random, seed)
+    return DistanceAttack(
+        preparation=prep.as_dict(),
+        n_original=len(orig),
+        n_synthetic=n_syn,
+        n_control=len(ctrl) if ctrl is not None else None,
+        n_query=int(rows.size),
+        query_sample=int(rows.size) if rows.size < n_syn else None,
+        seed=seed,
+        dcr=dcr,
+        closer_than_original_nn=closer,
+        seed003=_seed003(prep, dcr["synthetic→original"]),
+        nndr_training=summarise_nndr("training", ratios_t),
+        nndr_control=summarise_nndr("control", ratios_c) if ctrl is not None else None,
+        nndr_difference=nndr_diff,
+        copies_training=copies_training,
+        copies_control=copies_control,
+        near_fraction=float(near_fraction),
+        gamma=None if gamma is None else float(gamma),
+        baseline_protection=baseline,
+        overfitting_protection=overfitting,
+        warnings=warnings,
+    )
+
+
+def _check_options(original, synthetic, control, t_dcr, near_fraction, gamma):
+    for name, frame in (("original", original), ("synthetic", synthetic), ("control", control)):
+        if frame is not None and len(frame) == 0:
+            raise InputError(f"the {name} file has no rows")
+    if t_dcr is not None and not (np.isfinite(t_dcr) and t_dcr >= 0):
+        raise InputError(f"t_dcr must be a non-negative number, got {t_dcr!r}")
+    if not (np.isfinite(near_fraction) and 0 < near_fraction <= 1):
+        raise InputError(f"near_fraction must lie in (0, 1], got {near_fraction!r}")
+    if gamma is not None and not (0 < gamma < 1):
+        raise InputError(f"gamma must lie strictly between 0 and 1, got {gamma!r}")
+
+
+def uniform_records(prep: Preparation, n: int, seed) -> pd.DataFrame:
+    """``n`` records drawn uniformly over the training ranges of the numeric columns and the
+    observed training categories (SDMetrics DCRBaselineProtection's random data)."""
+    rng = np.random.default_rng(seed)
+    data: dict[str, np.ndarray] = {}
+    for name, lo, hi in zip(prep.numeric, prep.minima, prep.maxima, strict=True):
+        data[name] = rng.uniform(lo, hi, n) if hi > lo else np.full(n, lo)
+    for name, levels in zip(prep.categorical, prep.levels, strict=True):
+        data[name] = np.asarray(levels, dtype=object)[rng.integers(0, len(levels), n)]
+    return pd.DataFrame({c: data[c] for c in prep.columns})
+
+
+def _closer_than_own_nn(orig: Encoded, own: Neighbours, nearest: np.ndarray, dcr: np.ndarray) -> dict:
+    """Share of synthetic rows closer to their nearest original than that original is to its
+    nearest other original (see ``distance_attack``); ``own``: the originals' two nearest
+    originals."""
+    if len(orig) < 2:
+        return {"share": None, "count": None, "n": int(dcr.size)}
+    first_is_self = own.indices[:, 0] == np.arange(len(orig))
+    other = np.where(first_is_self, own.distances[:, 1], own.distances[:, 0])
+    closer = dcr < other[nearest]
+    return {"share": _share(closer), "count": int(closer.sum()), "n": int(dcr.size)}
+
+
+def _paired_difference(control: np.ndarray, training: np.ndarray) -> dict:
+    """``mean NNDR(control) − mean NNDR(training)`` over the same synthetic rows, with the
+    standard error of the paired differences (sd with n − 1 over √n)."""
+    diff = control - training
+    se = float(np.std(diff, ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else None
+    return {"difference": _float(diff.mean()), "standard_error": se, "n": int(diff.size)}
+
+
+def _overfitting(dcr_train: np.ndarray, dcr_control: np.ndarray) -> dict:
+    """DCROverfittingProtection: ``p`` = share of synthetic rows strictly closer to the
+    training data than to the holdout, score ``min(2·(1 − p), 1)``, with p's Wilson interval."""
+    closer = int(np.sum(dcr_train < dcr_control))
+    n = int(dcr_train.size)
+    p = closer / n if n else None
+    return {
+        "p": p,
+        "closer_to_training": closer,
+        "n": n,
+        "p_interval": wilson_interval(closer, n),
+        "score": None if p is None else min(2 * (1 - p), 1.0),
+    }
+
+
+def _balanced_overfitting(prep: Preparation, syn: Encoded, orig: Encoded, ctrl: Encoded, dcr_train: np.ndarray,
+                          dcr_control: np.ndarray, repeats: int, seed) -> dict:
+    """DCROverfittingProtection on equal-size files (see ``distance_attack``): with unequal
+    sizes the larger file is subsampled ``repeats`` times, p is the mean over the repeats and its
+    interval the Wilson interval of that share over the synthetic rows."""
+    unbalanced = _overfitting(dcr_train, dcr_control)
+    if len(orig) == len(ctrl) or repeats == 0:
+        return {**unbalanced, "method": "equal sizes" if len(orig) == len(ctrl) else "unbalanced",
+                "unbalanced": None}
+    larger, size = ("training", len(ctrl)) if len(orig) > len(ctrl) else ("control", len(orig))
+    rng = np.random.default_rng(seed)
+    shares = []
+    for _ in range(repeats):
+        if larger == "training":
+            rows = np.sort(rng.choice(len(orig), size=size, replace=False))
+            closer = search(prep, syn, orig.take(rows), 1).distances[:, 0] < dcr_control
+        else:
+            rows = np.sort(rng.choice(len(ctrl), size=size, replace=False))
+            closer = dcr_train < search(prep, syn, ctrl.take(rows), 1).distances[:, 0]
+        shares.append(float(np.mean(closer)))
+    p, n = float(np.mean(shares)), int(dcr_train.size)
+    return {
+        "p": p, "closer_to_training": None, "n": n, "p_interval": wilson_interval(p * n, n),
+        "score": min(2 * (1 - p), 1.0), "method": "balanced", "subsampled": larger, "subsample_size": size,
+        "repeats": repeats, "p_repeats": shares, "unbalanced": unbalanced,
+    }
+
+
+def _baseline(dcr_synthetic: np.ndarray, dcr_random: np.ndarray, seed: int) -> dict:
+    """DCRBaselineProtection: ``min(median DCR(synthetic) / median DCR(random), 1)``;
+    undefined when the random median is 0."""
+    med_s = float(np.median(dcr_synthetic)) if dcr_synthetic.size else None
+    med_r = float(np.median(dcr_random)) if dcr_random.size else None
+    ratio = med_s / med_r if med_s is not None and med_r else None
+    return {
+        "median_dcr_synthetic": med_s,
+        "median_dcr_random": med_r,
+        "n_random": int(dcr_random.size),
+        "ratio": ratio,
+        "score": None if ratio is None else min(ratio, 1.0),
+        "random_data": "uniform over training numeric ranges and observed categories, seeded",
+        "seed": seed,
+    }
+
+
+def _seed003(prep: Preparation, summary: DcrSummary) -> dict:
+    """Papavasiliou's (2020) min and mean nearest-neighbour distance: the synthetic→original DCR min
+    and mean when the preparation is Euclidean on dummy-coded rows; otherwise not reported."""
+    applies = prep.metric == "euclidean" and prep.categorical_mode == "dummy"
+    return {
+        "min": summary.min if applies else None,
+        "mean": summary.mean if applies else None,
+        "applies": applies,
+        "note": "synthetic→original DCR, Euclidean distance on dummy-coded rows, "
+        f"scaling {prep.scaling!r}",
+    }
+
+
+def _copies(
+    prep: Preparation,
+    against: str,
+    real: Encoded,
+    syn_all: Encoded,
+    dcr_syn_to_real: np.ndarray,
+    dcr_real_to_syn: np.ndarray,
+    near_fraction: float,
+    gamma: float | None,
+) -> CopyCounts:
+    """Exact copies (distance 0 under the preparation), near copies and γ copies."""
+    exact = int(np.sum(dcr_syn_to_real == 0))
+    reproduced = int(np.sum(dcr_real_to_syn == 0))
+    near = int(near_hits(prep, real, syn_all, near_fraction=near_fraction).sum())
+    gam = int(near_hits(prep, real, syn_all, gamma=gamma).sum()) if gamma is not None else None
+    n = len(real)
+    return CopyCounts(
+        against=against,
+        n_rows=n,
+        exact_copies=exact,
+        exact_copy_share=_share(dcr_syn_to_real == 0),
+        reproduced=reproduced,
+        reproduced_share=reproduced / n,
+        near_copies=near,
+        near_copy_share=near / n,
+        gamma_copies=gam,
+        gamma_copy_share=None if gam is None else gam / n,
+    )
+
+
+def near_hits(
+    prep: Preparation,
+    real: Encoded,
+    synthetic: Encoded,
+    *,
+    near_fraction: float | None = None,
+    gamma: float | None = None,
+) -> np.ndarray:
+    """Which real rows are hit by some synthetic row (docs/method/synthetic-attacks.md): equal categories and,
+    per numeric column, ``|s − o| ≤ near_fraction · range`` (SynthEval's hit rate; zero range:
+    equal values) or, with ``gamma``, ``|s − o| / |o| < γ`` (``o = 0``: ``s = 0``). A missing
+    value matches only a missing value and only with ``na_equal``.
+
+    Exact: a KD-tree in the maximum norm on per-column coordinates (range-scaled values, or
+    ``log|x|`` shifted to centre the asymmetric γ interval) proposes the nearest synthetic row of
+    the same categories, value signs and missing pattern; the rule is then checked on the raw
+    values, and rows near the boundary check every synthetic row within reach.
+    """
+    coords, attrs = [], []
+    values = np.vstack([real.numeric, synthetic.numeric])
+    for j in range(len(prep.numeric)):
+        x = values[:, j]
+        missing = np.isnan(x)
+        if gamma is not None:
+            attrs.append(np.sign(np.where(missing, 0.0, x)).astype(np.int64))
+            shift = 0.5 * (np.log1p(gamma) + np.log1p(-gamma))
+            with np.errstate(divide="ignore"):
+                coord = np.where(x != 0, np.log(np.abs(x)), 0.0)
+            coord[: len(real)] += np.where(x[: len(real)] != 0, shift, 0.0)
+        elif prep.ranges[j] > 0:
+            coord = (x - prep.minima[j]) / prep.ranges[j]
+        else:
+            attrs.append(pd.factorize(x + 0.0)[0])
+            continue
+        attrs.append(missing.astype(np.int64))
+        coord[missing] = 0.0
+        coords.append(coord)
+    radius = (
+        0.5 * (np.log1p(gamma) - np.log1p(-gamma)) if gamma is not None else float(near_fraction)
+    )
+    n_real = len(real)
+    codes = np.concatenate([real.codes, synthetic.codes])
+    usable = np.ones(len(values), dtype=bool)
+    if not prep.na_equal:  # a missing value then matches nothing
+        usable = ~np.isnan(values).any(axis=1) & ~(codes < 0).any(axis=1)
+    hits = np.zeros(n_real, dtype=bool)
+    ref_rows = np.flatnonzero(usable[n_real:])
+    query_rows = np.flatnonzero(usable[:n_real])
+    if ref_rows.size == 0 or query_rows.size == 0:
+        return hits
+    attrs.extend(codes.T)
+    coords = np.column_stack(coords) if coords else np.zeros((len(values), 0))
+    span = float(np.abs(coords).max(axis=0).sum()) if coords.shape[1] else 0.0
+    big = 4.0 * (2.0 * span + radius + 1.0)
+    group = group_ids(np.column_stack(attrs)) if attrs else np.zeros(len(values), dtype=np.int64)
+    points = np.column_stack([coords, group * big])
+    tree = cKDTree(points[n_real:][ref_rows])
+    margin = 1e-9 * (1.0 + span)
+    dist, idx = tree.query(points[query_rows], k=1, p=np.inf, distance_upper_bound=radius + margin,
+                           workers=-1)
+    found = np.isfinite(dist)
+    ok = np.zeros(query_rows.size, dtype=bool)
+    ok[found] = _rule(prep, real, synthetic, query_rows[found], ref_rows[idx[found]],
+                      near_fraction, gamma)
+    unsure = np.flatnonzero(found & ~ok)
+    for i in unsure:
+        near = np.asarray(tree.query_ball_point(points[query_rows[i]], radius + margin, p=np.inf))
+        ok[i] = _rule(prep, real, synthetic, np.full(near.size, query_rows[i]), ref_rows[near],
+                      near_fraction, gamma).any()
+    hits[query_rows] = ok
+    return hits
+
+
+def _rule(prep, real: Encoded, synthetic: Encoded, q, r, near_fraction, gamma) -> np.ndarray:
+    """The near-copy rule on raw values for the pairs ``(real q[i], synthetic r[i])``."""
+    ok = np.ones(q.size, dtype=bool)
+    for j in range(len(prep.numeric)):
+        o, s = real.numeric[q, j], synthetic.numeric[r, j]
+        both = np.isnan(o) & np.isnan(s)
+        if gamma is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                close = np.where(o == 0, s == 0, np.abs(s - o) / np.abs(o) < gamma)
+        else:
+            close = np.abs(s - o) <= prep.ranges[j] / (1.0 / near_fraction)  # range/30 as SynthEval
+        ok &= close | (both & prep.na_equal)
+    for j in range(len(prep.categorical)):
+        o, s = real.codes[q, j], synthetic.codes[r, j]
+        ok &= (o == s) & ((o >= 0) | prep.na_equal)
+    return ok
+

@@ -1,0 +1,143 @@
+"""The evaluator protocol of the attacks on a synthetic release, and the registry they join.
+
+One class per attack family, in the spirit of Anonymeter's evaluators: it is built from the
+validated settings (``configure``; None when the settings or the files do not call for it) and
+``evaluate(original, synthetic, control, seed)`` returns an ``Evaluation``: the JSON section
+of the family, its τ checks (each a risk with the upper bound of its interval) and, for the
+attacks that can, how many attacks would decide an undecided check. ``attack_synthetic`` runs
+every registered family in ``order``; the report shows what they return. A new family is one
+module with a class decorated by ``register`` (docs/contributing/add-a-synthetic-attack.md).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+import pandas as pd
+
+from attack.errors import InputError
+
+if TYPE_CHECKING:
+    from attack.synthetic_attacks.settings import SynthSpec
+    from attack.synthetic_attacks.space import Preparation
+
+__all__ = ["Check", "Evaluation", "Space", "SyntheticAttack", "register", "registered"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One τ decision: the risk ``value`` of a measure and the ``upper`` bound of its 95 %
+    interval; ``passed`` when the upper bound lies below τ. ``where`` names the target (and γ)."""
+
+    family: str
+    measure: str
+    value: float | None
+    upper: float | None
+    tau: float
+    where: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return self.upper is not None and self.upper < self.tau
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"family": self.family, "measure": self.measure, **self.where, "value": self.value,
+                "upper": self.upper, "tau": self.tau, "passed": self.passed}
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """What one attack family found.
+
+    Attributes
+    ----------
+    family:
+        The key of ``section`` in the result's JSON.
+    section:
+        The family's JSON-ready figures (aggregates only).
+    checks:
+        Its τ decisions, in the order the report lists them.
+    attacks_wanted:
+        The attacks per check that would decide its undecided checks (None: decided, or no
+        estimate).
+    exposed:
+        Record-level rows of the original the attack flags (never in ``to_dict``).
+    """
+
+    family: str
+    section: Mapping[str, Any]
+    checks: tuple[Check, ...] = ()
+    attacks_wanted: int | None = None
+    exposed: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def passed(self) -> bool:
+        """True when every check of the family passes."""
+        return all(c.passed for c in self.checks)
+
+    @property
+    def worst(self) -> Check | None:
+        """The check with the largest upper bound (an undefined bound counts as the largest)."""
+        return max(self.checks, key=lambda c: 2.0 if c.upper is None else c.upper, default=None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.section)
+
+
+@dataclass(frozen=True, eq=False)
+class Space:
+    """What every family shares: the attacked ``columns``, the distance ``preparation`` fitted on
+    the original, and the intruder's ``reference`` sample (membership family only)."""
+
+    columns: tuple[str, ...]
+    preparation: Preparation
+    reference: pd.DataFrame | None = None
+
+
+class SyntheticAttack(Protocol):
+    """An attack family on a synthetic release."""
+
+    family: ClassVar[str]
+    order: ClassVar[int]
+
+    @classmethod
+    def configure(cls, settings: SynthSpec, space: Space) -> SyntheticAttack | None:
+        """The attack with its settings, or None when the settings do not ask for it."""
+
+    def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
+                 seed: int) -> Evaluation:
+        """Attack ``synthetic`` (made from ``original``; ``control``: real records it never saw)."""
+
+
+A = TypeVar("A", bound=type)
+_REGISTRY: dict[str, type] = {}
+
+
+def register(cls: A) -> A:
+    """Class decorator: add an attack family to the run of ``attack_synthetic``."""
+    family = getattr(cls, "family", None)
+    if not isinstance(family, str) or not isinstance(getattr(cls, "order", None), int):
+        raise TypeError(f"{cls.__name__} needs the class attributes family (str) and order (int)")
+    known = _REGISTRY.get(family)
+    if known is not None and known.__qualname__ != cls.__qualname__:
+        raise InputError(f"two synthetic attacks are named {family!r}: {known.__name__} and {cls.__name__}")
+    _REGISTRY[family] = cls
+    return cls
+
+
+def unregister(family: str) -> None:
+    """Remove a family (for tests that register a toy attack)."""
+    _REGISTRY.pop(family, None)
+
+
+def registered() -> Sequence[type[SyntheticAttack]]:
+    """Every family, in ``order``: the modules of this package are imported once, so a family
+    registers by being defined in one of them."""
+    package = importlib.import_module(__package__ or "attack.synthetic_attacks")
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{info.name}")
+    return sorted(_REGISTRY.values(), key=lambda cls: (cls.order, cls.family))

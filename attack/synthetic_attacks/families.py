@@ -1,0 +1,300 @@
+"""The built-in attack families on a synthetic release, each behind the evaluator protocol.
+
+In the order of the report: the distance attacks (diagnostics without τ), singling out,
+linkability, attribute disclosure (table measures, CAP, kNN attribution, inference per target
+and γ), shadow-model membership inference and the data-only membership family
+(docs/method/synthetic-attacks.md, docs/method/membership-family.md).
+
+Decisions: singling out, linkability and every inference are judged on the upper bound of
+their risk interval (the residual risk over the holdout when one is given, else the attack's
+own success rate); DiSCO and repU on the upper Wilson bound of their share of original records;
+membership on the largest upper bound of the advantage; the membership family on the upper
+bound of the maximum over attacks of the TPR at the chosen false-positive rate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from attack.risk.stats import wilson_interval
+from attack.synthetic_attacks.anonymeter import inference, linkability, singling_out
+from attack.synthetic_attacks.cap import Binning, cap_scores, knn_attribution, table_measures
+from attack.synthetic_attacks.distance import distance_attack
+from attack.synthetic_attacks.evaluator import Check, Evaluation, Space, register
+from attack.synthetic_attacks.membership import membership_inference
+from attack.synthetic_attacks.mia_family import membership_family
+from attack.synthetic_attacks.settings import SynthSpec
+from attack.synthetic_attacks.space import prepare
+
+__all__ = ["AttributeDisclosure", "DistanceAttacks", "Linkability", "MembershipFamily", "ShadowMembership",
+           "SinglingOut", "decision"]
+
+#: Columns per multivariate singling-out query (Anonymeter's default; fewer when the files have fewer).
+SINGLING_OUT_COLUMNS = 3
+#: Most attacks per check that ``decide`` runs.
+MAX_DECIDING_ATTACKS = 50_000
+
+
+def decision(result: Mapping[str, Any], tau: float, available: int | None) -> dict[str, Any]:
+    """Whether the risk interval of one attack decides at τ (it lies wholly below τ or reaches
+    it from above: ``high < τ`` or ``low ≥ τ``), and if not, about how many attacks would: the
+    half-width shrinks as 1/√n, so ``n · (error / |τ − estimate|)²`` if the (unclipped) estimate
+    stayed where it is. ``available``: the most attacks the files allow (records per attacked set; None when
+    unknown)."""
+    risk = result["risk"]
+    n = result["main"]["n"]
+    if risk is not None and (risk["high"] < tau or risk["low"] >= tau):
+        return {"decided": True, "attacks": n, "attacks_needed": None, "attacks_available": available}
+    needed = None
+    if risk is not None:
+        # the unclipped estimate: the interval is estimate ± error, clipped to [0, 1]
+        centre = risk["high"] - risk["error"] if 0 < risk["high"] < 1 else risk["value"]
+        gap = abs(tau - centre)
+        needed = int(np.ceil(n * (risk["error"] / gap) ** 2)) if gap else None
+    return {"decided": False, "attacks": n, "attacks_needed": needed, "attacks_available": available}
+
+
+def _wanted(results: Sequence[Mapping[str, Any]]) -> int | None:
+    """The attacks per check that the undecided results need, capped by what the files allow
+    and by ``MAX_DECIDING_ATTACKS``; None when every result decides or none can say."""
+    wanted = []
+    for r in results:
+        d = r["decision"]
+        if not d["decided"] and d["attacks_needed"] is not None:
+            cap = MAX_DECIDING_ATTACKS if d["attacks_available"] is None else min(d["attacks_available"],
+                                                                                    MAX_DECIDING_ATTACKS)
+            wanted.append(min(d["attacks_needed"], cap))
+    return max(wanted, default=None)
+
+
+def _rate_check(family: str, result: Mapping[str, Any], tau: float, **where: Any) -> Check:
+    risk = result["risk"]
+    measure = "residual risk" if result["risk_basis"] == "residual" else "success rate"
+    return Check(family, measure, None if risk is None else risk["value"],
+                 None if risk is None else risk["high"], tau, where)
+
+
+def _share_check(measure: str, pct: float | None, n: int, tau: float, **where: Any) -> Check:
+    """A table measure given in % of the n original records, judged on its Wilson bound."""
+    if pct is None:
+        return Check("attribute", measure, None, None, tau, where)
+    interval = wilson_interval(round(pct / 100 * n), n)
+    return Check("attribute", measure, pct / 100, interval[1] if interval else None, tau, where)
+
+
+def _available(original: pd.DataFrame, control: pd.DataFrame | None) -> int:
+    return len(original) if control is None else min(len(original), len(control))
+
+
+@register
+@dataclass(frozen=True, eq=False)
+class DistanceAttacks:
+    """DCR, NNDR, exact and near copies and the holdout comparison: diagnostics, no τ."""
+
+    family = "distance"
+    order = 10
+    space: Space
+
+    @classmethod
+    def configure(cls, settings: SynthSpec, space: Space) -> DistanceAttacks:
+        return cls(space)
+
+    def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
+                 seed: int) -> Evaluation:
+        found = distance_attack(original, synthetic, self.space.preparation, control=control, seed=seed)
+        return Evaluation(self.family, found.as_dict())
+
+
+@register
+@dataclass(frozen=True, eq=False)
+class SinglingOut:
+    """Multivariate singling out on every attacked column (Giomi et al. 2023)."""
+
+    family = "singling_out"
+    order = 20
+    space: Space
+    n_attacks: int
+    tau: float
+
+    @classmethod
+    def configure(cls, settings: SynthSpec, space: Space) -> SinglingOut:
+        return cls(space, settings.n_attacks, settings.tau)
+
+    def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
+                 seed: int) -> Evaluation:
+        columns = list(self.space.columns)
+        found = singling_out(original, synthetic, control, columns=columns,
+                             categorical=list(self.space.preparation.categorical), n_attacks=self.n_attacks,
+                             n_cols=min(SINGLING_OUT_COLUMNS, len(columns)), tau=self.tau, seed=seed).as_dict()
+        found["decision"] = decision(found, self.tau, None)
+        return Evaluation(self.family, found, (_rate_check(self.family, found, self.tau),), _wanted([found]))
+
+
+@register
+@dataclass(frozen=True, eq=False)
+class Linkability:
+    """Linking the records of two halves of the keys through the synthetic file (needs two keys)."""
+
+    family = "linkability"
+    order = 30
+    space: Space
+    keys: tuple[str, ...]
+    n_attacks: int
+    tau: float
+
+    @classmethod
+    def configure(cls, settings: SynthSpec, space: Space) -> Linkability | None:
+        if len(settings.keys) < 2:
+            return None
+        return cls(space, tuple(settings.keys), settings.n_attacks, settings.tau)
+
+    def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
+                 seed: int) -> Evaluation:
+        keys = list(self.keys)
+        prep = self.space.preparation
+        found = linkability(original, synthetic, control, aux_columns=(keys[::2], keys[1::2]),
+                            n_attacks=self.n_attacks, space=prep.subset(keys),
+                            categorical=[c for c in prep.categorical if c in keys],
+                            tau=self.tau, seed=seed).as_dict()
+        found["decision"] = decision(found, self.tau, _available(original, control))
+        return Evaluation(self.family, found, (_rate_check(self.family, found, self.tau),), _wanted([found]))
+
+
+@register
+@dataclass(frozen=True, eq=False)
+class AttributeDisclosure:
+    """Per target: synthpop's table measures, SDMetrics' CAP trio, kNN attribution
+    (Papavasiliou 2020) and, per γ, the inference attack."""
+
+    family = "attribute"
+    order = 40
+    space: Space
+    settings: SynthSpec
+
+    @classmethod
+    def configure(cls, settings: SynthSpec, space: Space) -> AttributeDisclosure:
+        return cls(space, settings)
+
+    def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
+                 seed: int) -> Evaluation:
+        section: dict[str, Any] = {}
+        checks: list[Check] = []
+        results: list[Mapping[str, Any]] = []
+        for target in self.settings.targets:
+            entry, found = self._target(original, synthetic, control, target, seed)
+            section[target] = entry
+            checks += found
+            results += entry["inference"].values()
+        return Evaluation(self.family, section, tuple(checks), _wanted(results))
+
+    def _target(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
+                target: str, seed: int) -> tuple[dict[str, Any], list[Check]]:
+        spec, prep = self.settings, self.space.preparation
+        keys = list(spec.keys)
+        if not set([*keys, target]) <= set(prep.columns):  # keys or target left out of --columns
+            prep = prepare(original, [*keys, target], categorical=spec.categorical)
+        numeric = set(prep.numeric)
+        bins = {c: spec.bins.get(c, Binning.quantile(5)) for c in [*keys, target] if c in numeric}
+        target_numeric = target in numeric
+        tables = table_measures(original, synthetic, keys, target, binning=bins)
+        caps = cap_scores(original, synthetic, keys, target, binning=bins)
+        knn = knn_attribution(
+            original, synthetic, keys, target,
+            target_type="numeric" if target_numeric else "categorical",
+            categorical=[c for c in keys if c not in numeric],
+            k=min(10, len(synthetic)), n_attacks=spec.n_attacks, seed=seed,
+            gamma=spec.gammas[0],
+        )
+        n = len(original)
+        checks = [
+            _share_check("DiSCO", tables.disco_pct, n, spec.tau, target=target),
+            _share_check("repU", tables.repu_pct, n, spec.tau, target=target),
+        ]
+        inferences = {}
+        for gamma in spec.gammas:
+            result = inference(
+                original, synthetic, control, aux_columns=keys, secret=target,
+                n_attacks=spec.n_attacks, gamma=gamma, space=prep.subset(keys),
+                categorical=[c for c in [*keys, target] if c not in numeric],
+                tau=spec.tau, seed=seed,
+            ).as_dict()
+            result["decision"] = decision(result, spec.tau, _available(original, control))
+            inferences[f"{gamma:g}"] = result
+            checks.append(_rate_check("inference", result, spec.tau, target=target,
+                                      gamma=gamma if target_numeric else None))
+            if not target_numeric:
+                break  # γ does not apply to a categorical secret
+        return {
+            "type": "numeric" if target_numeric else "categorical",
+            "table_measures": tables.as_dict(),
+            "cap": caps.as_dict(),
+            "knn_attribution": knn.as_dict(),
+            "inference": inferences,
+        }, checks
+
+
+@register
+@dataclass(frozen=True, eq=False)
+class ShadowMembership:
+    """Shadow-model membership inference against the synthesiser (Stadler et al. 2022),
+    decided on the largest upper bound of the advantage."""
+
+    family = "membership"
+    order = 50
+    space: Space
+    game: Mapping[str, Any]
+    tau: float
+
+    @classmethod
+    def configure(cls, settings: SynthSpec, space: Space) -> ShadowMembership | None:
+        if settings.membership is None:
+            return None
+        return cls(space, dict(settings.membership), settings.tau)
+
+    def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
+                 seed: int) -> Evaluation:
+        member = membership_inference(original, columns=list(self.space.columns), release=synthetic,
+                                      tau=self.tau, seed=seed, **self.game)
+        worst = max(member.targets, key=lambda t: (t.advantage_interval[1], t.advantage))
+        check = Check(self.family, "advantage", worst.advantage, worst.advantage_interval[1], self.tau,
+                      {"target": worst.label})
+        return Evaluation(self.family, member.to_dict(), (check,))
+
+
+@register
+@dataclass(frozen=True, eq=False)
+class MembershipFamily:
+    """The data-only membership attacks, decided on the upper bound of the maximum over
+    attacks of the TPR at the chosen false-positive rate."""
+
+    family = "membership_family"
+    order = 60
+    space: Space
+    settings: SynthSpec
+
+    @classmethod
+    def configure(cls, settings: SynthSpec, space: Space) -> MembershipFamily | None:
+        return None if settings.membership_family is None else cls(space, settings)
+
+    def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
+                 seed: int) -> Evaluation:
+        spec = self.settings
+        if control is None:
+            raise ValueError("the membership family needs a control set")
+        synthesis = (spec.membership or {}).get("synthesis")
+        family = membership_family(
+            original, control, synthetic, self.space.reference, columns=list(self.space.columns),
+            categorical=spec.categorical, metric=spec.metric, scaling=spec.scaling,
+            categorical_mode=spec.categorical_mode, synthesis=None if callable(synthesis) else synthesis,
+            tau=spec.tau, seed=seed, **dict(spec.membership_family or {}))
+        section = family.to_dict()
+        verdict = section["verdict"]
+        check = Check(self.family, f"max TPR at FPR {family.verdict_fpr:g}", verdict["value"], verdict["upper"],
+                      spec.tau, {"target": family.worst[family.verdict_metric]})
+        exposed = None if family.exposed is None else family.exposed.rename(columns={"member_row": "original_row"})
+        return Evaluation(self.family, section, (check,), exposed=exposed)
