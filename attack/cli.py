@@ -875,6 +875,25 @@ def synth_command(original_path, synthetic_path, holdout_path, keys, targets, ga
         raise SystemExit(1)
 
 
+@main.command("ui")
+@click.argument("scenario_path", required=False, default="scenario.toml", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Port to serve on (0: a free one).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve on. Only this machine can reach the default; another address is served only when given here, with a warning.")
+@click.option("--no-browser", is_flag=True, help="Print the address only; do not open a browser.")
+def ui_command(scenario_path, port, host, no_browser) -> None:
+    """Edit, run and certify a scenario in the browser: a local web interface (needs the ui
+    extra, pip install "attack[ui]"). SCENARIO_PATH is the scenario file it edits (made when
+    missing); the address it prints carries a session token."""
+    try:
+        from attack.ui.server import is_loopback, serve
+    except ModuleNotFoundError as exc:
+        raise InputError(f'the web interface needs the ui extra: pip install "attack[ui]" ({exc.name} is missing)') from None
+    if not is_loopback(host):
+        click.echo(f"warning: serving on {host}: other machines that reach this address can open the UI with "
+                   "its token and run scenarios on this machine", err=True)
+    serve(scenario_path, host=host, port=port, open_browser=not no_browser, say=lambda line: click.echo(line, err=True))
+
+
 @main.command("schema")
 @click.option("--synthetic", is_flag=True, help='The schema of synthetic-release scenario files (kind = "synthetic").')
 def schema_command(synthetic) -> None:
