@@ -223,7 +223,7 @@ def read(widget: Widget, text: str) -> Any:
     if widget.kind == "bool":
         return {"true": True, "false": False}.get(text, text)
     if widget.kind in ("integer", "number"):
-        for convert in ((int, float) if widget.kind == "integer" else (int, float)):
+        for convert in (int, float):  # a whole number stays one (TOML tells 3 from 3.0)
             try:
                 return convert(text)
             except ValueError:

@@ -1,0 +1,133 @@
+"""The UI server over HTTP: the token, the host name, the address it listens on, cancel, and
+record-level files."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+import attack
+
+
+ONE_INTRUDER = """\
+title = "one intruder"
+[data]
+external = { demo = "external:markus" }
+release = { demo = "formal" }
+original = { demo = "original" }
+demo = { n_units = 300 }
+[linkage]
+keys = ["turnover:metric", "employees:metric"]
+block = ["nace:prefix=2"]
+"""
+
+
+def _client(served) -> httpx.Client:
+    base = served.url.split("/?")[0]
+    client = httpx.Client(base_url=base, follow_redirects=True, timeout=60)
+    assert client.get(served.url).status_code == 200  # the token is exchanged for a cookie
+    return client
+
+
+def _listening(port: int) -> list[str]:
+    """Local addresses in LISTEN state on ``port``, from /proc/net/tcp and tcp6 (Linux)."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, hex_port = local.split(":")
+            if state == "0A" and int(hex_port, 16) == port:
+                found.append(address)
+    return found
+
+
+def test_listens_on_loopback_only(served):
+    host, port = served.sock.getsockname()[:2]
+    assert host == "127.0.0.1"
+    if Path("/proc/net/tcp").exists():
+        assert _listening(port) == ["0100007F"]  # 127.0.0.1, and no other address
+
+
+def test_requests_without_the_token_or_for_another_host_are_refused(served):
+    base = served.url.split("/?")[0]
+    assert httpx.get(f"{base}/screen/data").status_code == 403
+    assert httpx.get(f"{base}/screen/data?token=wrong").status_code == 403
+    assert httpx.get(f"{base}/static/ui.css").status_code == 403
+    assert httpx.get(served.url, headers={"host": "attacker.example"}).status_code == 403
+    client = _client(served)
+    assert client.get("/screen/data").status_code == 200
+    assert client.get("/static/ui.js").status_code == 200
+
+
+def test_every_asset_is_shipped_and_nothing_comes_from_the_network(served):
+    client = _client(served)
+    client.post("/scenario", data={"action": "demo", "units": "300"})
+    for page in ("/screen/data", "/screen/intruders", "/screen/evaluation", "/results", "/certificate"):
+        text = client.get(page).text
+        assert "http://" not in text and "https://" not in text, page
+
+
+def test_a_bad_value_is_worded_as_the_command_line_words_it(served, tmp_path):
+    client = _client(served)
+    client.post("/scenario", data={"action": "demo", "units": "300"})
+    saved = (tmp_path / "scenario.toml").read_text()
+    page = client.post("/screen/evaluation", data={"evaluation.tau": "2"}).text
+    assert "expected a value less than or equal to 1, got 2" in page
+    assert (tmp_path / "scenario.toml").read_text() == saved  # an invalid edit is not written
+    bad = tmp_path / "bad" / "scenario.toml"
+    bad.parent.mkdir()
+    bad.write_text(saved.replace("[evaluation]\n", "[evaluation]\ntau = 2\n"))
+    cli = subprocess.run([sys.executable, "-m", "attack", "run", str(bad)], capture_output=True, text=True)
+    assert cli.returncode == 2
+    assert cli.stderr.strip().endswith("field evaluation.tau: expected a value less than or equal to 1, got 2")
+
+
+def test_cancel_ends_the_run_and_writes_nothing(served, tmp_path):
+    client = _client(served)
+    client.post("/scenario", data={"action": "demo", "units": "17000"})
+    client.post("/run", data={"kind": "run"})
+    client.post("/job/cancel")
+    for _ in range(200):
+        status = client.get("/job").json()
+        if not status["running"]:
+            break
+        time.sleep(0.1)
+    assert status["outcome"] == "cancelled"
+    assert not list((tmp_path / "reports").rglob("*.json"))
+    assert "Cancelled: nothing was written." in client.get("/results").text
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="owner-only modes are POSIX")
+def test_record_level_links_only_on_request_with_the_warning(served, tmp_path):
+    client = _client(served)
+    one = tmp_path / "one" / "scenario.toml"  # --matches needs a scenario with one intruder
+    one.parent.mkdir()
+    one.write_text(ONE_INTRUDER)
+    client.post("/scenario", data={"action": "load", "path": str(one)})
+    client.post("/run", data={"kind": "run", "matches": "on"})
+    for _ in range(1200):
+        if not client.get("/job").json()["running"]:
+            break
+        time.sleep(0.25)
+    page = client.get("/results").text
+    links = one.parent / "reports" / "scenario" / "scenario.links.csv"
+    assert links.exists() and links.stat().st_mode & 0o777 == 0o600
+    assert "owner-only permissions (0600). Keep it inside the secure environment." in page
+    assert 'href="/files/scenario.links.csv?confirm=yes"' in page
+    refused = client.get("/files/scenario.links.csv")
+    assert refused.status_code == 403 and "owner-only" in refused.text
+    assert client.get("/files/scenario.links.csv?confirm=yes").status_code == 200
+    assert client.get("/files/scenario.json").status_code == 200
+    assert client.get("/files/scenario.toml").status_code == 404  # only the run's files
+
+
+def test_import_attack_does_not_import_the_ui():
+    code = "import attack, sys; attack.demo_scenario; print(any(m.startswith(('attack.ui', 'starlette', 'uvicorn')) for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    assert "ui" not in attack.__all__
