@@ -172,7 +172,8 @@ def _has_default_table(info: FieldInfo | None) -> bool:
 
 
 def _doc(model: type[BaseModel]) -> str:
-    return " ".join((model.__doc__ or "").split())
+    """A table's docstring as a hint: one paragraph, without reStructuredText's literal marks."""
+    return " ".join((model.__doc__ or "").split()).replace("``", "")
 
 
 def _hint(info: FieldInfo | None) -> str:
@@ -184,9 +185,15 @@ def _hint(info: FieldInfo | None) -> str:
 
 
 def _default(info: FieldInfo | None) -> str:
-    if info is None or info.default is PydanticUndefined or info.default is None:
+    """The default shown in an empty field (a default table is shown by its own fields)."""
+    if info is None:
         return ""
-    return inline(info.default) if not isinstance(info.default, str) else info.default
+    value = info.default
+    if value is PydanticUndefined and info.default_factory is not None:
+        value = info.default_factory()  # type: ignore[call-arg]
+    if value is PydanticUndefined or value is None or isinstance(value, BaseModel) or value in ([], {}):
+        return ""
+    return value if isinstance(value, str) else inline(value)
 
 
 def inline(value: Any) -> str:
@@ -208,7 +215,10 @@ def shown(value: Any, kind: Kind) -> str:
     if value is None:
         return ""
     if kind == "lines":
-        return "\n".join(v if isinstance(v, str) else inline(v) for v in value) if isinstance(value, list) else inline(value)
+        if not isinstance(value, list):
+            return inline(value)
+        # a text that would read back as something else (a number, a quoted text) is quoted
+        return "\n".join(v if isinstance(v, str) and v and _entry(v) == v else inline(v) for v in value)
     if kind in ("text", "choice") and isinstance(value, str):
         return value
     return inline(value)

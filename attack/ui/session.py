@@ -129,6 +129,8 @@ class Session:
                         put(document, group.path, None)
                         continue
                     keep.add(group.path)
+                    if get(document, group.path) is None:
+                        put(document, group.path, {})
             for leaf in top.leaves():
                 if leaf.name in form and _inside_present(leaf.path, document, top):
                     put(document, leaf.path, read(leaf, form[leaf.name]))
