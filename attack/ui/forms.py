@@ -267,14 +267,14 @@ def put(document: dict[str, Any], path: Path, value: Any) -> None:
     here: Any = document
     for step, following in zip(path[:-1], path[1:], strict=True):
         if isinstance(here, list):
-            here = here[step]
+            here = here[int(step)]
             continue
         if value is None and step not in here:
             return
         here = here.setdefault(step, [] if isinstance(following, int) else {})
     last = path[-1]
     if isinstance(here, list):
-        here[last] = {} if value is None else value  # type: ignore[index]
+        here[int(last)] = {} if value is None else value
     elif value is None:
         here.pop(last, None)
     else:

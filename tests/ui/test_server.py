@@ -13,7 +13,6 @@ import pytest
 
 import attack
 
-
 ONE_INTRUDER = """\
 title = "one intruder"
 [data]
