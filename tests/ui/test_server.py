@@ -130,3 +130,32 @@ def test_import_attack_does_not_import_the_ui():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
     assert "ui" not in attack.__all__
+
+
+def test_attack_ui_serves_on_loopback_and_prints_the_address(tmp_path):
+    child = subprocess.Popen([sys.executable, "-m", "attack", "ui", str(tmp_path / "s.toml"), "--no-browser"],
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        line = child.stderr.readline().strip()
+        assert line.startswith("attack ui: http://127.0.0.1:") and "/?token=" in line
+        url = line.removeprefix("attack ui: ")
+        assert httpx.get(url, follow_redirects=True, timeout=30).status_code == 200
+    finally:
+        child.terminate()
+        child.wait(30)
+
+
+def test_another_address_only_when_asked_with_a_warning(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    import attack.ui.server
+    from attack.cli import main
+
+    calls = []
+    monkeypatch.setattr(attack.ui.server, "serve", lambda scenario, **kw: calls.append(kw))
+    quiet = CliRunner().invoke(main, ["ui", str(tmp_path / "s.toml"), "--no-browser"])
+    assert quiet.exit_code == 0 and "warning" not in quiet.output
+    assert calls[-1]["host"] == "127.0.0.1" and calls[-1]["open_browser"] is False
+    loud = CliRunner().invoke(main, ["ui", str(tmp_path / "s.toml"), "--host", "0.0.0.0", "--port", "8123"])
+    assert loud.exit_code == 0 and "warning: serving on 0.0.0.0" in loud.output
+    assert calls[-1]["host"] == "0.0.0.0" and calls[-1]["port"] == 8123 and calls[-1]["open_browser"] is True
