@@ -164,9 +164,11 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
         else:
             key_text = str(form.get("key") or "").strip()
             key = None if not key_text else (s.path.parent / Path(key_text).expanduser())
-            arguments, outputs = jobs.run_arguments(s.path, folder, matches=form.get("matches") == "on", key=key)
-            if key is not None:
-                env[jobs.PASSPHRASE_VARIABLE] = str(form.get("passphrase") or "")
+            passphrase = str(form.get("passphrase") or "")
+            arguments, outputs = jobs.run_arguments(s.path, folder, matches=form.get("matches") == "on", key=key,
+                                                    passphrase=bool(passphrase))
+            if key is not None and passphrase:
+                env[jobs.PASSPHRASE_VARIABLE] = passphrase
         folder.mkdir(parents=True, exist_ok=True)
         state.job = jobs.Job(str(form.get("kind") or "run"), tuple(arguments), s.path.parent, outputs, env).start()
         return back("/results")

@@ -51,7 +51,7 @@ class Job:
         read_fd, write_fd = _terminal()
         self._process = subprocess.Popen(
             [sys.executable, "-m", "attack", *self.arguments], cwd=self.cwd,
-            env={**os.environ, "COLUMNS": "100", **self.env},
+            env={**os.environ, **self.env},
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=write_fd,
         )
         os.close(write_fd)
@@ -115,6 +115,9 @@ class Job:
             text = self.stderr
         bars = _BAR.findall(text)
         stage, percent = bars[-1] if bars else ("", None)
+        started = sum(1 for _, share in bars if share == "0")  # one bar per attack
+        if started > 1:
+            stage = f"{stage.strip()}, attack {started}"
         elapsed = (self.finished or time.monotonic()) - self.started
         return {
             "kind": self.kind,
@@ -130,13 +133,22 @@ class Job:
 
 def _terminal() -> tuple[int, int]:
     """A pseudo-terminal (so that the child draws its progress bars) or, without one, a pipe."""
-    if hasattr(os, "openpty"):
-        return os.openpty()
-    return os.pipe()
+    if not hasattr(os, "openpty"):
+        return os.pipe()
+    import fcntl
+    import struct
+    import termios
+
+    read_fd, write_fd = os.openpty()
+    # a new terminal is 0 columns wide, and a progress bar drawn in 0 columns is empty
+    fcntl.ioctl(write_fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
+    return read_fd, write_fd
 
 
-def run_arguments(scenario: Path, folder: Path, *, matches: bool, key: Path | None) -> tuple[list[str], dict[str, Path]]:
-    """The ``attack run`` command of a UI run and the files it writes into ``folder``."""
+def run_arguments(scenario: Path, folder: Path, *, matches: bool, key: Path | None,
+                  passphrase: bool = True) -> tuple[list[str], dict[str, Path]]:
+    """The ``attack run`` command of a UI run and the files it writes into ``folder``; with
+    ``key`` it signs, reading the key's passphrase (when ``passphrase``) from the environment."""
     stem = scenario.stem
     outputs = {
         "json": folder / f"{stem}.json",
@@ -150,7 +162,9 @@ def run_arguments(scenario: Path, folder: Path, *, matches: bool, key: Path | No
         outputs["matches"] = folder / f"{stem}.links.csv"
         arguments += ["--matches", str(outputs["matches"])]
     if key is not None:
-        arguments += ["--sign", str(key), "--passphrase-env", PASSPHRASE_VARIABLE]
+        arguments += ["--sign", str(key)]
+        if passphrase:
+            arguments += ["--passphrase-env", PASSPHRASE_VARIABLE]
     return arguments, outputs
 
 

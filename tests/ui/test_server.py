@@ -108,7 +108,9 @@ def test_record_level_links_only_on_request_with_the_warning(served, tmp_path):
     one.parent.mkdir()
     one.write_text(ONE_INTRUDER)
     client.post("/scenario", data={"action": "load", "path": str(one)})
-    client.post("/run", data={"kind": "run", "matches": "on"})
+    client.post("/certificate/keygen", data={"folder": "keys"})
+    assert (one.parent / "keys" / "public.pem").exists()
+    client.post("/run", data={"kind": "run", "matches": "on", "key": "keys/private.pem"})
     for _ in range(1200):
         if not client.get("/job").json()["running"]:
             break
@@ -123,6 +125,14 @@ def test_record_level_links_only_on_request_with_the_warning(served, tmp_path):
     assert client.get("/files/scenario.links.csv?confirm=yes").status_code == 200
     assert client.get("/files/scenario.json").status_code == 200
     assert client.get("/files/scenario.toml").status_code == 404  # only the run's files
+    client.post("/certificate/verify", data={"certificate": "reports/scenario/scenario.certificate.json",
+                                             "public_key": "keys/public.pem", "mode": "offline"})
+    for _ in range(600):
+        if not client.get("/job").json()["running"]:
+            break
+        time.sleep(0.25)
+    assert client.get("/job").json()["returncode"] == 0
+    assert 'id="verdict" class="verdict passed">VERIFIED' in client.get("/results").text
 
 
 def test_import_attack_does_not_import_the_ui():
