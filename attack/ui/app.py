@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
@@ -121,10 +122,11 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
         if request.method == "POST":
             form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
             action, _, where = form.pop("action", "save").partition(":")
-            s.apply(current, form, add=where if action == "add" else None,
-                    remove=where if action == "remove" else None)
+            # validation and inspection take a moment: off the event loop, so progress polls go on
+            await run_in_threadpool(s.apply, current, form, add=where if action == "add" else None,
+                                    remove=where if action == "remove" else None)
             if action == "inspect" and s.error is None:
-                state.inspections[where] = _inspect(s, where)
+                state.inspections[where] = await run_in_threadpool(_inspect, s, where)
             return back(f"/screen/{current.slug}" + (f"#{where}" if where else ""))
         top = s.widgets(current)
         names = [leaf.name for w in top for leaf in w.leaves()] + [g.name for w in top for g in w.groups()]
@@ -137,13 +139,14 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
         s = state.session
         try:
             if action == "demo":
-                s.start_from(attack.demo_scenario(n_units=int(str(form.get("units") or 17000))).to_toml())
+                units = int(str(form.get("units") or 17000))
+                await run_in_threadpool(lambda: s.start_from(attack.demo_scenario(n_units=units).to_toml()))
             elif not path:
                 raise InputError("give the path of a scenario file")
             elif action == "load":
-                s.load(path)
+                await run_in_threadpool(s.load, path)
             else:
-                s.save_as(path)
+                await run_in_threadpool(s.save_as, path)
         except (InputError, ValueError) as exc:
             state.notice = str(exc)
         return back(str(form.get("next") or "/screen/data"))
@@ -192,7 +195,7 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
         if not folder:
             state.notice = "give the folder for the key pair"
             return back("/certificate")
-        done = jobs.once(["keygen", "--out", folder], state.session.path.parent)
+        done = await run_in_threadpool(jobs.once, ["keygen", "--out", folder], state.session.path.parent)
         state.keygen = (done.stdout + done.stderr).strip().removeprefix(jobs.ERROR_PREFIX)
         return back("/certificate")
 
