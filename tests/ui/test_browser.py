@@ -31,13 +31,23 @@ def page(served):
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         context = browser.new_context(viewport={"width": 1400, "height": 900})
-        # offline: a request to anything but the UI's own address fails
+        # offline: a request to anything but the UI's own address fails, and is noted
         base = served.url.split("/?")[0]
-        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
+        outside: list[str] = []
+
+        def only_the_ui(route):
+            if route.request.url.startswith(base):
+                route.continue_()
+            else:
+                outside.append(route.request.url)
+                route.abort()
+
+        context.route("**/*", only_the_ui)
         page = context.new_page()
         page.goto(served.url)
         yield page
         browser.close()
+        assert outside == [], "the UI asked the network for " + ", ".join(outside)
 
 
 def _shots(tmp_path: Path) -> Path:

@@ -169,3 +169,24 @@ def test_another_address_only_when_asked_with_a_warning(monkeypatch, tmp_path):
     loud = CliRunner().invoke(main, ["ui", str(tmp_path / "s.toml"), "--host", "0.0.0.0", "--port", "8123"])
     assert loud.exit_code == 0 and "warning: serving on 0.0.0.0" in loud.output
     assert calls[-1]["host"] == "0.0.0.0" and calls[-1]["port"] == 8123 and calls[-1]["open_browser"] is True
+
+
+def test_inspect_shows_the_column_report_of_a_data_file(served, tmp_path):
+    client = _client(served)
+    one = tmp_path / "one" / "scenario.toml"
+    one.parent.mkdir()
+    one.write_text(ONE_INTRUDER)
+    (one.parent / "release.csv").write_text("unit_id;nace;turnover\n1;01.11;1,5\n2;02.20;2,5\n3;01.11;\n")
+    client.post("/scenario", data={"action": "load", "path": str(one)})
+    data = client.get("/screen/data").text
+    assert '<option value="release.csv">' in data  # the data files of the scenario's folder are offered
+    form = {"data.release.path": "release.csv", "data.release.id": "unit_id", "data.release.demo": "",
+            "data.external.__present": "on", "data.external.demo": "external:markus",
+            "data.original.__present": "on", "data.original.demo": "original",
+            "data.demo.__present": "on", "data.demo.n_units": "300", "action": "inspect:data.release"}
+    page = client.post("/screen/data", data=form).text
+    assert "3 rows, 3 columns" in page and "separator <code>;</code>" in page
+    assert "<td>nace</td><td>code</td>" in page
+    form["data.release.path"] = "missing.csv"
+    page = client.post("/screen/data", data=form).text
+    assert "file missing.csv: file not found" in page  # as `attack inspect` words it
