@@ -209,8 +209,9 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
     async def results(request: Request) -> Response:
         job = state.job
         summary = None
-        if job is not None and not job.running and job.kind == "run" and job.returncode in (0, 1):
-            document = json.loads(job.outputs["json"].read_text(encoding="utf-8"))
+        written = job.outputs.get("json") if job is not None and job.kind == "run" else None
+        if job is not None and not job.running and job.returncode in (0, 1) and written and written.exists():
+            document = json.loads(written.read_text(encoding="utf-8"))
             summary = {"passed": bool(document.get("passed")), "title": document.get("title", "")}
         return page("results.html.j2", summary=summary, status=job.status() if job else None,
                     files=_offered(job), links_warning=LINKS_WARNING)
