@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 import attack
-from attack._cli import app, options
+from attack._cli import app, options, ui
 from attack._cli import synthetic as synthetic_data
 
 
@@ -317,6 +317,18 @@ def synth_command(**flags: Any) -> bool:
     """Attack a synthetic release: distance to closest record, the CAP family, singling out,
     linkability and inference against a holdout baseline (docs/method/synthetic-attacks.md)."""
     return synthetic_data.run_synth(**flags)
+
+
+@main.command("ui")
+@click.argument("scenario_path", required=False, default="scenario.toml", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Port to serve on (0: a free one).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve on. Only this machine can reach the default; another address is served only when given here, with a warning.")
+@click.option("--no-browser", is_flag=True, help="Print the address only; do not open a browser.")
+def ui_command(scenario_path: Path, port: int, host: str, no_browser: bool) -> None:
+    """Edit, run and certify a scenario in the browser: a local web interface (needs the ui
+    extra, pip install "attack[ui]"). SCENARIO_PATH is the scenario file it edits (made when
+    missing); the address it prints carries a session token."""
+    ui.serve_ui(scenario_path, port, host, no_browser)
 
 
 @main.command("schema")

@@ -57,8 +57,8 @@ def test_every_command_that_prints_can_be_quiet():
                 "tune-synthesis", "demo", "keygen", "verify", "report"}
     for name in printing:
         assert "--quiet" in {o for p in main.commands[name].params for o in p.opts}, name
-    # what a command prints *is* its output: the schema, a file's interpretation
-    assert set(main.commands) - printing == {"schema", "inspect"}
+    # what a command prints *is* its output: the schema, a file's interpretation, the UI's address
+    assert set(main.commands) - printing == {"schema", "inspect", "ui"}
 
 
 def test_quiet_protect_prints_nothing_on_stdout(tmp_path):

@@ -1,0 +1,33 @@
+"""A UI server in a thread of the test process, on a scenario file in a temporary folder."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+# The UI is an optional extra: without it these tests skip, except in CI, which installs it.
+_MISSING = [name for name in ("starlette", "uvicorn", "multipart") if __import__("importlib").util.find_spec(name) is None]
+if _MISSING and os.environ.get("CI"):
+    raise RuntimeError(f"CI must install the ui extra: {', '.join(_MISSING)} missing")
+if _MISSING:
+    pytest.skip(f"the ui extra is not installed ({', '.join(_MISSING)} missing)", allow_module_level=True)
+
+
+@pytest.fixture
+def served(tmp_path):
+    """A running UI on ``tmp_path/scenario.toml``; stopped after the test."""
+    from attack.ui.server import bind
+
+    server = bind(tmp_path / "scenario.toml")
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(100):
+        if server.server.started:
+            break
+        time.sleep(0.05)
+    yield server
+    server.stop()
+    thread.join(10)

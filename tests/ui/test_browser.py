@@ -1,0 +1,120 @@
+"""The UI in a real browser (Playwright driving Debian's Chromium): the demo path from the
+scenario to the verdict, the saved file run by the command line, a bad value at its field.
+
+Screenshots of the screens go to a temporary folder, or, with ``ATTACK_UI_SCREENSHOTS=docs/figures``,
+to the documentation (the how-to page ``docs/howto/web-ui.md`` shows them).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (CI installs it)")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None and os.environ.get("CI"):
+    raise RuntimeError("CI must install Debian's chromium for the browser tests")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium not found (install Debian's chromium)")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update"]
+#: Seconds a run of the demo on 300 generated firms may take on a busy machine.
+RUN_TIMEOUT = 240
+
+
+@pytest.fixture
+def page(served):
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        # offline: a request to anything but the UI's own address fails, and is noted
+        base = served.url.split("/?")[0]
+        outside: list[str] = []
+
+        def only_the_ui(route):
+            if route.request.url.startswith(base):
+                route.continue_()
+            else:
+                outside.append(route.request.url)
+                route.abort()
+
+        context.route("**/*", only_the_ui)
+        page = context.new_page()
+        page.goto(served.url)
+        yield page
+        browser.close()
+        assert outside == [], "the UI asked the network for " + ", ".join(outside)
+
+
+def _shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("ATTACK_UI_SCREENSHOTS") or tmp_path / "shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _save(page, screen: str) -> None:
+    page.click("#save")
+    page.wait_for_url(f"**/screen/{screen}**")
+
+
+def test_demo_change_tau_run_verdict_and_the_command_line_agrees(page, served, tmp_path):
+    shots = _shots(tmp_path)
+    page.click("#demo")
+    page.wait_for_selector("#toml")
+    page.fill('[name="data.demo.n_units"]', "300")
+    _save(page, "data")
+    assert "n_units = 300" in page.inner_text("#toml")
+    page.screenshot(path=shots / "ui-data.png", full_page=False)
+    page.click("text=Intruders")
+    page.wait_for_selector('[name="linkage.keys"]')
+    assert page.input_value('[name="linkage.keys"]') == "turnover:metric\nemployees:metric"
+    page.screenshot(path=shots / "ui-intruders.png")
+    page.click("text=Evaluation")
+    page.fill('[name="evaluation.tau"]', "0.3")
+    _save(page, "evaluation")
+    assert "tau = 0.3" in page.inner_text("#toml")
+    assert page.inner_text("#saved") == "saved"
+    page.screenshot(path=shots / "ui-evaluation.png")
+
+    page.click("text=Run and results")
+    page.click("#run")
+    page.wait_for_selector("#verdict", timeout=RUN_TIMEOUT * 1000)
+    assert page.inner_text("#verdict") == "NOT PASSED"  # the worst-case intruder re-identifies every firm
+    frame = page.frame_locator("#report")
+    assert "τ = 0.3" in frame.locator("body").inner_text()
+    page.screenshot(path=shots / "ui-results.png")
+
+    copy = tmp_path / "copy" / "scenario.toml"  # the same file name: the JSON names the file
+    page.fill('header [name="path"]', str(copy))
+    page.click("text=Save as")
+    page.wait_for_selector("#saved")
+    cli_json = tmp_path / "cli.json"
+    done = subprocess.run([sys.executable, "-m", "attack", "run", str(copy), "--json", str(cli_json)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    ui_json = tmp_path / "reports" / "scenario" / "scenario.json"
+    assert cli_json.read_bytes() == ui_json.read_bytes()
+
+
+def test_a_bad_value_shows_the_fields_error(page, served, tmp_path):
+    page.click("#demo")
+    page.wait_for_selector("#toml")
+    page.click("text=Evaluation")
+    page.fill('[name="evaluation.tau"]', "1.5")
+    _save(page, "evaluation")
+    field = page.locator(".field.wrong")
+    assert field.count() == 1
+    assert field.locator("label").inner_text() == "tau"
+    assert field.locator(".field-error").inner_text() == "expected a value less than or equal to 1, got 1.5"
+    assert page.inner_text("#saved") == "not saved"
+    assert "tau = 1.5" not in (tmp_path / "scenario.toml").read_text()
+    page.fill('[name="evaluation.gamma"]', "0.05\n0.05")
+    page.fill('[name="evaluation.tau"]', "0.5")
+    _save(page, "evaluation")
+    assert page.locator(".field.wrong label").inner_text() == "gamma"
+    assert page.locator(".field.wrong .field-error").inner_text() == "a γ value is given twice"
+    page.screenshot(path=_shots(tmp_path) / "ui-error.png")
