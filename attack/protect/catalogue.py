@@ -291,7 +291,7 @@ def _frame_of(result: Any, column: str, details: dict | None) -> pd.DataFrame:
     if isinstance(result, pd.DataFrame):
         return result
     if details is not None:
-        details[column or "all"] = result.as_dict()
+        details[column or "all"] = result.to_dict()
     return result.data
 
 

@@ -130,7 +130,7 @@ class GroupSizes:
     variables: tuple[str, ...]
     counts: dict[int, int]
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "variables": list(self.variables),
             "groups": sum(self.counts.values()),
@@ -306,7 +306,7 @@ class SizeSearch:
     weighted_variance_sums: tuple[float, ...]   # Σ_g n_g σ_g² (within-group sum of squares)
     chosen: int
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"column": self.column, "sizes": list(self.sizes),
                 "variance_sums": list(self.variance_sums),
                 "weighted_variance_sums": list(self.weighted_variance_sums),

@@ -241,7 +241,7 @@ class BinaryEstimate:
     theta: float
     variance: float
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"theta": self.theta, "variance": self.variance}
 
 

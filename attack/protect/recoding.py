@@ -77,7 +77,7 @@ class Recoding:
     dropped: tuple[int, ...] = ()
     small_cells: tuple[tuple[str, ...], ...] = ()
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         """The map and counts, JSON-ready (``dropped`` are 0-based row positions of the input)."""
         return {
             "mapping": dict(sorted(self.mapping.items())),

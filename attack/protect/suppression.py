@@ -49,7 +49,7 @@ class Suppression:
     def total(self) -> int:
         return sum(self.suppressed.values())
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"keys": list(self.keys), "suppressed": dict(self.suppressed), "total": self.total,
                 **self.settings}
 

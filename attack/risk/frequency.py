@@ -146,7 +146,7 @@ class FrequencyRisk:
             out["household_risk"] = {"expected_reidentifications": er, "global_risk": er / self.n,
                                      "global_risk_pct": 100 * er / self.n, "quantiles": _quantiles(self.household_risk)}
         if self.l_diversity is not None:
-            out["l_diversity"] = self.l_diversity.as_dict()
+            out["l_diversity"] = self.l_diversity.to_dict()
         if self.suda is not None:
             out["suda"] = self.suda.to_dict()
         return out

@@ -48,7 +48,7 @@ class KAnonymity:
     def violating(self) -> int:
         return int((self.frequencies < self.k).sum())
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         n = int(self.frequencies.size)
         return {
             "keys": list(self.keys),
@@ -76,7 +76,7 @@ class LDiversity:
     sensitive: str
     diversity: np.ndarray = field(repr=False)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         values, counts = np.unique(self.diversity, return_counts=True)
         return {
             "keys": list(self.keys),

@@ -46,7 +46,7 @@ class IntervalDisclosure:
         return {name: float(np.mean(list(shares.values()))) if shares and self.n >= 2 else None
                 for name, shares in (("sd", self.inside_share), ("rank", self.rank_inside_share))}
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {**self.__dict__, "share": self.share, "value_share": self.value_share}
 
 

@@ -72,7 +72,7 @@ class Scores:
             self.t_val + 0.5 * (self.t_mean + self.t_var) + 0.5 * (self.t_cov + self.t_corr)
         )
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         out = {k: json_float(v) if isinstance(v, float) else v for k, v in self.__dict__.items()}
         return {**out, "score_i": json_float(self.score_i), "score_ii": json_float(self.score_ii)}
 
@@ -185,7 +185,7 @@ class Description:
     concentration: tuple[tuple[int, float | None], ...]
     herfindahl: float | None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         out = {k: json_float(v) if isinstance(v, float) else v for k, v in self.__dict__.items()}
         out["concentration"] = {f"CR{k}": json_float(v) for k, v in self.concentration}
         return out
@@ -258,7 +258,7 @@ class CategoricalLoss:
     def changed_share(self) -> float | None:
         return self.changed / self.aligned if self.aligned and self.changed is not None else None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {**self.__dict__, "changed_share": json_float(self.changed_share)}
 
 

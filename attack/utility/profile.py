@@ -775,8 +775,8 @@ class PerRecord:
                 "skipped_constant": list(self.il1s_skipped),
             },
             "values": [v.to_dict() for v in self.values],
-            "scores": None if self.scores is None else self.scores.as_dict(),
-            "interval_disclosure": None if self.interval is None else self.interval.as_dict(),
+            "scores": None if self.scores is None else self.scores.to_dict(),
+            "interval_disclosure": None if self.interval is None else self.interval.to_dict(),
         }
 
 
@@ -896,13 +896,13 @@ class UtilityProfile:
             "families": self.summary(),
             "cases": {f.name: [c.to_dict() for c in f.cases] for f in self.families},
             "descriptive": {
-                v: {"original": o.as_dict(), "release": r.as_dict()}
+                v: {"original": o.to_dict(), "release": r.to_dict()}
                 for v, (o, r) in self.descriptive.items()
             },
-            "categorical": [c.as_dict() for c in self.categorical],
-            "models": [m.as_dict() for m in self.models],
+            "categorical": [c.to_dict() for c in self.categorical],
+            "models": [m.to_dict() for m in self.models],
             "per_record": None if self.per_record is None else self.per_record.to_dict(),
-            "propensity": None if self.propensity is None else self.propensity.as_dict(),
+            "propensity": None if self.propensity is None else self.propensity.to_dict(),
             "ml": None if self.ml is None else self.ml.to_dict(),
             "recoverable": None if self.recoverable is None else self.recoverable.to_dict(),
             "note": "utility is reported per family; it is never combined with risk into a score",

@@ -63,7 +63,7 @@ class PropensityScore:
     def z(self) -> float:
         return (self.pmse - self.expected) / self.sd if self.sd > 0 else float("nan")
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"pmse": self.pmse, "s_pmse": self.pmse_ratio, "pmse_ratio": self.pmse_ratio, "z": self.z,
                 "expected": self.expected, "sd": self.sd, "c": self.c, "k": self.k,
                 "permutations": self.permutations}
@@ -79,7 +79,7 @@ class TableUtility:
     tvd: float
     cells: int
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"variables": list(self.variables), "pmse": self.pmse, "s_pmse": self.s_pmse,
                 "tvd": self.tvd, "cells": self.cells}
 
@@ -92,11 +92,11 @@ class PropensityUtility:
     tables: tuple[TableUtility, ...]
     variables: tuple[str, ...]
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "variables": list(self.variables),
-            "models": {s.model: s.as_dict() for s in self.scores},
-            "tables": [t.as_dict() for t in self.tables],
+            "models": {s.model: s.to_dict() for s in self.scores},
+            "tables": [t.to_dict() for t in self.tables],
         }
 
 

@@ -252,7 +252,7 @@ class Fit:
     n_log_undefined: int
     iterations: int = 0
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "n_used": self.n_used,
             "n_missing_dropped": self.n_missing,
@@ -467,7 +467,7 @@ class CoefficientComparison:
             return None
         return self.band_original != self.band_release
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {**self.__dict__, "band_change": self.band_change}
 
 
@@ -486,16 +486,16 @@ class ModelComparison:
     log_lost: int | None
     log_gained: int | None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "model": self.model.label,
             "formula": self.model.formula,
             "estimator": self.model.estimator,
             "se": self.model.se,
-            "original": self.original.as_dict(),
-            "release": None if self.release is None else self.release.as_dict(),
+            "original": self.original.to_dict(),
+            "release": None if self.release is None else self.release.to_dict(),
             "release_error": self.release_error,
-            "coefficients": [c.as_dict() for c in self.coefficients],
+            "coefficients": [c.to_dict() for c in self.coefficients],
             "mean_relative_deviation": self.mean_relative_deviation,
             "mean_ci_overlap": _mean([c.ci_overlap for c in self.coefficients]),
             "ma_group_size": self.model.ma_group_size,

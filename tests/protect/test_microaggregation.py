@@ -90,7 +90,7 @@ def test_remainder_joins_smallest_group() -> None:
     result = separate_microaggregation(data, ["x"], k=3)["x"].to_numpy()
     np.testing.assert_allclose(result, [1.5] * 4 + [5.0] * 3 + [8.0] * 3)
     sizes = separate_group_sizes(data, ["x"], k=3)
-    assert [s.as_dict() for s in sizes] == [
+    assert [s.to_dict() for s in sizes] == [
         {"variables": ["x"], "groups": 3, "units": 10, "sizes": {"3": 2, "4": 1}}]
 
 
@@ -305,7 +305,7 @@ def test_fixture_f_ma_001d_group_size_search() -> None:
     np.testing.assert_allclose(search.weighted_variance_sums, [63336.5, 136601.75, 143596.4],
                                rtol=0, atol=1e-9)
     assert search.chosen == 3
-    assert json.loads(json.dumps(search.as_dict()))["chosen"] == 3
+    assert json.loads(json.dumps(search.to_dict()))["chosen"] == 3
     np.testing.assert_allclose(_sorted_output(remainder="own_group", variable_size=True),
                                F_MA_001B, rtol=0, atol=1e-9)
 

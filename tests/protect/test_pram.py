@@ -86,7 +86,7 @@ def test_f_p_6_symmetric_binary_estimator() -> None:
     est = binary_estimator(0.9 * 0.3 + 0.1 * 0.7, 0.9)
     assert est.theta == pytest.approx(0.3, abs=1e-12)
     assert est.variance == pytest.approx(0.140625, abs=1e-12)
-    assert est.as_dict() == {"theta": est.theta, "variance": est.variance}
+    assert est.to_dict() == {"theta": est.theta, "variance": est.variance}
 
 
 def test_f_p_7_debiased_shares() -> None:

@@ -48,7 +48,7 @@ def test_kse_preset_maps_every_division() -> None:
     assert result.dropped == (len(divisions), len(divisions) + 1)
     assert len(data) == len(divisions) + 2                     # input untouched
     assert result.mapping["3710"] == "remove"
-    assert result.as_dict()["dropped"] == [len(divisions), len(divisions) + 1]
+    assert result.to_dict()["dropped"] == [len(divisions), len(divisions) + 1]
     assert sorted(set(result.data["wz"])) == sorted(TABLE_35_23)
     with pytest.raises(InputError) as info:
         coarsen(pd.DataFrame({"wz": ["1511", "4511"]}), "wz", preset="kse_suf")

@@ -35,7 +35,7 @@ def test_rank_and_sd_intervals_by_hand():
     # SD-based: 0.1 · sd(1..10) = 0.3028; rows 1 (0.5), 3 and 10 (2) are outside
     assert result.inside_share == {"v": 0.7} and result.rank_inside_share == {"v": 0.8}
     assert result.value_share == {"sd": 0.7, "rank": 0.8}
-    assert result.as_dict()["value_share"] == {"sd": 0.7, "rank": 0.8}
+    assert result.to_dict()["value_share"] == {"sd": 0.7, "rank": 0.8}
 
 
 def test_rank_interval_takes_the_whole_run_of_ties():
@@ -60,7 +60,7 @@ def test_k_anonymity_table_1():
     result = k_anonymity(data, ["country", "sex", "degree"], k=2)
     assert result.frequencies.tolist() == [2, 2, 1, 2, 2]
     assert result.violating == 1
-    assert result.as_dict()["sample_uniques"] == 1
+    assert result.to_dict()["sample_uniques"] == 1
     assert k_anonymity(data, ["country", "sex", "degree"], k=3).violating == 5
 
 
@@ -75,7 +75,7 @@ def test_l_diversity_table_2():
     assert k_anonymity(data, ["gender", "age"]).frequencies.tolist() == [3] * 6
     result = l_diversity(data, ["gender", "age"], "condition")
     assert result.diversity.tolist() == [2, 2, 2, 1, 1, 1]
-    assert result.as_dict()["records_by_l"] == {"1": 3, "2": 3}
+    assert result.to_dict()["records_by_l"] == {"1": 3, "2": 3}
 
 
 def test_missing_key_is_its_own_value():

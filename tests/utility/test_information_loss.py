@@ -44,7 +44,7 @@ def test_concentration_and_dispersion():
     d = describe(x, ks=(1, 3))
     assert d.cv == pytest.approx(np.std(x, ddof=1) / 2.5)
     assert d.robust_cv == pytest.approx(1.5 / 2.5)
-    assert d.as_dict()["concentration"] == {"CR1": pytest.approx(0.4), "CR3": pytest.approx(0.9)}
+    assert d.to_dict()["concentration"] == {"CR1": pytest.approx(0.4), "CR3": pytest.approx(0.9)}
     assert describe([np.nan]).n == 0
 
 
@@ -69,7 +69,7 @@ def test_categorical_loss_with_and_without_identity():
     # aligned release codes 0, 1, 1, 1: one change; H(X | X^a) = 3/4 · H(1/3, 2/3)
     assert (loss.aligned, loss.changed, loss.changed_share) == (4, 1, 0.25)
     assert loss.conditional_entropy == pytest.approx(0.688721875540, abs=1e-9)
-    assert loss.as_dict()["changed_share"] == 0.25
+    assert loss.to_dict()["changed_share"] == 0.25
 
 
 # --- per-record measures (docs/method/utility.md) --------------------------------------------------

@@ -56,10 +56,10 @@ def test_cart_null_comes_from_permutations() -> None:
     original, release = draw(600, 4), draw(600, 5)
     a = propensity_utility(original, release, models=("cart",), permutations=20, seed=3)
     b = propensity_utility(original, release, models=("cart",), permutations=20, seed=3)
-    assert a.as_dict() == b.as_dict()
+    assert a.to_dict() == b.to_dict()
     (score,) = a.scores
     assert score.permutations == 20 and score.expected > 0
-    assert score.as_dict()["s_pmse"] == score.as_dict()["pmse_ratio"] == pytest.approx(score.pmse / score.expected)
+    assert score.to_dict()["s_pmse"] == score.to_dict()["pmse_ratio"] == pytest.approx(score.pmse / score.expected)
 
 
 def test_table_pmse_and_tvd_by_hand() -> None:

@@ -291,7 +291,7 @@ def test_release_that_cannot_be_fitted_is_recorded_not_raised():
     cmp = compare_model(original, release, Model("y ~ x"))
     assert cmp.release is None and "constant or collinear" in cmp.release_error
     assert all(c.release is None and c.sign_change is None for c in cmp.coefficients)
-    assert cmp.as_dict()["release"] is None
+    assert cmp.to_dict()["release"] is None
 
 
 def test_log_coverage_counts_units_losing_and_gaining_a_log():
@@ -300,7 +300,7 @@ def test_log_coverage_counts_units_losing_and_gaining_a_log():
     rows = (np.arange(6), np.arange(6))
     cmp = compare_model(original, release, Model("y ~ log(x)"), aligned=rows)
     assert (cmp.log_lost, cmp.log_gained) == (2, 1)
-    coverage = cmp.as_dict()["log_coverage"]
+    coverage = cmp.to_dict()["log_coverage"]
     assert coverage["original_log_undefined"] == 1 and coverage["release_log_undefined"] == 2
 
 
