@@ -35,13 +35,12 @@ When the graph outgrows the memory budget, the block is reported as approximate.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
 from attack.linkage.candidates import CandidateLists, embedding, rounding
 from attack.linkage.distances import DistanceModel
+from attack.linkage.shortest_path import Assignment
 
 FIRST_K = 128
 #: Pairs of the lifted query added per record that breaks the proof, per round.
@@ -87,26 +86,6 @@ def cost_scale(costs: np.ndarray) -> float:
     return float(4.0**exponent)
 
 
-def _potentials(n_nodes: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """Shortest-path distances from a source joined (at 0) to ``start``, by Bellman–Ford rounds
-    that relax only the edges leaving nodes whose distance changed."""
-    dist = np.full(n_nodes, np.inf)
-    dist[start] = 0.0
-    changed = np.zeros(n_nodes, dtype=bool)
-    changed[start] = True
-    for _ in range(n_nodes + 1):
-        if not changed.any():
-            return dist
-        active = changed[src]
-        relaxed = dist.copy()
-        np.minimum.at(relaxed, dst[active], dist[src[active]] + weight[active])
-        # a strict decrease beyond rounding: cycles of zero cost (ties) may sum to -1e-16
-        with np.errstate(invalid="ignore"):  # inf - inf where a node is still unreached
-            changed = relaxed < dist - 1e-12 * (1.0 + np.abs(relaxed))
-        dist = np.where(changed, relaxed, dist)
-    raise ArithmeticError("negative cycle in the residual graph: the matching is not optimal")
-
-
 def solve(model: DistanceModel, budget: int):
     """Exact assignment of a large block: ``(rows, cols, distance, n_best, proven)``.
 
@@ -138,22 +117,24 @@ def solve(model: DistanceModel, budget: int):
 
 
 def _generate(model, cols, costs, padding, scale, embedded, budget):
-    """Solve the candidate graph, add the pairs that break the lifted check, solve again, until
-    none breaks it (proven) or the graph outgrows ``budget``: ``(rows, links, proven)``."""
+    """Solve the candidate graph, add the pairs that break the lifted check, solve again from
+    the same matching and potentials, until none breaks it (proven) or the graph outgrows
+    ``budget``: ``(rows, links, proven)``."""
     n_ext, n_rel = model.sizes
     x_ext, x_rel, constant = embedded
     root = np.sqrt(scale)  # a power of two: exact
     lifted = (x_ext / root, x_rel / root, constant / scale)
     edge_row = np.repeat(np.arange(n_ext), cols.shape[1])
     edge_col, edge_cost = cols.ravel(), costs.ravel()
+    state = Assignment(n_ext, n_rel + n_ext)
     while True:
-        rows, links, u, p = _match_edges(n_ext, n_rel, edge_row, edge_col, edge_cost, padding)
+        rows, links, u, p = _match_edges(state, n_rel, edge_row, edge_col, edge_cost, padding)
         if u is None:
             return rows, links, False
         new_row, new_col = _breaking(u, p, lifted, n_rel, ADDED)
         if new_row.size == 0:
             return rows, links, True
-        fresh = ~np.isin(new_row * n_rel + new_col, edge_row * n_rel + edge_col)
+        fresh = ~state.contains(new_row, new_col)
         if not fresh.any() or (edge_row.size + n_ext + fresh.sum()) * EDGE_BYTES > budget:
             return rows, links, False
         new_row, new_col = new_row[fresh], new_col[fresh]
@@ -165,41 +146,30 @@ def _generate(model, cols, costs, padding, scale, embedded, budget):
 def _match(n_ext, n_rel, cols, costs, padding):
     """The optimal matching of the graph of each row's candidates ``cols`` (rows sorted), the
     row duals ``u`` and the column potentials ``p`` (real columns, then each row's "no link"
-    column); ``u`` and ``p`` are None when rounding left no dual solution that proves it."""
+    column); ``u`` and ``p`` are None when rounding left duals that break a candidate edge."""
     edge_row = np.repeat(np.arange(n_ext), cols.shape[1])
-    return _match_edges(n_ext, n_rel, edge_row, cols.ravel(), costs.ravel(), padding)
+    state = Assignment(n_ext, n_rel + n_ext)
+    return _match_edges(state, n_rel, edge_row, cols.ravel(), costs.ravel(), padding)
 
 
-def _match_edges(n_ext, n_rel, edge_row, edge_col, edge_cost, padding):
-    """``_match`` on a graph given by its edges (no pair twice) and the "no link" edges."""
+def _match_edges(state, n_rel, edge_row, edge_col, edge_cost, padding):
+    """``_match`` on a graph given by its edges (no pair twice) and the "no link" edges,
+    continuing from the matching and potentials of ``state``."""
+    n_ext = state.col_of_row.size
     row_of_edge = np.concatenate([edge_row, np.arange(n_ext)])
     col_of_edge = np.concatenate([edge_col, n_rel + np.arange(n_ext)])
     cost = np.concatenate([edge_cost, np.full(n_ext, padding)])
-    graph = sp.csr_matrix((cost + 1.0, (row_of_edge, col_of_edge)), shape=(n_ext, n_rel + n_ext))
-    rows, links = min_weight_full_bipartite_matching(graph)
-    order = np.argsort(rows)
-    rows, links = rows[order].astype(np.int64), links[order].astype(np.int64)
-    matched = np.empty(n_ext, dtype=np.int64)
-    matched[rows] = links
-    on = col_of_edge == matched[row_of_edge]
+    state.solve(row_of_edge, col_of_edge, cost)
+    rows = np.arange(n_ext, dtype=np.int64)
+    links = state.col_of_row.copy()
+    on = col_of_edge == links[row_of_edge]
     matched_cost = np.empty(n_ext)
     matched_cost[row_of_edge[on]] = cost[on]
-    # difference constraints p_j <= p_m(i) + c_ij - c_i,m(i): an edge m(i) -> j per candidate
-    other = ~on
-    src = matched[row_of_edge[other]]
-    dst = col_of_edge[other]
-    slack = cost[other] - matched_cost[row_of_edge[other]]
-    n_nodes = n_rel + n_ext
-    try:
-        p = _potentials(n_nodes, src, dst, slack, np.arange(n_nodes))
-    except ArithmeticError:  # the solver's matching is not optimal even on its own graph
-        return rows, links, None, None
-    free = np.ones(n_nodes, dtype=bool)
-    free[links] = False
-    p[free] = 0.0  # complementary slackness; the check below sees what it costs
-    u = matched_cost[rows] - p[links]
+    p = state.potential.copy()
+    p[state.row_of_col < 0] = 0.0  # complementary slackness; the check below sees what it costs
+    u = matched_cost - p[links]
     excess = u[row_of_edge] + p[col_of_edge] - cost  # dual feasibility on every candidate edge
-    if np.any(excess > TOLERANCE * (np.abs(cost) + np.abs(u[row_of_edge]) + np.abs(p[col_of_edge]))):
+    if np.any(p > 0) or np.any(excess > TOLERANCE * (np.abs(cost) + np.abs(u[row_of_edge]) + np.abs(p[col_of_edge]))):
         return rows, links, None, None  # the duals break a candidate edge: no proof
     return rows, links, u, p
 
