@@ -149,8 +149,8 @@ def augment(ptr, col, cost, v, row_of_col, col_of_row, todo):  # pragma: no cove
             u_i = matched_cost[i] - v[j] - d  # the row's dual, less the column's distance
         for t in range(n_touched):  # potentials of the finished columns; reset the labels
             k = touched[t]
-            if done[k]:
-                v[k] += dist[k] - delta
+            if done[k]:  # dist ≤ delta but for rounding (reduced costs of -1e-16): v stays ≤ 0
+                v[k] += min(dist[k] - delta, 0.0)
             dist[k], done[k] = np.inf, False
         if end < 0:
             continue
