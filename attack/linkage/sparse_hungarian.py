@@ -3,21 +3,19 @@
 Each external record starts with its K nearest release records (certified candidates, see
 ``attack.linkage.candidates``, or an exact chunked scan when the distance does not embed) and a
 private "no link" edge priced at the padding cost D of eq. 13.6, so a full matching always
-exists. ``scipy.sparse.csgraph.min_weight_full_bipartite_matching`` solves the candidate graph.
+exists. ``attack.linkage.shortest_path`` solves the candidate graph by successive shortest
+paths; when pairs join the graph it goes on from its matching and potentials.
 
 Costs are rescaled per block before anything is computed: divided by ``s``, the power of four
 nearest the median positive candidate distance (a power of two divides without rounding, and
 its square root scales the embedding without rounding either). Max–min standardised distances
 of raw register keys sit near 10⁻¹²; rescaled, the block's typical distance is about 1, so the
-tolerances below are relative to the block's distances, not to 1. The solver reads an explicit
-zero as a missing edge, so it gets every weight + 1 (a constant per full matching, the optimum
-does not move); the proof uses the rescaled costs themselves.
+tolerances below are relative to the block's distances, not to 1.
 
-Proof of optimality (docs/method/linkage.md). Column potentials ``p ≤ 0`` are the shortest-path
-distances of the difference constraints ``p_j ≤ p_m(i) + c_ij − c_i,m(i)`` over the candidate
-edges (``m(i)`` the column row ``i`` is matched to; every column starts at 0), and ``u_i =
-c_i,m(i) − p_m(i)``; columns left free get ``p_j = 0`` (complementary slackness). Dual
-feasibility ``u_i + p_j ≤ c_ij`` is then checked on every candidate edge. The matching is optimal for the whole block when
+Proof of optimality (docs/method/linkage.md). The solver's column potentials ``p ≤ 0`` and
+``u_i = c_i,m(i) − p_m(i)`` (``m(i)`` the column row ``i`` is matched to) are the dual
+solution; columns left free get ``p_j = 0`` (complementary slackness). Dual feasibility
+``u_i + p_j ≤ c_ij`` is checked again here on every candidate edge, not taken from the solver. The matching is optimal for the whole block when
 the same holds for every pair that is not a candidate:
 
 * when the distance embeds (``c_ij = |x_i − y_j|² − C``), ``min_j (c_ij − p_j)`` over *all*
