@@ -84,6 +84,26 @@ def cost_scale(costs: np.ndarray) -> float:
     return float(4.0**exponent)
 
 
+def _potentials(n_nodes: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Shortest-path distances from a source joined (at 0) to ``start``, by Bellman–Ford rounds
+    that relax only the edges leaving nodes whose distance changed."""
+    dist = np.full(n_nodes, np.inf)
+    dist[start] = 0.0
+    changed = np.zeros(n_nodes, dtype=bool)
+    changed[start] = True
+    for _ in range(n_nodes + 1):
+        if not changed.any():
+            return dist
+        active = changed[src]
+        relaxed = dist.copy()
+        np.minimum.at(relaxed, dst[active], dist[src[active]] + weight[active])
+        # a strict decrease beyond rounding: cycles of zero cost (ties) may sum to -1e-16
+        with np.errstate(invalid="ignore"):  # inf - inf where a node is still unreached
+            changed = relaxed < dist - 1e-12 * (1.0 + np.abs(relaxed))
+        dist = np.where(changed, relaxed, dist)
+    raise ArithmeticError("negative cycle in the residual graph: the matching is not optimal")
+
+
 def solve(model: DistanceModel, budget: int):
     """Exact assignment of a large block: ``(rows, cols, distance, n_best, proven)``.
 
@@ -163,13 +183,24 @@ def _match_edges(state, n_rel, edge_row, edge_col, edge_cost, padding):
     on = col_of_edge == links[row_of_edge]
     matched_cost = np.empty(n_ext)
     matched_cost[row_of_edge[on]] = cost[on]
-    p = state.potential.copy()
-    p[state.row_of_col < 0] = 0.0  # complementary slackness; the check below sees what it costs
-    u = matched_cost - p[links]
-    excess = u[row_of_edge] + p[col_of_edge] - cost  # dual feasibility on every candidate edge
-    if np.any(p > 0) or np.any(excess > TOLERANCE * (np.abs(cost) + np.abs(u[row_of_edge]) + np.abs(p[col_of_edge]))):
-        return rows, links, None, None  # the duals break a candidate edge: no proof
-    return rows, links, u, p
+    free = state.row_of_col < 0
+    for attempt in range(2):
+        if attempt == 0:
+            p = state.potential.copy()
+        else:  # the solver's potentials carry the rounding of its paths: recompute them from the
+            # matching, as shortest paths of the constraints p_j <= p_m(i) + c_ij - c_i,m(i)
+            other = ~on
+            slack = cost[other] - matched_cost[row_of_edge[other]]
+            try:
+                p = _potentials(free.size, links[row_of_edge[other]], col_of_edge[other], slack, np.arange(free.size))
+            except ArithmeticError:
+                break
+        p[free] = 0.0  # complementary slackness; the check below sees what it costs
+        u = matched_cost - p[links]
+        excess = u[row_of_edge] + p[col_of_edge] - cost  # dual feasibility on every candidate edge
+        if not (np.any(p > 0) or np.any(excess > TOLERANCE * (np.abs(cost) + np.abs(u[row_of_edge]) + np.abs(p[col_of_edge])))):
+            return rows, links, u, p
+    return rows, links, None, None  # the duals break a candidate edge: no proof
 
 
 def _proven(u, p, links, bound, embedded, n_rel) -> bool:
