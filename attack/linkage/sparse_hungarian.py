@@ -14,7 +14,9 @@ tolerances below are relative to the block's distances, not to 1.
 
 Proof of optimality (docs/method/linkage.md). The solver's column potentials ``p ≤ 0`` and
 ``u_i = c_i,m(i) − p_m(i)`` (``m(i)`` the column row ``i`` is matched to) are the dual
-solution; columns left free get ``p_j = 0`` (complementary slackness). Dual feasibility
+solution (when their rounding fails the check below, they are computed again from the matching
+as shortest paths of ``p_j ≤ p_m(i) + c_ij − c_i,m(i)``); columns left free get ``p_j = 0``
+(complementary slackness). Dual feasibility
 ``u_i + p_j ≤ c_ij`` is checked again here on every candidate edge, not taken from the solver. The matching is optimal for the whole block when
 the same holds for every pair that is not a candidate:
 
