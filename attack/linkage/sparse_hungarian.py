@@ -3,21 +3,21 @@
 Each external record starts with its K nearest release records (certified candidates, see
 ``attack.linkage.candidates``, or an exact chunked scan when the distance does not embed) and a
 private "no link" edge priced at the padding cost D of eq. 13.6, so a full matching always
-exists. ``scipy.sparse.csgraph.min_weight_full_bipartite_matching`` solves the candidate graph.
+exists. ``attack.linkage.shortest_path`` solves the candidate graph by successive shortest
+paths; when pairs join the graph it goes on from its matching and potentials.
 
 Costs are rescaled per block before anything is computed: divided by ``s``, the power of four
 nearest the median positive candidate distance (a power of two divides without rounding, and
 its square root scales the embedding without rounding either). Max–min standardised distances
 of raw register keys sit near 10⁻¹²; rescaled, the block's typical distance is about 1, so the
-tolerances below are relative to the block's distances, not to 1. The solver reads an explicit
-zero as a missing edge, so it gets every weight + 1 (a constant per full matching, the optimum
-does not move); the proof uses the rescaled costs themselves.
+tolerances below are relative to the block's distances, not to 1.
 
-Proof of optimality (docs/method/linkage.md). Column potentials ``p ≤ 0`` are the shortest-path
-distances of the difference constraints ``p_j ≤ p_m(i) + c_ij − c_i,m(i)`` over the candidate
-edges (``m(i)`` the column row ``i`` is matched to; every column starts at 0), and ``u_i =
-c_i,m(i) − p_m(i)``; columns left free get ``p_j = 0`` (complementary slackness). Dual
-feasibility ``u_i + p_j ≤ c_ij`` is then checked on every candidate edge. The matching is optimal for the whole block when
+Proof of optimality (docs/method/linkage.md). The solver's column potentials ``p ≤ 0`` and
+``u_i = c_i,m(i) − p_m(i)`` (``m(i)`` the column row ``i`` is matched to) are the dual
+solution (when their rounding fails the check below, they are computed again from the matching
+as shortest paths of ``p_j ≤ p_m(i) + c_ij − c_i,m(i)``); columns left free get ``p_j = 0``
+(complementary slackness). Dual feasibility
+``u_i + p_j ≤ c_ij`` is checked again here on every candidate edge, not taken from the solver. The matching is optimal for the whole block when
 the same holds for every pair that is not a candidate:
 
 * when the distance embeds (``c_ij = |x_i − y_j|² − C``), ``min_j (c_ij − p_j)`` over *all*
@@ -35,13 +35,12 @@ When the graph outgrows the memory budget, the block is reported as approximate.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
 from attack.linkage.candidates import CandidateLists, embedding, rounding
 from attack.linkage.distances import DistanceModel
+from attack.linkage.shortest_path import Assignment
 
 FIRST_K = 128
 #: Pairs of the lifted query added per record that breaks the proof, per round.
@@ -138,22 +137,24 @@ def solve(model: DistanceModel, budget: int):
 
 
 def _generate(model, cols, costs, padding, scale, embedded, budget):
-    """Solve the candidate graph, add the pairs that break the lifted check, solve again, until
-    none breaks it (proven) or the graph outgrows ``budget``: ``(rows, links, proven)``."""
+    """Solve the candidate graph, add the pairs that break the lifted check, solve again from
+    the same matching and potentials, until none breaks it (proven) or the graph outgrows
+    ``budget``: ``(rows, links, proven)``."""
     n_ext, n_rel = model.sizes
     x_ext, x_rel, constant = embedded
     root = np.sqrt(scale)  # a power of two: exact
     lifted = (x_ext / root, x_rel / root, constant / scale)
     edge_row = np.repeat(np.arange(n_ext), cols.shape[1])
     edge_col, edge_cost = cols.ravel(), costs.ravel()
+    state = Assignment(n_ext, n_rel + n_ext)
     while True:
-        rows, links, u, p = _match_edges(n_ext, n_rel, edge_row, edge_col, edge_cost, padding)
+        rows, links, u, p = _match_edges(state, n_rel, edge_row, edge_col, edge_cost, padding)
         if u is None:
             return rows, links, False
         new_row, new_col = _breaking(u, p, lifted, n_rel, ADDED)
         if new_row.size == 0:
             return rows, links, True
-        fresh = ~np.isin(new_row * n_rel + new_col, edge_row * n_rel + edge_col)
+        fresh = ~state.contains(new_row, new_col)
         if not fresh.any() or (edge_row.size + n_ext + fresh.sum()) * EDGE_BYTES > budget:
             return rows, links, False
         new_row, new_col = new_row[fresh], new_col[fresh]
@@ -165,43 +166,43 @@ def _generate(model, cols, costs, padding, scale, embedded, budget):
 def _match(n_ext, n_rel, cols, costs, padding):
     """The optimal matching of the graph of each row's candidates ``cols`` (rows sorted), the
     row duals ``u`` and the column potentials ``p`` (real columns, then each row's "no link"
-    column); ``u`` and ``p`` are None when rounding left no dual solution that proves it."""
+    column); ``u`` and ``p`` are None when rounding left duals that break a candidate edge."""
     edge_row = np.repeat(np.arange(n_ext), cols.shape[1])
-    return _match_edges(n_ext, n_rel, edge_row, cols.ravel(), costs.ravel(), padding)
+    state = Assignment(n_ext, n_rel + n_ext)
+    return _match_edges(state, n_rel, edge_row, cols.ravel(), costs.ravel(), padding)
 
 
-def _match_edges(n_ext, n_rel, edge_row, edge_col, edge_cost, padding):
-    """``_match`` on a graph given by its edges (no pair twice) and the "no link" edges."""
+def _match_edges(state, n_rel, edge_row, edge_col, edge_cost, padding):
+    """``_match`` on a graph given by its edges (no pair twice) and the "no link" edges,
+    continuing from the matching and potentials of ``state``."""
+    n_ext = state.col_of_row.size
     row_of_edge = np.concatenate([edge_row, np.arange(n_ext)])
     col_of_edge = np.concatenate([edge_col, n_rel + np.arange(n_ext)])
     cost = np.concatenate([edge_cost, np.full(n_ext, padding)])
-    graph = sp.csr_matrix((cost + 1.0, (row_of_edge, col_of_edge)), shape=(n_ext, n_rel + n_ext))
-    rows, links = min_weight_full_bipartite_matching(graph)
-    order = np.argsort(rows)
-    rows, links = rows[order].astype(np.int64), links[order].astype(np.int64)
-    matched = np.empty(n_ext, dtype=np.int64)
-    matched[rows] = links
-    on = col_of_edge == matched[row_of_edge]
+    state.solve(row_of_edge, col_of_edge, cost)
+    rows = np.arange(n_ext, dtype=np.int64)
+    links = state.col_of_row.copy()
+    on = col_of_edge == links[row_of_edge]
     matched_cost = np.empty(n_ext)
     matched_cost[row_of_edge[on]] = cost[on]
-    # difference constraints p_j <= p_m(i) + c_ij - c_i,m(i): an edge m(i) -> j per candidate
-    other = ~on
-    src = matched[row_of_edge[other]]
-    dst = col_of_edge[other]
-    slack = cost[other] - matched_cost[row_of_edge[other]]
-    n_nodes = n_rel + n_ext
-    try:
-        p = _potentials(n_nodes, src, dst, slack, np.arange(n_nodes))
-    except ArithmeticError:  # the solver's matching is not optimal even on its own graph
-        return rows, links, None, None
-    free = np.ones(n_nodes, dtype=bool)
-    free[links] = False
-    p[free] = 0.0  # complementary slackness; the check below sees what it costs
-    u = matched_cost[rows] - p[links]
-    excess = u[row_of_edge] + p[col_of_edge] - cost  # dual feasibility on every candidate edge
-    if np.any(excess > TOLERANCE * (np.abs(cost) + np.abs(u[row_of_edge]) + np.abs(p[col_of_edge]))):
-        return rows, links, None, None  # the duals break a candidate edge: no proof
-    return rows, links, u, p
+    free = state.row_of_col < 0
+    for attempt in range(2):
+        if attempt == 0:
+            p = state.potential.copy()
+        else:  # the solver's potentials carry the rounding of its paths: recompute them from the
+            # matching, as shortest paths of the constraints p_j <= p_m(i) + c_ij - c_i,m(i)
+            other = ~on
+            slack = cost[other] - matched_cost[row_of_edge[other]]
+            try:
+                p = _potentials(free.size, links[row_of_edge[other]], col_of_edge[other], slack, np.arange(free.size))
+            except ArithmeticError:
+                break
+        p[free] = 0.0  # complementary slackness; the check below sees what it costs
+        u = matched_cost - p[links]
+        excess = u[row_of_edge] + p[col_of_edge] - cost  # dual feasibility on every candidate edge
+        if not (np.any(p > 0) or np.any(excess > TOLERANCE * (np.abs(cost) + np.abs(u[row_of_edge]) + np.abs(p[col_of_edge])))):
+            return rows, links, u, p
+    return rows, links, None, None  # the duals break a candidate edge: no proof
 
 
 def _proven(u, p, links, bound, embedded, n_rel) -> bool:
