@@ -7,7 +7,8 @@ Each case runs twice in its own process with ``NUMBA_CACHE_DIR`` pointing to a n
 folder: the first run ("cold") compiles every compiled loop it uses and writes it there, the
 second ("warm") loads them from there, as every later run on the same installation does. The
 difference is what compiling costs the first user; its budget is 10 s. Wall time is printed
-with processor time (user + system) of the child, the steadier figure on shared cores.
+with processor time (user + system) of the child, the steadier figure on shared cores, and the
+budget is judged on both (on busy cores the wall difference grows with the load).
 
 * ``demo``: ``attack demo`` (17,000 firms, default settings).
 * ``mdav-100k``: joint MDAV (k = 3) of 100,000 synthetic firms with 10 metric variables (the
@@ -64,17 +65,17 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, "
           f"load {os.getloadavg()[0]:.2f}")
     print(f"{'case':>10} {'cold s':>7} {'warm s':>7} {'diff s':>7} {'cold cpu':>9} "
-          f"{'warm cpu':>9} {'diff cpu':>9}  budget {BUDGET:.0f} s")
+          f"{'warm cpu':>9} {'diff cpu':>9}  budget {BUDGET:.0f} s (wall, cpu)")
     for case in args.cases or CASES:
         with tempfile.TemporaryDirectory() as tmp:
             folder, cache = Path(tmp), Path(tmp) / "numba-cache"
             cache.mkdir()
             cmd = command(case, folder)
             cold, warm = timed(cmd, cache), timed(cmd, cache)
-        diff = cold.seconds - warm.seconds
+        diff, diff_cpu = cold.seconds - warm.seconds, cold.cpu_seconds - warm.cpu_seconds
+        verdicts = ", ".join("met" if value <= BUDGET else "OVER" for value in (diff, diff_cpu))
         print(f"{case:>10} {cold.seconds:>7.1f} {warm.seconds:>7.1f} {diff:>7.1f} "
-              f"{cold.cpu_seconds:>9.1f} {warm.cpu_seconds:>9.1f} "
-              f"{cold.cpu_seconds - warm.cpu_seconds:>9.1f}  {'met' if diff <= BUDGET else 'OVER'}",
+              f"{cold.cpu_seconds:>9.1f} {warm.cpu_seconds:>9.1f} {diff_cpu:>9.1f}  {verdicts}",
               flush=True)
 
 

@@ -86,7 +86,8 @@ def main() -> None:
     unknown = sorted(set(args.cases) - set(CASES))
     if unknown:
         parser.error(f"unknown case {unknown[0]!r}")
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, "
+          f"load {os.getloadavg()[0]:.2f}")
     for name in args.cases or DEFAULT:
         n, method, limits = CASES[name]
         run = run_child([sys.executable, __file__, "--child", name])
@@ -97,8 +98,9 @@ def main() -> None:
             memory = f", {max_gib} GiB" if max_gib is not None else ""
             budget = f" [budget {max_s} s{memory}: {'OVER' if over else 'met'}]"
         ok = " FAILED" if run.failed else ""
-        print(f"{name}: {n:,} x {len(VARIABLES)}, {run.seconds:.1f} s wall incl. data generation, "
-              f"peak {run.peak_gib:.2f} GiB ; {run.output}{budget}{ok}", flush=True)
+        print(f"{name}: {n:,} x {len(VARIABLES)}, {run.seconds:.1f} s wall incl. data generation "
+              f"({run.cpu_seconds:.1f} s processor), peak {run.peak_gib:.2f} GiB ; "
+              f"{run.output}{budget}{ok}", flush=True)
 
 
 if __name__ == "__main__":

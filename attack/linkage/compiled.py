@@ -13,12 +13,18 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+def _inner():
+    """``njit`` for a loop called only by other compiled loops: kept on disk like the others,
+    but without the wrappers that let Python call it (a good part of compiling a small loop)."""
+    return njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+
+@_inner()
 def before(c1, r1, k1, c2, r2, k2):  # pragma: no cover - compiled
     return c1 < c2 or (c1 == c2 and (r1 < r2 or (r1 == r2 and k1 < k2)))
 
 
-@njit(cache=True)
+@_inner()
 def push(cost, row, col, size, c, r, k):  # pragma: no cover - compiled
     at = size
     while at > 0:
@@ -31,7 +37,7 @@ def push(cost, row, col, size, c, r, k):  # pragma: no cover - compiled
     return size + 1
 
 
-@njit(cache=True)
+@_inner()
 def pop(cost, row, col, size):  # pragma: no cover - compiled
     size -= 1
     c, r, k = cost[size], row[size], col[size]
@@ -52,7 +58,7 @@ def pop(cost, row, col, size):  # pragma: no cover - compiled
     return size
 
 
-@njit(cache=True)
+@_inner()
 def lower_cost(emb, constant, margin):  # pragma: no cover - compiled
     """A lower bound of the exact distance of every pair whose embedded squared distance is at
     least ``emb``; ``margin`` from ``attack.linkage.candidates.rounding`` (the bound is
@@ -61,14 +67,14 @@ def lower_cost(emb, constant, margin):  # pragma: no cover - compiled
     return e - constant - (margin[0] * (e + abs(constant)) + margin[1] * np.sqrt(e) + margin[2])
 
 
-@njit(cache=True)
+@_inner()
 def upper_cost(emb, constant, margin):  # pragma: no cover - compiled
     """An upper bound of the exact distance of every pair whose embedded squared distance is at
     most ``emb``."""
     return emb - constant + margin[0] * (emb + abs(constant)) + margin[1] * np.sqrt(emb) + margin[2]
 
 
-@njit(cache=True)
+@_inner()
 def squared(p, q):  # pragma: no cover - compiled
     dist = 0.0
     for c in range(p.size):
@@ -77,7 +83,7 @@ def squared(p, q):  # pragma: no cover - compiled
     return dist
 
 
-@njit(cache=True)
+@_inner()
 def best_group(g, query, points, perm, start, end, left, right, lo, hi, alive, front, rows, ptr, rep_e, rep_r,
                constant, margin, metric, a, b, offset, scale, weight):  # pragma: no cover - compiled
     """The nearest release value group with free records for external group ``g``: ``(exact
@@ -115,7 +121,7 @@ def best_group(g, query, points, perm, start, end, left, right, lo, hi, alive, f
     return best_c, best_j, best_h, ties == 1
 
 
-@njit(cache=True)
+@_inner()
 def tree_links(left, right, start, end, perm, n_points):  # pragma: no cover - compiled
     """Parent of every node and leaf of every point of a tree from ``build_tree``."""
     parent = np.full(left.size, -1, np.int64)
@@ -155,7 +161,7 @@ def greedy(x_ext, x_rel, ext_ptr, ext_rows, rel_ptr, rel_rows, constant, margin,
     heap_cost, heap_row, heap_group = np.empty(n_ext), np.empty(n_ext, np.int64), np.empty(n_ext, np.int64)
     chosen = np.full(n_ext, -1, np.int64)
     alone = np.zeros(n_ext, np.bool_)
-    size = 0
+    size = np.int64(0)  # not a literal: push and pop are compiled once
     for g in range(n_ext):
         c, j, h, u = best_group(g, x_ext[g], x_rel, perm, start, end, left, right, lo, hi, alive, front, rel_rows,
                                 rel_ptr, rep_e, rep_r, constant, margin, metric, a, b, offset, scale, weight)
@@ -242,7 +248,7 @@ def tie_counts(groups, costs, x_ext, x_rel, ext_ptr, ext_rows, rel_ptr, rel_rows
     return out
 
 
-@njit(cache=True)
+@_inner()
 def reach_to(query, lo, hi, node):  # pragma: no cover - compiled
     """Squared distance from ``query`` to the farthest corner of a node's box."""
     reach = 0.0
@@ -323,7 +329,8 @@ def build_tree(points, leaf):  # pragma: no cover - compiled
                 if (side == 0 and v < median) or (side == 1 and v == median) or (side == 2 and v > median):
                     scratch[at] = perm[i]
                     at += 1
-        perm[s:e] = scratch[: e - s]
+        for i in range(s, e):  # a loop: slice assignment compiles numpy's shape checks
+            perm[i] = scratch[i - s]
         left[node], right[node] = nodes, nodes + 1
         start[nodes], end[nodes] = s, s + half
         start[nodes + 1], end[nodes + 1] = s + half, e
@@ -347,7 +354,7 @@ def build_tree(points, leaf):  # pragma: no cover - compiled
     return perm, start[:nodes].copy(), end[:nodes].copy(), left[:nodes].copy(), right[:nodes].copy(), lo, hi
 
 
-@njit(cache=True)
+@_inner()
 def gap_to(query, lo, hi, node):  # pragma: no cover - compiled
     gap = 0.0
     for c in range(query.size):
@@ -360,7 +367,7 @@ def gap_to(query, lo, hi, node):  # pragma: no cover - compiled
     return gap
 
 
-@njit(cache=True)
+@_inner()
 def children(query, lo, hi, left, right, node):  # pragma: no cover - compiled
     """A node's children, the farther from ``query`` first, with their squared gaps to it."""
     near, far = left[node], right[node]
@@ -370,7 +377,7 @@ def children(query, lo, hi, left, right, node):  # pragma: no cover - compiled
     return far, far_gap, near, near_gap
 
 
-@njit(cache=True)
+@_inner()
 def nearest(query, k, points, perm, start, end, left, right, lo, hi):  # pragma: no cover - compiled
     """Positions of the ``k`` nearest points and the k-th squared distance."""
     d = points.shape[1]
@@ -412,7 +419,7 @@ def nearest(query, k, points, perm, start, end, left, right, lo, hi):  # pragma:
     return best_i[:filled].copy(), best_d[filled - 1]
 
 
-@njit(cache=True)
+@_inner()
 def cost(row, j, metric, a, b, offset, scale, weight):  # pragma: no cover - compiled
     total = 0.0
     for key in range(metric.size):
@@ -433,7 +440,7 @@ def cost(row, j, metric, a, b, offset, scale, weight):  # pragma: no cover - com
     return total
 
 
-@njit(cache=True)
+@_inner()
 def order(cols, costs):  # pragma: no cover - compiled
     """Sort one list in place by distance, then record (insertion: lists are short or
     nearly sorted, the tree returns them by embedded distance)."""

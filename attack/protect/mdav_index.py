@@ -43,7 +43,7 @@ Every bound carries a margin far above the rounding of the rotation and a relati
 centroid is the correctly rounded column sum of the remaining records (kept exactly as a
 floating-point expansion, Shewchuk's algorithm as in ``math.fsum``) divided by their count.
 When half the records of a tree are grouped the tree is rebuilt from those left (a compiled
-median split, each span on its widest coordinate, the spans of a level in parallel).
+median split, each span on its widest coordinate).
 """
 
 from __future__ import annotations
@@ -71,6 +71,24 @@ def _inner(**options):
     """``njit`` for a loop called only by other compiled loops: kept on disk like the others,
     but without the wrappers that let Python call it (a good part of compiling a small loop)."""
     return njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, **options)
+
+
+def _inlined():
+    """``njit`` for a short step of the MDAV loop: its code is put into its callers instead of
+    being compiled on its own (every loop compiled on its own is optimised again with all the
+    loops it calls)."""
+    return njit(cache=True, inline="always")
+
+
+def _two_threads():
+    """``njit`` for a loop with a ``prange`` region: only the ``prange`` loops run in parallel.
+    numba's other conversions (numpy calls, array expressions and slice assignments made into
+    parallel loops) are off: each would be one more parallel loop to compile, and these
+    functions only create small arrays."""
+    only_prange = {"comprehension": False, "reduction": False, "inplace_binop": False,
+                   "setitem": False, "numpy": False, "stencil": False, "fusion": False,
+                   "prange": True}
+    return njit(cache=True, parallel=only_prange)
 
 
 def mdav_groups(z: np.ndarray, k: int, keys: np.ndarray) -> np.ndarray:
@@ -230,12 +248,13 @@ def _exact_sums(z, parts, used):  # pragma: no cover - compiled
 # --- building ------------------------------------------------------------------------------------
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _split(features, rank, order, depth):  # pragma: no cover - compiled
     """Reorder ``order`` (positions into ``features``) into the leaves of a balanced k-d tree of
     ``depth`` levels: every span is halved at the median of its widest feature; within a leaf
-    by increasing ``rank``. Returns the start of each leaf and the end of the last. The spans
-    of a level are split in parallel."""
+    by increasing ``rank``. Returns the start of each leaf and the end of the last. One thread:
+    building takes well under a second at a million records, and a parallel loop here cost
+    seconds of compiling on first use."""
     m, f = features.shape
     here = features.copy()                           # the features in the current order
     moved = np.empty_like(here)
@@ -246,7 +265,7 @@ def _split(features, rank, order, depth):  # pragma: no cover - compiled
     starts[1] = m
     for _ in range(depth):
         halves = np.empty(2 * starts.size - 1, dtype=np.int64)
-        for s in prange(starts.size - 1):
+        for s in range(starts.size - 1):
             a, b = starts[s], starts[s + 1]
             halves[2 * s], halves[2 * s + 1] = a, a + (b - a) // 2
             low, high = np.full(f, np.inf), np.full(f, -np.inf)
@@ -254,20 +273,23 @@ def _split(features, rank, order, depth):  # pragma: no cover - compiled
                 at[i] = i
                 for d in range(f):
                     low[d], high[d] = min(low[d], here[i, d]), max(high[d], here[i, d])
-            dim = np.argmax(high - low)
+            dim = 0                                  # the widest (first of equals)
+            for d in range(1, f):
+                if high[d] - low[d] > high[dim] - low[dim]:
+                    dim = d
             for i in range(a, b):
                 key[i] = here[i, dim]
             _select(key, at, a, b, a + (b - a) // 2)
         halves[-1] = m
         starts = halves
-        for i in prange(m):                          # element by element: a row or array
+        for i in range(m):                           # element by element: a row or array
             for d in range(f):                       # assignment compiles numpy's broadcasting
                 moved[i, d] = here[at[i], d]
             spare[i] = order[at[i]]
         here, moved = moved, here
         for i in range(m):
             order[i] = spare[i]
-    for s in prange(starts.size - 1):                # insertion sort of each leaf by rank
+    for s in range(starts.size - 1):                 # insertion sort of each leaf by rank
         for i in range(starts[s] + 1, starts[s + 1]):
             j, row = i, order[i]
             while j > starts[s] and rank[order[j - 1]] > rank[row]:
@@ -629,7 +651,7 @@ def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin, shared,
     A record is passed over only if it is strictly nearer than one the other thread holds."""
     part_bound, leaf_bound = _parts(tree[-1])
     pick = np.empty(tree[-2], dtype=np.int64)
-    best_d, best = -1.0, -1
+    best_d, best = -1.0, np.int64(-1)
     while True:
         at = next_box[0]
         if at >= order.size:
@@ -650,14 +672,14 @@ def _parts(depth):  # pragma: no cover - compiled
     return np.empty(2 ** (box - part)), np.empty(2**part)
 
 
-@_inner()
+@_inlined()
 def _farthest(q, tree, rotation, margin):  # pragma: no cover - compiled
     """Position of the remaining record farthest from ``q`` (ties: largest key); two threads
     share the boxes of the first scan."""
     return _nearest_and_farthest(q, np.int64(-1), np.int64(1), tree, rotation, margin)[1]
 
 
-@njit(cache=True, parallel=True)
+@_two_threads()
 def _nearest_and_farthest(q, centre, k, tree, rotation, margin):  # pragma: no cover - compiled
     """``_nearest`` of ``centre`` (unless it is -1) and the remaining record farthest from
     ``q``, both on the records remaining now: one thread first finds the nearest, the other
@@ -670,9 +692,11 @@ def _nearest_and_farthest(q, centre, k, tree, rotation, margin):  # pragma: no c
     near = np.empty(k, dtype=np.int64)
     for thread in prange(2):
         if thread == 0 and centre >= 0:
-            near[:] = _nearest(centre, k, tree, rotation, margin)
+            listed = _nearest(centre, k, tree, rotation, margin)
+            for i in range(k):       # a loop: slice assignment compiles numpy's checks
+                near[i] = listed[i]
         found_d[thread], found[thread] = _share(next_box, order, bound, q, qy, qh, qt, offset,
-                                                tree, margin, shared, thread)
+                                                tree, margin, shared, np.int64(thread))
     return near, _winner(found_d, found, tree[2])
 
 
@@ -687,23 +711,23 @@ def _winner(found_d, found, keys):  # pragma: no cover - compiled
 def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
     """Positions of the record at ``centre`` and its ``k - 1`` nearest remaining records
     (ties: smallest keys), found by one thread (``_near_part`` alone)."""
-    q, qy, rq, box_bound, near_d, near_k, near = _near_query(centre, k, 1, tree, rotation,
+    q, qy, rq, box_bound, near_d, near_k, near = _near_query(centre, k, np.int64(1), tree, rotation,
                                                              margin)
     shared = np.full(2, np.inf)
     _near_part(centre, q, qy, rq, tree, margin, box_bound, np.zeros(1, dtype=np.int64), shared,
-               0, near_d[0], near_k[0], near[0])
+               np.int64(0), near_d[0], near_k[0], near[0])
     return _nearest_of(centre, near_d, near_k, near)
 
 
-@njit(cache=True, parallel=True)
+@_two_threads()
 def _nearest_in_two(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
     """``_nearest`` with two threads sharing the boxes (``_near_part``)."""
-    q, qy, rq, box_bound, near_d, near_k, near = _near_query(centre, k, 2, tree, rotation,
+    q, qy, rq, box_bound, near_d, near_k, near = _near_query(centre, k, np.int64(2), tree, rotation,
                                                              margin)
     next_box = np.zeros(1, dtype=np.int64)
     shared = np.full(2, np.inf)
     for thread in prange(2):
-        _near_part(centre, q, qy, rq, tree, margin, box_bound, next_box, shared, thread,
+        _near_part(centre, q, qy, rq, tree, margin, box_bound, next_box, shared, np.int64(thread),
                    near_d[thread], near_k[thread], near[thread])
     return _nearest_of(centre, near_d, near_k, near)
 
@@ -842,7 +866,7 @@ def _centroid(parts, used, n):  # pragma: no cover - compiled
     return c
 
 
-@_inner()
+@_inlined()
 def _group(centre, k, tree, rotation, margin, parts, used, group, label):  # pragma: no cover
     _take(_nearest_in_two(centre, k, tree, rotation, margin), tree, parts, used, group, label)
 
