@@ -30,14 +30,15 @@ LINK_COLUMNS = ("external_id", "release_id", "distance", "n_best", "correct")
 
 
 @dataclass(frozen=True)
-class Estimate:
-    """A rate and its Wilson 95% interval (None when no case is behind it)."""
+class Proportion:
+    """A proportion (a hit rate, a disclosure risk) and its Wilson 95% interval (None when no
+    case is behind it)."""
 
     value: float | None
     interval: tuple[float, float] | None
 
     @classmethod
-    def of(cls, value: float | None, interval: Sequence[float] | None) -> Estimate:
+    def of(cls, value: float | None, interval: Sequence[float] | None) -> Proportion:
         return cls(None if value is None else float(value),
                    None if interval is None else (float(interval[0]), float(interval[1])))
 
@@ -52,10 +53,10 @@ class CellRisk:
 
     cell: Mapping[str, str]
     passed: bool
-    disclosure_risk: Mapping[str, Estimate]
+    disclosure_risk: Mapping[str, Proportion]
     n_verifiable: int | None = None
     n_correct: int | None = None
-    reidentification_rate: Estimate | None = None
+    reidentification_rate: Proportion | None = None
 
     @classmethod
     def from_figures(cls, figures: Mapping[str, Any]) -> CellRisk:
@@ -65,10 +66,10 @@ class CellRisk:
         return cls(
             cell=dict(figures["cell"]),
             passed=bool(figures["passed"]),
-            disclosure_risk={g: Estimate.of(v, intervals.get(g)) for g, v in figures["disclosure_risk"].items()},
+            disclosure_risk={g: Proportion.of(v, intervals.get(g)) for g, v in figures["disclosure_risk"].items()},
             n_verifiable=figures.get("n_verifiable"),
             n_correct=figures.get("n_correct"),
-            reidentification_rate=None if rate is None else Estimate.of(rate, figures.get("reidentification_rate_ci")),
+            reidentification_rate=None if rate is None else Proportion.of(rate, figures.get("reidentification_rate_ci")),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -213,8 +214,8 @@ class AttackResult:
     n_external: int = field(init=False)
     n_verifiable: int = field(init=False)
     n_correct: int = field(init=False)
-    reidentification_rate: Estimate = field(init=False)
-    disclosure_risk: Mapping[str, Estimate] = field(init=False)
+    reidentification_rate: Proportion = field(init=False)
+    disclosure_risk: Mapping[str, Proportion] = field(init=False)
     cell_risks: tuple[CellRisk, ...] = field(init=False)
 
     @property
@@ -227,8 +228,8 @@ class AttackResult:
         intervals = f.get("disclosure_risk_ci") or {}
         _set(self, passed=bool(f["passed"]), tau=float(f["tau"]),
              n_external=int(f["n_external"]), n_verifiable=int(f["n_verifiable"]), n_correct=int(f["n_correct"]),
-             reidentification_rate=Estimate.of(f["reidentification_rate"], f.get("reidentification_rate_ci")),
-             disclosure_risk={g: Estimate.of(v, intervals.get(g)) for g, v in f["disclosure_risk"].items()},
+             reidentification_rate=Proportion.of(f["reidentification_rate"], f.get("reidentification_rate_ci")),
+             disclosure_risk={g: Proportion.of(v, intervals.get(g)) for g, v in f["disclosure_risk"].items()},
              cell_risks=tuple(CellRisk.from_figures(c) for c in f["cells"]))
 
     @property

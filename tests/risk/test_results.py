@@ -7,7 +7,7 @@ import pytest
 
 from attack.risk.combine import combine
 from attack.risk.evaluation import wilson_interval
-from attack.risk.results import LINK_COLUMNS, AttackResult, CellRisk, CombinedRisk, Estimate
+from attack.risk.results import LINK_COLUMNS, AttackResult, CellRisk, CombinedRisk, Proportion
 
 
 def _cell(label: str, n: int, correct: int, risk: float, tau: float = 0.5) -> dict:
@@ -36,7 +36,7 @@ def test_attack_result_fields_are_the_figures_typed():
     result = _result(_figures())
     assert (result.passed, result.tau, result.n_external, result.n_verifiable, result.n_correct) == (
         False, 0.5, 12, 10, 4)
-    assert result.reidentification_rate == Estimate(0.4, tuple(wilson_interval(4, 10)))
+    assert result.reidentification_rate == Proportion(0.4, tuple(wilson_interval(4, 10)))
     assert result.disclosure_risk["0.1"].value == 0.26
     assert result.disclosure_risk["0.1"].interval == pytest.approx(wilson_interval(5.2, 20))
     assert [c.passed for c in result.cell_risks] == [False, True]
@@ -62,6 +62,6 @@ def test_combined_risk_typed():
     figures = combine([("worst", worst), ("realistic", realistic)], 0.2, 0.5)
     combined = CombinedRisk(figures)
     assert (combined.lam, combined.tau, combined.passed, combined.n_failing_cells) == (0.2, 0.5, True, 0)
-    assert combined.cells == (CellRisk({"c": "a"}, True, {"0.1": Estimate(pytest.approx(0.2 * 0.9 + 0.8 * 0.3), None)},
+    assert combined.cells == (CellRisk({"c": "a"}, True, {"0.1": Proportion(pytest.approx(0.2 * 0.9 + 0.8 * 0.3), None)},
                                        n_verifiable=10),)
     assert combined.to_dict() == figures
