@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
-__all__ = ["PLOT_RC", "Table", "distance_histogram_figure", "distance_histogram_plot", "fmt_ci", "fmt_num", "md_table",
+__all__ = ["PLOT_RC", "ReportTable", "distance_histogram_figure", "distance_histogram_plot", "fmt_ci", "fmt_num", "md_table",
            "render_html", "render_markdown", "risk_by_gamma_figure", "risk_by_gamma_plot", "risk_heatmap",
            "risk_heatmap_figure", "suppressed", "svg_figure"]
 
@@ -170,7 +170,7 @@ def _taus(runs: Sequence[Mapping[str, Any]]) -> list[float]:
 
 
 @dataclass
-class Table:
+class ReportTable:
     header: list[str]
     numeric: list[bool]
     rows: list[list[str]] = field(default_factory=list)
@@ -193,15 +193,15 @@ def _md_text(s: str) -> str:
     return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-def md_table(t: Table) -> str:
+def md_table(t: ReportTable) -> str:
     lines = ["| " + " | ".join(_md_text(h) for h in t.header) + " |"]
     lines.append("|" + "|".join("---:" if n else "---" for n in t.numeric) + "|")
     lines += ["| " + " | ".join(_md_text(c) for c in row) + " |" for row in t.rows]
     return "\n".join(lines)
 
 
-def _summary_table(result: Mapping[str, Any]) -> Table:
-    t = Table(["measure", "value", "95% interval"], [False, True, True])
+def _summary_table(result: Mapping[str, Any]) -> ReportTable:
+    t = ReportTable(["measure", "value", "95% interval"], [False, True, True])
     for key, label in (
         ("n_external", "external records"),
         ("n_verifiable", "verifiable"),
@@ -250,7 +250,7 @@ def _status(cell: Mapping[str, Any], tau: float) -> str:
     return verdict_word(True) + ("*" if _upper_at_or_above_tau(cell, tau) else "")
 
 
-def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> Table:
+def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> ReportTable:
     """One row per cell; ``detailed`` adds outcome counts and intervals (HTML).
 
     A cell with fewer than ``min_count`` verifiable units shows "suppressed (n < min_count)"
@@ -268,7 +268,7 @@ def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> Ta
                    *(f"95% interval γ = {g}" for g in gammas)]
     else:
         header += ["correct", "rate"]
-    t = Table(header, [False, False] + [True] * (len(header) - 2), fold=shown if detailed else None)
+    t = ReportTable(header, [False, False] + [True] * (len(header) - 2), fold=shown if detailed else None)
     for cell in result.get("cells", []):
         row = [_status(cell, tau), _cell_name(cell, variables)]
         if suppressed(cell, min_count):
@@ -294,11 +294,11 @@ def _cell_table(result: Mapping[str, Any], detailed: bool, min_count: int) -> Ta
     return t
 
 
-def _comparison_table(runs: Sequence[Mapping[str, Any]]) -> Table:
+def _comparison_table(runs: Sequence[Mapping[str, Any]]) -> ReportTable:
     gammas = _all_gammas(runs)
     header = ["verdict", "run", "failing cells", *(f"disclosure γ = {g}" for g in gammas),
               "intruder", "release", "re-identification rate"]
-    t = Table(header, [False, False, True] + [True] * len(gammas) + [False, False, True])
+    t = ReportTable(header, [False, False, True] + [True] * len(gammas) + [False, False, True])
     for run in runs:
         r = run["result"]
         risk = r.get("disclosure_risk", {})
@@ -349,14 +349,14 @@ def _verdict(
     return ok, headline, lines
 
 
-def _combined_table(combined: Mapping[str, Any], min_count: int) -> Table:
+def _combined_table(combined: Mapping[str, Any], min_count: int) -> ReportTable:
     """Per cell: worst case, realistic mean and combined risk per γ, the rule used, status."""
     gammas = list(combined["cells"][0]["disclosure_risk"]) if combined["cells"] else []
     names = list(dict.fromkeys(k for c in combined["cells"] for k in c["cell"]))
     header = ["status", "cell", *(f"combined γ = {g}" for g in gammas), "rule"]
     for g in gammas:
         header += [f"worst γ = {g}", f"realistic γ = {g}"]
-    table = Table(header, [False, False] + [True] * len(gammas) + [False] + [True] * (2 * len(gammas)))
+    table = ReportTable(header, [False, False] + [True] * len(gammas) + [False] + [True] * (2 * len(gammas)))
     for cell in combined["cells"]:
         front = [verdict_word(cell["passed"]), _cell_name(cell, names)]
         if cell.get("n_verifiable", min_count) < min_count:
@@ -372,14 +372,14 @@ def _combined_table(combined: Mapping[str, Any], min_count: int) -> Table:
     return table
 
 
-def _any_intruder_table(entry: Mapping[str, Any], min_count: int) -> Table:
+def _any_intruder_table(entry: Mapping[str, Any], min_count: int) -> ReportTable:
     """Per cell: units verifiable for some intruder, the share any intruder re-identifies, each
     intruder's own share and the units only it finds, and the units several find. A cell with
     fewer than ``min_count`` units is suppressed, a count of found units below it is shown as such."""
     names = list(entry["intruders"])
     header = ["cell", "units", "any intruder", "95% interval"]
     header += [f"{n}: rate" for n in names] + [f"{n}: only it" for n in names] + ["several"]
-    table = Table(header, [False] + [True] * (len(header) - 1))
+    table = ReportTable(header, [False] + [True] * (len(header) - 1))
 
     def small(count: int) -> str:
         return f"< {min_count}" if 0 < count < min_count else str(count)
@@ -400,14 +400,14 @@ def _any_intruder_table(entry: Mapping[str, Any], min_count: int) -> Table:
     return table
 
 
-def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[str, Table]]:
+def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[str, ReportTable]]:
     """Natural protection of one intruder (docs/method/intruders.md): hit rate and disclosure risk
     against FORMAL beside the release, per cell, then its agreement tables."""
     formal, release = entry["formal"], entry["release"]
     gammas = list(formal["disclosure_risk"])
     header = ["cell", "n", "rate FORMAL", "rate release"]
     header += [f"{kind} γ = {g}" for g in gammas for kind in ("P FORMAL", "P release")]
-    side = Table(header, [False] + [True] * (len(header) - 1))
+    side = ReportTable(header, [False] + [True] * (len(header) - 1))
     released = {cell_key(c["cell"]): c for c in release["cells"]}
     rows = [({}, formal, release)] + [
         (c["cell"], c, released.get(cell_key(c["cell"]))) for c in formal["cells"]
@@ -425,18 +425,18 @@ def _protection_tables(entry: Mapping[str, Any], min_count: int) -> list[tuple[s
         side.add([label, *values])
     out = [("FORMAL beside the release", side)]
     for caption, head, body in agreement_tables(entry["agreement"]):
-        table = Table(head, [False] * len(head))
+        table = ReportTable(head, [False] * len(head))
         for row in body:
             table.add(row)
         out.append((caption, table))
     return out
 
 
-def _single_table(single: Mapping[str, Any]) -> Table:
+def _single_table(single: Mapping[str, Any]) -> ReportTable:
     """Single (targeted) attack counts overall and per target group (docs/method/single-attacks.md)."""
     header = ["targets", "sought", "unique", "correct", "false", "none", "identification",
               "false-match rate"]
-    table = Table(header, [False] + [True] * 7)
+    table = ReportTable(header, [False] + [True] * 7)
     groups = [("all", single["summary"]), *single.get("by_group", {}).items()]
     for label, c in groups:
         table.add([str(label), str(c["sought"]), str(c["unique"]), str(c["correct"]),
@@ -779,13 +779,13 @@ def distance_histogram_plot(hist: Mapping[str, Any], prefix: str) -> tuple[str, 
 
 
 
-def _settings_tables(result: Mapping[str, Any]) -> list[tuple[str, Table]]:
+def _settings_tables(result: Mapping[str, Any]) -> list[tuple[str, ReportTable]]:
     """The linkage and evaluation settings as run, as key/value tables."""
     out = []
     for section in ("linkage", "evaluation"):
         settings = dict(result.get(section) or {})
         keys = settings.pop("keys", None) if section == "linkage" else None
-        t = Table(["setting", "value"], [False, False])
+        t = ReportTable(["setting", "value"], [False, False])
         for k, v in settings.items():
             t.add([_label(k), _setting(v)])
         if section == "evaluation":
@@ -793,7 +793,7 @@ def _settings_tables(result: Mapping[str, Any]) -> list[tuple[str, Table]]:
         out.append((section, t))
         if keys:
             columns = list(dict.fromkeys(k for key in keys for k in key))
-            kt = Table(columns, [False] * len(columns))
+            kt = ReportTable(columns, [False] * len(columns))
             for key in keys:
                 kt.add([_setting(key.get(c)) for c in columns])
             out.append(("overlap (key) variables", kt))

@@ -24,7 +24,7 @@ from attack._version import __version__
 from attack.report.attack import (
     MIN_CELL_COUNT,
     PLOT_RC,
-    Table,
+    ReportTable,
     fmt_num,
     risk_by_gamma_figure,
     risk_heatmap_figure,
@@ -96,17 +96,17 @@ class BoardInput:
 
 
 @dataclass
-class _Section:
+class _BoardSection:
     id: str
     title: str
     lines: list[str] = field(default_factory=list)
-    tables: list[tuple[str, Table]] = field(default_factory=list)
+    tables: list[tuple[str, ReportTable]] = field(default_factory=list)
     figures: list[dict] = field(default_factory=list)
     method: tuple[str, str] | None = None  # (page, what it explains)
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], failing: Sequence[bool] = ()) -> Table:
-    t = Table(list(header), [False] * len(header))
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], failing: Sequence[bool] = ()) -> ReportTable:
+    t = ReportTable(list(header), [False] * len(header))
     for i, row in enumerate(rows):
         t.add([str(v) for v in row], failing=bool(failing[i]) if i < len(failing) else False)
     return t
@@ -136,7 +136,7 @@ def _highest_cell(result: Mapping[str, Any]) -> tuple[float | None, str]:
 # Linkage results: a scenario run or one attack
 
 
-def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str, list[_Section]]:
+def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str, list[_BoardSection]]:
     runs = document_runs(document)
     combined = document.get("combined")
     passed = bool(document["passed"])
@@ -145,7 +145,7 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
     evaluation = first.get("evaluation") or {}
     linkage = first.get("linkage") or {}
 
-    data = _Section("data", "Data and identifiers", method=(_METHOD["linkage"], "keys, blocking and assignment"))
+    data = _BoardSection("data", "Data and identifiers", method=(_METHOD["linkage"], "keys, blocking and assignment"))
     data.lines.append(f"Released file(s) attacked: {', '.join(releases)}; {first.get('n_verifiable', '–')} "
                       "units verifiable against the ground truth in the first run.")
     keys = [k.get("name", "?") if isinstance(k, Mapping) else str(k) for k in linkage.get("keys", [])]
@@ -157,7 +157,7 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
     data.lines.append(f"Risk is judged per cell of {', '.join(cells) or 'the whole file'} "
                       f"({len(first.get('cells', []))} cells).")
 
-    intruders = _Section("intruders", "Intruder models", method=(_METHOD["intruders"], "worst-case and realistic intruders"))
+    intruders = _BoardSection("intruders", "Intruder models", method=(_METHOD["intruders"], "worst-case and realistic intruders"))
     intruders.tables.append(("one row per attack", _table(
         ["intruder", "role", "external file", "release", "matcher", "external records"],
         [[r["result"].get("intruder", {}).get("name", r["intruder"]), r["intruder"],
@@ -165,7 +165,7 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
           (r["result"].get("linkage") or {}).get("method", "–"), r["result"].get("n_external", "–")]
          for r in runs])))
 
-    risk = _Section("risk", "Initial risk → threshold → residual risk", method=(_METHOD["risk"], "disclosure risk per cell"))
+    risk = _BoardSection("risk", "Initial risk → threshold → residual risk", method=(_METHOD["risk"], "disclosure risk per cell"))
     tau = float(first["tau"])
     rows, failing = [], []
     for r in runs:
@@ -210,7 +210,7 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
                            f"{releases[-1]} with the highest cell risk); colours diverge at τ = {tau:g}.",
                 "method": _METHOD["risk"]})
 
-    criteria = _Section("criteria", "The three criteria of the Article 29 Working Party (Opinion 05/2014)")
+    criteria = _BoardSection("criteria", "The three criteria of the Article 29 Working Party (Opinion 05/2014)")
     single = document.get("single_attack")
     frequency = any(r["result"].get("frequency_risk") for r in runs)
     criteria.tables.append(("what this assessment tested", _table(["criterion", "tested", "how / why not"], [
@@ -252,16 +252,16 @@ def _headline(passed: bool, document: Mapping[str, Any], kind: str) -> str:
 # Synthetic releases
 
 
-def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_Section]]:
+def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_BoardSection]]:
     settings = document.get("settings") or {}
     passed = bool(document["passed"])
-    data = _Section("data", "Data and identifiers", method=(_METHOD["synthetic"], "the attacks on a synthetic release"))
+    data = _BoardSection("data", "Data and identifiers", method=(_METHOD["synthetic"], "the attacks on a synthetic release"))
     data.lines.append(f"{document['n_synthetic']} synthetic records attacked against {document['n_original']} "
                       "training records" + (f" and a holdout of {document['n_holdout']} records the generator did "
                                             "not see" if document.get("n_holdout") else " (no holdout)") + ".")
     data.lines.append(f"Variables the intruder knows (keys): {', '.join(settings.get('keys', [])) or '–'}; "
                       f"variables sought: {', '.join(settings.get('targets', [])) or '–'}.")
-    intruders = _Section("intruders", "Intruder models", method=(_METHOD["synthetic"], "main, control and baseline attacks"))
+    intruders = _BoardSection("intruders", "Intruder models", method=(_METHOD["synthetic"], "main, control and baseline attacks"))
     attacks = [name.replace("_", " ") for name in ("singling_out", "linkability") if name in document]
     attacks += [f"inference of {t}" for t in document.get("attribute", {})]
     if document.get("membership"):
@@ -271,7 +271,7 @@ def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_S
     intruders.lines.append(f"Attacks: {', '.join(attacks) or 'none'}; {settings.get('n_attacks', '–')} attack "
                            f"targets each, seed {settings.get('seed', '–')}. Each attack runs on the training "
                            "records (main), on the holdout (control) and as a naive guess (baseline).")
-    risk = _Section("risk", "Initial risk → threshold → residual risk", method=(_METHOD["synthetic"], "checks and their upper bounds"))
+    risk = _BoardSection("risk", "Initial risk → threshold → residual risk", method=(_METHOD["synthetic"], "checks and their upper bounds"))
     risk.lines.append("Initial risk: not measured — the original itself is not attacked as a release; the naive "
                       f"baseline of each attack is the reference. Threshold: τ = {document['tau']:g} for every "
                       "check, decided on the upper 95% bound. Residual risk: the checks below.")
@@ -287,7 +287,7 @@ def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_S
                              "caption": "Success rate of each attack on the training records (main), on the "
                                         "holdout (control) and of a naive intruder (baseline), 95% intervals.",
                              "method": _METHOD["synthetic"]})
-    criteria = _Section("criteria", "The three criteria of the Article 29 Working Party (Opinion 05/2014)",
+    criteria = _BoardSection("criteria", "The three criteria of the Article 29 Working Party (Opinion 05/2014)",
                         method=(_METHOD["synthetic"], "what each attack measures"))
     has = {name: name in document for name in ("singling_out", "linkability")}
     inference = bool(document.get("attribute"))
@@ -310,19 +310,19 @@ def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_S
 # Tuning
 
 
-def _tune_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_Section]]:
+def _tune_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_BoardSection]]:
     spec = document["tune"]
     chosen = document.get("chosen")
     passed = chosen is not None
-    data = _Section("data", "Data and identifiers", method=(_METHOD["protection"], "the protection methods"))
+    data = _BoardSection("data", "Data and identifiers", method=(_METHOD["protection"], "the protection methods"))
     data.lines.append(f"Protection tuned: {spec['method']} on {', '.join(spec.get('columns', [])) or 'its default columns'}, "
                       f"{spec['parameter']} tried at {', '.join(map(str, spec['values']))} with seeds "
                       f"{', '.join(map(str, spec.get('seeds', [])))}. The keys, cells and intruders are those of the "
                       "tuning scenario; this result does not list them — see the scenario file.")
-    intruders = _Section("intruders", "Intruder models", method=(_METHOD["intruders"], "worst-case and realistic intruders"))
+    intruders = _BoardSection("intruders", "Intruder models", method=(_METHOD["intruders"], "worst-case and realistic intruders"))
     intruders.lines.append("Every candidate is attacked by the intruders of the tuning scenario (mass linkage); "
                            "the result keeps the largest cell risk of each candidate, not the intruders' names.")
-    risk = _Section("risk", "Initial risk → threshold → residual risk", method=(_METHOD["utility"], "risk as a hard constraint, utility beside it"))
+    risk = _BoardSection("risk", "Initial risk → threshold → residual risk", method=(_METHOD["utility"], "risk as a hard constraint, utility beside it"))
     candidates = document["candidates"]
     weakest = candidates[0]
     risk.lines.append(f"Initial risk: the weakest setting tried ({spec['parameter']} = {weakest['value']}), largest "
@@ -347,7 +347,7 @@ def _tune_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_Sectio
                                  "method": _METHOD["utility"]})
         else:
             risk.lines.append(sentence)
-    criteria = _Section("criteria", "The three criteria of the Article 29 Working Party (Opinion 05/2014)",
+    criteria = _BoardSection("criteria", "The three criteria of the Article 29 Working Party (Opinion 05/2014)",
                         method=(_METHOD["risk"], "what the linkage measure covers"))
     criteria.tables.append(("what this assessment tested", _table(["criterion", "tested", "how / why not"], [
         ["singling out", "NOT TESTED", "tuning attacks by mass linkage only"],
@@ -399,12 +399,12 @@ def render_board_html(document: Mapping[str, Any], board: BoardInput) -> str:
     else:
         passed, headline, sections = _linkage_sections(document, kind)
     name, meaning = CONTEXTS[board.context]
-    context = _Section("context", "Release context")
+    context = _BoardSection("context", "Release context")
     context.lines += [f"Planned release: {name}. {meaning}",
                       f"Assessed: {KINDS[kind]} recorded in {board.file_name}."]
     made_by = document.get("attack_version") or document.get("tool") or "not recorded"
     versions = {"attack (report)": __version__, "python": platform.python_version(), **board.versions}
-    reproduce = _Section("reproducibility", "Reproducibility")
+    reproduce = _BoardSection("reproducibility", "Reproducibility")
     reproduce.tables.append(("how to reproduce", _table(["what", "value"], [
         ["this report", board.command],
         ["the result", _producing_command(document, kind)],
@@ -415,7 +415,7 @@ def render_board_html(document: Mapping[str, Any], board: BoardInput) -> str:
     reproduce.lines.append("Every number in this report is read from the result file named above; its SHA-256 "
                            "stands on every page. A certificate (attack run/synth --certificate) adds the SHA-256 of "
                            "every input and is checked with attack verify.")
-    ordered = [context, *sections, _Section("decision", "Decision and sign-off"), reproduce]
+    ordered = [context, *sections, _BoardSection("decision", "Decision and sign-off"), reproduce]
     return render("board.html.j2", title=f"Release-board report: {document.get('title') or KINDS[kind]}",
                   passed=passed, headline=headline, verdict_lines=[], sections=ordered, digest=board.digest,
                   file_name=board.file_name, docs=board.docs, context_name=name,

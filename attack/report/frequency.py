@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from attack.report.attack import Table, md_table
+from attack.report.attack import ReportTable, md_table
 from attack.report.html import render
 
 __all__ = ["render_frequency_html", "render_frequency_markdown"]
@@ -33,9 +33,9 @@ def _headline(document: Mapping[str, Any]) -> str:
             f"combinations of fewer than {s['k']} records ({document['records']} records).")
 
 
-def _tables(document: Mapping[str, Any]) -> list[tuple[Table, str]]:
+def _tables(document: Mapping[str, Any]) -> list[tuple[ReportTable, str]]:
     risk = document["individual_risk"]
-    overview = Table(["figure", "value"], [False, True])
+    overview = ReportTable(["figure", "value"], [False, True])
     overview.add(["records", _number(document["records"])])
     overview.add(["sample uniques (f_k = 1)", _number(document["sample_uniques"])])
     for k, entry in document["k_anonymity"].items():
@@ -56,12 +56,12 @@ def _tables(document: Mapping[str, Any]) -> list[tuple[Table, str]]:
     out = [(overview, f"Frequency risk of the keys {', '.join(document['keys'])}")]
     suda = document.get("suda")
     if suda:
-        table = Table(["key", "share of the SUDA score (%)"], [False, True])
+        table = ReportTable(["key", "share of the SUDA score (%)"], [False, True])
         for key, value in suda["attribute_contributions"].items():
             table.add([key, _number(value, 4)])
         out.append((table, f"SUDA: {suda['records_with_msu']} records with a minimal sample unique; "
                            "contribution of each key"))
-        dis = Table(["DIS-SUDA score", "records"], [False, True])
+        dis = ReportTable(["DIS-SUDA score", "records"], [False, True])
         for label, count in suda["records_by_dis_score"].items():
             dis.add([label, str(count)])
         out.append((dis, f"DIS-SUDA scores (sampling fraction {suda['dis_fraction']})"))

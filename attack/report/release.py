@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from attack.report.attack import (
     PLOT_RC,
-    Table,
+    ReportTable,
     fmt_num,
     md_table,
     svg_figure,
@@ -35,9 +35,9 @@ def _share(x: Any) -> str:
     return "–" if x is None else f"{100 * float(x):.1f}%"
 
 
-def utility_table(families: Mapping[str, Mapping[str, Any]]) -> Table:
+def utility_table(families: Mapping[str, Mapping[str, Any]]) -> ReportTable:
     """One row per check family: threshold, cases, exceedances, share and the 10% tolerance."""
-    t = Table(["check family", "threshold", "cases", "exceedances", "n/a", "share", "mean deviation",
+    t = ReportTable(["check family", "threshold", "cases", "exceedances", "n/a", "share", "mean deviation",
                "within tolerance"], [False, True, True, True, True, True, True, False])
     for name, f in families.items():
         if not f["cases"] and not f["not_applicable"]:
@@ -49,12 +49,12 @@ def utility_table(families: Mapping[str, Mapping[str, Any]]) -> Table:
     return t
 
 
-def ml_table(ml: Mapping[str, Any]) -> Table:
+def ml_table(ml: Mapping[str, Any]) -> ReportTable:
     """One row per model of the ML utility (``MlUtility.to_dict()``): the verdict metric of the
     reference and the release model, their ratio with its interval, the tolerance, the verdict,
     the rank correlation of the importances and the variables whose importance changed most."""
     metric = ml["metric"]
-    t = Table(["model", f"{metric} original", f"{metric} release", "ratio", "95% interval",
+    t = ReportTable(["model", f"{metric} original", f"{metric} release", "ratio", "95% interval",
                "tolerance", "keeps utility", "importance ρ", "importance changed most"],
               [False, True, True, True, True, True, False, True, False])
     for m in ml["models"]:
@@ -83,7 +83,7 @@ def _recoverable_markdown(rec: Mapping[str, Any]) -> list[str]:
     regression slopes, each beside the naive figure from the release."""
     out = ["", f"## Recoverable ({rec['method']})", ""]
     for f in rec["frequencies"]:
-        t = Table(["category", "released", "estimate", "SE", "original"], [False, True, True, True, True])
+        t = ReportTable(["category", "released", "estimate", "SE", "original"], [False, True, True, True, True])
         for c in f["categories"]:
             t.add([c["category"], f"{c['released']:g}", f"{c['estimate']:.1f}", f"{c['se']:.1f}",
                    "–" if c["original"] is None else f"{c['original']:g}"])
@@ -92,7 +92,7 @@ def _recoverable_markdown(rec: Mapping[str, Any]) -> list[str]:
                 f"{fmt_num(f['tvd_estimate'])} after correction.", "", md_table(t), ""]
     slopes = rec.get("slopes")
     if slopes:
-        t = Table(["regressor", "naive (release)", "calibrated", "original"], [False, True, True, True])
+        t = ReportTable(["regressor", "naive (release)", "calibrated", "original"], [False, True, True, True])
         for i, name in enumerate(slopes["regressors"]):
             t.add([name, fmt_num(slopes["naive"][i]), fmt_num(slopes["corrected"][i]),
                    "–" if slopes["original"] is None else fmt_num(slopes["original"][i])])
@@ -131,10 +131,10 @@ def render_utility_markdown(profile: Mapping[str, Any], title: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _tune_table(document: Mapping[str, Any], families: Sequence[str]) -> Table:
+def _tune_table(document: Mapping[str, Any], families: Sequence[str]) -> ReportTable:
     parameter = document["tune"]["parameter"]
     chosen = document["chosen"]
-    t = Table(["risk verdict", parameter, "max cell risk", "failing cells", "seed",
+    t = ReportTable(["risk verdict", parameter, "max cell risk", "failing cells", "seed",
                *[f"{f} beyond" for f in families], "IL1s"],
               [False, True, True, True, True, *[True] * len(families), True])
     for c in document["candidates"]:

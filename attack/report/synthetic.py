@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from attack.report.attack import (
     PLOT_RC,
-    Table,
+    ReportTable,
     fmt_ci,
     fmt_num,
     md_table,
@@ -40,9 +40,9 @@ def _families(document: Mapping[str, Any]) -> list[tuple[str, Any]]:
     return [(name, section) for name, section in document.items() if name not in _RUN_KEYS]
 
 
-def _checks_table(document: Mapping[str, Any]) -> Table:
+def _checks_table(document: Mapping[str, Any]) -> ReportTable:
     # The status and what decides it (the upper bound against τ) first.
-    t = Table(["status", "check", "upper bound", "τ", "value", "measure", "target", "γ"],
+    t = ReportTable(["status", "check", "upper bound", "τ", "value", "measure", "target", "γ"],
               [False, False, True, True, True, False, False, True])
     for c in document["checks"]:
         t.add([verdict_word(c["passed"]), c["family"], fmt_num(c["upper"]), f"{c['tau']:g}",
@@ -95,8 +95,8 @@ def _decides(decision: Mapping[str, Any] | None) -> str:
     return f"no: ~{needed:,} attacks would (--n-attacks or --decide)"
 
 
-def _attack_table(document: Mapping[str, Any]) -> Table:
-    t = Table(["attack", "risk", "risk interval", "decides at τ", "main", "control (holdout)", "baseline"],
+def _attack_table(document: Mapping[str, Any]) -> ReportTable:
+    t = ReportTable(["attack", "risk", "risk interval", "decides at τ", "main", "control (holdout)", "baseline"],
               [False, True, True, False, True, True, True])
     for label, r in _attacks(document):
         risk = r["risk"]
@@ -111,9 +111,9 @@ _TABLE_FIELDS = (("repU %", "repu_pct"), ("DiSCO %", "disco_pct"), ("TCAP %", "t
                  ("baseCAPd", "base_capd"), ("CAPd", "capd"), ("DCAP_d", "dcap_d"))
 
 
-def _attribute_table(document: Mapping[str, Any]) -> Table:
+def _attribute_table(document: Mapping[str, Any]) -> ReportTable:
     header = ["target", *[label for label, _ in _TABLE_FIELDS], "CAP", "0CAP", "GCAP", "kNN (baseline)"]
-    t = Table(header, [False, *[True] * (len(header) - 1)])
+    t = ReportTable(header, [False, *[True] * (len(header) - 1)])
     for target, entry in document.get("attribute", {}).items():
         tm, cap, knn = entry["table_measures"], entry["cap"], entry["knn_attribution"]
         if entry["type"] == "numeric":
@@ -138,9 +138,9 @@ def _flat(prefix: str, value: Any, rows: list[tuple[str, str]]) -> None:
         rows.append((prefix, "–" if value is None else str(value)))
 
 
-def _membership_table(document: Mapping[str, Any]) -> Table:
+def _membership_table(document: Mapping[str, Any]) -> ReportTable:
     """Per membership target: games, accuracy and advantage with their 95% intervals."""
-    t = Table(["target", "distance to nearest record", "games", "accuracy", "advantage", "advantage interval",
+    t = ReportTable(["target", "distance to nearest record", "games", "accuracy", "advantage", "advantage interval",
                "exceeds τ"], [False, True, True, True, True, True, False])
     for target in document["membership"]["targets"]:
         t.add([target["label"], fmt_num(target["nn_distance"]), str(target["games"]), fmt_num(target["accuracy"]),
@@ -149,12 +149,12 @@ def _membership_table(document: Mapping[str, Any]) -> Table:
     return t
 
 
-def _family_table(document: Mapping[str, Any]) -> Table:
+def _family_table(document: Mapping[str, Any]) -> ReportTable:
     """Per data-only membership attack and for the maximum over attacks: AUC, advantage and the
     TPR at each reported false-positive rate, with 95 % bootstrap intervals."""
     family = document["membership_family"]
     fprs = family["settings"]["fprs"]
-    t = Table(["attack", "AUC", "advantage", *[f"TPR at FPR {a:g}" for a in fprs]],
+    t = ReportTable(["attack", "AUC", "advantage", *[f"TPR at FPR {a:g}" for a in fprs]],
               [False, *[True] * (2 + len(fprs))])
     names = ["auc", "advantage", *[f"tpr_at_fpr_{a:g}" for a in fprs]]
 
@@ -175,8 +175,8 @@ def _family_caption(document: Mapping[str, Any]) -> str:
             f"FPR {verdict['fpr']:g} against τ = {verdict['tau']:g} (docs/method/membership-family.md)")
 
 
-def _statistics_table(section: Mapping[str, Any]) -> Table:
-    t = Table(["statistic", "value"], [False, True])
+def _statistics_table(section: Mapping[str, Any]) -> ReportTable:
+    t = ReportTable(["statistic", "value"], [False, True])
     rows: list[tuple[str, str]] = []
     _flat("", section, rows)
     for name, value in rows:
@@ -191,7 +191,7 @@ class _Section:
 
     heading: str
     caption: str
-    table: Table
+    table: ReportTable
     md_heading: str
     md_before: tuple[str, ...] = ()
     md_after: tuple[str, ...] = ()

@@ -9,7 +9,7 @@ from typing import Any
 
 from attack.report.attack import (
     MIN_CELL_COUNT,
-    Table,
+    ReportTable,
     _failing,
     _short,
     _unit_risk_line,
@@ -41,8 +41,8 @@ def _highest(result: Mapping[str, Any], min_count: int) -> tuple[float | None, s
     return best
 
 
-def _runs_table(runs: Sequence[Mapping[str, Any]], min_count: int) -> tuple[Table, int]:
-    t = Table(["verdict", "run", "release", "failing cells", "highest cell risk (γ)", "re-identification rate"],
+def _runs_table(runs: Sequence[Mapping[str, Any]], min_count: int) -> tuple[ReportTable, int]:
+    t = ReportTable(["verdict", "run", "release", "failing cells", "highest cell risk (γ)", "re-identification rate"],
               [False, False, False, True, True, True])
     order = sorted(range(len(runs)), key=lambda i: runs[i]["result"]["passed"])[:MAX_RUN_ROWS]
     for i in sorted(order, key=lambda i: (runs[i]["result"]["passed"], i)):

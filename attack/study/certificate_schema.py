@@ -102,31 +102,31 @@ class UnitRisk(_Part):
     by_reason: dict[str, Count]
 
 
-class SingleAttack(_Part):
+class CertifiedSingleAttack(_Part):
     unit_risk: UnitRisk
 
 
-class NaturalProtection(_Part):
+class CertifiedNaturalProtection(_Part):
     intruder: str
     release_name: str
     formal: dict[str, Any]
     release: dict[str, Any]
 
 
-class Evaluation(_Part):
+class CertifiedEvaluation(_Part):
     tau: Tau
     gamma: list[float] = Field(min_length=1)
 
 
-class Intruder(_Part):
+class CertifiedIntruder(_Part):
     name: str
     linkage: dict[str, Any]
 
 
 class AttackScenario(_Part):
     title: str
-    intruders: list[Intruder] = Field(min_length=1)
-    evaluation: Evaluation
+    intruders: list[CertifiedIntruder] = Field(min_length=1)
+    evaluation: CertifiedEvaluation
     lam: Annotated[float, Field(ge=0, le=1)] | None
 
 
@@ -163,8 +163,8 @@ class AttackCertificate(_Header):
     scenario: AttackScenario
     results: list[Run] = Field(min_length=1)
     combined: Combined | None
-    natural_protection: list[NaturalProtection] | None
-    single_attack: SingleAttack | None
+    natural_protection: list[CertifiedNaturalProtection] | None
+    single_attack: CertifiedSingleAttack | None
     verdict: AttackVerdict
 
     @model_validator(mode="after")
@@ -202,7 +202,7 @@ class SyntheticSettings(_Part):
     membership: dict[str, Any] | None
 
 
-class SyntheticScenario(_Part):
+class CertifiedSyntheticScenario(_Part):
     settings: SyntheticSettings
     n_original: Count
     n_synthetic: Count
@@ -229,7 +229,7 @@ class SyntheticCertificate(_Header):
     """A certificate of the attacks on a synthetic release (``attack synth`` or a scenario)."""
 
     kind: Literal["synthetic"]
-    scenario: SyntheticScenario
+    scenario: CertifiedSyntheticScenario
     results: list[SyntheticCheck] = Field(min_length=1)
     verdict: SyntheticVerdict
 

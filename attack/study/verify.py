@@ -41,7 +41,7 @@ _SHOWN_PROBLEMS = 20
 
 
 @dataclass(frozen=True)
-class Check:
+class VerificationCheck:
     """One verification step: ``ok`` True (passed), False (failed) or None (not performed:
     information only, e.g. that the signer was not verified)."""
 
@@ -61,7 +61,7 @@ class Verification:
     False after an offline verification: the inputs' SHA-256 were not compared.
     """
 
-    checks: tuple[Check, ...]
+    checks: tuple[VerificationCheck, ...]
     signer: str | None
     authentic: bool
     inputs_checked: bool = True
@@ -90,7 +90,7 @@ class Verification:
 
 def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: bool = False,
            offline: bool = False, root: str | Path | None = None) -> Verification:
-    """Check a certificate file.
+    """VerificationCheck a certificate file.
 
     Parameters
     ----------
@@ -103,7 +103,7 @@ def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: boo
     rerun:
         Repeat the attack on the certified inputs and compare every figure.
     offline:
-        Check signature, digest, structure and verdict only; the inputs are not opened.
+        VerificationCheck signature, digest, structure and verdict only; the inputs are not opened.
     root:
         The folder input paths may not leave (default: the certificate's folder).
     """
@@ -115,17 +115,17 @@ def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: boo
     checks = [_signature(certificate, key), _digest(certificate)]
     problems = structure_problems(certificate)
     if problems:
-        checks += [Check(False, f"structure: {p}") for p in problems[:_SHOWN_PROBLEMS]]
+        checks += [VerificationCheck(False, f"structure: {p}") for p in problems[:_SHOWN_PROBLEMS]]
         if len(problems) > _SHOWN_PROBLEMS:
-            checks.append(Check(False, f"structure: and {len(problems) - _SHOWN_PROBLEMS} more problem(s)"))
-        checks.append(Check(None, "verdict, inputs and rerun not checked: the certificate's structure is broken"))
+            checks.append(VerificationCheck(False, f"structure: and {len(problems) - _SHOWN_PROBLEMS} more problem(s)"))
+        checks.append(VerificationCheck(None, "verdict, inputs and rerun not checked: the certificate's structure is broken"))
     else:
-        checks.append(Check(True, f"structure of a {certificate['kind']} certificate holds: every figure "
+        checks.append(VerificationCheck(True, f"structure of a {certificate['kind']} certificate holds: every figure "
                                   "the verdict rests on is present, nothing is empty, one τ throughout"))
         checks += _verdict(certificate)
         folder = path.parent
         if offline:
-            checks.append(Check(None, "inputs NOT checked (--offline): their SHA-256 were not compared"))
+            checks.append(VerificationCheck(None, "inputs NOT checked (--offline): their SHA-256 were not compared"))
         else:
             inside = Path(root) if root is not None else folder
             checks += [_input(item, folder, inside) for item in certificate["inputs"]]
@@ -139,37 +139,37 @@ def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: boo
     return Verification(tuple(checks), signer if isinstance(signer, str) else None, authentic, not offline)
 
 
-def _signature(certificate: dict, key: Any | None) -> Check:
+def _signature(certificate: dict, key: Any | None) -> VerificationCheck:
     entry = certificate.get("signature")
     if entry is not None and not (isinstance(entry, dict)
                                   and all(isinstance(entry.get(k), str)
                                           for k in ("algorithm", "public_key_fingerprint", "value"))):
-        return Check(False, "signature entry malformed: expected algorithm, public_key_fingerprint and value as text")
+        return VerificationCheck(False, "signature entry malformed: expected algorithm, public_key_fingerprint and value as text")
     if key is None:
         if entry is None:
-            return Check(None, "unsigned: who issued this certificate cannot be verified")
-        return Check(None, f"signed by key {entry['public_key_fingerprint']}, but the signer is not "
+            return VerificationCheck(None, "unsigned: who issued this certificate cannot be verified")
+        return VerificationCheck(None, f"signed by key {entry['public_key_fingerprint']}, but the signer is not "
                            "verified: give the issuer's public key (--public-key) to check it")
     expected = signing.fingerprint(key)
     if entry is None:
-        return Check(False, f"unsigned: there is no signature to check against key {expected}")
+        return VerificationCheck(False, f"unsigned: there is no signature to check against key {expected}")
     if entry["public_key_fingerprint"] != expected:
-        return Check(False, f"signed by key {entry['public_key_fingerprint']}, not by the given key {expected}")
+        return VerificationCheck(False, f"signed by key {entry['public_key_fingerprint']}, not by the given key {expected}")
     if not signing.signature_valid(signed_bytes(certificate), entry, key):
-        return Check(False, "signature does NOT match: the certificate was changed after it was signed")
-    return Check(True, f"signature valid: issued by the holder of key {expected}")
+        return VerificationCheck(False, "signature does NOT match: the certificate was changed after it was signed")
+    return VerificationCheck(True, f"signature valid: issued by the holder of key {expected}")
 
 
-def _digest(certificate: dict) -> Check:
+def _digest(certificate: dict) -> VerificationCheck:
     if digest(certificate) == certificate.get("digest"):
-        return Check(True, "digest matches the certificate's content")
-    return Check(False, "digest does NOT match: the certificate itself was altered")
+        return VerificationCheck(True, "digest matches the certificate's content")
+    return VerificationCheck(False, "digest does NOT match: the certificate itself was altered")
 
 
 # -- the verdict from the figures -------------------------------------------------------------
 
 
-def _verdict(certificate: dict) -> list[Check]:
+def _verdict(certificate: dict) -> list[VerificationCheck]:
     """The verdict and every pass/fail mark recomputed from the certificate's own figures (the
     structure has been checked: every list is non-empty, every τ the scenario's)."""
     problems: list[str] = []
@@ -182,9 +182,9 @@ def _verdict(certificate: dict) -> list[Check]:
         if verdict.get(name) != value:
             problems.append(f"verdict {name} is {verdict.get(name)!r}; the figures give {value!r}")
     if problems:
-        return [Check(False, f"verdict does NOT follow from the figures: {p}") for p in problems]
+        return [VerificationCheck(False, f"verdict does NOT follow from the figures: {p}") for p in problems]
     word = verdict_word(bool(verdict["factually_anonymous"]))
-    return [Check(True, f"verdict ({word}) follows from the certificate's figures and τ")]
+    return [VerificationCheck(True, f"verdict ({word}) follows from the certificate's figures and τ")]
 
 
 def _synthetic_verdict(certificate: dict, problems: list[str]) -> dict:
@@ -272,25 +272,25 @@ def _mark(passed: Any) -> str:
 # -- the inputs ------------------------------------------------------------------------------
 
 
-def _input(item: dict, folder: Path, root: Path) -> Check:
+def _input(item: dict, folder: Path, root: Path) -> VerificationCheck:
     if item.get("made_by") is not None:
-        return Check(None, f"{item['role']} file made by {item['made_by']}: --rerun makes it again and compares")
+        return VerificationCheck(None, f"{item['role']} file made by {item['made_by']}: --rerun makes it again and compares")
     label = f"{item['role']} input {item.get('path') or item.get('source')}"
     if item.get("path") is not None:
         file = _inside(item["path"], folder, root)
         if isinstance(file, str):
-            return Check(False, f"{label}: {file}; not opened")
+            return VerificationCheck(False, f"{label}: {file}; not opened")
         found = sha256_file(file)
     else:
         try:
             found = sha256_frame(_demo_frame(item))
         except (InputError, TypeError, ValueError, KeyError) as exc:
-            return Check(False, f"{label}: cannot be generated again ({exc})")
+            return VerificationCheck(False, f"{label}: cannot be generated again ({exc})")
         except MemoryError:
-            return Check(False, f"{label}: cannot be generated again (not enough memory for {item.get('options')})")
+            return VerificationCheck(False, f"{label}: cannot be generated again (not enough memory for {item.get('options')})")
     if found != item["sha256"]:
-        return Check(False, f"{label}: SHA-256 {found} does NOT match the certified {item['sha256']}")
-    return Check(True, f"{label}: SHA-256 matches")
+        return VerificationCheck(False, f"{label}: SHA-256 {found} does NOT match the certified {item['sha256']}")
+    return VerificationCheck(True, f"{label}: SHA-256 matches")
 
 
 def _inside(text: str, folder: Path, root: Path) -> Path | str:
@@ -321,7 +321,7 @@ class _NotRepeatable(Exception):
     """The certificate does not hold what a rerun needs."""
 
 
-def _parts_of_the_scenario(certificate: dict, folder: Path, root: Path) -> Check:
+def _parts_of_the_scenario(certificate: dict, folder: Path, root: Path) -> VerificationCheck:
     """The certified scenario (its SHA-256 checked) read again without its data: the
     certificate must name exactly the scenario's inputs and carry a run per intruder and release,
     the combined measure exactly when the scenario has λ, single attacks exactly when it has
@@ -331,7 +331,7 @@ def _parts_of_the_scenario(certificate: dict, folder: Path, root: Path) -> Check
         _confined(scenario.input_paths(), root)
         fingerprints = scenario.fingerprints(folder)
     except (InputError, _NotRepeatable) as exc:
-        return Check(False, f"the certified scenario cannot be read again: {exc}")
+        return VerificationCheck(False, f"the certified scenario cannot be read again: {exc}")
     problems = []
     runs = len(scenario.releases) * len(scenario.intruders)
     if len(certificate["results"]) != runs:
@@ -348,8 +348,8 @@ def _parts_of_the_scenario(certificate: dict, folder: Path, root: Path) -> Check
             problems.append(f"{part} is {'missing' if wanted else 'present'}, the scenario "
                             f"{'asks for it' if wanted else 'does not ask for it'}")
     if problems:
-        return Check(False, "the certificate does NOT carry what its scenario asks for: " + "; ".join(problems))
-    return Check(True, "the certificate carries every part its scenario asks for (inputs, runs, combined "
+        return VerificationCheck(False, "the certificate does NOT carry what its scenario asks for: " + "; ".join(problems))
+    return VerificationCheck(True, "the certificate carries every part its scenario asks for (inputs, runs, combined "
                        "measure, single attacks) at the scenario's τ")
 
 
@@ -379,19 +379,19 @@ def _confined(files: list[Path], root: Path) -> None:
 # -- the rerun -------------------------------------------------------------------------------
 
 
-def _rerun_check(certificate: dict, folder: Path, root: Path, ok_so_far: bool) -> Check:
+def _rerun_check(certificate: dict, folder: Path, root: Path, ok_so_far: bool) -> VerificationCheck:
     if not ok_so_far:
-        return Check(None, "rerun skipped: an earlier check failed")
+        return VerificationCheck(None, "rerun skipped: an earlier check failed")
     word = "checks" if certificate["kind"] == "synthetic" else "figures"
     try:
         fresh = _rerun(certificate, folder, root)
     except _NotRepeatable as exc:
-        return Check(False, f"rerun NOT done: {exc}")
+        return VerificationCheck(False, f"rerun NOT done: {exc}")
     except (InputError, ValueError, TypeError, KeyError) as exc:
-        return Check(False, f"rerun failed: {exc}")
+        return VerificationCheck(False, f"rerun failed: {exc}")
     made = _made(certificate)
     if made is not None and _made(fresh) != made:
-        return Check(False, "rerun: the synthetic file made again differs from the certified one")
+        return VerificationCheck(False, "rerun: the synthetic file made again differs from the certified one")
     differences = _differences(_comparable(certificate), _comparable(fresh), "")
     if differences:
         shown = "; ".join(differences[:_SHOWN_DIFFERENCES])
@@ -399,8 +399,8 @@ def _rerun_check(certificate: dict, folder: Path, root: Path, ok_so_far: bool) -
         hint = (" The certificate of attack synth does not record --categorical/--code, --bins or the "
                 "reading options: if they were given, run attack synth again with them and compare."
                 if _is_synth_command(certificate) else "")
-        return Check(False, f"rerun: the {word} differ from the certified ones: {shown}{more}.{hint}")
-    return Check(True, f"rerun: {word} identical (every entry but {', '.join(NOT_RERUN)} and input paths)")
+        return VerificationCheck(False, f"rerun: the {word} differ from the certified ones: {shown}{more}.{hint}")
+    return VerificationCheck(True, f"rerun: {word} identical (every entry but {', '.join(NOT_RERUN)} and input paths)")
 
 
 def _rerun(certificate: dict, folder: Path, root: Path) -> dict:
