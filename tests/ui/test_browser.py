@@ -71,7 +71,7 @@ def test_demo_change_tau_run_verdict_and_the_command_line_agrees(page, served, t
     page.screenshot(path=shots / "ui-data.png", full_page=False)
     page.click("text=Intruders")
     page.wait_for_selector('[name="linkage.keys"]')
-    assert page.input_value('[name="linkage.keys"]') == "turnover:metric\nemployees:metric"
+    assert page.input_value('[name="linkage.keys"]') == "turnover:metric:1\nemployees:metric:1"
     page.screenshot(path=shots / "ui-intruders.png")
     page.click("text=Evaluation")
     page.fill('[name="evaluation.tau"]', "0.3")

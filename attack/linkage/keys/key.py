@@ -101,8 +101,7 @@ class Key(ColumnSetting):
         """The CLI spelling of the key (``external_name`` and parent maps have none)."""
         if self.external_name is not None:
             raise InputError(f"key {self.name!r}: a renamed external column has no text spelling")
-        weight = [] if self.weight == 1 else [f"{self.weight:g}"]  # 1 is the default: not written
-        parts = [self.name, self.kind, *weight, *self._options()]
+        parts = [self.name, self.kind, f"{self.weight:g}", *self._options()]
         if self.missing == "skip":
             parts.append("skip")
         return ":".join(parts)
