@@ -87,14 +87,14 @@ def test_results_are_deterministic_and_quote_no_record(original, holdout):
     assert not any(unit in text for unit in original["id"].head(50))
 
 
-@pytest.mark.parametrize("spec, message", [
-    (SynthSpec(targets=("turnover",)), "need --key"),
-    (SynthSpec(keys=("turnover",), targets=("turnover",)), "both a key and a target"),
-    (SynthSpec(keys=("sales",), targets=("turnover",)), "column 'sales'"),
+@pytest.mark.parametrize("settings, message", [
+    ({"targets": ("turnover",)}, "need --key"),
+    ({"keys": ("turnover",), "targets": ("turnover",)}, "both a key and a target"),
+    ({"keys": ("sales",), "targets": ("turnover",)}, "column 'sales'"),
 ])
-def test_bad_specs(original, spec, message):
+def test_bad_specs(original, settings, message):
     with pytest.raises(InputError, match=message):
-        attack_synthetic(original, original, None, spec).to_dict()
+        attack_synthetic(original, original, None, SynthSpec(**settings)).to_dict()
 
 
 def test_binning_syntax():
