@@ -15,7 +15,7 @@ from attack.cli import main
 from attack.errors import InputError
 from attack.study.synthetic_run import attack_synthetic
 from attack.synthetic_attacks.mia_game import holdout_mask
-from tests.synthetic_attacks.test_membership_family import firms
+from tests.synthetic_attacks.test_mia_family import firms
 
 
 @pytest.fixture(scope="module")
