@@ -1,4 +1,4 @@
-"""Picklable top-level tasks and functions for the engine tests (tests/test_engines.py).
+"""Picklable top-level tasks and functions for the engine tests (tests/linkage/test_engines.py).
 
 Kept in a module of their own with no heavy imports: worker processes import it by name.
 """

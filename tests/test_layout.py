@@ -1,4 +1,5 @@
-"""The package layout: subpackages import only downward, and no module imports itself in a circle.
+"""The package layout: subpackages import only downward, no module imports itself in a circle,
+and each test file under ``tests/<subpackage>/`` is named after the module it tests.
 
 Every ``import``/``from ... import`` counts, also those inside functions, and so does every
 ``"attack.<module>:<name>"`` string resolved at run time.
@@ -14,6 +15,7 @@ import networkx as nx
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "attack"
+TESTS = Path(__file__).resolve().parent
 
 #: The layer of each subpackage; a module may import its own subpackage and lower layers only.
 LAYERS = {
@@ -108,3 +110,25 @@ def test_the_import_scanner_sees_every_form(tmp_path, snippet, expected):
         assert _imports(path) == expected
     finally:
         path.unlink()
+
+
+def misnamed_tests(tests: Path, package: Path) -> list[str]:
+    """Test files ``<subpackage>/test_<name>.py`` under ``tests`` with neither a module
+    ``<subpackage>/<name>.py`` nor a subpackage ``<subpackage>/<name>/`` under ``package``."""
+    return [path.relative_to(tests).as_posix() for path in sorted(tests.glob("*/test_*.py"))
+            if not ((package / path.parent.name / f"{path.stem.removeprefix('test_')}.py").is_file()
+                    or (package / path.parent.name / path.stem.removeprefix("test_")).is_dir())]
+
+
+def test_test_files_are_named_after_their_module():
+    """Cross-cutting tests (the command line, the docs, the layout) live at the top of tests/."""
+    assert misnamed_tests(TESTS, PACKAGE) == []
+
+
+def test_a_topic_named_test_file_is_found(tmp_path):
+    for path in ("attack/io/readers.py", "attack/linkage/keys/__init__.py", "tests/io/test_readers.py",
+                 "tests/io/test_dialects.py", "tests/linkage/test_keys.py", "tests/nowhere/test_x.py",
+                 "tests/io/conftest.py", "tests/test_cli.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).touch()
+    assert misnamed_tests(tmp_path / "tests", tmp_path / "attack") == ["io/test_dialects.py", "nowhere/test_x.py"]

@@ -114,19 +114,12 @@ def run_synth(original_path, synthetic_path, holdout_path, keys, targets, gammas
                   quiet, sep, decimal, encoding, sheet, na, codes) -> bool:
     """``attack synth``: attack a synthetic release and certify the verdict; returns it."""
     from attack.generation.sequential import settings_from_log
-    from attack.synthetic_attacks.settings import (
-        DEFAULT_SYNTH_TAU,
-        SynthSpec,
-        categorical_mode_for,
-        parse_binning,
-    )
+    from attack.synthetic_attacks.settings import SynthSpec, parse_binning
 
     spec = SynthSpec(
-        keys=keys, targets=targets, exclude=exclude,
-        categorical=tuple(dict.fromkeys([*categorical, *codes])) or None, gammas=tuple(gammas) or (0.10,),
-        tau=DEFAULT_SYNTH_TAU if tau is None else tau, metric=metric, scaling=scaling,
-        categorical_mode=categorical_mode_for(metric),
-        n_attacks=n_attacks, seed=seed, bins=dict(parse_binning(b) for b in bins),
+        keys=keys, targets=targets, exclude=exclude, categorical=list(dict.fromkeys([*categorical, *codes])),
+        **({"gammas": gammas} if gammas else {}), **({"tau": tau} if tau is not None else {}),
+        metric=metric, scaling=scaling, n_attacks=n_attacks, seed=seed, bins=dict(parse_binning(b) for b in bins),
         membership=None if membership_log is None else {
             "synthesis": settings_from_log(json_document(membership_log)), "n_isolated": isolated,
             "n_random": random_targets, "shadow_sets": shadow_sets, "test_sets": test_sets,

@@ -11,7 +11,6 @@ as the undecided checks need.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,7 @@ from attack.io.writers import files_read
 from attack.study.synthetic_result import SyntheticResult
 from attack.synthetic_attacks.evaluator import Space, registered
 from attack.synthetic_attacks.mia_game import holdout_mask
-from attack.synthetic_attacks.settings import SynthSpec, check_roles, spec_from
+from attack.synthetic_attacks.settings import SynthSpec, spec_from
 from attack.synthetic_attacks.space import prepare
 
 __all__ = ["attack_synthetic"]
@@ -92,7 +91,6 @@ def attack_synthetic(
         if missing:
             raise InputError(f"column not found in the {role} file", file=frame.attrs.get("source"),
                              column=missing[0])
-    check_roles(spec.keys, spec.targets, spec.gammas)
     prep = prepare(original, columns, categorical=spec.categorical, scaling=spec.scaling,
                    categorical_mode=spec.categorical_mode, metric=spec.metric)
     space = Space(tuple(columns), prep, reference)
@@ -123,10 +121,10 @@ def attack_synthetic(
     document["passed"] = all(c["passed"] for c in checks)
     more = max(wanted, default=0)
     if spec.decide and more > spec.n_attacks:  # once more with enough attacks for every undecided check
-        again = attack_synthetic(original, synthetic, holdout, replace(spec, n_attacks=more, decide=False,
-                                                                        holdout_share=0.0),
+        again = attack_synthetic(original, synthetic, holdout, spec.model_copy(update={
+                                     "n_attacks": more, "decide": False, "holdout_share": 0.0}),
                                  reference=reference, title=title)
-        figures = {**again.figures, "settings": replace(spec, n_attacks=more).describe(),
+        figures = {**again.figures, "settings": spec.model_copy(update={"n_attacks": more}).describe(),
                    "decide": {"first_n_attacks": spec.n_attacks, "n_attacks": more}}
         exposed = None if again.exposed is None else again.exposed.assign(
             original_row=member_rows[again.exposed["original_row"].to_numpy()])

@@ -41,7 +41,7 @@ from attack.study.synthetic_settings import (
     validate_synthetic,
 )
 from attack.synthetic_attacks.mia_game import split_holdout
-from attack.synthetic_attacks.settings import SynthSpec, categorical_mode_for, parse_binning
+from attack.synthetic_attacks.settings import SynthSpec
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -281,14 +281,10 @@ class SyntheticScenario:
         if self.settings.membership is not None:
             membership = {"synthesis": synthesis.keywords(), **self.settings.membership.game()}
         dropped = [] if synthesis is None else synthesis.drop  # never in the synthetic file
-        return SynthSpec(
-            keys=tuple(attacks.keys), targets=tuple(attacks.targets),
-            exclude=tuple(dict.fromkeys([*attacks.exclude, *dropped])),
-            categorical=tuple(dict.fromkeys([*attacks.categorical, *self.settings.data.original.codes])) or None, gammas=tuple(attacks.gammas), tau=attacks.tau,
-            metric=attacks.metric, scaling=attacks.scaling, categorical_mode=categorical_mode_for(attacks.metric),
-            n_attacks=attacks.n_attacks, seed=attacks.seed,
-            bins=dict(parse_binning(f"{c}={rule}") for c, rule in attacks.bins.items()), membership=membership,
-        )
+        return SynthSpec(**{
+            **attacks.model_dump(), "membership": membership,
+            "exclude": list(dict.fromkeys([*attacks.exclude, *dropped])),
+            "categorical": list(dict.fromkeys([*attacks.categorical, *self.settings.data.original.codes]))})
 
     def _read(self, role: str, entry: SyntheticEntry) -> pd.DataFrame:
         if entry.demo is not None:

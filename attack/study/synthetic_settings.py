@@ -20,8 +20,7 @@ from attack.generation.methods import METHODS as SYNTHESIS_METHODS
 from attack.linkage.settings import SettingsTable, parses
 from attack.study.settings import TITLE_LIMIT, DemoOptions, Reading
 from attack.study.synthesis_tuning import GRID_KEYS, grid_type
-from attack.synthetic_attacks.choices import METRICS, SCALINGS
-from attack.synthetic_attacks.settings import DEFAULT_SYNTH_TAU, check_roles, parse_binning
+from attack.synthetic_attacks.settings import Attacks
 from attack.utility.propensity import MODELS
 
 
@@ -95,35 +94,6 @@ class SynthesisSettings(SettingsTable):
                 "minbucket": self.minbucket, "cp": self.cp, "ntree": self.ntree, "smoothing": self.smoothing,
                 "proper": self.proper, "special_codes": list(self.special_codes), "strata": list(self.strata),
                 "keep": list(self.keep)}
-
-
-class Attacks(SettingsTable):
-    """The attacks and their decision (``attack synth``; docs/method/synthetic-attacks.md)."""
-
-    keys: list[str] = Field(default_factory=list, description="Variables the intruder knows.")
-    targets: list[str] = Field(default_factory=list, description="Variables he wants to learn (needs keys).")
-    gammas: list[float] = Field(default_factory=lambda: [0.10], min_length=1,
-                                description="Relative tolerance γ of numeric targets.")
-    tau: float = Field(DEFAULT_SYNTH_TAU, gt=0, le=1, description="Risk limit of every check.")
-    exclude: list[str] = Field(default_factory=list, description="Columns left out of the distance attacks.")
-    categorical: list[str] = Field(default_factory=list, description="Numeric columns treated as categories.")
-    metric: Literal[METRICS] = METRICS[0]  # type: ignore[valid-type]
-    scaling: Literal[SCALINGS] = SCALINGS[0]  # type: ignore[valid-type]
-    bins: dict[str, Any] = Field(default_factory=dict, description=(
-        "Grouping of a numeric key or target: 'quantile:K', 'equal_width:K' or 'breaks:B1,B2,...'."))
-    n_attacks: int = Field(500, ge=1, strict=True)
-    seed: int = Field(0, strict=True, ge=0)
-
-    @model_validator(mode="after")
-    def _consistent(self) -> Attacks:
-        check_roles(self.keys, self.targets, self.gammas)
-        for column, rule in self.bins.items():
-            try:
-                parse_binning(f"{column}={rule}")
-            except InputError:
-                raise InputError("expected 'quantile:K', 'equal_width:K' or 'breaks:B1,B2,...'",
-                                 field=f"bins.{column}") from None
-        return self
 
 
 class Membership(SettingsTable):

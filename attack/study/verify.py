@@ -437,11 +437,9 @@ def _rerun_synth_command(certificate: dict, folder: Path) -> dict:
     if "original" not in files or "synthetic" not in files:
         raise _NotRepeatable("the certificate names no original or no synthetic input file")
     try:
-        spec = SynthSpec(
-            keys=tuple(settings["keys"]), targets=tuple(settings["targets"]), exclude=tuple(settings["exclude"]),
-            gammas=tuple(settings["gammas"]), tau=settings["tau"], metric=settings["metric"],
-            scaling=settings["scaling"], categorical_mode=settings["categorical_mode"],
-            n_attacks=settings["n_attacks"], seed=settings["seed"])
+        spec = SynthSpec(**{name: settings[name] for name in (
+            "keys", "targets", "exclude", "gammas", "tau", "metric", "scaling", "categorical_mode", "n_attacks",
+            "seed")})
     except KeyError as exc:
         raise _NotRepeatable(f"the certified settings lack {exc}") from None
     frames = {role: read_table(file) for role, file in files.items()}

@@ -199,7 +199,7 @@ class AttributeDisclosure:
         if not set([*keys, target]) <= set(prep.columns):  # keys or target left out of --columns
             prep = prepare(original, [*keys, target], categorical=spec.categorical)
         numeric = set(prep.numeric)
-        bins = {c: spec.bins.get(c, Binning.quantile(5)) for c in [*keys, target] if c in numeric}
+        bins = {c: spec.binnings().get(c, Binning.quantile(5)) for c in [*keys, target] if c in numeric}
         target_numeric = target in numeric
         tables = table_measures(original, synthetic, keys, target, binning=bins)
         caps = cap_scores(original, synthetic, keys, target, binning=bins)
