@@ -132,9 +132,10 @@ def synthesize(
     rows (default as many as the original; with ``keep`` always so). Same input and seed, same
     copies.
     """
+    methods: Mapping[str, str] = {} if isinstance(method, str) else method
     if isinstance(method, str):
-        method, default_method = {}, method
-    plan = _plan(frame, columns, method, default_method, visit_sequence, predictors, strata, keep)
+        default_method = method
+    plan = _plan(frame, columns, methods, default_method, visit_sequence, predictors, strata, keep)
     _check_settings(minbucket, cp, ntree, smoothing, m, rows, len(frame))
     if plan.keep and rows not in (None, len(frame)):
         raise InputError("partially synthetic data (keep) have as many rows as the original", field="rows")

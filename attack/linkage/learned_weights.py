@@ -156,7 +156,7 @@ def _nearest(model: DistanceModel, weights: np.ndarray, ext: np.ndarray, true_re
     ``weights``, its partner left out."""
     weighted = replace(model, keys=tuple(k.model_copy(update={"weight": float(w)}) for k, w in zip(model.keys, weights, strict=True)))
     step = max(1, CHUNK_PAIRS // max(candidates.size, 1))
-    out = []
+    out: list[np.ndarray] = []
     for start in range(0, ext.size, step):
         cost = weighted.cost(ext[start:start + step], candidates)
         cost[candidates[None, :] == true_rel[start:start + step, None]] = np.inf
