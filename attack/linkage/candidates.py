@@ -137,23 +137,24 @@ class CandidateLists:
     def requery(self, i: int) -> None:
         """A fresh certified list for row ``i`` with four times as many neighbours, from the
         free release rows (``attack.linkage.refill``)."""
-        self._maybe_rebuild()
-        k = int(min(max(4 * self.neighbours[i], INITIAL_NEIGHBOURS), self._free.n))
+        free = self._free_tree()
+        k = int(min(max(4 * self.neighbours[i], INITIAL_NEIGHBOURS), free.n))
         self.neighbours[i] = k
-        self.cols[i], self.costs[i], reach = self._free.refill(self.x_ext[i], k, i, self.exact)
+        self.cols[i], self.costs[i], reach = free.refill(self.x_ext[i], k, i, self.exact)
         self.pointer[i] = 0
-        self.bound[i] = self._bounds(reach, k >= self._free.n)
-        self.from_full_tree[i] = self._free.n == self.n_rel
+        self.bound[i] = self._bounds(reach, k >= free.n)
+        self.from_full_tree[i] = free.n == self.n_rel
         self.requeried[i] = True
 
-    def _maybe_rebuild(self) -> None:
-        """Build the tree of free release rows at the first refill, and again on the still free
+    def _free_tree(self) -> FreeTree:
+        """The tree of free release rows: built at the first refill, and again on the still free
         rows once half of those in the tree are taken."""
         if self._free is None:
             self._free = FreeTree(self.x_rel, np.arange(self.n_rel))
         elif self._taken_in_tree * 2 > self._free.n and not self.taken.all():
             self._free = FreeTree(self.x_rel, np.flatnonzero(~self.taken))
             self._taken_in_tree = 0
+        return self._free
 
     def take(self, j: int) -> None:
         """Mark release row ``j`` as used."""
@@ -236,14 +237,16 @@ def tree_greedy(model: DistanceModel, embedded) -> tuple[np.ndarray, np.ndarray,
     points_rel = np.ascontiguousarray(x_rel[rel_rows[rel_ptr[:-1]]], dtype=np.float64)
     margin = rounding(x_ext, x_rel)
     limit = min(len(x_ext), len(x_rel))
+    metric, a, b, offset, scale, weight = exact.arrays()
     rows, cols, dist, groups = greedy(points_ext, points_rel, ext_ptr, ext_rows, rel_ptr, rel_rows, float(constant),
-                                      margin, *exact.arrays(), LEAF, limit)
+                                      margin, metric, a, b, offset, scale, weight, LEAF, limit)
     if rows.size < limit:
         raise LookupError("no free release row left")
     order = np.lexsort((dist, groups))  # links of one group at one distance counted once
     n_best = np.empty(rows.size, dtype=np.int64)
     n_best[order] = tie_counts(groups[order], dist[order], points_ext, points_rel, ext_ptr, ext_rows, rel_ptr,
-                               rel_rows, float(constant), margin, TIE_TOLERANCE, *exact.arrays(), LEAF)
+                               rel_rows, float(constant), margin, TIE_TOLERANCE, metric, a, b, offset, scale,
+                               weight, LEAF)
     by_row = np.argsort(rows, kind="stable")
     return rows[by_row], cols[by_row], dist[by_row], n_best[by_row]
 
@@ -284,8 +287,10 @@ def warm_up() -> None:
     block, so that processes forked afterwards start with them."""
     frame = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
     model = build_distance_model(frame, frame, [Metric(name="x")])
-    tree_greedy(model, embedding(model))
-    CandidateLists(model, *embedding(model), neighbours=1).requery(0)
+    embedded = embedding(model)
+    assert embedded is not None  # a metric key always has an embedding
+    tree_greedy(model, embedded)
+    CandidateLists(model, *embedded, neighbours=1).requery(0)
 
 
 def tree_sequential(model: DistanceModel, embedded, order: np.ndarray | None):

@@ -250,7 +250,8 @@ def _quick(tasks: Sequence) -> bool:
     """True when every task can be estimated and all together take less than
     ``PARALLEL_MIN_SECONDS``: starting workers would take longer than solving here."""
     seconds = [estimated_seconds(task) for task in tasks]
-    return all(s is not None for s in seconds) and sum(seconds) < PARALLEL_MIN_SECONDS
+    known = [s for s in seconds if s is not None]
+    return len(known) == len(seconds) and sum(known) < PARALLEL_MIN_SECONDS
 
 
 def solve_chunk(func: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
@@ -273,12 +274,12 @@ def _map_local(func, tasks: list, jobs: int | None, bar: Any) -> list:
     units = _chunks(tasks)
     workers = min(jobs or default_jobs(), len(units))
     if workers < 2 or _quick(tasks):
-        results = []
+        solved = []
         for task in tasks:
-            results.append(func(task))
+            solved.append(func(task))
             if bar is not None:
                 bar.update()
-        return results
+        return solved
 
     results: list = [None] * len(tasks)
     pending = iter(units)
