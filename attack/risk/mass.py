@@ -361,9 +361,12 @@ def mass_attack(
 
 
 def attack_specs(
-    *, keys, blocks, cells, targets, method, gammas, gamma_by_variable, tau, zero_tolerance,
-    standardise, metric_distance, seed, winsorise=False, intruder="distance", truth_complete=False,
-    min_probabilities=DEFAULT_MIN_PROBABILITIES, risk_on="all", learn_weights=None,
+    *, keys: Sequence[Any], blocks: Sequence[Any], cells: Sequence[Any], targets: Sequence[str] | None,
+    method: str, gammas: Sequence[float], gamma_by_variable: Mapping[str, Sequence[float]] | None, tau: float,
+    zero_tolerance: float, standardise: str, metric_distance: str, seed: int | None, winsorise: bool = False,
+    intruder: str = "distance", truth_complete: bool = False,
+    min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES, risk_on: str = "all",
+    learn_weights: float | None = None,
 ) -> tuple[Linkage, Evaluation]:
     """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
     schema of scenario files (``Linkage``,
