@@ -27,7 +27,7 @@ the cheapest assignment is the one of the largest total weight.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -347,7 +347,7 @@ class MatchWeights:
     #: adjustment), or None; empty: no key is adjusted.
     value_weights: tuple[np.ndarray | None, ...] = ()
 
-    def _ranges(self):
+    def _ranges(self) -> Iterator[np.ndarray]:
         extra = self.value_weights or (None,) * len(self.weights)
         for w, v in zip(self.weights, extra, strict=True):
             yield w if v is None or v.size == 0 else np.concatenate([w, v])

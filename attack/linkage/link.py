@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,9 @@ from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.passes import CandidateModel
 from attack.linkage.settings import Linkage
 from attack.linkage.solvers import BlockSolution, BlockTask, solve_block
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 
 @dataclass
@@ -127,7 +131,7 @@ def link(
     tasks = [
         BlockTask(
             index=i,
-            model=_restricted(model.subset(block.external, block.release), block.pairs),
+            model=_restricted(model.subset(block.external, block.release), block.pairs),  # type: ignore[arg-type]  # BlockTask.model (solvers.py) says DistanceModel; it takes any block model
             method=spec.method,
             order=None if rank is None else np.argsort(rank[block.external], kind="stable"),
             memory_budget=memory_budget,
@@ -156,7 +160,8 @@ def link(
     return Links(release_row, distance, n_best, blocking, model, spec, solutions, probability, about)
 
 
-def _restricted(model, pairs):
+def _restricted(model: DistanceModel | fellegi_sunter.MatchWeights,
+                pairs: sp.csr_matrix | None) -> DistanceModel | fellegi_sunter.MatchWeights | CandidateModel:
     return model if pairs is None else CandidateModel(model, pairs)
 
 
