@@ -39,7 +39,13 @@ MAX_DIMENSIONS = 16
 INITIAL_NEIGHBOURS = 16
 
 
-def embedding(model: DistanceModel) -> tuple[np.ndarray, np.ndarray, float] | None:
+#: External and release coordinates and the constant ``C`` (``embedding``).
+Embedding = tuple[np.ndarray, np.ndarray, float]
+#: Links as ``(external rows, release rows, distances, tie counts)``.
+TreeLinks = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def embedding(model: DistanceModel) -> Embedding | None:
     """Coordinates of external and release rows and the constant C with
     ``cost = ||x_e − x_r||² − C``; None when the distance has no such embedding."""
     ext_parts, rel_parts, constant = [], [], 0.0
@@ -127,7 +133,7 @@ class CandidateLists:
             return self.cols[i], self.costs[i]
         return self.first_cols[i], self.first_costs[i]
 
-    def _bounds(self, reach, complete: bool):
+    def _bounds(self, reach: float | np.ndarray, complete: bool) -> float | np.ndarray:
         """Distances below which every release row of the tree has been returned, from the
         squared embedded distance ``reach`` of the last one returned."""
         if complete:
@@ -217,7 +223,7 @@ class CandidateLists:
         return out
 
 
-def tree_greedy(model: DistanceModel, embedded) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def tree_greedy(model: DistanceModel, embedded: Embedding) -> TreeLinks:
     """Procedure II (ties by distance, external row, release row), compiled
     (``attack.linkage.compiled.greedy``).
 
@@ -293,11 +299,13 @@ def warm_up() -> None:
     CandidateLists(model, *embedded, neighbours=1).requery(0)
 
 
-def tree_sequential(model: DistanceModel, embedded, order: np.ndarray | None):
+def tree_sequential(model: DistanceModel, embedded: Embedding, order: np.ndarray | None) -> TreeLinks:
     """Procedure I: rows in ``order`` take their certified nearest free candidate."""
     lists = CandidateLists(model, *embedded)
     order = np.arange(lists.n_ext) if order is None else order
-    rows, cols, dist = [], [], []
+    rows: list[int] = []
+    cols: list[int] = []
+    dist: list[float] = []
     for i in order[: lists.n_rel]:
         cost, j = lists.best(int(i))
         lists.take(j)
@@ -307,10 +315,12 @@ def tree_sequential(model: DistanceModel, embedded, order: np.ndarray | None):
     return _finish(lists, rows, cols, dist)
 
 
-def tree_nearest(model: DistanceModel, embedded):
+def tree_nearest(model: DistanceModel, embedded: Embedding) -> TreeLinks:
     """Nearest neighbour (not one-to-one): every row's certified nearest candidate."""
     lists = CandidateLists(model, *embedded)
-    rows, cols, dist = [], [], []
+    rows: list[int] = []
+    cols: list[int] = []
+    dist: list[float] = []
     for i in range(lists.n_ext):
         cost, j = lists.best(i, free_only=False)
         rows.append(i)
@@ -319,10 +329,9 @@ def tree_nearest(model: DistanceModel, embedded):
     return _finish(lists, rows, cols, dist)
 
 
-def _finish(lists: CandidateLists, rows, cols, dist):
+def _finish(lists: CandidateLists, rows: list[int], cols: list[int], dist: list[float]) -> TreeLinks:
     """Links sorted by external row, with their distances and exact tie counts."""
-    rows = np.asarray(rows, dtype=np.int64)
-    order = np.argsort(rows, kind="stable")
-    rows = rows[order]
-    dist = np.asarray(dist, dtype=float)[order]
-    return rows, np.asarray(cols, dtype=np.int64)[order], dist, lists.ties(rows, dist)
+    order = np.argsort(np.asarray(rows, dtype=np.int64), kind="stable")
+    linked = np.asarray(rows, dtype=np.int64)[order]
+    distance = np.asarray(dist, dtype=float)[order]
+    return linked, np.asarray(cols, dtype=np.int64)[order], distance, lists.ties(linked, distance)
