@@ -32,7 +32,7 @@ class SynthColumn:
 
     name: str
     kind: str
-    dtype: object
+    dtype: np.dtype | pd.api.extensions.ExtensionDtype
     codes: tuple[float, ...] = ()
     has_missing: bool = False
     decimals: int = 0
@@ -64,7 +64,7 @@ class SynthColumn:
     def restore(self, values: np.ndarray, state: np.ndarray | None = None) -> pd.Series:
         """The synthetic column in the original's dtype (codes and missing values put back)."""
         if self.kind == "categorical":
-            out = pd.Series(np.where(values == MISSING_CATEGORY, None, values), name=self.name, dtype=object)
+            out = pd.Series(np.where(values == MISSING_CATEGORY, np.array(None, dtype=object), values), name=self.name, dtype=object)
             return out if self.dtype == object else out.astype(self.dtype)
         x = np.asarray(values, dtype=float)
         if state is not None:
@@ -73,7 +73,7 @@ class SynthColumn:
             for code in self.codes:
                 x[state == _code_label(code)] = code
         if self.integer and not np.isnan(x).any():
-            return pd.Series(np.round(x).astype(self.dtype), name=self.name)
+            return pd.Series(np.round(x), name=self.name).astype(self.dtype)
         if self.integer:
             return pd.Series(pd.array(np.round(x), dtype="Int64"), name=self.name)
         return pd.Series(x, name=self.name)

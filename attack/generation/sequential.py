@@ -132,9 +132,10 @@ def synthesize(
     rows (default as many as the original; with ``keep`` always so). Same input and seed, same
     copies.
     """
+    methods: Mapping[str, str] = {} if isinstance(method, str) else method
     if isinstance(method, str):
-        method, default_method = {}, method
-    plan = _plan(frame, columns, method, default_method, visit_sequence, predictors, strata, keep)
+        default_method = method
+    plan = _plan(frame, columns, methods, default_method, visit_sequence, predictors, strata, keep)
     _check_settings(minbucket, cp, ntree, smoothing, m, rows, len(frame))
     if plan.keep and rows not in (None, len(frame)):
         raise InputError("partially synthetic data (keep) have as many rows as the original", field="rows")
@@ -190,7 +191,9 @@ class _Plan:
     keep: tuple[str, ...]
 
 
-def _plan(frame, columns, method, default_method, visit_sequence, predictors, strata, keep) -> _Plan:
+def _plan(frame: pd.DataFrame, columns: Sequence[str] | None, method: Mapping[str, str], default_method: str,
+          visit_sequence: Sequence[str] | None, predictors: Mapping[str, Sequence[str]] | None,
+          strata: Sequence[str], keep: Sequence[str]) -> _Plan:
     strata, keep = tuple(strata), tuple(keep)
     _known(frame, strata, "strata")
     _known(frame, keep, "keep")
@@ -245,7 +248,7 @@ def _known(frame: pd.DataFrame, names: Sequence[str], field_name: str, allowed: 
                              field=field_name)
 
 
-def _check_settings(minbucket, cp, ntree, smoothing, m, rows, n) -> None:
+def _check_settings(minbucket: int, cp: float, ntree: int, smoothing: str, m: int, rows: int | None, n: int) -> None:
     checks = [
         (isinstance(minbucket, int) and minbucket >= 1, "minbucket", "an integer >= 1", minbucket),
         (0 <= cp < 1, "cp", "a number in [0, 1)", cp),

@@ -132,7 +132,7 @@ def _plain(values: pa.ChunkedArray, decimal: str, thousands: str | None) -> pa.C
     return values
 
 
-def _as_floats(values: pa.ChunkedArray, decimal: str, thousands: str | None):
+def _as_floats(values: pa.ChunkedArray, decimal: str, thousands: str | None) -> pa.ChunkedArray | None:
     """The column as float64 if every value is a number in the notation, else None. Values with
     a thousands separator must group digits by three (``1.5`` is no number when the decimal
     separator is a comma); Arrow's parser checks the rest."""

@@ -160,7 +160,7 @@ class ReadInfo:
 
     def to_dict(self) -> dict:
         """JSON-ready record of the reading (for results and certificates)."""
-        out = {"format": self.format}
+        out: dict[str, object] = {"format": self.format}
         for name in ("encoding", "sep", "decimal", "thousands", "quotechar", "sheet"):
             value = getattr(self, name)
             if value is not None:
@@ -323,7 +323,7 @@ def _read_csv(raw: bytes, name: str, wanted: list[str] | None, options: ReadOpti
             read_options=pcsv.ReadOptions(column_names=header, skip_rows=1, block_size=1 << 24),
             parse_options=pcsv.ParseOptions(  # quoted line breaks need the slower parser
                 delimiter=sep, quote_char=quotechar or False,
-                newlines_in_values=bool(quotechar) and quotechar.encode() in content),
+                newlines_in_values=bool(quotechar and quotechar.encode() in content)),
             convert_options=pcsv.ConvertOptions(
                 column_types={c: pa.string() for c in header}, include_columns=include,
                 null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
@@ -577,9 +577,10 @@ def _cell_text(value: object) -> str | None:
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     if isinstance(value, (float, np.floating)):
-        if np.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return str(int(value)) if value == int(value) and abs(value) < 2**53 else repr(float(value))
+        number = float(value)
+        if np.isinf(number):
+            return "inf" if number > 0 else "-inf"
+        return str(int(number)) if number == int(number) and abs(number) < 2**53 else repr(number)
     if hasattr(value, "isoformat"):
         return value.isoformat()
     text = str(value).strip()

@@ -12,16 +12,23 @@ chance, come near 1. It is a calibration against chance, not a posterior probabi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from attack.linkage.blocking import Blocking
+
+if TYPE_CHECKING:
+    from attack.linkage.distances import DistanceModel
+    from attack.linkage.fellegi_sunter import MatchWeights
+    from attack.linkage.passes import CandidateModel
 
 #: Random within-block pairs whose distances describe chance.
 RANDOM_PAIRS = 1_000_000
 
 
 def chance_probability(
-    model,
+    model: DistanceModel | MatchWeights | CandidateModel,
     blocking: Blocking,
     release_row: np.ndarray,
     distance: np.ndarray,

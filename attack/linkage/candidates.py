@@ -39,7 +39,13 @@ MAX_DIMENSIONS = 16
 INITIAL_NEIGHBOURS = 16
 
 
-def embedding(model: DistanceModel) -> tuple[np.ndarray, np.ndarray, float] | None:
+#: External and release coordinates and the constant ``C`` (``embedding``).
+Embedding = tuple[np.ndarray, np.ndarray, float]
+#: Links as ``(external rows, release rows, distances, tie counts)``.
+TreeLinks = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def embedding(model: DistanceModel) -> Embedding | None:
     """Coordinates of external and release rows and the constant C with
     ``cost = ||x_e − x_r||² − C``; None when the distance has no such embedding."""
     ext_parts, rel_parts, constant = [], [], 0.0
@@ -127,7 +133,7 @@ class CandidateLists:
             return self.cols[i], self.costs[i]
         return self.first_cols[i], self.first_costs[i]
 
-    def _bounds(self, reach, complete: bool):
+    def _bounds(self, reach: float | np.ndarray, complete: bool) -> float | np.ndarray:
         """Distances below which every release row of the tree has been returned, from the
         squared embedded distance ``reach`` of the last one returned."""
         if complete:
@@ -137,23 +143,24 @@ class CandidateLists:
     def requery(self, i: int) -> None:
         """A fresh certified list for row ``i`` with four times as many neighbours, from the
         free release rows (``attack.linkage.refill``)."""
-        self._maybe_rebuild()
-        k = int(min(max(4 * self.neighbours[i], INITIAL_NEIGHBOURS), self._free.n))
+        free = self._free_tree()
+        k = int(min(max(4 * self.neighbours[i], INITIAL_NEIGHBOURS), free.n))
         self.neighbours[i] = k
-        self.cols[i], self.costs[i], reach = self._free.refill(self.x_ext[i], k, i, self.exact)
+        self.cols[i], self.costs[i], reach = free.refill(self.x_ext[i], k, i, self.exact)
         self.pointer[i] = 0
-        self.bound[i] = self._bounds(reach, k >= self._free.n)
-        self.from_full_tree[i] = self._free.n == self.n_rel
+        self.bound[i] = self._bounds(reach, k >= free.n)
+        self.from_full_tree[i] = free.n == self.n_rel
         self.requeried[i] = True
 
-    def _maybe_rebuild(self) -> None:
-        """Build the tree of free release rows at the first refill, and again on the still free
+    def _free_tree(self) -> FreeTree:
+        """The tree of free release rows: built at the first refill, and again on the still free
         rows once half of those in the tree are taken."""
         if self._free is None:
             self._free = FreeTree(self.x_rel, np.arange(self.n_rel))
         elif self._taken_in_tree * 2 > self._free.n and not self.taken.all():
             self._free = FreeTree(self.x_rel, np.flatnonzero(~self.taken))
             self._taken_in_tree = 0
+        return self._free
 
     def take(self, j: int) -> None:
         """Mark release row ``j`` as used."""
@@ -216,7 +223,7 @@ class CandidateLists:
         return out
 
 
-def tree_greedy(model: DistanceModel, embedded) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def tree_greedy(model: DistanceModel, embedded: Embedding) -> TreeLinks:
     """Procedure II (ties by distance, external row, release row), compiled
     (``attack.linkage.compiled.greedy``).
 
@@ -236,14 +243,16 @@ def tree_greedy(model: DistanceModel, embedded) -> tuple[np.ndarray, np.ndarray,
     points_rel = np.ascontiguousarray(x_rel[rel_rows[rel_ptr[:-1]]], dtype=np.float64)
     margin = rounding(x_ext, x_rel)
     limit = min(len(x_ext), len(x_rel))
+    metric, a, b, offset, scale, weight = exact.arrays()
     rows, cols, dist, groups = greedy(points_ext, points_rel, ext_ptr, ext_rows, rel_ptr, rel_rows, float(constant),
-                                      margin, *exact.arrays(), LEAF, limit)
+                                      margin, metric, a, b, offset, scale, weight, LEAF, limit)
     if rows.size < limit:
         raise LookupError("no free release row left")
     order = np.lexsort((dist, groups))  # links of one group at one distance counted once
     n_best = np.empty(rows.size, dtype=np.int64)
     n_best[order] = tie_counts(groups[order], dist[order], points_ext, points_rel, ext_ptr, ext_rows, rel_ptr,
-                               rel_rows, float(constant), margin, TIE_TOLERANCE, *exact.arrays(), LEAF)
+                               rel_rows, float(constant), margin, TIE_TOLERANCE, metric, a, b, offset, scale,
+                               weight, LEAF)
     by_row = np.argsort(rows, kind="stable")
     return rows[by_row], cols[by_row], dist[by_row], n_best[by_row]
 
@@ -284,15 +293,19 @@ def warm_up() -> None:
     block, so that processes forked afterwards start with them."""
     frame = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
     model = build_distance_model(frame, frame, [Metric(name="x")])
-    tree_greedy(model, embedding(model))
-    CandidateLists(model, *embedding(model), neighbours=1).requery(0)
+    embedded = embedding(model)
+    assert embedded is not None  # a metric key always has an embedding
+    tree_greedy(model, embedded)
+    CandidateLists(model, *embedded, neighbours=1).requery(0)
 
 
-def tree_sequential(model: DistanceModel, embedded, order: np.ndarray | None):
+def tree_sequential(model: DistanceModel, embedded: Embedding, order: np.ndarray | None) -> TreeLinks:
     """Procedure I: rows in ``order`` take their certified nearest free candidate."""
     lists = CandidateLists(model, *embedded)
     order = np.arange(lists.n_ext) if order is None else order
-    rows, cols, dist = [], [], []
+    rows: list[int] = []
+    cols: list[int] = []
+    dist: list[float] = []
     for i in order[: lists.n_rel]:
         cost, j = lists.best(int(i))
         lists.take(j)
@@ -302,10 +315,12 @@ def tree_sequential(model: DistanceModel, embedded, order: np.ndarray | None):
     return _finish(lists, rows, cols, dist)
 
 
-def tree_nearest(model: DistanceModel, embedded):
+def tree_nearest(model: DistanceModel, embedded: Embedding) -> TreeLinks:
     """Nearest neighbour (not one-to-one): every row's certified nearest candidate."""
     lists = CandidateLists(model, *embedded)
-    rows, cols, dist = [], [], []
+    rows: list[int] = []
+    cols: list[int] = []
+    dist: list[float] = []
     for i in range(lists.n_ext):
         cost, j = lists.best(i, free_only=False)
         rows.append(i)
@@ -314,10 +329,9 @@ def tree_nearest(model: DistanceModel, embedded):
     return _finish(lists, rows, cols, dist)
 
 
-def _finish(lists: CandidateLists, rows, cols, dist):
+def _finish(lists: CandidateLists, rows: list[int], cols: list[int], dist: list[float]) -> TreeLinks:
     """Links sorted by external row, with their distances and exact tie counts."""
-    rows = np.asarray(rows, dtype=np.int64)
-    order = np.argsort(rows, kind="stable")
-    rows = rows[order]
-    dist = np.asarray(dist, dtype=float)[order]
-    return rows, np.asarray(cols, dtype=np.int64)[order], dist, lists.ties(rows, dist)
+    order = np.argsort(np.asarray(rows, dtype=np.int64), kind="stable")
+    linked = np.asarray(rows, dtype=np.int64)[order]
+    distance = np.asarray(dist, dtype=float)[order]
+    return linked, np.asarray(cols, dtype=np.int64)[order], distance, lists.ties(linked, distance)

@@ -19,7 +19,7 @@ module holds the component kinds and combines the components of a run.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol, Self
@@ -139,29 +139,29 @@ class MetricComponent(Component):
         self._a = a[~np.isnan(a)]
         self._b = b[~np.isnan(b)]
 
-    def raw(self, ext, rel):
+    def raw(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         return self._distance(self.a[ext][:, None] - self.b[rel][None, :])
 
-    def raw_pairs(self, ext, rel):
+    def raw_pairs(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         return self._distance(self.a[ext] - self.b[rel])
 
     def _distance(self, diff: np.ndarray) -> np.ndarray:
         return np.multiply(diff, diff, out=diff) if self.power == 2 else np.abs(diff, out=diff)
 
-    def subset(self, ext, rel):
+    def subset(self, ext: np.ndarray, rel: np.ndarray) -> MetricComponent:
         return MetricComponent(self.a[ext], self.b[rel], self.power)
 
-    def extremes(self):
+    def extremes(self) -> tuple[float, float]:
         if self._a.size == 0 or self._b.size == 0:
             return 0.0, 0.0
         high = max(abs(self._a.max() - self._b.min()), abs(self._b.max() - self._a.min()))
         return _min_gap(self._a, self._b) ** self.power, high**self.power
 
-    def range_scale(self):
+    def range_scale(self) -> float:
         pooled = np.concatenate([self._a, self._b])
         return float(pooled.max() - pooled.min()) ** self.power if pooled.size else 0.0
 
-    def sd_scale(self):
+    def sd_scale(self) -> float:
         pooled = np.concatenate([self._a, self._b])
         return float(pooled.std(ddof=1)) ** self.power if pooled.size > 1 else 0.0
 
@@ -187,7 +187,13 @@ class CodeComponent(Component):
         self.a, self.b, self.kind = a_codes, b_codes, kind
         self.divisor, self.table, self.scale = divisor, table, scale
 
-    def raw(self, ext, rel):
+    def _distances(self) -> np.ndarray:
+        """The code-by-code distance table of a hierarchical key."""
+        if self.table is None:
+            raise TypeError("only a hierarchical key has a distance table")
+        return self.table
+
+    def raw(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         a = self.a[ext]
         b = self.b[rel]
         if self.kind == "nominal":
@@ -195,13 +201,13 @@ class CodeComponent(Component):
         elif self.kind == "ordinal":
             out = np.abs(a[:, None] - b[None, :]) / self.divisor
         else:
-            out = self.table[np.ix_(np.maximum(a, 0), np.maximum(b, 0))]
+            out = self._distances()[np.ix_(np.maximum(a, 0), np.maximum(b, 0))]
         if (a < 0).any() or (b < 0).any():
             out[a < 0, :] = np.nan
             out[:, b < 0] = np.nan
         return out
 
-    def raw_pairs(self, ext, rel):
+    def raw_pairs(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         a = self.a[ext]
         b = self.b[rel]
         if self.kind == "nominal":
@@ -209,11 +215,11 @@ class CodeComponent(Component):
         elif self.kind == "ordinal":
             out = np.abs(a - b) / self.divisor
         else:
-            out = self.table[np.maximum(a, 0), np.maximum(b, 0)]
+            out = self._distances()[np.maximum(a, 0), np.maximum(b, 0)]
         out[(a < 0) | (b < 0)] = np.nan
         return out
 
-    def subset(self, ext, rel):
+    def subset(self, ext: np.ndarray, rel: np.ndarray) -> CodeComponent:
         return CodeComponent(
             self.a[ext], self.b[rel], kind=self.kind, divisor=self.divisor, table=self.table,
             scale=self.scale,
@@ -223,7 +229,7 @@ class CodeComponent(Component):
     def has_missing(self) -> bool:
         return bool((self.a < 0).any() or (self.b < 0).any())
 
-    def extremes(self):
+    def extremes(self) -> tuple[float, float]:
         present_a = np.unique(self.a[self.a >= 0])
         present_b = np.unique(self.b[self.b >= 0])
         if present_a.size == 0 or present_b.size == 0:
@@ -235,10 +241,10 @@ class CodeComponent(Component):
         if self.kind == "ordinal":
             high = max(present_a.max() - present_b.min(), present_b.max() - present_a.min())
             return _min_gap(present_a, present_b) / self.divisor, abs(high) / self.divisor
-        sub = self.table[np.ix_(present_a, present_b)]
+        sub = self._distances()[np.ix_(present_a, present_b)]
         return float(sub.min()), float(sub.max())
 
-    def range_scale(self):
+    def range_scale(self) -> float:
         return self.scale
 
 
@@ -268,7 +274,7 @@ class StringComponent(Component):
     def __init__(self, a: np.ndarray, b: np.ndarray, method: str) -> None:
         self.a, self.b, self.method = a, b, method
 
-    def raw(self, ext, rel):
+    def raw(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         a = self.a[ext]
         b = self.b[rel]
         out = string_distances([x or "" for x in a], [y or "" for y in b], self.method)
@@ -276,24 +282,25 @@ class StringComponent(Component):
         out[:, pd.isna(b)] = np.nan
         return out
 
-    def raw_pairs(self, ext, rel):
+    def raw_pairs(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         a = self.a[ext]
         b = self.b[rel]
         out = string_distances([x or "" for x in a], [y or "" for y in b], self.method, pairs=True)
         out[pd.isna(a) | pd.isna(b)] = np.nan
         return out
 
-    def subset(self, ext, rel):
+    def subset(self, ext: np.ndarray, rel: np.ndarray) -> StringComponent:
         return StringComponent(self.a[ext], self.b[rel], self.method)
 
-    def extremes(self):
+    def extremes(self) -> tuple[float, float]:
         ua = pd.unique(self.a[~pd.isna(self.a)])
         ub = pd.unique(self.b[~pd.isna(self.b)])
         return _distinct_extremes(self, ua, ub, "strings", lambda x, y: string_distances(
             list(x), list(y), self.method, dtype=np.float32))
 
 
-def _distinct_extremes(component: Component, ua: np.ndarray, ub: np.ndarray, what: str, distance) -> tuple:
+def _distinct_extremes(component: Component, ua: np.ndarray, ub: np.ndarray, what: str,
+                       distance: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> tuple[float, float]:
     """Smallest and largest ``distance(ua-slice, ub)`` over the distinct values of both files, in
     slices of rows; beyond ``STRING_EXTREMES_MAX_PAIRS`` pairs the natural range [0, 1], noted
     on ``component``."""
@@ -342,20 +349,20 @@ class SwappedNamesComponent(Component):
             out[:, gone_b] = np.nan
         return out
 
-    def raw(self, ext, rel):
+    def raw(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         return self._total(self.a[ext], self.b[rel], False)
 
-    def raw_pairs(self, ext, rel):
+    def raw_pairs(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         return self._total(self.a[ext], self.b[rel], True)
 
-    def subset(self, ext, rel):
+    def subset(self, ext: np.ndarray, rel: np.ndarray) -> SwappedNamesComponent:
         return SwappedNamesComponent(self.a[ext], self.b[rel], self.method)
 
     @cached_property
     def has_missing(self) -> bool:
         return bool(pd.isna(self.a).all(axis=1).any() or pd.isna(self.b).all(axis=1).any())
 
-    def extremes(self):
+    def extremes(self) -> tuple[float, float]:
         return 0.0, 1.0
 
 
@@ -365,20 +372,20 @@ class DateComponent(Component):
     def __init__(self, a: np.ndarray, b: np.ndarray) -> None:
         self.a, self.b = a, b
 
-    def raw(self, ext, rel):
+    def raw(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         return date_distance(self.a[ext][:, None, :], self.b[rel][None, :, :])
 
-    def raw_pairs(self, ext, rel):
+    def raw_pairs(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:
         return date_distance(self.a[ext], self.b[rel])
 
-    def subset(self, ext, rel):
+    def subset(self, ext: np.ndarray, rel: np.ndarray) -> DateComponent:
         return DateComponent(self.a[ext], self.b[rel])
 
     @cached_property
     def has_missing(self) -> bool:
         return bool((self.a < 0).all(axis=1).any() or (self.b < 0).all(axis=1).any())
 
-    def extremes(self):
+    def extremes(self) -> tuple[float, float]:
         ua = np.unique(self.a[~(self.a < 0).all(axis=1)], axis=0)
         ub = np.unique(self.b[~(self.b < 0).all(axis=1)], axis=0)
         return _distinct_extremes(self, ua, ub, "dates", lambda x, y: date_distance(x[:, None, :], y[None, :, :]))

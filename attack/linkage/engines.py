@@ -26,8 +26,9 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from multiprocessing.context import BaseContext
 from typing import Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator
@@ -194,7 +195,7 @@ def largest_first(tasks: Sequence) -> list[int]:
     return sorted(range(len(tasks)), key=lambda i: -(_size(tasks[i]) or 0))
 
 
-def _size(task) -> int | None:
+def _size(task: Any) -> int | None:
     """``n_ext · n_rel`` of a task's block, None when the task does not say."""
     try:
         n_ext, n_rel = task.model.sizes
@@ -228,7 +229,7 @@ def _chunks(tasks: Sequence) -> list[list[int]]:
     return units
 
 
-def estimated_seconds(task) -> float | None:
+def estimated_seconds(task: Any) -> float | None:
     """Seconds one core needs for a task's block, from its size and method (None when the task
     says neither): dense blocks grow with their pairs, KD-tree blocks with their records, exact
     blocks with pairs × the smaller side while dense, with the squared records when sparse."""
@@ -250,7 +251,8 @@ def _quick(tasks: Sequence) -> bool:
     """True when every task can be estimated and all together take less than
     ``PARALLEL_MIN_SECONDS``: starting workers would take longer than solving here."""
     seconds = [estimated_seconds(task) for task in tasks]
-    return all(s is not None for s in seconds) and sum(seconds) < PARALLEL_MIN_SECONDS
+    known = [s for s in seconds if s is not None]
+    return len(known) == len(seconds) and sum(known) < PARALLEL_MIN_SECONDS
 
 
 def solve_chunk(func: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
@@ -269,16 +271,16 @@ def _place(results: list, unit: list[int], solved: list, bar: Any) -> None:
 # local
 
 
-def _map_local(func, tasks: list, jobs: int | None, bar: Any) -> list:
+def _map_local(func: Callable[[Any], Any], tasks: list, jobs: int | None, bar: Any) -> list:
     units = _chunks(tasks)
     workers = min(jobs or default_jobs(), len(units))
     if workers < 2 or _quick(tasks):
-        results = []
+        solved = []
         for task in tasks:
-            results.append(func(task))
+            solved.append(func(task))
             if bar is not None:
                 bar.update()
-        return results
+        return solved
 
     results: list = [None] * len(tasks)
     pending = iter(units)
@@ -298,7 +300,8 @@ def _map_local(func, tasks: list, jobs: int | None, bar: Any) -> list:
     return results
 
 
-def _submit(executor, func, tasks, pending, running: dict, count: int) -> None:
+def _submit(executor: ProcessPoolExecutor, func: Callable[[Any], Any], tasks: Sequence[Any],
+            pending: Iterator[list[int]], running: dict, count: int) -> None:
     """Hand up to ``count`` more work units to the pool."""
     for _ in range(count):
         unit = next(pending, None)
@@ -307,7 +310,7 @@ def _submit(executor, func, tasks, pending, running: dict, count: int) -> None:
         running[executor.submit(solve_chunk, func, [tasks[i] for i in unit])] = unit
 
 
-def _mp_context():
+def _mp_context() -> BaseContext:
     """``forkserver`` where the platform has it (safe in a process with threads, and workers
     are forked from a server that has already imported the solvers and loaded their compiled
     kernels: ``attack.linkage.worker``), else ``spawn``."""
@@ -322,7 +325,7 @@ def _mp_context():
 # dask
 
 
-def _map_dask(func, tasks: list, jobs: int | None, scheduler: str | None, bar) -> list:
+def _map_dask(func: Callable[[Any], Any], tasks: list, jobs: int | None, scheduler: str | None, bar: Any) -> list:
     try:
         from dask import distributed
     except ImportError as exc:
@@ -333,7 +336,7 @@ def _map_dask(func, tasks: list, jobs: int | None, scheduler: str | None, bar) -
     pending = iter(_chunks(tasks))
     running: dict = {}  # future key -> (future, unit)
 
-    def submit(client) -> object | None:
+    def submit(client: Any) -> Any:
         unit = next(pending, None)
         if unit is None:
             return None
@@ -361,14 +364,14 @@ class _dask_client:
     """A client of the cluster at ``scheduler``, or of a local cluster started (and closed)
     here with ``jobs`` single-threaded worker processes on the loopback interface."""
 
-    def __init__(self, distributed, jobs: int | None, scheduler: str | None) -> None:
+    def __init__(self, distributed: Any, jobs: int | None, scheduler: str | None) -> None:
         self.distributed = distributed
         self.jobs = jobs
         self.scheduler = scheduler
-        self.cluster = None
-        self.client = None
+        self.cluster: Any = None
+        self.client: Any = None
 
-    def __enter__(self):
+    def __enter__(self) -> Any:
         if self.scheduler is not None:
             try:
                 self.client = self.distributed.Client(self.scheduler)
@@ -394,7 +397,7 @@ class _dask_client:
             raise
         return self.client
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         try:
             if self.client is not None:
                 self.client.close()

@@ -27,7 +27,7 @@ the cheapest assignment is the one of the largest total weight.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -111,13 +111,13 @@ class Comparison:
     def _string_levels(self, a: np.ndarray, b: np.ndarray, pairs: bool) -> np.ndarray:
         """Similarity levels; a matrix is computed once per pair of distinct strings."""
         if pairs:
-            sim = self._similarity(self.texts[np.maximum(a, 0)], self.texts[np.maximum(b, 0)], True)
+            sim = self._similarity(self._strings(a), self._strings(b), True)
             out = _similarity_levels(sim, a == b)
             out[(a < 0) | (b < 0)] = -1
             return out
         ua, ia = np.unique(a, return_inverse=True)
         ub, ib = np.unique(b, return_inverse=True)
-        sim = self._similarity(self.texts[np.maximum(ua, 0)], self.texts[np.maximum(ub, 0)], False)
+        sim = self._similarity(self._strings(ua), self._strings(ub), False)
         distinct = _similarity_levels(sim, ua[:, None] == ub[None, :])
         distinct[ua < 0, :] = -1
         distinct[:, ub < 0] = -1
@@ -129,7 +129,7 @@ class Comparison:
         either; a missing name agrees with nothing, a record without names is missing."""
         def sim(i: int, j: int) -> np.ndarray:
             x, y = a[:, i], b[:, j]
-            out = self._similarity(self.texts[np.maximum(x, 0)], self.texts[np.maximum(y, 0)], pairs)
+            out = self._similarity(self._strings(x), self._strings(y), pairs)
             missing = (x < 0) if pairs else (x < 0)[:, None]
             missing = missing | ((y < 0) if pairs else (y < 0)[None, :])
             out[missing] = 0.0
@@ -141,9 +141,16 @@ class Comparison:
 
         best = np.maximum(np.minimum(sim(0, 0), sim(1, 1)), np.minimum(sim(0, 1), sim(1, 0)))
         out = _similarity_levels(best, (same(0, 0) & same(1, 1)) | (same(0, 1) & same(1, 0)))
-        gone_a, gone_b = (a < 0).all(axis=1), (b < 0).all(axis=1)
+        gone_a, gone_b = np.asarray((a < 0).all(axis=1)), np.asarray((b < 0).all(axis=1))
         out[(gone_a | gone_b) if pairs else (gone_a[:, None] | gone_b[None, :])] = -1
         return out
+
+    def _strings(self, codes: np.ndarray) -> np.ndarray:
+        """The normalised strings behind ``codes`` of a string key (a missing code, −1, gives the
+        first string; callers mask it)."""
+        if self.texts is None:
+            raise TypeError("only a string key has texts")
+        return self.texts[np.maximum(codes, 0)]
 
     def _similarity(self, a: np.ndarray, b: np.ndarray, pairs: bool) -> np.ndarray:
         """Jaro–Winkler similarity, or ``1 −`` the distance of the key's Damerau–Levenshtein or
@@ -340,7 +347,7 @@ class MatchWeights:
     #: adjustment), or None; empty: no key is adjusted.
     value_weights: tuple[np.ndarray | None, ...] = ()
 
-    def _ranges(self):
+    def _ranges(self) -> Iterator[np.ndarray]:
         extra = self.value_weights or (None,) * len(self.weights)
         for w, v in zip(self.weights, extra, strict=True):
             yield w if v is None or v.size == 0 else np.concatenate([w, v])
@@ -375,6 +382,7 @@ class MatchWeights:
                 codes = comparison.a[ext] if pairs else comparison.a[ext][:, None]
                 part = term_frequency.adjust(part, levels, codes, by_value)
             total = part if total is None else total + part
+        assert total is not None  # a model compares at least one key
         return total
 
     def cost(self, ext: np.ndarray, rel: np.ndarray) -> np.ndarray:

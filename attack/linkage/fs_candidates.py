@@ -94,6 +94,7 @@ def _prepare(model: MatchWeights):
     for k, w in enumerate(model.weights):  # the same sum, in the same order, as MatchWeights.weight
         part = np.concatenate([w, [0.0]])[combos[:, k]]
         total = part if total is None else total + part
+    assert total is not None  # the model compares at least one key
     cost = model.top - total
     tier_cost, tiers = np.unique(cost, return_inverse=True)
     return (np.array(kinds, dtype=np.int64), np.stack(ext), np.stack(rel), combos,

@@ -36,7 +36,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from attack.linkage.blocking import Blocking
+from attack.linkage.blocking import Blocking, BlockRows
 from attack.linkage.distances import DistanceModel
 
 #: Competitors per known record: nearest under the current weights, and random ones of its block.
@@ -156,7 +156,7 @@ def _nearest(model: DistanceModel, weights: np.ndarray, ext: np.ndarray, true_re
     ``weights``, its partner left out."""
     weighted = replace(model, keys=tuple(k.model_copy(update={"weight": float(w)}) for k, w in zip(model.keys, weights, strict=True)))
     step = max(1, CHUNK_PAIRS // max(candidates.size, 1))
-    out = []
+    out: list[np.ndarray] = []
     for start in range(0, ext.size, step):
         cost = weighted.cost(ext[start:start + step], candidates)
         cost[candidates[None, :] == true_rel[start:start + step, None]] = np.inf
@@ -223,7 +223,8 @@ def learn_weights(
     )
 
 
-def _add_nearest(model, weights, blocks, block_of, ext, true_rel, competitors: list[set[int]]) -> bool:
+def _add_nearest(model: DistanceModel, weights: np.ndarray, blocks: Sequence[BlockRows], block_of: np.ndarray,
+                 ext: np.ndarray, true_rel: np.ndarray, competitors: list[set[int]]) -> bool:
     """Add each known record's nearest competitors under ``weights``; True when any is new."""
     added = False
     for b in np.unique(block_of[ext]):
@@ -235,7 +236,8 @@ def _add_nearest(model, weights, blocks, block_of, ext, true_rel, competitors: l
     return added
 
 
-def _differences(model, ext, true_rel, competitors: Sequence[set[int]]) -> tuple[np.ndarray, np.ndarray]:
+def _differences(model: DistanceModel, ext: np.ndarray, true_rel: np.ndarray,
+                 competitors: Sequence[set[int]]) -> tuple[np.ndarray, np.ndarray]:
     """Scaled ``Δ`` rows (competitor minus partner, per key) and the known record of each row."""
     record = np.repeat(np.arange(ext.size), [len(c) for c in competitors])
     rival = np.fromiter((r for c in competitors for r in sorted(c)), dtype=np.int64, count=record.size)

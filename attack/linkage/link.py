@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,9 @@ from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.passes import CandidateModel
 from attack.linkage.settings import Linkage
 from attack.linkage.solvers import BlockSolution, BlockTask, solve_block
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 
 @dataclass
@@ -76,9 +80,9 @@ class Links:
     def _matcher_audit(self) -> dict:
         """Exact vs Procedure II per block (docs/method/linkage.md item 7): how many blocks are
         proven optimal, which are not, and how much longer the greedy links are in total."""
-        audited = [s for s in self.solutions if s.greedy_total is not None]
-        greedy_total = sum(s.greedy_total for s in audited)
-        exact_total = sum(s.total for s in audited)
+        audited = [(s.greedy_total, s.total) for s in self.solutions if s.greedy_total is not None]
+        greedy_total = sum(greedy for greedy, _ in audited)
+        exact_total = sum(exact for _, exact in audited)
         return {
             "optimal_blocks": sum(bool(s.optimal) for s in self.solutions),
             "approximate_blocks": [s.index for s in self.solutions if not s.optimal],
@@ -112,6 +116,7 @@ def link(
     ext = _only(external, spec.external_columns())
     rel = _only(release, spec.release_columns())
     seed = 0 if spec.seed is None else spec.seed
+    model: DistanceModel | fellegi_sunter.MatchWeights
     if spec.intruder == "fellegi-sunter":
         blocking = spec.make_blocking(ext, rel)
         fitted = fellegi_sunter.fit(ext, rel, spec.keys, blocking, seed=seed)
@@ -126,7 +131,7 @@ def link(
     tasks = [
         BlockTask(
             index=i,
-            model=_restricted(model.subset(block.external, block.release), block.pairs),
+            model=_restricted(model.subset(block.external, block.release), block.pairs),  # type: ignore[arg-type]  # BlockTask.model (solvers.py) says DistanceModel; it takes any block model
             method=spec.method,
             order=None if rank is None else np.argsort(rank[block.external], kind="stable"),
             memory_budget=memory_budget,
@@ -140,7 +145,7 @@ def link(
     distance = np.full(len(ext), np.nan)
     n_best = np.zeros(len(ext), dtype=np.int64)
     for block, solution in zip(blocking, solutions, strict=True):
-        keep = slice(None)
+        keep: slice | np.ndarray = slice(None)
         if block.pairs is not None:  # a pair no blocking pass proposed is no link
             keep = np.asarray(block.pairs[solution.rows, solution.cols]).ravel().astype(bool)
         rows = block.external[solution.rows[keep]]
@@ -148,14 +153,15 @@ def link(
         distance[rows] = solution.distance[keep]
         n_best[rows] = solution.n_best[keep]
     if spec.intruder == "fellegi-sunter":
-        probability = np.where(release_row >= 0, fitted.probability(model.top - distance), np.nan)
+        probability = np.where(release_row >= 0, fitted.probability(fitted.weights.top - distance), np.nan)
         about = fitted.describe()
     else:
         probability, about = chance_probability(model, blocking, release_row, distance, seed=seed)
     return Links(release_row, distance, n_best, blocking, model, spec, solutions, probability, about)
 
 
-def _restricted(model, pairs):
+def _restricted(model: DistanceModel | fellegi_sunter.MatchWeights,
+                pairs: sp.csr_matrix | None) -> DistanceModel | fellegi_sunter.MatchWeights | CandidateModel:
     return model if pairs is None else CandidateModel(model, pairs)
 
 

@@ -39,7 +39,7 @@ def prepare(values: np.ndarray, *, normalise: bool = False, encoding: str | None
         return values
     present = ~pd.isna(values)
     out = np.full(values.shape, None, dtype=object)
-    prepared = [str(v) for v in values[present]]
+    prepared: list[str | None] = [str(v) for v in values[present]]
     if normalise:
         prepared = [normalise_name(v) or None for v in prepared]
     if encoding is not None:

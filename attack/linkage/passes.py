@@ -98,7 +98,7 @@ class CandidateModel:
     scales: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
-    def keys(self):
+    def keys(self) -> Any:
         return self.model.keys
 
     @property

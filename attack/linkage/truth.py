@@ -215,7 +215,7 @@ def link_names(
         {
             "external_id": pd.Series(ext_ids, dtype=object),
             "candidate_id": pd.Series(candidate, dtype=object),  # object: keep None, not NaN
-            "unit_id": pd.Series(np.where(status == ACCEPTED, candidate, None), dtype=object),
+            "unit_id": pd.Series(np.where(status == ACCEPTED, candidate, np.array(None, dtype=object)), dtype=object),
             "score": score,
             "status": pd.Series(status, dtype=object),
             "reason": pd.Series(reason, dtype=object),

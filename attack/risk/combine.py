@@ -9,7 +9,7 @@ no estimate and cannot pass. The τ decision is strict and made per cell.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from attack.errors import InputError
 from attack.io.jsonio import cell_key
@@ -54,20 +54,19 @@ def combine(results: Sequence[tuple[str, dict]], lam: float, tau: float) -> dict
         covering = [cells_of[key] for cells_of in realistic_cells if key in cells_of]
         worst_cell = worst_cells.get(key)
         largest_n = max(c["n_verifiable"] for c in [*covering, *([worst_cell] if worst_cell else [])])
-        risk, parts = {}, {"worst": None, "realistic_mean": None}
-        if covering:
-            parts["realistic_mean"] = {
-                g: sum(c["disclosure_risk"][g] for c in covering) / len(covering) for g in gammas
-            }
-        if worst_cell is not None:
-            parts["worst"] = {g: worst_cell["disclosure_risk"][g] for g in gammas}
+        risk: dict[Hashable, float | None] = {}
+        realistic_mean = (
+            {g: sum(c["disclosure_risk"][g] for c in covering) / len(covering) for g in gammas}
+            if covering else None
+        )
+        worst_part = {g: worst_cell["disclosure_risk"][g] for g in gammas} if worst_cell is not None else None
         for g in gammas:
-            if covering and worst_cell is not None:
-                risk[g] = lam * parts["worst"][g] + (1 - lam) * parts["realistic_mean"][g]
-            elif covering:
-                risk[g] = parts["realistic_mean"][g]
-            elif worst_cell is not None:
-                risk[g] = parts["worst"][g]  # coverage rule: the worst case at 100%
+            if realistic_mean is not None and worst_part is not None:
+                risk[g] = lam * worst_part[g] + (1 - lam) * realistic_mean[g]
+            elif realistic_mean is not None:
+                risk[g] = realistic_mean[g]
+            elif worst_part is not None:
+                risk[g] = worst_part[g]  # coverage rule: the worst case at 100%
             else:
                 risk[g] = None
         rule = (
@@ -81,7 +80,8 @@ def combine(results: Sequence[tuple[str, dict]], lam: float, tau: float) -> dict
             {
                 **entry,
                 "disclosure_risk": risk,
-                **parts,
+                "worst": worst_part,
+                "realistic_mean": realistic_mean,
                 "n_realistic": len(covering),
                 "n_verifiable": largest_n,  # the largest count behind the cell (for suppression)
                 "rule": rule,

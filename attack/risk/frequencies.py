@@ -108,7 +108,8 @@ def key_frequencies(codes: np.ndarray, weights: np.ndarray | None = None,
     return fk[inverse], big_fk[inverse]
 
 
-def _spread(cells, on, sources, targets, f, big_f, add_f, add_big_f, share) -> None:
+def _spread(cells: np.ndarray, on: np.ndarray, sources: np.ndarray, targets: np.ndarray, f: np.ndarray,
+            big_f: np.ndarray, add_f: np.ndarray, add_big_f: np.ndarray, share: float) -> None:
     """Add ``share`` times the counts of the ``sources`` cells that agree with each target cell
     on the keys ``on`` to that target."""
     if not len(sources) or not len(targets):

@@ -10,7 +10,9 @@ the same records.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -72,7 +74,7 @@ def held_out(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
     return out
 
 
-def describe(split: TrainingSplit, share: float, learned: LearnedWeights, fixed: dict) -> dict:
+def describe(split: TrainingSplit, share: float, learned: LearnedWeights, fixed: Mapping[str, Any]) -> dict:
     """The JSON entry: the split, the learned weights and the fixed-weight intruder's figures on
     the same held-out records."""
     return {

@@ -11,11 +11,11 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from attack._version import __version__
 from attack.errors import InputError, from_validation
@@ -81,7 +81,7 @@ def run_attack(
     if linkage.learn_weights is not None:
         run = {"name": name, "intruder_name": intruder_name, "role": role, "release_name": release_name,
                "engine": engine}
-        return _learned_attack(data, linkage, evaluation, run)
+        return _learned_attack(data, linkage, linkage.learn_weights, evaluation, run)
     clock = _Stopwatch()
     check_columns(data, linkage, evaluation)
     external_ids = id_column(data.external, data.external_id, allow_missing=True,
@@ -130,21 +130,22 @@ def run_attack(
     )
 
 
-def _learned_attack(data: AttackInput, linkage: Linkage, evaluation: Evaluation, run: dict) -> AttackResult:
+def _learned_attack(data: AttackInput, linkage: Linkage, share: float, evaluation: Evaluation,
+                    run: dict) -> AttackResult:
     """The attack with learned weights on the held-out records, the fixed-weight attack on the
     same records beside it (``figures["learned_weights"]``)."""
     check_columns(data, linkage, evaluation)
     external_ids = id_column(data.external, data.external_id, allow_missing=True,
                              unique=not evaluation.truth_complete)
     release_ids = id_column(data.release, data.release_id)
-    split = training_split(external_ids, release_ids, linkage.learn_weights, 0 if linkage.seed is None else linkage.seed)
+    split = training_split(external_ids, release_ids, share, 0 if linkage.seed is None else linkage.seed)
     learned_spec, learned = learned_linkage(data.external, data.release, split, linkage)
     held = replace(data, external=held_out(data.external, split.held_external),
                    release=held_out(data.release, split.held_release))
     fixed = run_attack(held, linkage.model_copy(update={"learn_weights": None}), evaluation, **run)
     result = run_attack(held, learned_spec, evaluation, **run)
     return replace(result, figures={**result.figures, "learned_weights": describe(
-        split, linkage.learn_weights, learned, fixed.figures)})
+        split, share, learned, fixed.figures)})
 
 
 #: Why the frequency risk beside a linkage attack does not decide.
@@ -198,7 +199,7 @@ def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray)
         },
         columns=list(LINK_COLUMNS),
     )
-    if links.spec.intruder != "distance":
+    if links.spec.intruder != "distance" and links.match_probability is not None:  # link() sets it
         table["match_probability"] = links.match_probability[rows]
     return table
 
@@ -360,9 +361,12 @@ def mass_attack(
 
 
 def attack_specs(
-    *, keys, blocks, cells, targets, method, gammas, gamma_by_variable, tau, zero_tolerance,
-    standardise, metric_distance, seed, winsorise=False, intruder="distance", truth_complete=False,
-    min_probabilities=DEFAULT_MIN_PROBABILITIES, risk_on="all", learn_weights=None,
+    *, keys: Sequence[Any], blocks: Sequence[Any], cells: Sequence[Any], targets: Sequence[str] | None,
+    method: str, gammas: Sequence[float], gamma_by_variable: Mapping[str, Sequence[float]] | None, tau: float,
+    zero_tolerance: float, standardise: str, metric_distance: str, seed: int | None, winsorise: bool = False,
+    intruder: str = "distance", truth_complete: bool = False,
+    min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES, risk_on: str = "all",
+    learn_weights: float | None = None,
 ) -> tuple[Linkage, Evaluation]:
     """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
     schema of scenario files (``Linkage``,
@@ -379,7 +383,10 @@ def attack_specs(
     return linkage, evaluation
 
 
-def _validated(model: type, values: dict, names: dict[str, str]):
+_Settings = TypeVar("_Settings", bound=BaseModel)
+
+
+def _validated(model: type[_Settings], values: dict, names: dict[str, str]) -> _Settings:
     """``model`` validated from API arguments; a field in an error is given its argument name."""
     try:
         return model.model_validate({k: list(v) if isinstance(v, tuple) else v for k, v in values.items()})

@@ -92,11 +92,15 @@ def market_leaders(
     if top < 1:
         raise InputError("top must be at least 1")
     by = list(by)
-    lengths = {by[0]: prefix} if isinstance(prefix, int) and by else dict(prefix or {})
+    lengths: dict[str, int]
+    if isinstance(prefix, int):
+        lengths = {by[0]: prefix} if by else {}
+    else:
+        lengths = dict(prefix or {})
     frame = pd.DataFrame(
         {"_id": id_column(original, id_column_name), "_value": numeric_column(original, value)}
     )
-    groups = []
+    groups: list[str] = []
     for column in by:
         codes = pd.Series(code_column(original, column), dtype=object)
         if column in lengths:
@@ -229,12 +233,11 @@ class SingleAttackResult:
     def by_group(self, labels: Sequence | Mapping) -> dict:
         """``summary`` per group; ``labels`` aligned with ``targets`` or a mapping
         target id → label. Groups in order of first appearance."""
-        if isinstance(labels, Mapping):
-            labels = [labels.get(t) for t in self.targets]
-        labels = np.asarray(list(labels), dtype=object)
-        if labels.size != self.outcome.size:
-            raise InputError(f"{labels.size} group labels for {self.outcome.size} targets")
-        return {g: _counts(self.outcome[labels == g]) for g in pd.unique(labels)}
+        listed = [labels.get(t) for t in self.targets] if isinstance(labels, Mapping) else list(labels)
+        values = np.asarray(listed, dtype=object)
+        if values.size != self.outcome.size:
+            raise InputError(f"{values.size} group labels for {self.outcome.size} targets")
+        return {g: _counts(self.outcome[values == g]) for g in pd.unique(values)}
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({
@@ -291,11 +294,11 @@ def single_attack(
         np.empty((len(release), 0)))
 
     # release rows by their categorical key (rows with a missing code are never candidates)
-    blocks: dict[tuple, list[int]] = {}
+    rows_of: dict[tuple, list[int]] = {}
     for row, codes in enumerate(zip(*r_codes, strict=True) if categorical else ((),) * len(release)):
         if None not in codes:
-            blocks.setdefault(codes, []).append(row)
-    blocks = {k: np.asarray(v, dtype=np.int64) for k, v in blocks.items()}
+            rows_of.setdefault(codes, []).append(row)
+    blocks = {k: np.asarray(v, dtype=np.int64) for k, v in rows_of.items()}
 
     keys = list(keys) if keys is not None else [Metric(name=m) for m in metric]
     model = build_distance_model(knowledge, release, keys) if keys else None

@@ -49,6 +49,13 @@ def test_columns_types_categories_and_rows_as_the_original(firms) -> None:
     assert len(synthesize(firms, rows=400, seed=1).frame) == 400
 
 
+def test_nullable_integer_column_comes_back_as_nullable_integers() -> None:
+    frame = pd.DataFrame({"size": pd.array([1, 2, 3, 4, 5, 6] * 5, dtype="Int64"), "kind": list("xyxyxz") * 5})
+    synthetic = synthesize(frame, seed=3).frame
+    assert synthetic["size"].dtype == "Int64"
+    assert set(synthetic["size"]) <= set(range(1, 7))
+
+
 def test_missing_values_and_special_codes_are_their_own_categories(firms) -> None:
     synthetic = synthesize(firms, special_codes=[-8], seed=2).frame
     for frame in (firms, synthetic):
