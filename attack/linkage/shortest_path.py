@@ -76,7 +76,8 @@ class Assignment:
 
 
 @njit(cache=True)
-def augment(ptr, col, cost, v, row_of_col, col_of_row, todo):  # pragma: no cover - compiled
+def augment(ptr: np.ndarray, col: np.ndarray, cost: np.ndarray, v: np.ndarray, row_of_col: np.ndarray,  # pragma: no cover - compiled
+            col_of_row: np.ndarray, todo: np.ndarray) -> None:
     """Assign each row of ``todo`` along a shortest augmenting path (columns labelled by
     Dijkstra with a heap ordered by (distance, column)); ``v``, ``row_of_col`` and
     ``col_of_row`` are updated in place."""
