@@ -21,9 +21,11 @@ from attack._version import __version__
 from attack.errors import InputError, from_validation
 from attack.io.readers import (
     ReadOptions,
+    Table,
+    as_table,
     code_column,
     id_column,
-    read_table,
+    read,
     require_codes,
     require_columns,
     source_name,
@@ -43,19 +45,25 @@ from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES
 
 @dataclass
 class AttackInput:
-    """The files of one attack and their identifier columns.
+    """The files of one attack (tables; a frame is taken as a table built in memory) and their
+    identifier columns.
 
     ``external_id`` holds the ground truth: the unit id of each external record where it is
     known (missing otherwise); equal id values in external, release and original mean the same
     unit. ``release_id`` is the provenance of each release row and is hidden from the matcher.
     """
 
-    external: pd.DataFrame
+    external: Table
     external_id: str
-    release: pd.DataFrame
+    release: Table
     release_id: str
-    original: pd.DataFrame | None = None
+    original: Table | None = None
     original_id: str | None = None
+
+    def __post_init__(self) -> None:
+        self.external, self.release = as_table(self.external), as_table(self.release)
+        if self.original is not None:
+            self.original = as_table(self.original)
 
 
 def run_attack(
@@ -111,9 +119,9 @@ def run_attack(
         figures["frequency_risk"] = key_frequency_risk(data.release, linkage)
     figures["linkage"] = links.describe()
     figures["truth"] = "original" if data.original is not None else "release values"
-    figures["reading"] = {role: frame.attrs["read"] for role, frame in
+    figures["reading"] = {role: table.reading for role, table in
                           (("external", data.external), ("release", data.release), ("original", data.original))
-                          if frame is not None and "read" in frame.attrs}
+                          if table is not None and table.reading is not None}
     figures["attack_version"] = __version__
     clock.lap("evaluation")
     # file names only: results are shared, machine paths stay on the machine
@@ -342,10 +350,10 @@ def mass_attack(
     has_original = original is not None
     original_id = original_id or release_id
 
-    def frame(data: Any, role: str, id_name: str) -> pd.DataFrame:
-        if isinstance(data, pd.DataFrame):
-            return data
-        return read_table(Path(data), needed_columns(role, id_name, linkage, evaluation, has_original), reading)
+    def frame(data: Any, role: str, id_name: str) -> Table:
+        if isinstance(data, (Table, pd.DataFrame)):
+            return as_table(data)
+        return read(Path(data), needed_columns(role, id_name, linkage, evaluation, has_original), reading)
 
     data = AttackInput(
         external=frame(external, "external", external_id),

@@ -24,10 +24,10 @@ from typing import Any
 import pandas as pd
 import tomli_w
 
-from attack.datasets.demo import DEMO_ID, demo_source
+from attack.datasets.demo import DEMO_ID, demo_source, demo_table
 from attack.errors import InputError
 from attack.io.fingerprint import ReadLedger, frame_input
-from attack.io.readers import id_column, read_file_bytes, read_table, require_codes
+from attack.io.readers import Table, as_table, id_column, read, read_file_bytes, require_codes
 from attack.linkage.engines import Engine
 from attack.linkage.settings import Linkage
 from attack.risk import single as single_attack
@@ -418,10 +418,10 @@ def _summary(result: dict) -> dict:
     }
 
 
-def _agreement_columns(linkage: Linkage, external: pd.DataFrame, truth: pd.DataFrame) -> dict:
+def _agreement_columns(linkage: Linkage, external: Table, truth: Table) -> dict:
     """Which overlap variables the agreement tables compare, by kind, from the intruder's keys
     and blocks (columns present under the same name in both files)."""
-    both = set(external.columns) & set(truth.columns)
+    both = set(external.frame.columns) & set(truth.frame.columns)
     kinds: dict[str, list[str]] = {"hierarchical": [], "categorical": [], "metric": []}
     for key in linkage.keys:
         kind = {"metric": "metric", "hierarchical": "hierarchical"}.get(key.kind, "categorical")
@@ -439,15 +439,15 @@ def _agreement_columns(linkage: Linkage, external: pd.DataFrame, truth: pd.DataF
 
 def _load_source(
     role: str, source: Mapping, base: Path, columns: list[str] | None, ledger: ReadLedger
-) -> tuple[pd.DataFrame, str]:
+) -> tuple[Table, str]:
     if "demo" in source:
-        return demo_source(source["demo"], **source.get("demo_options", {}))
+        return demo_table(source["demo"], **source.get("demo_options", {}))
     if "frame" in source:  # a candidate built in memory, e.g. by ``attack tune``
         frame = source["frame"]
-        return (frame if columns is None else frame[list(dict.fromkeys(columns))]), str(source["id"])
+        return as_table(frame if columns is None else frame[list(dict.fromkeys(columns))]), str(source["id"])
     path = Path(source["path"])
     path = path if path.is_absolute() else base / path
-    frame = read_table(path, columns, source.get("read"))
-    ledger.record_frame(path, frame)
-    require_codes([frame], field=f"data.{role}.codes")
-    return frame, str(source["id"])
+    table = read(path, columns, source.get("read"))
+    ledger.record_table(path, table)
+    require_codes([table], field=f"data.{role}.codes")
+    return table, str(source["id"])
