@@ -45,25 +45,25 @@ from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES
 
 @dataclass
 class AttackInput:
-    """The files of one attack (tables; a frame is taken as a table built in memory) and their
-    identifier columns.
+    """The files of one attack (tables, or frames: data built in memory) and their identifier
+    columns.
 
     ``external_id`` holds the ground truth: the unit id of each external record where it is
     known (missing otherwise); equal id values in external, release and original mean the same
     unit. ``release_id`` is the provenance of each release row and is hidden from the matcher.
     """
 
-    external: Table
+    external: Table | pd.DataFrame
     external_id: str
-    release: Table
+    release: Table | pd.DataFrame
     release_id: str
-    original: Table | None = None
+    original: Table | pd.DataFrame | None = None
     original_id: str | None = None
 
-    def __post_init__(self) -> None:
-        self.external, self.release = as_table(self.external), as_table(self.release)
-        if self.original is not None:
-            self.original = as_table(self.original)
+    def as_tables(self) -> AttackInput:
+        """The same input with every frame as a table built in memory."""
+        return replace(self, external=as_table(self.external), release=as_table(self.release),
+                       original=None if self.original is None else as_table(self.original))
 
 
 def run_attack(
@@ -86,6 +86,7 @@ def run_attack(
     the intruder learns the key weights from a known share of the units and attacks the rest
     (``attack.risk.learned``).
     """
+    data = data.as_tables()
     if linkage.learn_weights is not None:
         run = {"name": name, "intruder_name": intruder_name, "role": role, "release_name": release_name,
                "engine": engine}
@@ -119,9 +120,9 @@ def run_attack(
         figures["frequency_risk"] = key_frequency_risk(data.release, linkage)
     figures["linkage"] = links.describe()
     figures["truth"] = "original" if data.original is not None else "release values"
-    figures["reading"] = {role: table.reading for role, table in
+    figures["reading"] = {role: reading for role, table in
                           (("external", data.external), ("release", data.release), ("original", data.original))
-                          if table is not None and table.reading is not None}
+                          if table is not None and (reading := as_table(table).reading) is not None}
     figures["attack_version"] = __version__
     clock.lap("evaluation")
     # file names only: results are shared, machine paths stay on the machine
@@ -147,8 +148,8 @@ def _learned_attack(data: AttackInput, linkage: Linkage, evaluation: Evaluation,
     release_ids = id_column(data.release, data.release_id)
     split = training_split(external_ids, release_ids, linkage.learn_weights, 0 if linkage.seed is None else linkage.seed)
     learned_spec, learned = learned_linkage(data.external, data.release, split, linkage)
-    held = replace(data, external=held_out(data.external, split.held_external),
-                   release=held_out(data.release, split.held_release))
+    held = replace(data, external=held_out(as_table(data.external), split.held_external),
+                   release=held_out(as_table(data.release), split.held_release))
     fixed = run_attack(held, linkage.model_copy(update={"learn_weights": None}), evaluation, **run)
     result = run_attack(held, learned_spec, evaluation, **run)
     return replace(result, figures={**result.figures, "learned_weights": describe(

@@ -239,7 +239,7 @@ def test_sas7bdat_is_read_and_decoded() -> None:
 
 def test_numeric_column_names_the_first_bad_row(tmp_path) -> None:
     path = write_csv(tmp_path / "n.csv", "id,turnover\nu1,10\nu2,\nu3,12.5\nu4,\"1.200,50\"\nu5,abc\n")
-    table = read_table(path)
+    table = read(path)
     with pytest.raises(InputError) as info:
         numeric_column(table, "turnover")
     error = info.value
@@ -281,7 +281,7 @@ def test_code_column_float_codes() -> None:
 
 def test_id_column_duplicates(tmp_path) -> None:
     path = write_csv(tmp_path / "ids.csv", "id\nu1\nu2\nu3\n u2\n")
-    table = read_table(path)
+    table = read(path)
     with pytest.raises(InputError, match="duplicate identifier 'u2'") as info:
         id_column(table, "id")
     assert (info.value.file, info.value.column, info.value.row) == (str(path), "id", 4)
@@ -289,7 +289,7 @@ def test_id_column_duplicates(tmp_path) -> None:
 
 def test_id_column_missing(tmp_path) -> None:
     path = write_csv(tmp_path / "ids.csv", "id,x\nu1,1\n,2\nu3,3\n,4\n")
-    table = read_table(path)
+    table = read(path)
     with pytest.raises(InputError, match="identifier is missing") as info:
         id_column(table, "id")
     assert (info.value.file, info.value.column, info.value.row) == (str(path), "id", 2)
@@ -313,7 +313,7 @@ def test_id_column_float_ids() -> None:
 
 def test_require_columns(tmp_path) -> None:
     path = write_csv(tmp_path / "r.csv", "id,a\n1,2\n")
-    table = read_table(path)
+    table = read(path)
     require_columns(table, ["id", "a", "id"])
     with pytest.raises(InputError) as info:
         require_columns(table, ["id", "b", "c"])
