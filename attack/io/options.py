@@ -50,7 +50,7 @@ def read_tables(
     paths: Sequence[str | Path | None],
     options: ReadOptions | None = None,
     columns: Sequence[Sequence[str] | None] | None = None,
-) -> list[Table | None]:
+) -> Sequence[Table | None]:
     """Read several input files with the same options (None stays None), as tables.
 
     ``columns`` gives, per path, the columns to keep (None: all). A column declared as holding
