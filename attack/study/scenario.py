@@ -165,8 +165,8 @@ class Scenario:
         if "original" not in self.sources:
             raise InputError("[single_attack] needs [data] original (targets and knowledge come from it)")
         original_table, original_id = _load_source("original", self.sources["original"], self.base, None, self.ledger)
-        release_table, release_id = _load_source("release", self.sources["release"], self.base, None, self.ledger)
-        original, release = original_table.frame, release_table.frame
+        release, release_id = _load_source("release", self.sources["release"], self.base, None, self.ledger)
+        original = original_table.frame
         if "leaders" in table:
             targets = single_attack.market_leaders(original, original_id, **table["leaders"])
         else:
@@ -210,7 +210,7 @@ class Scenario:
         }
         usefulness = single_attack.target_usefulness(
             result, original, original_id, release, release_id,
-            [c for c in release.columns if c in runs[0].figures["evaluation"]["targets"]],
+            [c for c in frame_of(release).columns if c in runs[0].figures["evaluation"]["targets"]],
             gamma=gamma.value,
         )
         risk = single_attack.unit_risk(result, usefulness, mass_risk)
