@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import attack
+from attack.io.table import Table
 from attack.report.release import render_tune_html
 from attack.study.certificate import build_synthetic
 
@@ -34,8 +35,7 @@ def hostile() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def test_attack_report(hostile) -> None:
     original, release = hostile
-    original.attrs["source"] = f"{SCRIPT}.csv"
-    result = attack.mass_attack(original, release, keys=[f"{SCRIPT}:metric", "employees:metric"],
+    result = attack.mass_attack(Table(original, f"{SCRIPT}.csv"), release, keys=[f"{SCRIPT}:metric", "employees:metric"],
                                 blocks=["region"], cells=["region"], external_id="unit_id",
                                 release_id="unit_id", tau=0.5, name=f"{IMG} run")
     page = result.to_html()

@@ -96,9 +96,9 @@ def run_tune_synthesis(original_path, holdout_path, grid, dropped, special_codes
     reading = attack.read_options(sep, decimal, encoding, sheet, na, codes)
     original, holdout = attack.read_tables([original_path, holdout_path], reading)
     assert original is not None  # a required option
-    columns = [c for c in original.columns if c not in dropped]
+    columns = [c for c in original.frame.columns if c not in dropped]
     outcome = tune_synthesis(
-        original, parsed, holdout=holdout, columns=columns,
+        original.frame, parsed, holdout=None if holdout is None else holdout.frame, columns=columns,
         fixed={"special_codes": list(special_codes)} if special_codes else None,
         attacks={"keys": keys, "targets": targets, "tau": tau, "n_attacks": n_attacks},
         membership={} if membership else None, utility_model=utility_model, seed=seed,
@@ -161,12 +161,12 @@ def run_synthesize(original_path, out_path, columns, dropped, kept, methods, def
     targets = copy_paths(out_path, m)
     log_path = log_path or out_path.with_suffix(".synthesis.json")
     app.guard([*targets, log_path], [original_path])
-    [data] = attack.read_tables([original_path], attack.read_options(sep, decimal, encoding, sheet, na, codes))
+    [table] = attack.read_tables([original_path], attack.read_options(sep, decimal, encoding, sheet, na, codes))
     chosen = names(columns)
     if chosen is None:
-        chosen = [c for c in data.columns if c not in set(dropped) | set(kept) | set(strata)]
+        chosen = [c for c in table.frame.columns if c not in set(dropped) | set(kept) | set(strata)]
     result = attack.synthesize(
-        data, columns=chosen, method=pairs(methods, "--method"), default_method=default_method,
+        table.frame, columns=chosen, method=pairs(methods, "--method"), default_method=default_method,
         visit_sequence=names(visit),
         predictors={c: names(v) for c, v in pairs(predictors, "--predictors").items()} or None,
         minbucket=minbucket, cp=cp, ntree=ntree, smoothing=smoothing, proper=proper, special_codes=special_codes,

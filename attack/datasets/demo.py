@@ -12,6 +12,7 @@ from attack.datasets.population import (
     worst_case_external,
 )
 from attack.errors import InputError
+from attack.io.table import Table
 from attack.linkage.blocking import Block
 from attack.linkage.keys import Metric
 from attack.linkage.settings import Linkage
@@ -57,9 +58,13 @@ def demo_source(name: str, n_units: int = 17000, seed: int = 1) -> tuple[pd.Data
         frame = make_external(population, profile=name.split(":", 1)[1], seed=seed + 400)
     else:
         raise InputError(f"unknown demo data set {name!r}; expected one of {', '.join(DEMO_SOURCES)}")
-    frame = frame.copy()
-    frame.attrs["source"] = f"demo:{name}"
-    return frame, DEMO_ID
+    return frame.copy(), DEMO_ID
+
+
+def demo_table(name: str, n_units: int = 17000, seed: int = 1) -> tuple[Table, str]:
+    """``demo_source`` as a table named ``demo:NAME`` (the name results and messages show)."""
+    frame, id_column = demo_source(name, n_units, seed)
+    return Table(frame, f"demo:{name}"), id_column
 
 
 def demo_linkage(method: str = "greedy") -> Linkage:

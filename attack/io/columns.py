@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from attack.errors import InputError
+from attack.io.table import Table, frame_of, source_name
 
 log = logging.getLogger("attack.io")
 
@@ -166,9 +167,7 @@ def type_frame(frame: pd.DataFrame, *, decimal: str = ".", thousands: str | None
                                     code=column in codes).values.set_axis(frame.index)
         else:
             out[column] = values
-    typed = pd.DataFrame(out, index=frame.index)
-    typed.attrs.update(frame.attrs)
-    return typed
+    return pd.DataFrame(out, index=frame.index)
 
 
 def is_number(frame: pd.DataFrame, column: str, codes: Collection[str] = ()) -> bool:
@@ -189,18 +188,14 @@ def number_columns(frame: pd.DataFrame, codes: Collection[str] = (),
     return [c for c in (frame.columns if columns is None else columns) if is_number(frame, c, codes)]
 
 
-def source_name(frame: pd.DataFrame) -> str:
-    """The file a frame was read from, or ``"<data>"`` for frames built in memory."""
-    return str(frame.attrs.get("source", "<data>"))
-
-
-def numeric_column(frame: pd.DataFrame, column: str, *, required: bool = False) -> np.ndarray:
+def numeric_column(data: Table | pd.DataFrame, column: str, *, required: bool = False) -> np.ndarray:
     """Column as float64, missing values as NaN.
 
-    Raises ``InputError`` naming the first row that is not a number or is infinite, and,
-    with ``required``, when every value is missing (a key that carries no information).
+    Raises ``InputError`` naming the file (of a table), the first row that is not a number or
+    is infinite, and, with ``required``, when every value is missing (a key that carries no
+    information).
     """
-    values = frame[column]
+    name, values = source_name(data), frame_of(data)[column]
     if pd.api.types.is_bool_dtype(values.dtype):
         out = values.astype(float).to_numpy()
     elif pd.api.types.is_numeric_dtype(values.dtype):
@@ -221,7 +216,7 @@ def numeric_column(frame: pd.DataFrame, column: str, *, required: bool = False) 
             row = int(np.flatnonzero(bad)[0])
             raise InputError(
                 f"expected {expected}, found {quote(values.iloc[row])}",
-                file=source_name(frame), column=column, row=row + 1,
+                file=name, column=column, row=row + 1,
             )
         out = converted.astype("float64").to_numpy(na_value=np.nan)
     infinite = np.flatnonzero(np.isinf(out))
@@ -230,15 +225,15 @@ def numeric_column(frame: pd.DataFrame, column: str, *, required: bool = False) 
         raise InputError(
             f"infinite value {quote(values.iloc[row])} (or a number beyond ±1.8e308); expected a "
             "finite number or a missing value",
-            file=source_name(frame), column=column, row=row + 1,
+            file=name, column=column, row=row + 1,
         )
     if required and len(out) and np.isnan(out).all():
         raise InputError("every value is missing, so the column carries no information",
-                         file=source_name(frame), column=column)
+                         file=name, column=column)
     return out
 
 
-def code_column(frame: pd.DataFrame, column: str, *, required: bool = False,
+def code_column(data: Table | pd.DataFrame, column: str, *, required: bool = False,
                 warn: bool = True) -> np.ndarray:
     """Column as an object array of strings (codes), missing values as None.
 
@@ -247,9 +242,10 @@ def code_column(frame: pd.DataFrame, column: str, *, required: bool = False,
     with how to declare it, since commands that do not use it as a code treat it as a number.
     With ``required``, a column whose values are all missing is an error.
     """
+    name, frame = source_name(data), frame_of(data)
     values = frame[column]
     if warn and is_number(frame, column):
-        _warn_number_as_code(frame, column)
+        _warn_number_as_code(name, column)
     if pd.api.types.is_float_dtype(values.dtype):
         finite = values.dropna()
         if np.isfinite(finite).all() and (finite == np.round(finite)).all():
@@ -259,12 +255,12 @@ def code_column(frame: pd.DataFrame, column: str, *, required: bool = False,
     out[(text == "").fillna(False).to_numpy(dtype=bool)] = None
     if required and len(out) and all(v is None for v in out):
         raise InputError("every value is missing, so the column carries no information",
-                         file=source_name(frame), column=column)
+                         file=name, column=column)
     return out
 
 
-def _warn_number_as_code(frame: pd.DataFrame, column: str) -> None:
-    key = (source_name(frame), column)
+def _warn_number_as_code(name: str, column: str) -> None:
+    key = (name, column)
     if key in _warned:
         return
     _warned.add(key)
@@ -277,7 +273,7 @@ def _warn_number_as_code(frame: pd.DataFrame, column: str) -> None:
 
 
 def id_column(
-    frame: pd.DataFrame, column: str, *, allow_missing: bool = False, unique: bool = True
+    data: Table | pd.DataFrame, column: str, *, allow_missing: bool = False, unique: bool = True
 ) -> np.ndarray:
     """Unit identifiers as strings, unique among the rows that have one unless not ``unique``
     (several external records of one unit).
@@ -285,18 +281,18 @@ def id_column(
     A missing id is an error unless ``allow_missing`` (an external record whose unit is unknown
     is simply not verifiable).
     """
-    ids = code_column(frame, column, warn=False)
+    name, ids = source_name(data), code_column(data, column, warn=False)
     missing = np.flatnonzero(pd.isna(ids))
     if missing.size and not allow_missing:
         raise InputError(
-            "identifier is missing", file=source_name(frame), column=column, row=int(missing[0]) + 1
+            "identifier is missing", file=name, column=column, row=int(missing[0]) + 1
         )
     duplicated = pd.Series(ids).duplicated().to_numpy() & ~pd.isna(ids)
     if unique and duplicated.any():
         row = int(np.flatnonzero(duplicated)[0])
         raise InputError(
             f"duplicate identifier {quote(ids[row])}; identifiers must be unique",
-            file=source_name(frame), column=column, row=row + 1,
+            file=name, column=column, row=row + 1,
         )
     return ids
 
@@ -320,34 +316,37 @@ def mixed_number_column(frame: pd.DataFrame, column: str) -> int | None:
     return int(np.flatnonzero((present & ~numbers).to_numpy())[0])
 
 
-def require_number_columns(frame: pd.DataFrame, columns: Iterable[str]) -> None:
+def require_number_columns(data: Table | pd.DataFrame, columns: Iterable[str]) -> None:
     """Raise ``InputError`` for the first of ``columns`` that is mostly numbers but holds
     text too (see ``mixed_number_column``), naming the row and how to fix it."""
+    name, frame = source_name(data), frame_of(data)
     for column in columns:
         row = mixed_number_column(frame, column)
         if row is not None:
             raise InputError(
                 f"the column holds numbers but also {quote(frame[column].iloc[row])}, so it is "
                 "neither numbers nor codes; declare that value missing (--na) or correct it",
-                file=source_name(frame), column=column, row=row + 1,
+                file=name, column=column, row=row + 1,
             )
 
 
-def warn_unshared(original: pd.DataFrame, other: pd.DataFrame, role: str,
+def warn_unshared(original: Table | pd.DataFrame, other: Table | pd.DataFrame, role: str,
                   columns: Iterable[str] | None = None) -> list[str]:
     """Log (logger ``attack.io``) which of ``columns`` (default: all columns of ``original``)
     the ``role`` file lacks and which of its columns the original lacks, naming both files, since
     a command then works on the shared columns only. Returns the missing columns."""
+    names = source_name(original), source_name(other)
+    original, other = frame_of(original), frame_of(other)
     wanted = list(original.columns if columns is None else columns)
     missing = [c for c in wanted if c not in other.columns]
     extra = [c for c in other.columns if c not in original.columns]
     if missing:
         log.warning("the %s file %s lacks %d column(s) of the original %s: %s; they are left out",
-                    role, source_name(other), len(missing), source_name(original),
+                    role, names[1], len(missing), names[0],
                     ", ".join(map(str, missing)))
     if extra:
         log.warning("the %s file %s has %d column(s) the original %s lacks: %s; they are ignored",
-                    role, source_name(other), len(extra), source_name(original),
+                    role, names[1], len(extra), names[0],
                     ", ".join(map(str, extra)))
     return missing
 

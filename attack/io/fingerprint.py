@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from attack.errors import InputError
+from attack.io.table import Table
 
 
 def sha256_file(path: str | Path) -> str:
@@ -62,9 +63,11 @@ class ReadLedger:
             raise InputError("changed while the run was reading it (it was read twice with different "
                              "contents); run again once nothing writes to it", file=str(path))
 
-    def record_frame(self, path: str | Path, frame: pd.DataFrame) -> None:
-        """Record a frame read by ``attack.io.readers.read`` (its digest rides along)."""
-        self.record(path, frame.attrs["sha256"], frame.attrs["bytes"])
+    def record_table(self, path: str | Path, table: Table) -> None:
+        """Record a table read by ``attack.io.readers.read`` (the digest of the bytes it parsed)."""
+        if table.sha256 is None or table.size is None:
+            raise ValueError(f"{table.source} was not read from a file")
+        self.record(path, table.sha256, table.size)
 
     def record_bytes(self, path: str | Path, content: bytes) -> None:
         """Record a file read whole, e.g. the scenario file."""

@@ -8,10 +8,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import overload
 
-import pandas as pd
-
 from attack.errors import InputError
-from attack.io.readers import ReadOptions, read_table, require_codes
+from attack.io.readers import ReadOptions, Table, read, require_codes
 
 
 def read_options(
@@ -44,25 +42,25 @@ def read_options(
 
 @overload
 def read_tables(paths: Sequence[str | Path], options: ReadOptions | None = None,
-                columns: Sequence[Sequence[str] | None] | None = None) -> list[pd.DataFrame]: ...
+                columns: Sequence[Sequence[str] | None] | None = None) -> list[Table]: ...
 @overload
 def read_tables(paths: Sequence[str | Path | None], options: ReadOptions | None = None,
-                columns: Sequence[Sequence[str] | None] | None = None) -> list[pd.DataFrame | None]: ...
+                columns: Sequence[Sequence[str] | None] | None = None) -> list[Table | None]: ...
 def read_tables(
     paths: Sequence[str | Path | None],
     options: ReadOptions | None = None,
     columns: Sequence[Sequence[str] | None] | None = None,
-) -> list[pd.DataFrame | None]:
-    """Read several input files with the same options (None stays None).
+) -> Sequence[Table | None]:
+    """Read several input files with the same options (None stays None), as tables.
 
     ``columns`` gives, per path, the columns to keep (None: all). A column declared as holding
     codes (``options.codes``) that none of the files has is an ``InputError``.
     """
     wanted = list(columns) if columns is not None else [None] * len(paths)
-    frames = [None if path is None else read_table(path, keep, options)
+    tables = [None if path is None else read(path, keep, options)
               for path, keep in zip(paths, wanted, strict=True)]
-    require_codes(frames)
-    return frames
+    require_codes(tables)
+    return tables
 
 
 def gammas_by_variable(values: Iterable[str]) -> dict[str, list[float]]:

@@ -30,7 +30,7 @@ import struct
 import zipfile
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -45,13 +45,13 @@ from attack.io.columns import (
     id_column,
     numeric_column,
     quote,
-    source_name,
     type_text,
 )
+from attack.io.table import ReadInfo, Table, as_table, frame_of, source_name
 
 __all__ = [
-    "ReadInfo", "ReadOptions", "Table", "code_column", "id_column", "numeric_column", "read",
-    "read_file_bytes", "read_table", "require_codes", "require_columns", "source_name",
+    "ReadInfo", "ReadOptions", "Table", "as_table", "code_column", "frame_of", "id_column", "numeric_column",
+    "read", "read_file_bytes", "read_table", "require_codes", "require_columns", "source_name",
 ]
 
 log = logging.getLogger("attack.io")
@@ -141,46 +141,6 @@ def _na_text(value: object) -> str:
     return str(value).strip()
 
 
-@dataclass(frozen=True)
-class ReadInfo:
-    """What was read and how: the format and the detected (or given) dialect."""
-
-    format: str
-    encoding: str | None = None
-    sep: str | None = None
-    decimal: str | None = None
-    thousands: str | None = None
-    quotechar: str | None = None
-    sheet: str | None = None
-    na: tuple[str, ...] = ()
-    rows: int = 0
-    columns: int = 0
-    #: Every column of the file (not only those read); not part of the record.
-    header: tuple[str, ...] = field(default=(), repr=False)
-
-    def to_dict(self) -> dict:
-        """JSON-ready record of the reading (for results and certificates)."""
-        out: dict[str, object] = {"format": self.format}
-        for name in ("encoding", "sep", "decimal", "thousands", "quotechar", "sheet"):
-            value = getattr(self, name)
-            if value is not None:
-                out[name] = value
-        out.update(na=list(self.na), rows=self.rows, columns=self.columns)
-        return out
-
-
-@dataclass(frozen=True)
-class Table:
-    """A data file as read: the frame, the name of its source, how it was read, and the SHA-256
-    and size of the very bytes that were parsed (what a certificate binds)."""
-
-    frame: pd.DataFrame
-    source: str
-    info: ReadInfo = field(default_factory=lambda: ReadInfo("memory"))
-    sha256: str | None = None
-    size: int | None = None
-
-
 def read(path: str | Path, columns: Sequence[str] | None = None,
          options: ReadOptions | None = None) -> Table:
     """Read a data file, keeping only ``columns`` (all when None), in that order.
@@ -233,13 +193,9 @@ def read(path: str | Path, columns: Sequence[str] | None = None,
         raise InputError("file has a header but no data rows", file=name)
     frame = frame.reset_index(drop=True)
     info = ReadInfo(**{**info.__dict__, "rows": len(frame), "columns": frame.shape[1]})
-    # provenance only, never a setting: the name errors quote, and how the file was read (for
-    # results; without the number of columns read, which depends on the caller, not the file)
-    absent = [c for c in options.codes if info.header and c not in info.header]
-    frame.attrs.update(source=name, read={k: v for k, v in info.to_dict().items() if k != "columns"},
-                       sha256=digest, bytes=len(raw), codes_absent=absent)
+    absent = tuple(c for c in options.codes if info.header and c not in info.header)
     log.info("read %s: %s", name, info.to_dict())
-    return Table(frame, name, info, digest, len(raw))
+    return Table(frame, name, info, digest, len(raw), absent)
 
 
 def read_file_bytes(path: str | Path) -> bytes:
@@ -662,22 +618,22 @@ def _typed_missing(frame: pd.DataFrame, options: ReadOptions) -> pd.DataFrame:
 # Columns
 
 
-def require_codes(frames: Sequence[pd.DataFrame | None], *, field: str = "--code") -> None:
+def require_codes(tables: Sequence[Table | pd.DataFrame | None], *, field: str = "--code") -> None:
     """Refuse a column declared as holding codes that no file read with those options has (a
     misspelt name would otherwise be ignored and its codes read as numbers)."""
-    read = [f for f in frames if f is not None and "codes_absent" in f.attrs]
+    read = [t for t in tables if isinstance(t, Table) and t.codes_absent is not None]
     if not read:
         return
-    absent = set.intersection(*(set(f.attrs["codes_absent"]) for f in read))
+    absent = set.intersection(*(set(t.codes_absent or ()) for t in read))
     if absent:
-        files = ", ".join(source_name(f) for f in read)
+        files = ", ".join(t.source for t in read)
         raise InputError(f"is declared as a code column but no input file has it ({files})",
                          field=field, column=sorted(absent)[0])
 
 
-def require_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
+def require_columns(data: Table | pd.DataFrame, columns: Sequence[str]) -> None:
     """Raise ``InputError`` naming the file and the first of ``columns`` it lacks."""
-    _check_columns(frame.columns, list(dict.fromkeys(columns)), source_name(frame))
+    _check_columns(frame_of(data).columns, list(dict.fromkeys(columns)), source_name(data))
 
 
 def _check_columns(available: Sequence[str], wanted: Sequence[str] | None, name: str) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from attack.errors import InputError
+from attack.io.table import Table
 
 #: Permissions of record-level files.
 OWNER_ONLY = 0o600
@@ -178,10 +179,10 @@ def write_text_atomic(path: str | Path, text: str, *, mode: int | None = None,
     return write_files_atomic({Path(path): (text, mode)}, inputs)[0]
 
 
-def files_read(*frames: pd.DataFrame | None) -> tuple[str, ...]:
-    """The paths the frames were read from (frames built in memory have none): the inputs a
+def files_read(*tables: Table | pd.DataFrame | None) -> tuple[str, ...]:
+    """The paths the tables were read from (data built in memory has none): the inputs a
     result's writers must never replace."""
-    return tuple(f.attrs["source"] for f in frames if f is not None and "sha256" in f.attrs)
+    return tuple(t.source for t in tables if isinstance(t, Table) and t.from_file)
 
 
 def table_content(frame: pd.DataFrame, path: str | Path) -> str | bytes:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
-from attack.io.readers import source_name
+from attack.io.readers import Table, as_table, source_name
 from attack.linkage import fellegi_sunter
 from attack.linkage.blocking import Blocking
 from attack.linkage.calibration import chance_probability
@@ -96,8 +96,8 @@ class Links:
 
 
 def link(
-    external: pd.DataFrame,
-    release: pd.DataFrame,
+    external: Table | pd.DataFrame,
+    release: Table | pd.DataFrame,
     spec: Linkage,
     *,
     engine: str = "local",
@@ -165,13 +165,13 @@ def _restricted(model: DistanceModel | fellegi_sunter.MatchWeights,
     return model if pairs is None else CandidateModel(model, pairs)
 
 
-def _only(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    missing = [c for c in columns if c not in frame.columns]
+def _only(data: Table | pd.DataFrame, columns: Sequence[str]) -> Table:
+    """The table with only ``columns`` (what the matcher may see), its source kept."""
+    table = as_table(data)
+    missing = [c for c in columns if c not in table.frame.columns]
     if missing:
-        raise InputError("column is missing", file=source_name(frame), column=missing[0])
-    out = frame[list(columns)]
-    out.attrs = dict(frame.attrs)
-    return out
+        raise InputError("column is missing", file=source_name(table), column=missing[0])
+    return table.with_frame(table.frame[list(columns)])
 
 
 def _sequential_rank(n_ext: int, spec: Linkage) -> np.ndarray | None:

@@ -33,7 +33,8 @@ import pandas as pd
 from rapidfuzz import fuzz, process
 
 from attack.errors import InputError
-from attack.io.readers import id_column, read_table, require_columns, source_name
+from attack.io.readers import Table, as_table, id_column, read, require_columns, source_name
+from attack.io.table import IN_MEMORY
 from attack.linkage.blocking import Block, as_block
 from attack.linkage.firm_names import normalise_address, parse_firm_name
 from attack.report.notebook import one_line, result_html
@@ -86,6 +87,8 @@ class TruthResult:
     settings: TruthSettings
     blocks: tuple[str, ...]
     files: dict[str, str]
+    #: The name of the external file, for messages.
+    source: str = IN_MEMORY
 
     def summary(self) -> dict[str, int]:
         counts = self.table["status"].value_counts()
@@ -129,7 +132,7 @@ class TruthResult:
         if column in self.external.columns:
             raise InputError(
                 "the external file already has this column; choose another name for the ground truth",
-                file=source_name(self.external),
+                file=self.source,
                 column=column,
             )
         out = self.external.copy()
@@ -156,9 +159,9 @@ def _counts(table: pd.DataFrame, by: str) -> pd.DataFrame:
 
 
 def link_names(
-    external: pd.DataFrame | str | Path,
+    external: Table | pd.DataFrame | str | Path,
     external_id: str,
-    original: pd.DataFrame | str | Path,
+    original: Table | pd.DataFrame | str | Path,
     original_id: str,
     *,
     name: str,
@@ -181,15 +184,15 @@ def link_names(
     """
     settings = TruthSettings(accept, review, margin, address_weight, form_penalty)
     blocks = tuple(as_block(b) for b in block)
-    external = read_table(Path(external)) if isinstance(external, (str, Path)) else external
-    original = read_table(Path(original)) if isinstance(original, (str, Path)) else original
+    external = as_table(read(Path(external)) if isinstance(external, (str, Path)) else external)
+    original = as_table(read(Path(original)) if isinstance(original, (str, Path)) else original)
     text_columns = [name] + ([address] if address else [])
     require_columns(external, [external_id, *text_columns, *(k.external_column for k in blocks)])
     require_columns(original, [original_id, *text_columns, *(k.name for k in blocks)])
     ext_ids = id_column(external, external_id)
     orig_ids = id_column(original, original_id)
-    ext = _Texts.read(external, name, address)
-    orig = _Texts.read(original, name, address)
+    ext = _Texts.read(external.frame, name, address)
+    orig = _Texts.read(original.frame, name, address)
 
     n_ext = len(external)
     best = np.full(n_ext, -1, dtype=np.int64)
@@ -224,7 +227,7 @@ def link_names(
         }
     )
     files = {"external": Path(source_name(external)).name, "original": Path(source_name(original)).name}
-    return TruthResult(table, external, settings, tuple(k.label() for k in blocks), files)
+    return TruthResult(table, external.frame, settings, tuple(k.label() for k in blocks), files, external.source)
 
 
 @dataclass(frozen=True)
@@ -325,7 +328,7 @@ def _best_in_block(ext: _Texts, orig: _Texts, ext_rows: np.ndarray, orig_rows: n
     return best_col, first, why
 
 
-def _blocks(external: pd.DataFrame, original: pd.DataFrame,
+def _blocks(external: Table, original: Table,
             block: tuple[Block, ...]) -> Iterator[tuple[str | None, np.ndarray, np.ndarray]]:
     """Yield ``(label, external rows, original rows)`` of every block with an external record.
 

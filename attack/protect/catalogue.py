@@ -31,7 +31,8 @@ from pydantic import (
 
 from attack._version import __version__
 from attack.errors import InputError, from_validation
-from attack.io.readers import numeric_column
+from attack.io.readers import Table, frame_of, numeric_column
+from attack.io.table import file_name
 
 # the method modules declare their methods (``@protection_method``) when they are imported
 from attack.protect import (  # noqa: F401
@@ -146,12 +147,13 @@ def _mapping(value: Any) -> Any:
 
 
 def _matrix(value: Any) -> Any:
-    if isinstance(value, pd.DataFrame):
+    """A matrix given in memory, or read from a CSV file (a table named after the file)."""
+    if isinstance(value, (Table, pd.DataFrame)):
         return value
     from attack.io.readers import read_table
 
-    table = read_table(str(value))
-    return table.set_index(table.columns[0]).apply(pd.to_numeric, errors="coerce")
+    frame = read_table(str(value))
+    return Table(frame.set_index(frame.columns[0]).apply(pd.to_numeric, errors="coerce"), str(value))
 
 
 def _file_value(read: Callable[[Any], Any]) -> BeforeValidator:
@@ -198,7 +200,7 @@ class Protected:
 
 
 def protect(
-    data: pd.DataFrame,
+    data: Table | pd.DataFrame,
     method: str,
     params: Sequence[str] | Mapping[str, Any] = (),
     columns: Sequence[str] = (),
@@ -215,15 +217,17 @@ def protect(
     if method not in METHODS:
         raise InputError(f"unknown protection method {method!r}; expected one of {', '.join(METHODS)}")
     spec = METHODS[method]
-    typed = parse_params(spec, params)
+    given = parse_params(spec, params)
+    typed = {k: frame_of(v) if isinstance(v, Table) else v for k, v in given.items()}
     columns = list(columns)
+    source, data = file_name(data), frame_of(data)
     if spec.column_mode != "none" and not columns:
         raise InputError(f"method {method} needs --columns")
     if spec.column_mode == "none" and columns:
         raise InputError(f"method {method} takes no --columns")
     for column in [*columns, *by]:
         if column not in data.columns:
-            raise InputError("column not found in the input", file=data.attrs.get("source"),
+            raise InputError("column not found in the input", file=source,
                              column=column)
     if by and spec.column_mode == "none":
         raise InputError(f"method {method} cannot run within groups (--by)")
@@ -233,7 +237,7 @@ def protect(
     if spec.numeric:
         for column in [*columns, *([typed["rank_by"]] if typed.get("rank_by") else [])]:
             if column not in work.columns:
-                raise InputError("column not found in the input", file=data.attrs.get("source"),
+                raise InputError("column not found in the input", file=source,
                                  column=column)
             work[column] = numeric_column(work, column)
     with warnings.catch_warnings(record=True) as caught:
@@ -246,7 +250,7 @@ def protect(
     log = {
         "method": method,
         "family": spec.family,
-        "params": {k: _loggable(v) for k, v in typed.items()},
+        "params": {k: _loggable(v) for k, v in given.items()},
         "columns": columns,
         "by": list(by),
         "seed": seed if spec.seeded else None,
@@ -258,9 +262,7 @@ def protect(
         "details": details,
         "tool": f"attack {__version__}",
     }
-    release = release.reset_index(drop=True)
-    release.attrs = {}
-    return Protected(release, log)
+    return Protected(release.reset_index(drop=True), log)
 
 
 def _call(spec: Method, data: pd.DataFrame, columns: list[str], params: dict[str, Any], seed: int,
@@ -332,6 +334,6 @@ def _changed(before: pd.DataFrame, after: pd.DataFrame, columns: list[str]) -> d
 
 
 def _loggable(value: Any) -> Any:
-    if isinstance(value, pd.DataFrame):
-        return {"source": value.attrs.get("source"), "matrix": value.astype(float).to_dict()}
+    if isinstance(value, (Table, pd.DataFrame)):
+        return {"source": file_name(value), "matrix": frame_of(value).astype(float).to_dict()}
     return value

@@ -35,7 +35,7 @@ import pandas as pd
 
 from attack.errors import InputError
 from attack.io.columns import number_columns, require_number_columns
-from attack.io.readers import numeric_column, source_name
+from attack.io.readers import Table, frame_of, numeric_column, source_name
 from attack.linkage.blocking import Block
 from attack.report.labels import cell_label
 from attack.risk.settings import Evaluation
@@ -44,15 +44,15 @@ from attack.risk.stats import wilson_interval
 HISTOGRAM_BINS = 20
 
 
-def default_targets(release: pd.DataFrame, truth: pd.DataFrame, exclude: Sequence[str]) -> list[str]:
+def default_targets(release: Table | pd.DataFrame, truth: Table | pd.DataFrame, exclude: Sequence[str]) -> list[str]:
     """Number columns present in both the release and the truth file (W = all metric variables
     of the release; Destatis handbook, Ronning et al. 2005, §13.4), without ``exclude``
     (identifiers and the columns declared as codes). Numbers and codes are told apart by the
     column model of ``attack.io.columns``; a column that is mostly numbers but holds text is
     an error rather than silently left out."""
-    candidates = [c for c in release.columns if c not in exclude and c in truth.columns]
+    candidates = [c for c in frame_of(release).columns if c not in exclude and c in frame_of(truth).columns]
     require_number_columns(release, candidates)
-    return number_columns(release, exclude, candidates)
+    return number_columns(frame_of(release), exclude, candidates)
 
 
 @dataclass(frozen=True)
@@ -74,11 +74,11 @@ def evaluate(*args: Any, **kwargs: Any) -> dict:
 def score(
     release_row: np.ndarray,
     external_ids: np.ndarray,
-    release: pd.DataFrame,
+    release: Table | pd.DataFrame,
     release_ids: np.ndarray,
     spec: Evaluation,
     *,
-    original: pd.DataFrame | None = None,
+    original: Table | pd.DataFrame | None = None,
     original_ids: np.ndarray | None = None,
     distance: np.ndarray | None = None,
     categorical: Sequence[str] = (),
@@ -114,7 +114,7 @@ def score(
         targets = default_targets(release, truth, sorted(exclude))
     for column in targets:
         for frame in (release, truth):
-            if column not in frame.columns:
+            if column not in frame_of(frame).columns:
                 raise InputError("target column is missing", file=source_name(frame), column=column)
     stray = sorted({name for g in spec.gammas for name in g.by_variable} - set(targets))
     if stray:
@@ -172,12 +172,12 @@ def score(
 
 
 def _truth(
-    release: pd.DataFrame,
+    release: Table | pd.DataFrame,
     release_ids: np.ndarray,
     rows_in_release: np.ndarray,
-    original: pd.DataFrame | None,
+    original: Table | pd.DataFrame | None,
     original_ids: np.ndarray | None,
-) -> tuple[pd.DataFrame, np.ndarray]:
+) -> tuple[Table | pd.DataFrame, np.ndarray]:
     """The frame holding true values and the row of each verifiable unit in it."""
     if original is None:
         return release, rows_in_release
@@ -192,8 +192,8 @@ def _truth(
 
 
 def _usefulness(
-    release: pd.DataFrame,
-    truth: pd.DataFrame,
+    release: Table | pd.DataFrame,
+    truth: Table | pd.DataFrame,
     truth_rows: np.ndarray,
     linked_row: np.ndarray,
     correct: np.ndarray,
@@ -221,7 +221,7 @@ def _usefulness(
 
 
 def _cells(
-    truth: pd.DataFrame, truth_rows: np.ndarray, cells: Sequence[Block]
+    truth: Table | pd.DataFrame, truth_rows: np.ndarray, cells: Sequence[Block]
 ) -> tuple[np.ndarray, list[dict]]:
     """Cell index of every verifiable record and the cells' values, in natural order."""
     if not cells:

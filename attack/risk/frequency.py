@@ -17,8 +17,8 @@ import pandas as pd
 
 from attack._version import __version__
 from attack.errors import InputError
-from attack.io.columns import numeric_column, source_name
-from attack.io.readers import require_columns
+from attack.io.columns import numeric_column
+from attack.io.readers import Table, as_table, require_columns
 from attack.report.notebook import one_line, result_html
 from attack.risk.frequencies import key_codes, key_frequencies
 from attack.risk.individual import (
@@ -184,7 +184,7 @@ def _outlying(risk: np.ndarray) -> int:
 
 
 def frequency_risk(
-    frame: pd.DataFrame,
+    frame: Table | pd.DataFrame,
     keys: Sequence[str],
     weight: str | None = None,
     household: str | None = None,
@@ -243,18 +243,23 @@ def frequency_risk(
     for role, column in (("weight", weight), ("household", household), ("sensitive", sensitive)):
         if column is not None and column in keys:
             raise InputError(f"the {role} variable {column!r} cannot also be a key")
+    table = as_table(frame)
+    frame = table.frame
+    require_columns(table, keys)
     codes = key_codes(frame, keys)
-    weights = _weights(frame, weight)
+    weights = _weights(table, weight)
     fk, big_fk = key_frequencies(codes, weights, alpha)
     risk = individual_risk(fk, None if weights is None else big_fk, method)
     hh = None
     if household is not None:
-        require_columns(frame, [household])
+        require_columns(table, [household])
         ids = category_codes(frame, household, warn=False)[0]
         if (ids < 0).any():
-            raise InputError("the household identifier is missing", file=source_name(frame),
+            raise InputError("the household identifier is missing", file=table.source,
                              column=household, row=int(np.flatnonzero(ids < 0)[0]) + 1)
         hh = household_risk(risk, ids, household_method)
+    if sensitive is not None:
+        require_columns(table, [sensitive])
     settings = {"alpha": alpha, "method": method if weights is not None else "population",
                 "household_method": household_method if household is not None else None,
                 "threshold": threshold, "k": k, "max_global_risk": max_global_risk,
@@ -266,13 +271,13 @@ def frequency_risk(
     )
 
 
-def _weights(frame: pd.DataFrame, weight: str | None) -> np.ndarray | None:
+def _weights(table: Table, weight: str | None) -> np.ndarray | None:
     if weight is None:
         return None
-    require_columns(frame, [weight])
-    values = np.asarray(numeric_column(frame, weight), dtype=float)
+    require_columns(table, [weight])
+    values = np.asarray(numeric_column(table, weight), dtype=float)
     bad = ~np.isfinite(values) | (values <= 0)
     if bad.any():
-        raise InputError("sampling weights must be positive numbers", file=source_name(frame),
+        raise InputError("sampling weights must be positive numbers", file=table.source,
                          column=weight, row=int(np.flatnonzero(bad)[0]) + 1)
     return values

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
+from attack.io.readers import Table
 from attack.linkage.blocking import make_blocks
 from attack.linkage.distances import build_distance_model
 from attack.linkage.learned_weights import LearnedWeights, learn_weights, reweighted
@@ -56,7 +57,7 @@ def training_split(external_ids: np.ndarray, release_ids: np.ndarray, share: flo
                          np.flatnonzero(~release_known), n_known)
 
 
-def learned_linkage(external: pd.DataFrame, release: pd.DataFrame, split: TrainingSplit,
+def learned_linkage(external: Table | pd.DataFrame, release: Table | pd.DataFrame, split: TrainingSplit,
                     linkage: Linkage) -> tuple[Linkage, LearnedWeights]:
     """The spec with the weights learned from the known pairs (no further learning)."""
     model = build_distance_model(external, release, linkage.keys, standardise=linkage.standardise,
@@ -67,11 +68,9 @@ def learned_linkage(external: pd.DataFrame, release: pd.DataFrame, split: Traini
     return linkage.model_copy(update={"keys": reweighted(linkage.keys, learned), "learn_weights": None}), learned
 
 
-def held_out(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
-    """The records of ``frame`` at ``rows``, its source kept."""
-    out = frame.iloc[rows].reset_index(drop=True)
-    out.attrs = dict(frame.attrs)
-    return out
+def held_out(table: Table, rows: np.ndarray) -> Table:
+    """The records of ``table`` at ``rows``, its source kept."""
+    return table.with_frame(table.frame.iloc[rows].reset_index(drop=True))
 
 
 def describe(split: TrainingSplit, share: float, learned: LearnedWeights, fixed: Mapping[str, Any]) -> dict:

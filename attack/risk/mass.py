@@ -21,9 +21,11 @@ from attack._version import __version__
 from attack.errors import InputError, from_validation
 from attack.io.readers import (
     ReadOptions,
+    Table,
+    as_table,
     code_column,
     id_column,
-    read_table,
+    read,
     require_codes,
     require_columns,
     source_name,
@@ -43,19 +45,25 @@ from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES
 
 @dataclass
 class AttackInput:
-    """The files of one attack and their identifier columns.
+    """The files of one attack (tables, or frames: data built in memory) and their identifier
+    columns.
 
     ``external_id`` holds the ground truth: the unit id of each external record where it is
     known (missing otherwise); equal id values in external, release and original mean the same
     unit. ``release_id`` is the provenance of each release row and is hidden from the matcher.
     """
 
-    external: pd.DataFrame
+    external: Table | pd.DataFrame
     external_id: str
-    release: pd.DataFrame
+    release: Table | pd.DataFrame
     release_id: str
-    original: pd.DataFrame | None = None
+    original: Table | pd.DataFrame | None = None
     original_id: str | None = None
+
+    def as_tables(self) -> AttackInput:
+        """The same input with every frame as a table built in memory."""
+        return replace(self, external=as_table(self.external), release=as_table(self.release),
+                       original=None if self.original is None else as_table(self.original))
 
 
 def run_attack(
@@ -78,6 +86,7 @@ def run_attack(
     the intruder learns the key weights from a known share of the units and attacks the rest
     (``attack.risk.learned``).
     """
+    data = data.as_tables()
     if linkage.learn_weights is not None:
         run = {"name": name, "intruder_name": intruder_name, "role": role, "release_name": release_name,
                "engine": engine}
@@ -111,9 +120,9 @@ def run_attack(
         figures["frequency_risk"] = key_frequency_risk(data.release, linkage)
     figures["linkage"] = links.describe()
     figures["truth"] = "original" if data.original is not None else "release values"
-    figures["reading"] = {role: frame.attrs["read"] for role, frame in
+    figures["reading"] = {role: reading for role, table in
                           (("external", data.external), ("release", data.release), ("original", data.original))
-                          if frame is not None and "read" in frame.attrs}
+                          if table is not None and (reading := as_table(table).reading) is not None}
     figures["attack_version"] = __version__
     clock.lap("evaluation")
     # file names only: results are shared, machine paths stay on the machine
@@ -140,8 +149,8 @@ def _learned_attack(data: AttackInput, linkage: Linkage, share: float, evaluatio
     release_ids = id_column(data.release, data.release_id)
     split = training_split(external_ids, release_ids, share, 0 if linkage.seed is None else linkage.seed)
     learned_spec, learned = learned_linkage(data.external, data.release, split, linkage)
-    held = replace(data, external=held_out(data.external, split.held_external),
-                   release=held_out(data.release, split.held_release))
+    held = replace(data, external=held_out(as_table(data.external), split.held_external),
+                   release=held_out(as_table(data.release), split.held_release))
     fixed = run_attack(held, linkage.model_copy(update={"learn_weights": None}), evaluation, **run)
     result = run_attack(held, learned_spec, evaluation, **run)
     return replace(result, figures={**result.figures, "learned_weights": describe(
@@ -343,10 +352,10 @@ def mass_attack(
     has_original = original is not None
     original_id = original_id or release_id
 
-    def frame(data: Any, role: str, id_name: str) -> pd.DataFrame:
-        if isinstance(data, pd.DataFrame):
-            return data
-        return read_table(Path(data), needed_columns(role, id_name, linkage, evaluation, has_original), reading)
+    def frame(data: Any, role: str, id_name: str) -> Table:
+        if isinstance(data, (Table, pd.DataFrame)):
+            return as_table(data)
+        return read(Path(data), needed_columns(role, id_name, linkage, evaluation, has_original), reading)
 
     data = AttackInput(
         external=frame(external, "external", external_id),

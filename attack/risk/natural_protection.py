@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from attack.io.readers import code_column, id_column, numeric_column, require_columns
+from attack.io.readers import Table, code_column, id_column, numeric_column, require_columns
 
 DEFAULT_LEVELS: tuple[int, ...] = (4, 3, 2, 1)
 EDGES: tuple[float, ...] = (0.01, 0.05, 0.10, 0.25, 0.50)
@@ -34,7 +34,7 @@ def _share(count: int, n: int) -> float | None:
 
 
 def _verifiable_pairs(
-    external: pd.DataFrame, external_id: str, original: pd.DataFrame, original_id: str
+    external: Table | pd.DataFrame, external_id: str, original: Table | pd.DataFrame, original_id: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """Row positions (external, original) of the verifiable pairs, in external row order."""
     ext_ids = id_column(external, external_id, allow_missing=True)
@@ -98,9 +98,9 @@ def _metric(e: np.ndarray, o: np.ndarray) -> dict:
 
 
 def agreement_profile(
-    external: pd.DataFrame,
+    external: Table | pd.DataFrame,
     external_id: str,
-    original: pd.DataFrame,
+    original: Table | pd.DataFrame,
     original_id: str,
     *,
     hierarchical: Sequence[str] = (),

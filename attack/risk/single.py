@@ -40,7 +40,7 @@ import pandas as pd
 
 from attack.defaults import LINKAGE_TAU
 from attack.errors import InputError
-from attack.io.readers import code_column, id_column, numeric_column
+from attack.io.readers import Table, code_column, id_column, numeric_column
 from attack.linkage.distances import DistanceKey, build_distance_model
 from attack.linkage.keys import Metric
 
@@ -257,7 +257,7 @@ class SingleAttackResult:
 def single_attack(
     knowledge: pd.DataFrame,
     knowledge_id: str,
-    release: pd.DataFrame,
+    release: Table | pd.DataFrame,
     release_id: str,
     *,
     categorical: Sequence[str],
@@ -355,7 +355,7 @@ def target_usefulness(
     result: SingleAttackResult,
     original: pd.DataFrame,
     original_id: str,
-    release: pd.DataFrame,
+    release: Table | pd.DataFrame,
     release_id: str,
     columns: Sequence[str],
     gamma: float = 0.10,

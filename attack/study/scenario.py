@@ -24,10 +24,18 @@ from typing import Any
 import pandas as pd
 import tomli_w
 
-from attack.datasets.demo import DEMO_ID, demo_source
+from attack.datasets.demo import DEMO_ID, demo_source, demo_table
 from attack.errors import InputError
 from attack.io.fingerprint import ReadLedger, frame_input
-from attack.io.readers import id_column, read_file_bytes, read_table, require_codes
+from attack.io.readers import (
+    Table,
+    as_table,
+    frame_of,
+    id_column,
+    read,
+    read_file_bytes,
+    require_codes,
+)
 from attack.linkage.engines import Engine
 from attack.linkage.settings import Linkage
 from attack.risk import single as single_attack
@@ -156,8 +164,9 @@ class Scenario:
         table = dict(self.single)
         if "original" not in self.sources:
             raise InputError("[single_attack] needs [data] original (targets and knowledge come from it)")
-        original, original_id = _load_source("original", self.sources["original"], self.base, None, self.ledger)
+        original_table, original_id = _load_source("original", self.sources["original"], self.base, None, self.ledger)
         release, release_id = _load_source("release", self.sources["release"], self.base, None, self.ledger)
+        original = original_table.frame
         if "leaders" in table:
             targets = single_attack.market_leaders(original, original_id, **table["leaders"])
         else:
@@ -201,7 +210,7 @@ class Scenario:
         }
         usefulness = single_attack.target_usefulness(
             result, original, original_id, release, release_id,
-            [c for c in release.columns if c in runs[0].figures["evaluation"]["targets"]],
+            [c for c in frame_of(release).columns if c in runs[0].figures["evaluation"]["targets"]],
             gamma=gamma.value,
         )
         risk = single_attack.unit_risk(result, usefulness, mass_risk)
@@ -255,8 +264,9 @@ class Scenario:
         source = {"frame": frame, "id": id_column}
         return replace(self, sources={**self.sources, "release": source}, releases={"": source})
 
-    def load_source(self, role: str) -> tuple[pd.DataFrame, str]:
-        """All columns of the data source ``role`` (release, original, ...) and its id column."""
+    def load_source(self, role: str) -> tuple[Table, str]:
+        """All columns of the data source ``role`` (release, original, ...), as a table, and its
+        id column."""
         if role not in self.sources:
             raise InputError(f"[data] has no entry {role!r}")
         return _load_source(role, self.sources[role], self.base, None, self.ledger)
@@ -418,10 +428,10 @@ def _summary(result: dict) -> dict:
     }
 
 
-def _agreement_columns(linkage: Linkage, external: pd.DataFrame, truth: pd.DataFrame) -> dict:
+def _agreement_columns(linkage: Linkage, external: Table | pd.DataFrame, truth: Table | pd.DataFrame) -> dict:
     """Which overlap variables the agreement tables compare, by kind, from the intruder's keys
     and blocks (columns present under the same name in both files)."""
-    both = set(external.columns) & set(truth.columns)
+    both = set(frame_of(external).columns) & set(frame_of(truth).columns)
     kinds: dict[str, list[str]] = {"hierarchical": [], "categorical": [], "metric": []}
     for key in linkage.keys:
         kind = {"metric": "metric", "hierarchical": "hierarchical"}.get(key.kind, "categorical")
@@ -439,15 +449,15 @@ def _agreement_columns(linkage: Linkage, external: pd.DataFrame, truth: pd.DataF
 
 def _load_source(
     role: str, source: Mapping, base: Path, columns: list[str] | None, ledger: ReadLedger
-) -> tuple[pd.DataFrame, str]:
+) -> tuple[Table, str]:
     if "demo" in source:
-        return demo_source(source["demo"], **source.get("demo_options", {}))
+        return demo_table(source["demo"], **source.get("demo_options", {}))
     if "frame" in source:  # a candidate built in memory, e.g. by ``attack tune``
         frame = source["frame"]
-        return (frame if columns is None else frame[list(dict.fromkeys(columns))]), str(source["id"])
+        return as_table(frame if columns is None else frame[list(dict.fromkeys(columns))]), str(source["id"])
     path = Path(source["path"])
     path = path if path.is_absolute() else base / path
-    frame = read_table(path, columns, source.get("read"))
-    ledger.record_frame(path, frame)
-    require_codes([frame], field=f"data.{role}.codes")
-    return frame, str(source["id"])
+    table = read(path, columns, source.get("read"))
+    ledger.record_table(path, table)
+    require_codes([table], field=f"data.{role}.codes")
+    return table, str(source["id"])

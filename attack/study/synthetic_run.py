@@ -19,6 +19,7 @@ import pandas as pd
 from attack._version import __version__
 from attack.errors import InputError
 from attack.io.columns import warn_unshared
+from attack.io.table import Table, as_table, file_name
 from attack.io.writers import files_read
 from attack.study.synthetic_result import SyntheticResult
 from attack.synthetic_attacks.evaluator import Space, registered
@@ -36,12 +37,12 @@ def _columns(original: pd.DataFrame, synthetic: pd.DataFrame, spec: SynthSpec) -
 
 
 def attack_synthetic(
-    original: pd.DataFrame,
-    synthetic: pd.DataFrame,
-    control: pd.DataFrame | None = None,
+    original: Table | pd.DataFrame,
+    synthetic: Table | pd.DataFrame,
+    control: Table | pd.DataFrame | None = None,
     spec: SynthSpec | None = None,
     *,
-    reference: pd.DataFrame | None = None,
+    reference: Table | pd.DataFrame | None = None,
     title: str = "Attacks on a synthetic release",
     **settings: Any,
 ) -> SyntheticResult:
@@ -54,17 +55,22 @@ def attack_synthetic(
     of the holdout, see ``docs/method/membership-family.md``). The settings are a
     ``SynthSpec`` or its fields as keywords (``keys``, ``targets``, ``tau``, ``n_attacks``,
     ``seed``, ``membership_family`` …). The attacks are explained in
-    ``docs/method/synthetic-attacks.md``.
+    ``docs/method/synthetic-attacks.md``. The data are tables (``attack.io.readers.read``:
+    their digests go into the certificate) or frames built in memory.
     """
     if spec is None:
         spec = spec_from(settings)
     elif settings:
         raise InputError(f"give either spec or settings, not both (got {', '.join(settings)})")
-    sources = tuple((role, frame.attrs["source"], frame.attrs["sha256"], frame.attrs["bytes"])
-                    for role, frame in (("original", original), ("synthetic", synthetic), ("holdout", control),
-                                        ("reference", reference))
-                    if frame is not None and "sha256" in frame.attrs)
-    read = files_read(original, synthetic, control, reference)
+    tables = {role: as_table(data) for role, data in (("original", original), ("synthetic", synthetic),
+                                                      ("holdout", control), ("reference", reference))
+              if data is not None}
+    sources = tuple((role, t.source, t.sha256, t.size) for role, t in tables.items()
+                    if t.sha256 is not None and t.size is not None)
+    read = files_read(*tables.values())
+    names = {role: file_name(t) for role, t in tables.items()}
+    original, synthetic = tables["original"].frame, tables["synthetic"].frame
+    control, reference = (tables[role].frame if role in tables else None for role in ("holdout", "reference"))
     holdout = control
     member_rows = np.arange(len(original))
     if spec.holdout_share:
@@ -73,13 +79,14 @@ def attack_synthetic(
         held = holdout_mask(len(original), spec.holdout_share, spec.seed)
         member_rows = np.flatnonzero(~held)
         original, holdout = original[~held].reset_index(drop=True), original[held].reset_index(drop=True)
+        names["holdout"] = names["original"]
     if spec.membership_family is not None and holdout is None:
         raise InputError("the membership family needs non-members: a holdout file or a holdout share",
                          field="membership_family")
     if reference is not None and spec.membership_family is None:
         raise InputError("a reference sample is used by the membership family only", field="reference")
     if spec.columns is None:
-        warn_unshared(original, synthetic, "synthetic",
+        warn_unshared(tables["original"], tables["synthetic"], "synthetic",
                       [c for c in original.columns if c not in spec.exclude])
     columns = _columns(original, synthetic, spec)
     if not columns:
@@ -89,9 +96,8 @@ def attack_synthetic(
             continue
         missing = [c for c in [*columns, *spec.keys, *spec.targets] if c not in frame.columns]
         if missing:
-            raise InputError(f"column not found in the {role} file", file=frame.attrs.get("source"),
-                             column=missing[0])
-    prep = prepare(original, columns, categorical=spec.categorical, scaling=spec.scaling,
+            raise InputError(f"column not found in the {role} file", file=names.get(role), column=missing[0])
+    prep = prepare(tables["original"].with_frame(original), columns, categorical=spec.categorical, scaling=spec.scaling,
                    categorical_mode=spec.categorical_mode, metric=spec.metric)
     space = Space(tuple(columns), prep, reference)
     document: dict[str, Any] = {

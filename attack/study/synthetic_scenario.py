@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import tomli_w
 
-from attack.datasets.demo import demo_source
+from attack.datasets.demo import demo_source, demo_table
 from attack.errors import InputError
 from attack.generation.sequential import synthesize
 from attack.io.fingerprint import ReadLedger, frame_input, sha256_frame
 from attack.io.jsonio import to_json
-from attack.io.readers import read_table, source_name
+from attack.io.readers import Table, read
 from attack.io.writers import (
     OWNER_ONLY,
     certificate_paths,
@@ -172,8 +172,8 @@ class SyntheticScenario:
         if self.settings.data.synthetic is not None:
             synthetic = self._read("synthetic", self.settings.data.synthetic)
         else:
-            made = synthetic = self._synthesize(original)
-            made.attrs["source"] = "the synthetic file made by [synthesis]"
+            made = self._synthesize(original.frame)
+            synthetic = Table(made, "the synthetic file made by [synthesis]")
         result = attack_synthetic(original, synthetic, holdout, self._spec(), title=self.title)
         if made is not None:
             figures = {**result.figures, "synthesis": {"made_by_scenario": True, **self._synthesis_log()}}
@@ -185,7 +185,8 @@ class SyntheticScenario:
         table = self.settings.tune
         if table is None:
             raise InputError("the scenario has no [tune] table", file=self._file())
-        original, holdout = self._training()
+        original_table, holdout_table = self._training()
+        original, holdout = original_table.frame, None if holdout_table is None else holdout_table.frame
         synthesis = self.settings.synthesis
         fixed = {} if synthesis is None else {k: v for k, v in synthesis.keywords().items()  # as written
                                               if k in synthesis.model_fields_set and k not in table.grid}
@@ -226,7 +227,7 @@ class SyntheticScenario:
 
     # -- the steps ---------------------------------------------------------------------------
 
-    def _known_columns(self, original: pd.DataFrame) -> None:
+    def _known_columns(self, original: Table) -> None:
         """Every column the settings name exists in the original (checked before the synthesis
         and the attacks start)."""
         synthesis, attacks = self.settings.synthesis, self.settings.attacks
@@ -238,11 +239,11 @@ class SyntheticScenario:
             named += [("synthesis.method", list(synthesis.method)), ("synthesis.predictors", list(synthesis.predictors or {}))]
         for field_name, columns in named:
             for column in columns:
-                if column not in original.columns:
+                if column not in original.frame.columns:
                     raise InputError(f"column {column!r} is not in the original", field=field_name,
-                                     file=source_name(original))
+                                     file=original.source)
 
-    def _training(self) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    def _training(self) -> tuple[Table, Table | None]:
         """The original the synthesiser learns from, and the holdout (a file, or a share of the
         original's records drawn with the synthesis seed)."""
         data, synthesis = self.settings.data, self.settings.synthesis
@@ -252,9 +253,10 @@ class SyntheticScenario:
             return original, self._read("holdout", data.holdout)
         if synthesis is not None and synthesis.holdout_share and data.synthetic is None:
             try:
-                return split_holdout(original, synthesis.holdout_share, synthesis.seed)
+                training, holdout = split_holdout(original.frame, synthesis.holdout_share, synthesis.seed)
             except InputError as exc:
                 raise InputError(exc.message, field="synthesis.holdout_share", file=self._file()) from None
+            return original.with_frame(training), original.with_frame(holdout)
         return original, None
 
     def _columns(self, original: pd.DataFrame) -> list[str]:
@@ -286,15 +288,14 @@ class SyntheticScenario:
             "exclude": list(dict.fromkeys([*attacks.exclude, *dropped])),
             "categorical": list(dict.fromkeys([*attacks.categorical, *self.settings.data.original.codes]))})
 
-    def _read(self, role: str, entry: SyntheticEntry) -> pd.DataFrame:
+    def _read(self, role: str, entry: SyntheticEntry) -> Table:
         if entry.demo is not None:
-            frame, _ = demo_source(entry.demo, **self._demo_options())
-            return frame
+            return demo_table(entry.demo, **self._demo_options())[0]
         options = entry.read_options()
         codes = tuple(dict.fromkeys([*options.codes, *self.settings.attacks.categorical]))
-        frame = read_table(self._resolve(entry.path), None, replace(options, codes=codes))
-        self.ledger.record_frame(self._resolve(entry.path), frame)
-        return frame
+        table = read(self._resolve(entry.path), None, replace(options, codes=codes))
+        self.ledger.record_table(self._resolve(entry.path), table)
+        return table
 
     def _demo_options(self) -> dict:
         demo = self.settings.data.demo

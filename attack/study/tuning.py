@@ -37,6 +37,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from attack.errors import InputError, from_validation
+from attack.io.table import Table
 from attack.protect.catalogue import protect
 from attack.report.notebook import figures_of, one_line, result_html
 from attack.report.release import render_tune_html
@@ -206,7 +207,7 @@ def _risk_summary(outcome: ScenarioResult) -> dict[str, Any]:
     }
 
 
-def _utility(truth: pd.DataFrame, truth_id: str, release: pd.DataFrame, release_id: str,
+def _utility(truth: Table | pd.DataFrame, truth_id: str, release: pd.DataFrame, release_id: str,
              spec: Tune) -> dict[str, Any]:
     """A candidate's utility against the truth file: per check family the cases, exceedances
     and share (docs/method/utility.md), and IL1s when units can be aligned by id."""

@@ -424,7 +424,7 @@ def _is_synth_command(certificate: dict) -> bool:
 
 def _rerun_synth_command(certificate: dict, folder: Path) -> dict:
     """``attack synth`` again: the certified settings on the certified input files."""
-    from attack.io.readers import read_table
+    from attack.io.readers import read
     from attack.study.certificate import build_synthetic
     from attack.study.synthetic_run import attack_synthetic
     from attack.synthetic_attacks.settings import SynthSpec
@@ -442,7 +442,7 @@ def _rerun_synth_command(certificate: dict, folder: Path) -> dict:
             "seed")})
     except KeyError as exc:
         raise _NotRepeatable(f"the certified settings lack {exc}") from None
-    frames = {role: read_table(file) for role, file in files.items()}
+    frames = {role: read(file) for role, file in files.items()}
     result = attack_synthetic(frames["original"], frames["synthetic"], frames.get("holdout"), spec)
     return build_synthetic(figures=result.figures, inputs=certificate["inputs"], rerun=certificate["rerun"])
 

@@ -48,7 +48,7 @@ from scipy.spatial import cKDTree
 
 from attack.errors import InputError
 from attack.io.columns import is_number
-from attack.io.readers import code_column, numeric_column, source_name
+from attack.io.readers import Table, code_column, frame_of, numeric_column, source_name
 from attack.synthetic_attacks.choices import METRICS, SCALINGS
 
 CATEGORICAL_MODES: tuple[str, ...] = ("dummy", "mismatch")
@@ -205,9 +205,9 @@ def _choice(value: str, allowed: tuple[str, ...], what: str) -> str:
     return value
 
 
-def _numeric_values(frame: pd.DataFrame, column: str) -> np.ndarray:
+def _numeric_values(frame: Table | pd.DataFrame, column: str) -> np.ndarray:
     """Numeric column as float64 with NaN for missing; datetimes as nanoseconds."""
-    values = frame[column]
+    values = frame_of(frame)[column]
     if pd.api.types.is_datetime64_any_dtype(values.dtype):
         stamps = values.dt.tz_localize(None) if values.dt.tz is not None else values
         out = stamps.to_numpy(dtype="datetime64[ns]").astype("int64").astype("float64")
@@ -216,14 +216,14 @@ def _numeric_values(frame: pd.DataFrame, column: str) -> np.ndarray:
     return numeric_column(frame, column)
 
 
-def _require(frame: pd.DataFrame, columns: Sequence[str]) -> None:
+def _require(frame: Table | pd.DataFrame, columns: Sequence[str]) -> None:
     for name in columns:
-        if name not in frame.columns:
+        if name not in frame_of(frame).columns:
             raise InputError("column is missing", file=source_name(frame), column=name)
 
 
 def prepare(
-    training: pd.DataFrame,
+    data: Table | pd.DataFrame,
     columns: Sequence[str] | None = None,
     *,
     categorical: Sequence[str] | None = None,
@@ -249,11 +249,11 @@ def prepare(
             f"metric {metric!r} uses per-column ranges and 0/1 mismatches; "
             "expected scaling='minmax_range' and categorical_mode='mismatch'"
         )
-    name = source_name(training)
+    name, training = source_name(data), frame_of(data)
     if len(training) == 0:
         raise InputError("the training original has no rows", file=name)
     columns = _unique_columns(training.columns if columns is None else columns)
-    _require(training, columns)
+    _require(data, columns)
     cat_set = {c for c in columns if not is_number(training, c)}  # text is never a number
     for c in map(str, categorical or ()):
         if c not in columns:
@@ -263,7 +263,7 @@ def prepare(
     cats = tuple(c for c in columns if c in cat_set)
     centres, scales, minima, maxima, unscaled, constant = [], [], [], [], [], []
     for c in numeric:
-        x = _numeric_values(training, c)
+        x = _numeric_values(data, c)
         x = x[~np.isnan(x)]
         if x.size == 0:
             raise InputError("every value is missing in the training original", file=name, column=c)
@@ -280,7 +280,7 @@ def prepare(
         maxima.append(hi)
     levels = []
     for c in cats:
-        codes = code_column(training, c)
+        codes = code_column(data, c)
         present = codes[~pd.isna(codes)]
         if present.size == 0:
             raise InputError("every value is missing in the training original", file=name, column=c)

@@ -38,7 +38,15 @@ from scipy import stats
 
 from attack.errors import InputError
 from attack.io.columns import number_columns, warn_unshared
-from attack.io.readers import id_column, numeric_column, require_columns, source_name
+from attack.io.readers import (
+    Table,
+    as_table,
+    frame_of,
+    id_column,
+    numeric_column,
+    require_columns,
+    source_name,
+)
 from attack.report.attack import MIN_CELL_COUNT
 from attack.report.notebook import result_html
 from attack.risk.evaluation import default_targets
@@ -307,7 +315,7 @@ def _whole_file(original: pd.DataFrame, release: pd.DataFrame) -> _Scope:
     )
 
 
-def _matrix(frame: pd.DataFrame, variables: Sequence[str]) -> np.ndarray:
+def _matrix(frame: Table | pd.DataFrame, variables: Sequence[str]) -> np.ndarray:
     """Numeric columns as a column-major matrix (contiguous columns for per-variable work)."""
     x = np.empty((len(frame), len(variables)), order="F")
     for j, v in enumerate(variables):
@@ -315,12 +323,12 @@ def _matrix(frame: pd.DataFrame, variables: Sequence[str]) -> np.ndarray:
     return x
 
 
-def _weights(frame: pd.DataFrame, column: str) -> np.ndarray:
+def _weights(frame: Table | pd.DataFrame, column: str) -> np.ndarray:
     w = numeric_column(frame, column)
     bad = np.flatnonzero(~(w >= 0))
     if bad.size:
         raise InputError(
-            f"expected a non-negative weight, found {frame[column].iloc[bad[0]]!r}",
+            f"expected a non-negative weight, found {frame_of(frame)[column].iloc[bad[0]]!r}",
             file=source_name(frame),
             column=column,
             row=int(bad[0]) + 1,
@@ -781,7 +789,7 @@ class PerRecord:
 
 
 def _align(
-    original: pd.DataFrame, release: pd.DataFrame, id_columns: tuple[str, str]
+    original: Table | pd.DataFrame, release: Table | pd.DataFrame, id_columns: tuple[str, str]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Row positions (original, release) of the units present in both, in original order."""
     ids_o = id_column(original, id_columns[0])
@@ -925,8 +933,8 @@ FAMILY_MEASURES: dict[str, tuple[str, str, str | None]] = {
 
 
 def utility_profile(
-    original: pd.DataFrame,
-    release: pd.DataFrame,
+    original: Table | pd.DataFrame,
+    release: Table | pd.DataFrame,
     *,
     variables: Sequence[str] | None = None,
     by: Sequence[str] = (),
@@ -963,6 +971,9 @@ def utility_profile(
     (``attack.utility.recoverable.recoverable``; the ML target is the regression target).
     """
     th = thresholds or Thresholds()
+    # the tables name their files in messages; the measures work on the frames
+    tables = as_table(original), as_table(release)
+    original, release = tables[0].frame, tables[1].frame
     crosses = [tuple(c) for c in crosses]
     for cross in crosses:
         if len(cross) < 2 or len(set(cross)) != len(cross):
@@ -975,22 +986,22 @@ def utility_profile(
         raise InputError("concentration ratios need k ≥ 1")
     excluded = [*categorical, *([weights] if weights else []), *(id_columns or ())]
     if variables is None:
-        warn_unshared(original, release, "release", number_columns(original, excluded))
-        variables = default_targets(release, original, exclude=excluded)
+        warn_unshared(*tables, "release", number_columns(original, excluded))
+        variables = default_targets(tables[1], tables[0], exclude=excluded)
         if not variables:
             raise InputError("no numeric variable common to both files; name them explicitly")
     variables = list(dict.fromkeys(variables))
-    for frame, ids in ((original, 0), (release, 1)):
+    for table, ids in ((tables[0], 0), (tables[1], 1)):
         extra = [id_columns[ids]] if id_columns else []
-        require_columns(frame, [*variables, *categorical, *([weights] if weights else []), *extra])
-    x_o, x_r = _matrix(original, variables), _matrix(release, variables)
-    w_o = _weights(original, weights) if weights else None
-    w_r = _weights(release, weights) if weights else None
+        require_columns(table, [*variables, *categorical, *([weights] if weights else []), *extra])
+    x_o, x_r = _matrix(tables[0], variables), _matrix(tables[1], variables)
+    w_o = _weights(tables[0], weights) if weights else None
+    w_r = _weights(tables[1], weights) if weights else None
     scopes = [_whole_file(original, release)]
     coded = {c: _category_codes(original, release, c) for c in categorical}
     scopes += [_scope([c], coded, len(original)) for c in dict.fromkeys(by)]
     scopes += [_scope(list(c), coded, len(original)) for c in dict.fromkeys(crosses)]
-    rows = _align(original, release, id_columns) if id_columns else None
+    rows = _align(*tables, id_columns) if id_columns else None
 
     grouped = _subpopulation_cases(scopes, variables, x_o, x_r, w_o, w_r, th)
     if paired and rows is not None:  # paired without ids was refused above
@@ -1010,7 +1021,7 @@ def utility_profile(
         families.append(Family(name, measure, kind, threshold, tolerance, tuple(cases)))
     families += _correlation_families(variables, x_o, x_r, th)
     comparisons = tuple(
-        compare_model(original, release, m if isinstance(m, Model) else Model(m), rows)
+        compare_model(*tables, m if isinstance(m, Model) else Model(m), rows)
         for m in models
     )
     families += _regression_families(comparisons, th)

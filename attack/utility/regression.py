@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from attack.errors import InputError
-from attack.io.readers import numeric_column, source_name
+from attack.io.readers import Table, frame_of, numeric_column, source_name
 
 INTERCEPT = "intercept"
 ESTIMATORS = ("ols", "logit", "probit")
@@ -197,12 +197,12 @@ class Design:
     log_defined: np.ndarray
 
 
-def build_design(frame: pd.DataFrame, formula: Formula) -> Design:
+def build_design(frame: Table | pd.DataFrame, formula: Formula) -> Design:
     """Response and regressor matrix; rows with a missing value or a logged value ≤ 0 dropped.
 
     Raises ``InputError`` naming every formula column the frame lacks.
     """
-    missing = [c for c in formula.columns if c not in frame.columns]
+    missing = [c for c in formula.columns if c not in frame_of(frame).columns]
     if missing:
         raise InputError(
             f"model {formula.text!r} uses columns the file lacks: {', '.join(missing)}",
@@ -343,7 +343,7 @@ def binary_mle(
     return coef, cov, True, iteration
 
 
-def fit_model(frame: pd.DataFrame, model: Model) -> tuple[Fit, Design]:
+def fit_model(frame: Table | pd.DataFrame, model: Model) -> tuple[Fit, Design]:
     """Fit ``model`` on one file. Raises ``InputError`` when the design is not estimable
     (too few rows, collinear terms, a non-binary response for logit/probit)."""
     formula = model.parsed
@@ -517,8 +517,8 @@ def _mean(values: Sequence[float | None]) -> float | None:
 
 
 def compare_model(
-    original: pd.DataFrame,
-    release: pd.DataFrame,
+    original: Table | pd.DataFrame,
+    release: Table | pd.DataFrame,
     model: Model,
     aligned: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> ModelComparison:
@@ -533,7 +533,7 @@ def compare_model(
         fit_r, design_r = fit_model(release, model)
         error = None
     except InputError as exc:
-        if any(c not in release.columns for c in model.parsed.columns):
+        if any(c not in frame_of(release).columns for c in model.parsed.columns):
             raise
         fit_r, design_r, error = None, None, exc.message
     factor = None

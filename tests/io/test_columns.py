@@ -22,6 +22,7 @@ from attack.io.columns import (
     type_text,
     warn_unshared,
 )
+from attack.io.table import Table
 from attack.risk.evaluation import default_targets
 
 
@@ -82,10 +83,9 @@ def test_type_frame_is_what_the_csv_reader_does() -> None:
 
 def test_infinite_values_are_refused_with_file_column_row() -> None:
     for values in ([1.0, np.inf], ["1", "-inf"], ["1", "Infinity"]):
-        frame = pd.DataFrame({"x": values})
-        frame.attrs["source"] = "rel.csv"
+        table = Table(pd.DataFrame({"x": values}), "rel.csv")
         with pytest.raises(InputError, match="infinite value") as info:
-            numeric_column(frame, "x")
+            numeric_column(table, "x")
         assert (info.value.file, info.value.column, info.value.row) == ("rel.csv", "x", 2)
 
 
@@ -110,8 +110,7 @@ def test_long_bad_values_are_quoted_short() -> None:
 
 
 def test_number_used_as_code_is_warned_once(caplog) -> None:
-    frame = pd.DataFrame({"nace": [2511.0, 1511.0]})
-    frame.attrs["source"] = "warned-once.csv"
+    frame = Table(pd.DataFrame({"nace": [2511.0, 1511.0]}), "warned-once.csv")
     with caplog.at_level(logging.WARNING, logger="attack.io"):
         assert list(code_column(frame, "nace")) == ["2511", "1511"]
         code_column(frame, "nace")
@@ -130,10 +129,8 @@ def test_default_targets_refuse_a_column_that_changes_type() -> None:
 
 
 def test_unshared_columns_are_named(caplog) -> None:
-    original = pd.DataFrame({"a": [1], "b": [2], "c": [3]})
-    original.attrs["source"] = "orig.csv"
-    synthetic = pd.DataFrame({"a": [1], "d": [4]})
-    synthetic.attrs["source"] = "syn.csv"
+    original = Table(pd.DataFrame({"a": [1], "b": [2], "c": [3]}), "orig.csv")
+    synthetic = Table(pd.DataFrame({"a": [1], "d": [4]}), "syn.csv")
     with caplog.at_level(logging.WARNING, logger="attack.io"):
         assert warn_unshared(original, synthetic, "synthetic") == ["b", "c"]
     assert "syn.csv lacks 2 column(s) of the original orig.csv: b, c" in caplog.text

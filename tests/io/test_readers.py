@@ -55,8 +55,8 @@ def test_csv_keeps_leading_zeros(tmp_path) -> None:
     assert list(code_column(table, "nace")) == ["0111", "0112"]
     assert list(id_column(table, "id")) == ["007", "008"]
     np.testing.assert_array_equal(numeric_column(table, "turnover"), [12.0, 13.5])
-    assert table.attrs["source"] == str(path)
-    assert source_name(table) == str(path)
+    assert read(path).source == str(path)
+    assert source_name(read(path)) == str(path)
 
 
 def test_csv_reads_only_requested_columns_in_order(tmp_path) -> None:
@@ -141,7 +141,7 @@ def test_binary_round_trip_reads_only_requested_columns(tmp_path, suffix) -> Non
     np.testing.assert_array_equal(numeric_column(table, "turnover"), [120.0, 0.0, 35000.0])
     # codes stored as floats come back without ".0"
     assert list(code_column(table, "nace")) == ["1511", "151", None]
-    assert table.attrs["source"] == str(path)
+    assert read(path).source == str(path)
     everything = read_table(path)
     assert list(everything.columns) == ["id", "code", "nace", "turnover", "share"]
     np.testing.assert_array_equal(numeric_column(everything, "share"), [0.25, 1.5, np.nan])
@@ -240,7 +240,7 @@ def test_sas7bdat_is_read_and_decoded() -> None:
 
 def test_numeric_column_names_the_first_bad_row(tmp_path) -> None:
     path = write_csv(tmp_path / "n.csv", "id,turnover\nu1,10\nu2,\nu3,12.5\nu4,\"1.200,50\"\nu5,abc\n")
-    table = read_table(path)
+    table = read(path)
     with pytest.raises(InputError) as info:
         numeric_column(table, "turnover")
     error = info.value
@@ -282,7 +282,7 @@ def test_code_column_float_codes() -> None:
 
 def test_id_column_duplicates(tmp_path) -> None:
     path = write_csv(tmp_path / "ids.csv", "id\nu1\nu2\nu3\n u2\n")
-    table = read_table(path)
+    table = read(path)
     with pytest.raises(InputError, match="duplicate identifier 'u2'") as info:
         id_column(table, "id")
     assert (info.value.file, info.value.column, info.value.row) == (str(path), "id", 4)
@@ -290,7 +290,7 @@ def test_id_column_duplicates(tmp_path) -> None:
 
 def test_id_column_missing(tmp_path) -> None:
     path = write_csv(tmp_path / "ids.csv", "id,x\nu1,1\n,2\nu3,3\n,4\n")
-    table = read_table(path)
+    table = read(path)
     with pytest.raises(InputError, match="identifier is missing") as info:
         id_column(table, "id")
     assert (info.value.file, info.value.column, info.value.row) == (str(path), "id", 2)
@@ -314,7 +314,7 @@ def test_id_column_float_ids() -> None:
 
 def test_require_columns(tmp_path) -> None:
     path = write_csv(tmp_path / "r.csv", "id,a\n1,2\n")
-    table = read_table(path)
+    table = read(path)
     require_columns(table, ["id", "a", "id"])
     with pytest.raises(InputError) as info:
         require_columns(table, ["id", "b", "c"])

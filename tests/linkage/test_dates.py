@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from attack.errors import InputError
+from attack.io.table import Table
 from attack.linkage.dates import date_distance, date_levels, date_parts
 from attack.linkage.distances import build_distance_model
 from attack.linkage.fellegi_sunter import comparisons
@@ -48,8 +49,7 @@ def test_missing_date_and_both_intruders():
 
 
 def test_a_bad_date_names_file_column_and_row():
-    ext = pd.DataFrame({"dob": ["1956-04-09", "9 April 1956"]})
-    ext.attrs["source"] = "intruder.csv"
+    ext = Table(pd.DataFrame({"dob": ["1956-04-09", "9 April 1956"]}), "intruder.csv")
     with pytest.raises(InputError) as error:
         build_distance_model(ext, ext, [Date("dob")])
     assert (error.value.column, error.value.row) == ("dob", 2) and "not a date" in error.value.message
