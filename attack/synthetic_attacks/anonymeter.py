@@ -485,7 +485,7 @@ def singling_out_probability_integral(n: float | np.ndarray, w_min: float,
 
 def _size_model(n: np.ndarray, w_eff: float, norm: float) -> np.ndarray:
     """``F(n) = norm · ∫_0^{w_eff} P(w, n) dw`` (docs/method/synthetic-attacks.md)."""
-    return norm * singling_out_probability_integral(n, 0.0, w_eff)
+    return norm * np.asarray(singling_out_probability_integral(n, 0.0, w_eff))
 
 
 def _control_size_correction(table: _Table, queries: _Queries, n_original: int,

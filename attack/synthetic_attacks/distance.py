@@ -470,7 +470,14 @@ def near_hits(
     the same categories, value signs and missing pattern; the rule is then checked on the raw
     values, and rows near the boundary check every synthetic row within reach.
     """
-    coords, attrs = [], []
+    if gamma is not None:
+        radius = float(0.5 * (np.log1p(gamma) - np.log1p(-gamma)))
+    elif near_fraction is not None:
+        radius = float(near_fraction)
+    else:
+        raise InputError("near_hits needs near_fraction or gamma")
+    coords: list[np.ndarray] = []
+    attrs: list[np.ndarray] = []
     values = np.vstack([real.numeric, synthetic.numeric])
     for j in range(len(prep.numeric)):
         x = values[:, j]
@@ -489,9 +496,6 @@ def near_hits(
         attrs.append(missing.astype(np.int64))
         coord[missing] = 0.0
         coords.append(coord)
-    radius = (
-        0.5 * (np.log1p(gamma) - np.log1p(-gamma)) if gamma is not None else float(near_fraction)
-    )
     n_real = len(real)
     codes = np.concatenate([real.codes, synthetic.codes])
     usable = np.ones(len(values), dtype=bool)
@@ -503,11 +507,11 @@ def near_hits(
     if ref_rows.size == 0 or query_rows.size == 0:
         return hits
     attrs.extend(codes.T)
-    coords = np.column_stack(coords) if coords else np.zeros((len(values), 0))
-    span = float(np.abs(coords).max(axis=0).sum()) if coords.shape[1] else 0.0
+    scaled = np.column_stack(coords) if coords else np.zeros((len(values), 0))
+    span = float(np.abs(scaled).max(axis=0).sum()) if scaled.shape[1] else 0.0
     big = 4.0 * (2.0 * span + radius + 1.0)
     group = group_ids(np.column_stack(attrs)) if attrs else np.zeros(len(values), dtype=np.int64)
-    points = np.column_stack([coords, group * big])
+    points = np.column_stack([scaled, group * big])
     tree = cKDTree(points[n_real:][ref_rows])
     margin = 1e-9 * (1.0 + span)
     dist, idx = tree.query(points[query_rows], k=1, p=np.inf, distance_upper_bound=radius + margin,

@@ -291,8 +291,11 @@ def _classifier(seed: int):
     return RandomForestClassifier(n_estimators=100, min_samples_leaf=2, random_state=seed, n_jobs=1)
 
 
-def _risk(label, kind, nn, correct, games, tau, score) -> TargetRisk:
-    low, high = wilson_interval(correct, games)
+def _risk(label: str, kind: str, nn: float, correct: int, games: int, tau: float,
+          score: float | None) -> TargetRisk:
+    interval = wilson_interval(correct, games)
+    assert interval is not None  # _check requires test_sets >= 4, so games > 0
+    low, high = interval
     accuracy = correct / games
     return TargetRisk(label, kind, nn, games, correct, accuracy, (low, high), 2 * accuracy - 1,
                       (2 * low - 1, 2 * high - 1), bool(2 * high - 1 > tau), score)

@@ -394,7 +394,7 @@ def distances(
     """Exact distances of query rows ``q`` to reference rows ``r``: elementwise pairs when
     ``pairs``, else the ``len(q) × len(r)`` block. Same arithmetic in both forms, so the values
     agree bit for bit."""
-    total = None
+    total: np.ndarray | None = None
     num_index = {c: i for i, c in enumerate(prep.numeric)}
     cat_index = {c: i for i, c in enumerate(prep.categorical)}
     for name in prep.columns:
@@ -411,6 +411,7 @@ def distances(
             total = term
         else:
             total += term
+    assert total is not None  # prepare() refuses an empty column list
     if prep.metric == "euclidean":
         np.sqrt(total, out=total)
     elif prep.metric == "gower_mean":
@@ -579,7 +580,10 @@ class _TreeSpace:
 
     def _build_features(self, query: Encoded, unique: Encoded) -> None:
         prep = self.prep
-        coords, attrs, costs, coord_of_attr = [], [], [], []
+        coords: list[np.ndarray] = []
+        attrs: list[np.ndarray] = []
+        costs: list[float] = []
+        coord_of_attr: list[int | None] = []
         for j in range(len(prep.numeric)):
             a, b = query.numeric[:, j], unique.numeric[:, j]
             divisor = prep.divisors[j]
@@ -662,7 +666,9 @@ class _TreeSpace:
         """Certified neighbours of ``rows``: (rows done, distances, indices). Rows held back by
         the tree bound get more candidates (up to ``MAX_CANDIDATES``), rows held back by the
         attribute bound go on to the next stage; the caller scans whatever is left."""
-        done_rows, done_d, done_i = [], [], []
+        done_rows: list[np.ndarray] = []
+        done_d: list[np.ndarray] = []
+        done_i: list[np.ndarray] = []
         cap = min(MAX_CANDIDATES, len(self.unique))
         for make_trees, outside in self._stages():
             if rows.size == 0 or (done_rows and rows.size * len(self.reference) <= SCAN_PAIRS):
