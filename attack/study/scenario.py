@@ -38,7 +38,7 @@ from attack.risk.natural_protection import agreement_profile
 from attack.risk.results import AttackResult, CombinedRisk, NaturalProtection, SingleAttackRisk
 from attack.risk.settings import Evaluation
 from attack.study.results import ScenarioResult
-from attack.study.settings import DataEntry, ScenarioSettings, validate
+from attack.study.settings import DataEntry, ScenarioSettings, Tune, validate
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class Scenario:
     path: Path | None = None
     formal: Mapping | None = None
     single: Mapping | None = None
-    tune: Mapping | None = None
+    tune: Tune | None = None
     releases: dict[str, Mapping] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     agreement: Mapping | None = None
@@ -133,9 +133,9 @@ class Scenario:
             for runs_of in ([(i, r) for rel, i, r in attacks if rel == name] for name in self.releases)
             if len(self.intruders) > 1
         )
-        protection = self._natural_protection(attacks, solve) if self.formal is not None else []
+        protection = [] if self.formal is None else self._natural_protection(self.formal, attacks, solve)
         first = [result for release, _, result in attacks if release == next(iter(self.releases))]
-        single = SingleAttackRisk(self._single_attack(first, combined)) if self.single is not None else None
+        single = None if self.single is None else SingleAttackRisk(self._single_attack(self.single, first, combined))
         return ScenarioResult(
             title=self.title,
             scenario_file=self.path.name if self.path else None,
@@ -148,12 +148,11 @@ class Scenario:
             scenario=self,
         )
 
-    def _single_attack(self, runs: list[AttackResult], combined: CombinedRisk | None) -> dict:
+    def _single_attack(self, table: Mapping, runs: list[AttackResult], combined: CombinedRisk | None) -> dict:
         """Targeted attacks on the release (Destatis handbook, ch. 13 and 36): chosen targets,
         the intruder's approximate knowledge of them, candidates within a window, unique links;
         then the per-unit risk R(u) = max(R_E, R_M) of the targets, in aggregate. ``runs`` are
         the mass attacks on the first release, the one attacked here."""
-        table = dict(self.single)
         if "original" not in self.sources:
             raise InputError("[single_attack] needs [data] original (targets and knowledge come from it)")
         original, original_id = _load_source("original", self.sources["original"], self.base, None, self.ledger)
@@ -221,21 +220,23 @@ class Scenario:
             "n_single_only": len(single_correct - mass_correct),
         }
 
-    def _natural_protection(self, attacks: list[tuple[str, Intruder, AttackResult]], solve: dict) -> list[dict]:
+    def _natural_protection(self, formal_source: Mapping, attacks: list[tuple[str, Intruder, AttackResult]],
+                            solve: dict) -> list[dict]:
         """Each realistic intruder against FORMAL beside each release, with the agreement
         tables of the overlap variables (Destatis handbook, §12.1; Tables 36.4, 37.1–37.2).
         A release that is the FORMAL file itself is not compared with itself."""
-        formal, formal_id = _load_source("formal", self.formal, self.base, None, self.ledger)
+        formal, formal_id = _load_source("formal", formal_source, self.base, None, self.ledger)
         out, on_formal = [], {}
         for release_name, intruder, run in attacks:
-            if intruder.role == "worst" or _same_source(self.releases[release_name], self.formal):
+            if intruder.role == "worst" or _same_source(self.releases[release_name], formal_source):
                 continue
             data = self.load_data(intruder, self.releases[release_name])
             if intruder.name not in on_formal:
                 formal_data = replace(data, release=formal, release_id=formal_id)
                 attacked = run_attack(formal_data, intruder.linkage, self.evaluation, engine=solve)
-                truth = data.original if data.original is not None else formal
-                truth_id = data.original_id if data.original is not None else formal_id
+                truth, truth_id = formal, formal_id
+                if data.original is not None and data.original_id is not None:  # load_data sets both
+                    truth, truth_id = data.original, data.original_id
                 kinds = dict(self.agreement) if self.agreement else _agreement_columns(
                     intruder.linkage, data.external, truth)
                 agreement = agreement_profile(data.external, data.external_id, truth, truth_id, **kinds)
@@ -373,8 +374,9 @@ def scenario_from_settings(settings: ScenarioSettings, base: Path = Path("."), *
     data = settings.data
     demo = data.demo.model_dump() if data.demo is not None else {}
     entries = data.release if isinstance(data.release, list) else [data.release]
-    releases = {str(e.name): _source(e, demo) for e in entries} if isinstance(data.release, list) else {}
-    sources = {"release": _source(entries[0], demo)}
+    releases: dict[str, Mapping] = (
+        {str(e.name): _source(e, demo) for e in entries} if isinstance(data.release, list) else {})
+    sources: dict[str, Mapping] = {"release": _source(entries[0], demo)}
     for role in ("external", "original"):
         if getattr(data, role) is not None:
             sources[role] = _source(getattr(data, role), demo)
@@ -409,7 +411,7 @@ def _source(entry: DataEntry, demo: Mapping) -> dict:
     return {"path": entry.path, "id": entry.id, "read": entry.read_options()}
 
 
-def _summary(result: dict) -> dict:
+def _summary(result: Mapping) -> dict:
     """Hit rate and disclosure risk overall and per cell, for side-by-side tables."""
     fields = ("n_verifiable", "reidentification_rate", "disclosure_risk")
     return {
