@@ -84,13 +84,13 @@ def run_ours(task: str, rows: int, folder: str | None) -> dict:
     original, synthetic = _load(rows, folder)
     start = time.perf_counter()
     if task == "table_measures":
-        result = table_measures(original, synthetic, KEYS, TARGET).as_dict()
+        result = table_measures(original, synthetic, KEYS, TARGET).to_dict()
     elif task == "cap_scores":
-        result = cap_scores(original, synthetic, KEYS, TARGET).as_dict()
+        result = cap_scores(original, synthetic, KEYS, TARGET).to_dict()
     else:
         result = disclosure_protection(
             original, synthetic, DP_KEYS, TARGET, continuous=[CONTINUOUS]
-        ).as_dict()
+        ).to_dict()
         result = {"disclosure_protection": result["score"]}
     return {"seconds": time.perf_counter() - start, "result": result}
 

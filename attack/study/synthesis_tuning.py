@@ -79,7 +79,7 @@ class SynthesisCandidate:
     failed_checks: int
     s_pmse: float
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return dict(self.__dict__)
 
 
@@ -93,12 +93,12 @@ class SynthesisTuning:
     release: pd.DataFrame | None
     settings: dict
 
-    def as_dict(self) -> dict:
-        chosen = None if self.chosen is None else self.candidates[self.chosen].as_dict()
+    def to_dict(self) -> dict:
+        chosen = None if self.chosen is None else self.candidates[self.chosen].to_dict()
         return {
             "tool": f"attack {__version__}",
             "settings": dict(self.settings),
-            "candidates": [c.as_dict() for c in self.candidates],
+            "candidates": [c.to_dict() for c in self.candidates],
             "chosen": chosen,
             "frontier": list(self.frontier),
             "verdict": "chosen: the most useful candidate whose every check is below tau" if chosen else
@@ -113,7 +113,7 @@ class SynthesisTuning:
             risk = "n/a" if c.worst_risk is None else f"{c.worst_risk:.3f}"
             lines.append(f"{mark} {c.settings}: worst risk {risk} ({c.worst_check}), S_pMSE {c.s_pmse:.2f}, "
                          f"{verdict_word(c.passed)}")
-        return [*lines, self.as_dict()["verdict"] + " (* chosen, f on the risk-utility frontier)"]
+        return [*lines, self.to_dict()["verdict"] + " (* chosen, f on the risk-utility frontier)"]
 
     def write(self, *, json: str | Path | None = None, release: str | Path | None = None,
               inputs: Sequence[str | Path | None] = ()) -> None:
@@ -122,7 +122,7 @@ class SynthesisTuning:
         check_outputs([json, release], inputs)
         files: dict[Path, tuple[str | bytes, int | None]] = {}
         if json is not None:
-            files[Path(json)] = (to_json(self.as_dict()), None)
+            files[Path(json)] = (to_json(self.to_dict()), None)
         if release is not None and self.release is not None:
             files[Path(release)] = (table_content(self.release, release), OWNER_ONLY)
         write_files_atomic(files, inputs=inputs)

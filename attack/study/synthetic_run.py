@@ -102,7 +102,7 @@ def attack_synthetic(
         "settings": spec.describe(),
         "n_original": len(original), "n_synthetic": len(synthetic),
         "n_holdout": None if holdout is None else len(holdout),
-        "preparation": prep.as_dict(),
+        "preparation": prep.to_dict(),
     }
     checks = []
     wanted = []

@@ -79,7 +79,7 @@ class AttackRisk:
     warnings: tuple[str, ...]
     parameters: Mapping[str, object] = field(default_factory=dict, compare=False)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "attack": self.attack,
             "main": self.main.to_dict(),
@@ -778,7 +778,7 @@ def linkability(
         notes += _shortfall("control", n_control, n_attacks)
         control_rate = success_rate(control_k, n_control, confidence)
     parameters = {"aux_columns": [first, second], "n_attacks_requested": int(n_attacks),
-                  "n_neighbors": int(n_neighbors), "space": space.as_dict(), "seed": int(seed)}
+                  "n_neighbors": int(n_neighbors), "space": space.to_dict(), "seed": int(seed)}
     main = success_rate(main_k, n_main, confidence)
     return _assess("linkability", main, baseline, control_rate, confidence=confidence, tau=tau,
                    parameters=parameters, notes=notes)
@@ -862,7 +862,7 @@ def inference(
     parameters = {"aux_columns": aux, "secret": secret, "secret_numeric": numeric,
                   "gamma": float(gamma) if numeric else None,
                   "zero_rule": "true 0 needs a guess of exactly 0" if numeric else None,
-                  "n_attacks_requested": int(n_attacks), "space": space.as_dict(),
+                  "n_attacks_requested": int(n_attacks), "space": space.to_dict(),
                   "seed": int(seed)}
     return _assess("inference", rate(truth, guesses), baseline, control_rate,
                    confidence=confidence, tau=tau, parameters=parameters, notes=notes)

@@ -127,7 +127,7 @@ class FittedBinning:
         out[np.isnan(values)] = len(self.edges) + 1
         return out.astype(np.int64)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "kind": self.spec.kind,
             "bins_requested": self.spec.bins,
@@ -285,10 +285,10 @@ class TableMeasures:
     tcap_pct: float | None
     binning: Mapping[str, FittedBinning] = field(default_factory=dict)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         out = {name: getattr(self, name) for name in self.__dataclass_fields__}
         out["keys"], out["target"] = list(self.keys), list(self.target)
-        out["binning"] = {column: b.as_dict() for column, b in self.binning.items()}
+        out["binning"] = {column: b.to_dict() for column, b in self.binning.items()}
         out["units"] = "_pct fields in %, CAP fields (base_capd … dcap_b) as proportions"
         return out
 
@@ -521,10 +521,10 @@ class CapScores:
     def sdmetrics_generalized_cap_score(self) -> float | None:
         return _one_minus(self.generalized_cap)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         out = {name: getattr(self, name) for name in self.__dataclass_fields__}
         out["keys"], out["sensitive"] = list(self.keys), list(self.sensitive)
-        out["binning"] = {column: b.as_dict() for column, b in self.binning.items()}
+        out["binning"] = {column: b.to_dict() for column, b in self.binning.items()}
         for name in ("cap", "zero_cap", "generalized_cap"):
             out[f"sdmetrics_{name}_score"] = getattr(self, f"sdmetrics_{name}_score")
         return out
@@ -572,10 +572,10 @@ class DisclosureProtection:
     n_iterations_defined: int | None = None
     seed: int | None = None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         out = {name: getattr(self, name) for name in self.__dataclass_fields__}
         out["keys"], out["sensitive"] = list(self.keys), list(self.sensitive)
-        out["binning"] = {column: b.as_dict() for column, b in self.binning.items()}
+        out["binning"] = {column: b.to_dict() for column, b in self.binning.items()}
         return out
 
 
@@ -785,7 +785,7 @@ class KnnAttribution:
     useful_interval: list[float] | None = None
     baseline_useful_share: float | None = None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         out = {name: getattr(self, name) for name in self.__dataclass_fields__}
         out["keys"], out["preparation"] = list(self.keys), dict(self.preparation)
         return out
@@ -853,7 +853,7 @@ def knn_attribution(
     enc_o, enc_s = synth_space.encode(prep, original, synthetic)
     common = _KnnCommon(keys=keys, target=target, target_type=target_type, k=k,
                         n_attacks=n_attacks, seed=seed if n_attacks is not None else None,
-                        n_attacked=len(attacked), preparation=prep.as_dict())
+                        n_attacked=len(attacked), preparation=prep.to_dict())
     if target_type == "categorical":
         both = pd.Series(np.concatenate([code_column(original, target),
                                          code_column(synthetic, target)]), dtype=object)

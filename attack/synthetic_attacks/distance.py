@@ -58,7 +58,7 @@ class DcrSummary:
     share_below_threshold: float | None
     threshold: float | None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return asdict(self)
 
 
@@ -85,7 +85,7 @@ class NndrSummary:
     median: float | None
     p5: float | None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return asdict(self)
 
 
@@ -128,7 +128,7 @@ class CopyCounts:
     gamma_copies: int | None
     gamma_copy_share: float | None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return asdict(self)
 
 
@@ -157,7 +157,7 @@ class DistanceAttack:
     overfitting_protection: dict | None
     warnings: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         """JSON-ready dictionary (None for every undefined value)."""
         return {
             "preparation": self.preparation,
@@ -167,14 +167,14 @@ class DistanceAttack:
             "n_query": self.n_query,
             "query_sample": self.query_sample,
             "seed": self.seed,
-            "dcr": {name: s.as_dict() for name, s in self.dcr.items()},
+            "dcr": {name: s.to_dict() for name, s in self.dcr.items()},
             "closer_than_original_nn": self.closer_than_original_nn,
             "seed003": self.seed003,
-            "nndr_training": self.nndr_training.as_dict(),
-            "nndr_control": self.nndr_control.as_dict() if self.nndr_control else None,
+            "nndr_training": self.nndr_training.to_dict(),
+            "nndr_control": self.nndr_control.to_dict() if self.nndr_control else None,
             "nndr_difference": self.nndr_difference,
-            "copies_training": self.copies_training.as_dict(),
-            "copies_control": self.copies_control.as_dict() if self.copies_control else None,
+            "copies_training": self.copies_training.to_dict(),
+            "copies_control": self.copies_control.to_dict() if self.copies_control else None,
             "near_fraction": self.near_fraction,
             "gamma": self.gamma,
             "baseline_protection": self.baseline_protection,
@@ -282,7 +282,7 @@ def distance_attack(
     dcr_random = search(prep, rand, orig, 1).distances[:, 0]
     baseline = _baseline(dcr_so, dcr_random, seed)
     return DistanceAttack(
-        preparation=prep.as_dict(),
+        preparation=prep.to_dict(),
         n_original=len(orig),
         n_synthetic=n_syn,
         n_control=len(ctrl) if ctrl is not None else None,

@@ -107,7 +107,7 @@ class DistanceAttacks:
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
                  seed: int) -> Evaluation:
         found = distance_attack(original, synthetic, self.space.preparation, control=control, seed=seed)
-        return Evaluation(self.family, found.as_dict())
+        return Evaluation(self.family, found.to_dict())
 
 
 @register
@@ -130,7 +130,7 @@ class SinglingOut:
         columns = list(self.space.columns)
         found = singling_out(original, synthetic, control, columns=columns,
                              categorical=list(self.space.preparation.categorical), n_attacks=self.n_attacks,
-                             n_cols=min(SINGLING_OUT_COLUMNS, len(columns)), tau=self.tau, seed=seed).as_dict()
+                             n_cols=min(SINGLING_OUT_COLUMNS, len(columns)), tau=self.tau, seed=seed).to_dict()
         found["decision"] = decision(found, self.tau, None)
         return Evaluation(self.family, found, (_rate_check(self.family, found, self.tau),), _wanted([found]))
 
@@ -160,7 +160,7 @@ class Linkability:
         found = linkability(original, synthetic, control, aux_columns=(keys[::2], keys[1::2]),
                             n_attacks=self.n_attacks, space=prep.subset(keys),
                             categorical=[c for c in prep.categorical if c in keys],
-                            tau=self.tau, seed=seed).as_dict()
+                            tau=self.tau, seed=seed).to_dict()
         found["decision"] = decision(found, self.tau, _available(original, control))
         return Evaluation(self.family, found, (_rate_check(self.family, found, self.tau),), _wanted([found]))
 
@@ -222,7 +222,7 @@ class AttributeDisclosure:
                 n_attacks=spec.n_attacks, gamma=gamma, space=prep.subset(keys),
                 categorical=[c for c in [*keys, target] if c not in numeric],
                 tau=spec.tau, seed=seed,
-            ).as_dict()
+            ).to_dict()
             result["decision"] = decision(result, spec.tau, _available(original, control))
             inferences[f"{gamma:g}"] = result
             checks.append(_rate_check("inference", result, spec.tau, target=target,
@@ -231,9 +231,9 @@ class AttributeDisclosure:
                 break  # γ does not apply to a categorical secret
         return {
             "type": "numeric" if target_numeric else "categorical",
-            "table_measures": tables.as_dict(),
-            "cap": caps.as_dict(),
-            "knn_attribution": knn.as_dict(),
+            "table_measures": tables.to_dict(),
+            "cap": caps.to_dict(),
+            "knn_attribution": knn.to_dict(),
             "inference": inferences,
         }, checks
 

@@ -175,7 +175,7 @@ def membership_family(
                                 "fitted_on": "members and scored non-members together"},
                 "interval": "95% percentile bootstrap, members and non-members resampled separately"}
     table = exposed_records(scores, verdict_fpr) if exposed else None
-    return MembershipFamilyResult(outcomes, maximum, worst, tau, verdict_fpr, roles.describe(), settings,
+    return MembershipFamilyResult(outcomes, maximum, worst, tau, verdict_fpr, roles.to_dict(), settings,
                         tuple(warnings), table)
 
 

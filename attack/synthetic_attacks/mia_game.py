@@ -47,7 +47,7 @@ def split_holdout(original: pd.DataFrame, share: float, seed: int) -> tuple[pd.D
 
 @dataclass(frozen=True)
 class Roles:
-    """The frames of each part and how they were obtained (``describe``)."""
+    """The frames of each part and how they were obtained (``to_dict``)."""
 
     members: pd.DataFrame
     nonmembers: pd.DataFrame
@@ -55,7 +55,7 @@ class Roles:
     synthetic: pd.DataFrame
     reference_source: str
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         return {"members": len(self.members), "nonmembers": len(self.nonmembers),
                 "reference": len(self.reference), "synthetic": len(self.synthetic),
                 "reference_source": self.reference_source,

@@ -2,7 +2,7 @@
 
 docs/method/synthetic-attacks.md: the preparation (column roles, scaling, categorical coding, metric, missing
 rule) is fitted on the **training original** only, applied unchanged to every other file and
-recorded (``Preparation.as_dict``) so that a third party can recompute every distance.
+recorded (``Preparation.to_dict``) so that a third party can recompute every distance.
 
 Per-column terms ``t_c`` for a pair of values ``a`` (query) and ``b`` (reference):
 
@@ -142,7 +142,7 @@ class Preparation:
             levels=pick(self.levels, cat),
         )
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         """How the distances are computed (JSON-ready), for shared reports: the fitted extremes
         of the original (minimum, maximum, range, and the divisors and centres derived from
         them) are confidential (the largest firm's turnover) and left out; a mean and standard

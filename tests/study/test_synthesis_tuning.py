@@ -35,7 +35,7 @@ def test_the_most_useful_passing_candidate_is_chosen(firms) -> None:
     assert all(c.passed for c in outcome.candidates)
     assert outcome.chosen == min(range(2), key=lambda i: outcome.candidates[i].s_pmse)
     assert outcome.release is not None and list(outcome.release.columns) == list(firms.columns)
-    document = outcome.as_dict()
+    document = outcome.to_dict()
     assert document["chosen"]["settings"] == outcome.candidates[outcome.chosen].settings
     assert [c["settings"] for c in document["candidates"]] == [{"minbucket": 2}, {"minbucket": 40}]
 
@@ -43,7 +43,7 @@ def test_the_most_useful_passing_candidate_is_chosen(firms) -> None:
 def test_no_candidate_passes_a_tiny_tau(firms, tmp_path) -> None:
     outcome = tune_synthesis(firms, {"minbucket": [5]}, attacks={**ATTACKS, "tau": 1e-6})
     assert outcome.chosen is None and outcome.release is None
-    assert outcome.as_dict()["verdict"] == "no candidate of the grid passes every check"
+    assert outcome.to_dict()["verdict"] == "no candidate of the grid passes every check"
     path = tmp_path / "firms.csv"
     firms.to_csv(path, index=False)
     out = tmp_path / "chosen.csv"

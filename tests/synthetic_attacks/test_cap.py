@@ -38,7 +38,7 @@ def test_table_measures_toy_fixture():
     }
     for name, value in expected.items():
         assert getattr(m, name) == pytest.approx(value, abs=1e-11), name
-    out = m.as_dict()
+    out = m.to_dict()
     assert out["keys"] == ["q"] and out["disco_pct"] == 25.0 and out["binning"] == {}
 
 
@@ -48,7 +48,7 @@ def test_sdmetrics_trio_and_protection_toy_fixture():
     assert s.sdmetrics_cap_score == pytest.approx(0.452380952381, abs=1e-11)
     assert s.sdmetrics_zero_cap_score == pytest.approx(0.520833333333, abs=1e-11)
     assert s.sdmetrics_generalized_cap_score == pytest.approx(0.442708333333, abs=1e-11)
-    assert s.as_dict()["sdmetrics_cap_score"] == pytest.approx(0.452380952381, abs=1e-11)
+    assert s.to_dict()["sdmetrics_cap_score"] == pytest.approx(0.452380952381, abs=1e-11)
     p = disclosure_protection(TOY_ORIGINAL, TOY_SYNTHETIC, "q", "t")
     assert p.baseline_protection == 0.5
     assert p.score == pytest.approx(0.904761904762, abs=1e-11)
@@ -137,7 +137,7 @@ def test_sdmetrics_cap_relations_and_ranges(seed, n_o, n_s, n_keys, levels):
     else:
         assert s.sdmetrics_cap_score == pytest.approx(1 - m.dcap_b, abs=1e-12)
     assert s.n_scored == m.n_b
-    out = m.as_dict()
+    out = m.to_dict()
     # UiS and DCAP_s mix N_s into an N_d measure (or back), so their ceiling is a size ratio
     ceiling = {"uis_pct": 100.0 * n_s / n_o, "dcap_s": n_o / n_s}
     for name, value in out.items():
@@ -158,9 +158,9 @@ def test_sdmetrics_cap_relations_and_ranges(seed, n_o, n_s, n_keys, levels):
 
 def test_rows_in_any_order_give_the_same_measures():
     original, synthetic, keys, sens = _random_pair(7, 60, 50, 2, 1, 3)
-    a = table_measures(original, synthetic, keys, sens).as_dict()
+    a = table_measures(original, synthetic, keys, sens).to_dict()
     b = table_measures(original.sample(frac=1, random_state=1),
-                       synthetic.sample(frac=1, random_state=2), keys, sens).as_dict()
+                       synthetic.sample(frac=1, random_state=2), keys, sens).to_dict()
     for name, value in a.items():
         assert b[name] == pytest.approx(value), name
 
@@ -221,7 +221,7 @@ def test_binning_is_fitted_on_the_original_only():
     m = table_measures(original, far, "x", "t", binning={"x": Binning.equal_width(4)})
     edges = m.binning["x"].edges
     assert edges == pytest.approx((10.0, 20.0, 30.0))  # original's range only
-    assert m.as_dict()["binning"]["x"]["inner_edges"] == pytest.approx([10.0, 20.0, 30.0])
+    assert m.to_dict()["binning"]["x"]["inner_edges"] == pytest.approx([10.0, 20.0, 30.0])
     fitted = m.binning["x"]
     # open outer bins; (a, b] intervals
     assert fitted.codes(np.array([-1000.0, 0.0, 10.0, 10.5, 40.0, 1000.0, np.nan])).tolist() == [
@@ -265,7 +265,7 @@ def test_disclosure_protection_with_continuous_columns_and_undefined_values():
     # no key found → undefined CAP with n_scored = 0
     apart = disclosure_protection(original.assign(k="a"), synthetic.assign(k="b"), "k", "t")
     assert apart.cap_protection is None and apart.score is None and apart.n_scored == 0
-    assert apart.as_dict()["score"] is None
+    assert apart.to_dict()["score"] is None
 
 
 def test_disclosure_protection_estimate_is_seeded_and_full_sample_exact():
@@ -459,7 +459,7 @@ def test_knn_baselines_zero_rule_and_seeded_sample():
                             n_attacks=2, seed=4)
     assert a == cap.knn_attribution(original, synthetic, "x", "y", target_type="numeric",
                                     n_attacks=2, seed=4)
-    assert a.n_attacked == 2 and a.seed == 4 and a.as_dict()["n_attacks"] == 2
+    assert a.n_attacked == 2 and a.seed == 4 and a.to_dict()["n_attacks"] == 2
 
 
 @pytest.mark.parametrize(

@@ -138,7 +138,7 @@ def test_assess_verdict_and_warnings():
         bad = sa._assess("x", main, success_rate(0, 500), undefined, confidence=0.95, tau=0.9,
                          parameters={})
     assert bad.risk is None and bad.passed is False and sa.UNDEFINED_RESIDUAL in bad.warnings
-    json.dumps(bad.as_dict())
+    json.dumps(bad.to_dict())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -254,7 +254,7 @@ def test_queries_are_not_quoted_unless_asked():
     synthetic = pd.DataFrame({"x": [1.0, 1.0, np.nan, 3.0, 3.0], "y": [0, 1, 0, 1, 0]})
     original = pd.DataFrame({"x": [np.nan, 2.0, 2.0], "y": [1, 1, 0]})
     r = singling_out(original, synthetic, mode="univariate", n_attacks=50)
-    assert "examples" not in r.as_dict()["parameters"]
+    assert "examples" not in r.to_dict()["parameters"]
 
 
 def test_single_missing_value_gives_null_query():
@@ -305,10 +305,10 @@ def test_copy_release_is_risky_independent_release_is_not(mode):
 
 def test_singling_out_deterministic():
     original, synthetic = population(400, 1), population(400, 4)
-    a = singling_out(original, synthetic, population(300, 2), seed=7, quote_examples=True).as_dict()
-    b = singling_out(original, synthetic, population(300, 2), seed=7, quote_examples=True).as_dict()
+    a = singling_out(original, synthetic, population(300, 2), seed=7, quote_examples=True).to_dict()
+    b = singling_out(original, synthetic, population(300, 2), seed=7, quote_examples=True).to_dict()
     assert json.dumps(a) == json.dumps(b)
-    c = singling_out(original, synthetic, population(300, 2), seed=8, quote_examples=True).as_dict()
+    c = singling_out(original, synthetic, population(300, 2), seed=8, quote_examples=True).to_dict()
     assert c["parameters"]["examples"] != a["parameters"]["examples"]
 
 
@@ -335,11 +335,11 @@ def test_singling_out_input_errors():
         singling_out(cube, cube, mode="univariate")
 
 
-def test_as_dict_is_json_ready():
+def test_to_dict_is_json_ready():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         d = singling_out(population(200, 1), population(200, 2), population(200, 3),
-                         n_attacks=50).as_dict()
+                         n_attacks=50).to_dict()
     text = json.dumps(d, allow_nan=False)
     assert json.loads(text)["attack"] == "singling_out_multivariate"
 
@@ -478,7 +478,7 @@ def test_linkability_and_inference_deterministic():
         lambda s: inference(original, synthetic, control, aux_columns=["a1", "b1"],
                             secret="group", n_attacks=100, seed=s),
     ):
-        assert json.dumps(run(4).as_dict(), allow_nan=False) == json.dumps(run(4).as_dict())
+        assert json.dumps(run(4).to_dict(), allow_nan=False) == json.dumps(run(4).to_dict())
 
 
 def test_linkability_and_inference_input_errors():
@@ -511,9 +511,9 @@ def as_text(frame: pd.DataFrame) -> pd.DataFrame:
 
 def test_text_files_behave_like_typed_ones():
     original, synthetic, control = population(300, 1), population(300, 2), population(300, 3)
-    typed = singling_out(original, synthetic, control, n_attacks=100, seed=2).as_dict()
+    typed = singling_out(original, synthetic, control, n_attacks=100, seed=2).to_dict()
     text = singling_out(*(as_text(f) for f in (original, synthetic, control)), n_attacks=100,
-                        seed=2).as_dict()
+                        seed=2).to_dict()
     assert text["parameters"]["numeric_columns"] == ["age", "income", "hours"]
     for key in ("main", "control", "baseline", "risk"):
         assert text[key] == typed[key]

@@ -28,7 +28,7 @@ def _mixed(n: int, seed: int) -> pd.DataFrame:
 
 
 def _json(result) -> dict:
-    out = result.as_dict()
+    out = result.to_dict()
     json.dumps(out, allow_nan=False)  # never NaN
     return out
 

@@ -269,14 +269,14 @@ def test_column_roles_and_text_frames():
     assert declared.categorical == ("n",)
 
 
-def test_subset_keeps_fitted_parameters_and_as_dict_is_json():
+def test_subset_keeps_fitted_parameters_and_to_dict_is_json():
     train = pd.DataFrame({"x": [0.0, 4.0, 1.0], "y": [1.0, 1.5, 9.0], "c": ["a", "b", "b"]})
     prep = prepare(train, scaling="zscore", metric="euclidean", categorical_mode="dummy")
     sub = prep.subset(["c", "y"])
     assert sub == prepare(train, ["c", "y"], scaling="zscore", metric="euclidean",
                           categorical_mode="dummy")
     assert sub.columns == ("c", "y") and isinstance(sub, Preparation)
-    text = json.dumps(prep.as_dict(), allow_nan=False)
+    text = json.dumps(prep.to_dict(), allow_nan=False)
     assert '"levels": ["a", "b"]' in text
     with pytest.raises(InputError):
         prep.subset(["nope"])
