@@ -182,7 +182,9 @@ class Scenario:
                                            runs, combined)
         return out
 
-    def _unit_risk(self, result, original, original_id, release, release_id, runs, combined) -> dict:
+    def _unit_risk(self, result: single_attack.SingleAttackResult, original: pd.DataFrame, original_id: str,
+                   release: pd.DataFrame, release_id: str, runs: list[AttackResult],
+                   combined: CombinedRisk | None) -> dict:
         """Aggregates of R(u) over the targets: how many are endangered (R ≥ τ) and why, and how
         many a single attack re-identifies although no realistic mass attack links them correctly
         (the worst case counts only when there is no realistic intruder). R_M is the unit's cell

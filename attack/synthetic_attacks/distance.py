@@ -31,7 +31,7 @@ from attack.synthetic_attacks.space import (
 )
 
 
-def _float(value) -> float | None:
+def _float(value: float | None) -> float | None:
     """Plain float, or None for undefined values."""
     if value is None:
         return None
@@ -305,7 +305,8 @@ def distance_attack(
     )
 
 
-def _check_options(original, synthetic, control, t_dcr, near_fraction, gamma):
+def _check_options(original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
+                   t_dcr: float | None, near_fraction: float, gamma: float | None) -> None:
     for name, frame in (("original", original), ("synthetic", synthetic), ("control", control)):
         if frame is not None and len(frame) == 0:
             raise InputError(f"the {name} file has no rows")
@@ -317,7 +318,7 @@ def _check_options(original, synthetic, control, t_dcr, near_fraction, gamma):
         raise InputError(f"gamma must lie strictly between 0 and 1, got {gamma!r}")
 
 
-def uniform_records(prep: Preparation, n: int, seed) -> pd.DataFrame:
+def uniform_records(prep: Preparation, n: int, seed: int | np.random.SeedSequence) -> pd.DataFrame:
     """``n`` records drawn uniformly over the training ranges of the numeric columns and the
     observed training categories (SDMetrics DCRBaselineProtection's random data)."""
     rng = np.random.default_rng(seed)
@@ -365,7 +366,7 @@ def _overfitting(dcr_train: np.ndarray, dcr_control: np.ndarray) -> dict:
 
 
 def _balanced_overfitting(prep: Preparation, syn: Encoded, orig: Encoded, ctrl: Encoded, dcr_train: np.ndarray,
-                          dcr_control: np.ndarray, repeats: int, seed) -> dict:
+                          dcr_control: np.ndarray, repeats: int, seed: np.random.SeedSequence) -> dict:
     """DCROverfittingProtection on equal-size files (see ``distance_attack``): with unequal
     sizes the larger file is subsampled ``repeats`` times, p is the mean over the repeats and its
     interval the Wilson interval of that share over the synthetic rows."""
@@ -529,7 +530,8 @@ def near_hits(
     return hits
 
 
-def _rule(prep, real: Encoded, synthetic: Encoded, q, r, near_fraction, gamma) -> np.ndarray:
+def _rule(prep: Preparation, real: Encoded, synthetic: Encoded, q: np.ndarray, r: np.ndarray,
+          near_fraction: float | None, gamma: float | None) -> np.ndarray:
     """The near-copy rule on raw values for the pairs ``(real q[i], synthetic r[i])``."""
     ok = np.ones(q.size, dtype=bool)
     for j in range(len(prep.numeric)):
@@ -539,6 +541,7 @@ def _rule(prep, real: Encoded, synthetic: Encoded, q, r, near_fraction, gamma) -
             with np.errstate(divide="ignore", invalid="ignore"):
                 close = np.where(o == 0, s == 0, np.abs(s - o) / np.abs(o) < gamma)
         else:
+            assert near_fraction is not None  # near_hits refuses neither rule given
             close = np.abs(s - o) <= prep.ranges[j] / (1.0 / near_fraction)  # range/30 as SynthEval
         ok &= close | (both & prep.na_equal)
     for j in range(len(prep.categorical)):

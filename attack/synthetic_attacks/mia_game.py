@@ -13,7 +13,9 @@ alone, so that the scaling cannot tell the two apart).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -83,6 +85,9 @@ def assign_roles(original: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Da
                  synthetic, f"holdout share {reference_share:g} (seeded draw)")
 
 
+_T = TypeVar("_T")
+
+
 class Game:
     """The scored records (members first), the synthetic file and the reference, encoded in one
     preparation, with their nearest-neighbour searches computed once."""
@@ -93,9 +98,9 @@ class Game:
         self.synthetic, self.reference, self.seed = synthetic, reference, seed
         self.reference_frame = reference_frame  # the reference's records, for shadow syntheses
         self._found: dict[str, Neighbours] = {}
-        self._memo: dict[str, object] = {}
+        self._memo: dict[str, Any] = {}
 
-    def memo(self, key: str, compute):
+    def memo(self, key: str, compute: Callable[[], _T]) -> _T:
         """``compute()``, computed once per game and ``key``."""
         if key not in self._memo:
             self._memo[key] = compute()
