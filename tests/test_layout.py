@@ -132,3 +132,13 @@ def test_a_topic_named_test_file_is_found(tmp_path):
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).touch()
     assert misnamed_tests(tmp_path / "tests", tmp_path / "attack") == ["io/test_dialects.py", "nowhere/test_x.py"]
+
+
+def test_no_class_name_is_defined_twice():
+    """One concept, one name: a class name (private ones included) is defined in one module only."""
+    where: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(_module_name(path))
+    assert {name: modules for name, modules in where.items() if len(modules) > 1} == {}

@@ -110,7 +110,8 @@ class ReadOptions:
     @classmethod
     def build(cls, *, sep: str | None = None, decimal: str | None = None,
               thousands: str | None = None, encoding: str | None = None,
-              sheet: str | int | None = None, na: Sequence[str] | Mapping[str, Sequence[str]] = (),
+              sheet: str | int | None = None,
+              na: Sequence[str | int | float] | Mapping[str, Sequence[str | int | float]] = (),
               codes: Sequence[str] = ()) -> ReadOptions:
         """Options from plain values: ``sep="tab"`` or ``"\\t"``; ``na`` a list of codes, or a
         mapping of column to codes with ``"*"`` for every column; a ``sheet`` of digits is an

@@ -9,7 +9,7 @@ no estimate and cannot pass. The τ decision is strict and made per cell.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 from attack.errors import InputError
 from attack.io.jsonio import cell_key
@@ -34,7 +34,7 @@ def resolve_lambda(value: float | str) -> float:
 
 
 
-def combine(results: Sequence[tuple[str, dict]], lam: float, tau: float) -> dict:
+def combine(results: Sequence[tuple[str, Mapping]], lam: float, tau: float) -> dict:
     """Combined disclosure risk per cell from ``(role, result)`` pairs of one release."""
     if not results:
         raise InputError("no intruder to combine")

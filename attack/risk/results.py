@@ -119,7 +119,7 @@ class RiskSummary:
 
 
 @dataclass(frozen=True, eq=False)
-class NaturalProtection:
+class NaturalProtectionResult:
     """One realistic intruder against the FORMAL file beside a release, with the agreement
     tables of the overlap variables (``attack.risk.natural_protection``); ``to_dict`` is the
     JSON entry."""

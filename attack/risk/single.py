@@ -122,7 +122,7 @@ def market_leaders(
 def size_groups(
     original: pd.DataFrame,
     id_column_name: str,
-    targets: Sequence[str],
+    targets: Sequence[str] | np.ndarray,
     column: str = "employees",
     bounds: Sequence[float] = (1000, 5000),
 ) -> np.ndarray:
@@ -150,7 +150,7 @@ def size_groups(
 def knowledge_from_original(
     original: pd.DataFrame,
     id_column_name: str,
-    targets: Sequence[str],
+    targets: Sequence[str] | np.ndarray,
     *,
     exact: Sequence[str] = ("nace", "east_west"),
     noisy: Sequence[str] = ("employees", "turnover"),
@@ -230,7 +230,7 @@ class SingleAttackResult:
         false-match rate = false / unique (None without unique links)."""
         return _counts(self.outcome)
 
-    def by_group(self, labels: Sequence | Mapping) -> dict:
+    def by_group(self, labels: Sequence | np.ndarray | Mapping) -> dict:
         """``summary`` per group; ``labels`` aligned with ``targets`` or a mapping
         target id → label. Groups in order of first appearance."""
         listed = [labels.get(t) for t in self.targets] if isinstance(labels, Mapping) else list(labels)

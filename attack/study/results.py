@@ -27,7 +27,7 @@ from attack.risk.mass import matches_csv
 from attack.risk.results import (
     AttackResult,
     CombinedRisk,
-    NaturalProtection,
+    NaturalProtectionResult,
     SingleAttackRisk,
     attack_html,
     cell_table,
@@ -79,7 +79,7 @@ class ScenarioResult:
     runs: tuple[AttackResult, ...]
     combined: CombinedRisk | None = None
     any_intruder: tuple[Mapping[str, Any], ...] = ()
-    natural_protection: tuple[NaturalProtection, ...] = ()
+    natural_protection: tuple[NaturalProtectionResult, ...] = ()
     single_attack: SingleAttackRisk | None = None
     notes: tuple[str, ...] = ()
     scenario: RunSource | None = field(default=None, repr=False)

@@ -43,14 +43,19 @@ from attack.risk.any_intruder import any_intruder
 from attack.risk.combine import cell_key, combine, resolve_lambda
 from attack.risk.mass import AttackInput, engine_settings, needed_columns, run_attack
 from attack.risk.natural_protection import agreement_profile
-from attack.risk.results import AttackResult, CombinedRisk, NaturalProtection, SingleAttackRisk
+from attack.risk.results import (
+    AttackResult,
+    CombinedRisk,
+    NaturalProtectionResult,
+    SingleAttackRisk,
+)
 from attack.risk.settings import Evaluation
 from attack.study.results import ScenarioResult
-from attack.study.settings import DataEntry, ScenarioSettings, validate
+from attack.study.settings import DataEntry, ScenarioSettings, Tune, validate
 
 
 @dataclass(frozen=True)
-class Intruder:
+class LoadedIntruder:
     """One simulated intruder: its external file, its role and how it links."""
 
     name: str
@@ -74,12 +79,12 @@ class Scenario:
     outputs: dict[str, Path] = field(default_factory=dict)
     base: Path = Path(".")
     engine: Engine = field(default_factory=lambda: Engine())
-    intruders: list[Intruder] = field(default_factory=list)
+    intruders: list[LoadedIntruder] = field(default_factory=list)
     lam: float | None = None
     path: Path | None = None
     formal: Mapping | None = None
     single: Mapping | None = None
-    tune: Mapping | None = None
+    tune: Tune | None = None
     releases: dict[str, Mapping] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     agreement: Mapping | None = None
@@ -92,7 +97,7 @@ class Scenario:
 
     def __post_init__(self) -> None:
         if not self.intruders:
-            object.__setattr__(self, "intruders", [Intruder(self.title, "", self.sources["external"], self.linkage)])
+            object.__setattr__(self, "intruders", [LoadedIntruder(self.title, "", self.sources["external"], self.linkage)])
         if not self.releases:  # one release, named after its file
             object.__setattr__(self, "releases", {"": self.sources["release"]})
 
@@ -122,7 +127,7 @@ class Scenario:
         if override.get("name", "dask") != "dask":  # the file's scheduler goes with its dask engine
             base.pop("scheduler", None)
         solve = {**base, **override, "progress": progress}
-        attacks: list[tuple[str, Intruder, AttackResult]] = []
+        attacks: list[tuple[str, LoadedIntruder, AttackResult]] = []
         for release_name, source in self.releases.items():
             for intruder in self.intruders:
                 name = intruder.name if len(self.releases) == 1 else f"{intruder.name} vs {release_name}"
@@ -141,27 +146,26 @@ class Scenario:
             for runs_of in ([(i, r) for rel, i, r in attacks if rel == name] for name in self.releases)
             if len(self.intruders) > 1
         )
-        protection = self._natural_protection(attacks, solve) if self.formal is not None else []
+        protection = [] if self.formal is None else self._natural_protection(self.formal, attacks, solve)
         first = [result for release, _, result in attacks if release == next(iter(self.releases))]
-        single = SingleAttackRisk(self._single_attack(first, combined)) if self.single is not None else None
+        single = None if self.single is None else SingleAttackRisk(self._single_attack(self.single, first, combined))
         return ScenarioResult(
             title=self.title,
             scenario_file=self.path.name if self.path else None,
             runs=tuple(runs),
             combined=combined,
             any_intruder=by_any,
-            natural_protection=tuple(NaturalProtection(n) for n in protection),
+            natural_protection=tuple(NaturalProtectionResult(n) for n in protection),
             single_attack=single,
             notes=self.notes,
             scenario=self,
         )
 
-    def _single_attack(self, runs: list[AttackResult], combined: CombinedRisk | None) -> dict:
+    def _single_attack(self, table: Mapping, runs: list[AttackResult], combined: CombinedRisk | None) -> dict:
         """Targeted attacks on the release (Destatis handbook, ch. 13 and 36): chosen targets,
         the intruder's approximate knowledge of them, candidates within a window, unique links;
         then the per-unit risk R(u) = max(R_E, R_M) of the targets, in aggregate. ``runs`` are
         the mass attacks on the first release, the one attacked here."""
-        table = dict(self.single)
         if "original" not in self.sources:
             raise InputError("[single_attack] needs [data] original (targets and knowledge come from it)")
         original_table, original_id = _load_source("original", self.sources["original"], self.base, None, self.ledger)
@@ -192,7 +196,9 @@ class Scenario:
                                            runs, combined)
         return out
 
-    def _unit_risk(self, result, original, original_id, release, release_id, runs, combined) -> dict:
+    def _unit_risk(self, result: single_attack.SingleAttackResult, original: pd.DataFrame, original_id: str,
+                   release: pd.DataFrame, release_id: str, runs: list[AttackResult],
+                   combined: CombinedRisk | None) -> dict:
         """Aggregates of R(u) over the targets: how many are endangered (R ≥ τ) and why, and how
         many a single attack re-identifies although no realistic mass attack links them correctly
         (the worst case counts only when there is no realistic intruder). R_M is the unit's cell
@@ -230,21 +236,23 @@ class Scenario:
             "n_single_only": len(single_correct - mass_correct),
         }
 
-    def _natural_protection(self, attacks: list[tuple[str, Intruder, AttackResult]], solve: dict) -> list[dict]:
+    def _natural_protection(self, formal_source: Mapping, attacks: list[tuple[str, LoadedIntruder, AttackResult]],
+                            solve: dict) -> list[dict]:
         """Each realistic intruder against FORMAL beside each release, with the agreement
         tables of the overlap variables (Destatis handbook, §12.1; Tables 36.4, 37.1–37.2).
         A release that is the FORMAL file itself is not compared with itself."""
-        formal, formal_id = _load_source("formal", self.formal, self.base, None, self.ledger)
+        formal, formal_id = _load_source("formal", formal_source, self.base, None, self.ledger)
         out, on_formal = [], {}
         for release_name, intruder, run in attacks:
-            if intruder.role == "worst" or _same_source(self.releases[release_name], self.formal):
+            if intruder.role == "worst" or _same_source(self.releases[release_name], formal_source):
                 continue
             data = self.load_data(intruder, self.releases[release_name])
             if intruder.name not in on_formal:
                 formal_data = replace(data, release=formal, release_id=formal_id)
                 attacked = run_attack(formal_data, intruder.linkage, self.evaluation, engine=solve)
-                truth = data.original if data.original is not None else formal
-                truth_id = data.original_id if data.original is not None else formal_id
+                truth, truth_id = formal, formal_id
+                if data.original is not None and data.original_id is not None:  # load_data sets both
+                    truth, truth_id = data.original, data.original_id
                 kinds = dict(self.agreement) if self.agreement else _agreement_columns(
                     intruder.linkage, data.external, truth)
                 agreement = agreement_profile(data.external, data.external_id, truth, truth_id, **kinds)
@@ -300,7 +308,7 @@ class Scenario:
         out = [f if f.is_absolute() else self.base / f for f in files]
         return list(dict.fromkeys(([self.path] if self.path else []) + out))
 
-    def load_data(self, intruder: Intruder, release: Mapping | None = None) -> AttackInput:
+    def load_data(self, intruder: LoadedIntruder, release: Mapping | None = None) -> AttackInput:
         """Read (or generate) the files one intruder's attack on ``release`` (default: the
         first release) needs."""
         frames, ids = {}, {}
@@ -383,14 +391,15 @@ def scenario_from_settings(settings: ScenarioSettings, base: Path = Path("."), *
     data = settings.data
     demo = data.demo.model_dump() if data.demo is not None else {}
     entries = data.release if isinstance(data.release, list) else [data.release]
-    releases = {str(e.name): _source(e, demo) for e in entries} if isinstance(data.release, list) else {}
-    sources = {"release": _source(entries[0], demo)}
+    releases: dict[str, Mapping] = (
+        {str(e.name): _source(e, demo) for e in entries} if isinstance(data.release, list) else {})
+    sources: dict[str, Mapping] = {"release": _source(entries[0], demo)}
     for role in ("external", "original"):
         if getattr(data, role) is not None:
             sources[role] = _source(getattr(data, role), demo)
     linkage = settings.linkage
     intruders = [
-        Intruder(
+        LoadedIntruder(
             name=entry.name or f"intruder {i + 1}",
             role=entry.role,
             source=_source(entry.external, demo),
@@ -419,7 +428,7 @@ def _source(entry: DataEntry, demo: Mapping) -> dict:
     return {"path": entry.path, "id": entry.id, "read": entry.read_options()}
 
 
-def _summary(result: dict) -> dict:
+def _summary(result: Mapping) -> dict:
     """Hit rate and disclosure risk overall and per cell, for side-by-side tables."""
     fields = ("n_verifiable", "reidentification_rate", "disclosure_risk")
     return {

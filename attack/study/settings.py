@@ -114,7 +114,7 @@ class Intruder(SettingsTable):
 
 
 class Output(SettingsTable):
-    json_: str | None = Field(None, alias="json")
+    json_: str | None = Field(default=None, alias="json")
     html: str | None = None
     matches: str | None = None
     certificate: str | None = None
@@ -147,11 +147,15 @@ class Leaders(SettingsTable):
     prefix: int | dict[str, int] | None = Field(None, description="Code prefix length of the grouping codes.")
 
 
+def _size_bounds() -> list[float]:
+    return [1000, 5000]  # whole numbers, written back as such
+
+
 class SizeGroups(SettingsTable):
     """Report groups of the targets by ``column`` between ``bounds``."""
 
     column: str = "employees"
-    bounds: list[float] = Field(default_factory=lambda: [1000, 5000], min_length=1)
+    bounds: list[float] = Field(default_factory=_size_bounds, min_length=1)
 
 
 class SingleAttack(SettingsTable):
@@ -174,6 +178,13 @@ class SingleAttack(SettingsTable):
         return self
 
 
+MlModel = Literal["linear", "forest", "boosting", "mlp"]
+
+
+def _all_models() -> list[MlModel]:
+    return ["linear", "forest", "boosting", "mlp"]
+
+
 class TuneMl(SettingsTable):
     """Machine-learning utility of each candidate (docs/method/ml-utility.md): the keyword
     arguments of `attack.utility.ml.ml_utility`."""
@@ -182,8 +193,7 @@ class TuneMl(SettingsTable):
     features: list[str] | None = Field(None, description="Predictors (default: every other shared column).")
     categorical: list[str] = Field(default_factory=list, description="Predictors one-hot encoded although numeric.")
     task: Literal["auto", "regression", "classification"] = "auto"
-    models: list[Literal["linear", "forest", "boosting", "mlp"]] = Field(
-        default_factory=lambda: ["linear", "forest", "boosting", "mlp"], min_length=1)
+    models: list[MlModel] = Field(default_factory=_all_models, min_length=1)
     metric: Literal["rmse", "mae", "accuracy", "balanced_accuracy", "auc"] | None = None
     repetitions: int = Field(5, ge=1)
     test_share: float = Field(0.25, gt=0, lt=1)
@@ -199,7 +209,7 @@ class TuneUtility(SettingsTable):
     crosses: list[list[str]] = Field(default_factory=list)
     weights: str | None = None
     models: list[str] = Field(default_factory=list)
-    ml: TuneMl | None = Field(None, description="Machine-learning utility ([tune.utility.ml]).")
+    ml: TuneMl | None = Field(default=None, description="Machine-learning utility ([tune.utility.ml]).")
 
 
 class Tune(SettingsTable):
@@ -260,7 +270,7 @@ class ScenarioSettings(SettingsTable):
     notes: list[str] = Field(default_factory=list)
     data: Data
     linkage: Linkage
-    evaluation: Evaluation = Field(default_factory=Evaluation)
+    evaluation: Evaluation = Field(default_factory=Evaluation.of)
     output: Output = Field(default_factory=Output)
     engine: Engine = Field(default_factory=Engine)
     intruder: list[Intruder] = Field(default_factory=list)

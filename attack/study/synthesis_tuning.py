@@ -206,7 +206,7 @@ def _candidate(settings: dict, checks: Sequence[Mapping], passed: bool, s_pmse: 
 
 def _frontier(candidates: Sequence[SynthesisCandidate]) -> tuple[int, ...]:
     """Candidates that no other candidate beats on both worst risk and S_pMSE."""
-    def key(c):
+    def key(c: SynthesisCandidate) -> tuple[float, float]:
         return (float("inf") if c.worst_risk is None else c.worst_risk, c.s_pmse)
 
     points = [key(c) for c in candidates]

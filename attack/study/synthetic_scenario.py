@@ -36,6 +36,7 @@ from attack.study.synthesis_tuning import SynthesisTuning, tune_synthesis
 from attack.study.synthetic_result import SyntheticResult
 from attack.study.synthetic_run import attack_synthetic
 from attack.study.synthetic_settings import (
+    SynthesisSettings,
     SyntheticEntry,
     SyntheticScenarioSettings,
     validate_synthetic,
@@ -267,21 +268,27 @@ class SyntheticScenario:
             return [*synthesis.columns, *(c for c in [*synthesis.keep, *synthesis.strata] if c not in synthesis.columns)]
         return [c for c in original.columns if c not in synthesis.drop]
 
+    def _synthesis(self) -> SynthesisSettings:
+        """The [synthesis] table, which the settings require when they make the synthetic file."""
+        if self.settings.synthesis is None:
+            raise InputError("the scenario has no [synthesis] table", file=self._file())
+        return self.settings.synthesis
+
     def _synthesize(self, original: pd.DataFrame) -> pd.DataFrame:
-        synthesis = self.settings.synthesis
+        synthesis = self._synthesis()
         columns = self._columns(original)
         made = [c for c in columns if c not in synthesis.keep and c not in synthesis.strata]
         return synthesize(original, columns=made, rows=synthesis.rows, seed=synthesis.seed,
                           **synthesis.keywords()).frame
 
     def _synthesis_log(self) -> dict:
-        return self.settings.synthesis.model_dump(mode="json", exclude_defaults=True)
+        return self._synthesis().model_dump(mode="json", exclude_defaults=True)
 
     def _spec(self) -> SynthSpec:
         attacks, synthesis = self.settings.attacks, self.settings.synthesis
         membership = None
         if self.settings.membership is not None:
-            membership = {"synthesis": synthesis.keywords(), **self.settings.membership.game()}
+            membership = {"synthesis": self._synthesis().keywords(), **self.settings.membership.game()}
         dropped = [] if synthesis is None else synthesis.drop  # never in the synthetic file
         return SynthSpec(**{
             **attacks.model_dump(), "membership": membership,
@@ -291,10 +298,13 @@ class SyntheticScenario:
     def _read(self, role: str, entry: SyntheticEntry) -> Table:
         if entry.demo is not None:
             return demo_table(entry.demo, **self._demo_options())[0]
+        if entry.path is None:
+            raise InputError(f"[data] {role} needs a path or a demo", file=self._file())
+        path = self._resolve(entry.path)
         options = entry.read_options()
         codes = tuple(dict.fromkeys([*options.codes, *self.settings.attacks.categorical]))
-        table = read(self._resolve(entry.path), None, replace(options, codes=codes))
-        self.ledger.record_table(self._resolve(entry.path), table)
+        table = read(path, None, replace(options, codes=codes))
+        self.ledger.record_table(path, table)
         return table
 
     def _demo_options(self) -> dict:

@@ -129,7 +129,7 @@ def _grid(value: Mapping[str, Any]) -> Mapping[str, Any]:
                 continue
             if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
                 raise InputError(f"{key}: {v!r} is not a valid {kind.__name__}")
-            if key.startswith("method"):
+            if key.startswith("method") and isinstance(v, str):  # kind is str for a method
                 _method(v)
     return value
 
@@ -146,10 +146,10 @@ class SynthesisTune(SettingsTable):
 
 
 class SyntheticOutput(SettingsTable):
-    json_: str | None = Field(None, alias="json")
+    json_: str | None = Field(default=None, alias="json")
     html: str | None = None
     certificate: str | None = None
-    synthetic: str | None = Field(None, description="Where a synthetic file made here goes (owner-only).")
+    synthetic: str | None = Field(default=None, description="Where a synthetic file made here goes (owner-only).")
 
 
 class SyntheticScenarioSettings(SettingsTable):

@@ -18,9 +18,10 @@ query is counted by scanning the rows of its narrowest predicate and checking th
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from types import ModuleType
 
 import numpy as np
 import pandas as pd
@@ -351,12 +352,14 @@ def _singles_out(table: _Table, queries: _Queries) -> np.ndarray:
 
 
 @cache
-def _singles_out_kernel():
+def _singles_out_kernel() -> Callable[..., np.ndarray]:
     """The compiled scan of ``_singles_out`` (numba, compiled once and cached on disk)."""
     from numba import njit
 
     @njit(cache=True)
-    def scan(order, rank, values, columns, ops, qvalues, lo, hi, pick):  # pragma: no cover - compiled
+    def scan(order: np.ndarray, rank: np.ndarray, values: np.ndarray, columns: np.ndarray,  # pragma: no cover - compiled
+             ops: np.ndarray, qvalues: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+             pick: np.ndarray) -> np.ndarray:
         nq, a = columns.shape
         out = np.zeros(nq, dtype=np.bool_)
         for q in range(nq):
@@ -485,7 +488,7 @@ def singling_out_probability_integral(n: float | np.ndarray, w_min: float,
 
 def _size_model(n: np.ndarray, w_eff: float, norm: float) -> np.ndarray:
     """``F(n) = norm · ∫_0^{w_eff} P(w, n) dw`` (docs/method/synthetic-attacks.md)."""
-    return norm * singling_out_probability_integral(n, 0.0, w_eff)
+    return norm * np.asarray(singling_out_probability_integral(n, 0.0, w_eff))
 
 
 def _control_size_correction(table: _Table, queries: _Queries, n_original: int,
@@ -532,7 +535,7 @@ def _control_size_correction(table: _Table, queries: _Queries, n_original: int,
 
 
 def _factor_interval(sizes: np.ndarray, successes: np.ndarray, n: int, n_original: int, start: tuple,
-                     rng: np.random.Generator, optimize) -> list[float] | None:
+                     rng: np.random.Generator, optimize: ModuleType) -> list[float] | None:
     """95 % percentile interval of the correction factor: the (size, successes) points resampled
     with replacement and the size model refitted ``CORRECTION_BOOTSTRAPS`` times (fits that
     fail or vanish at the control size are left out; None when fewer than half succeed)."""

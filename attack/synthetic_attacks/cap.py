@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from math import comb
-from typing import Literal
+from typing import Literal, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -103,10 +103,12 @@ class Binning:
             raise InputError("cannot fit bins: the original has no values", column=column)
         if not np.isfinite(present).all():
             raise InputError("cannot fit bins on infinite values", column=column)
+        bins = self.bins
+        assert bins is not None  # __post_init__ requires bins for quantile and equal_width
         if self.kind == "quantile":
-            inner = np.unique(np.quantile(present, np.arange(1, self.bins) / self.bins))
+            inner = np.unique(np.quantile(present, np.arange(1, bins) / bins))
         else:
-            _, full = pd.cut(present, self.bins, retbins=True)
+            _, full = pd.cut(present, bins, retbins=True)
             inner = full[1:-1]
         return FittedBinning(self, tuple(float(e) for e in inner))
 
@@ -120,7 +122,7 @@ class FittedBinning:
 
     def codes(self, values: np.ndarray) -> np.ndarray:
         """Bin numbers 0..len(edges); missing values get the extra code len(edges) + 1."""
-        side = "left" if self.spec.closed == "right" else "right"
+        side: Literal["left", "right"] = "left" if self.spec.closed == "right" else "right"
         out = np.searchsorted(np.asarray(self.edges, dtype=float), values, side=side)
         out[np.isnan(values)] = len(self.edges) + 1
         return out.astype(np.int64)
@@ -656,8 +658,9 @@ def disclosure_protection_estimate(
         rows_o = rng.choice(n_o, size=min(num_rows_subsample, n_o), replace=False)
         rows_s = rng.choice(n_s, size=min(num_rows_subsample, n_s), replace=False)
         scores, scored = _mean_scores(enc.take(rows_o, rows_s), (method,))
-        if scores[method] is not None:
-            protections.append(1.0 - scores[method])
+        score = scores[method]
+        if score is not None:
+            protections.append(1.0 - score)
             n_scored += scored
     cap_protection = float(np.mean(protections)) if protections else None
     return DisclosureProtection(
@@ -788,6 +791,19 @@ class KnnAttribution:
         return out
 
 
+class _KnnCommon(TypedDict):
+    """The ``KnnAttribution`` fields both target types fill in the same way."""
+
+    keys: tuple[str, ...]
+    target: str
+    target_type: str
+    k: int | None
+    n_attacks: int | None
+    seed: int | None
+    n_attacked: int
+    preparation: Mapping
+
+
 def knn_attribution(
     original: pd.DataFrame,
     synthetic: pd.DataFrame,
@@ -835,9 +851,9 @@ def knn_attribution(
                                categorical_mode=categorical_mode, metric=metric,
                                na_equal=na_equal)
     enc_o, enc_s = synth_space.encode(prep, original, synthetic)
-    common = dict(keys=keys, target=target, target_type=target_type, k=k, n_attacks=n_attacks,
-                  seed=seed if n_attacks is not None else None, n_attacked=len(attacked),
-                  preparation=prep.to_dict())
+    common = _KnnCommon(keys=keys, target=target, target_type=target_type, k=k,
+                        n_attacks=n_attacks, seed=seed if n_attacks is not None else None,
+                        n_attacked=len(attacked), preparation=prep.to_dict())
     if target_type == "categorical":
         both = pd.Series(np.concatenate([code_column(original, target),
                                          code_column(synthetic, target)]), dtype=object)

@@ -31,7 +31,7 @@ from attack.synthetic_attacks.space import (
 )
 
 
-def _float(value) -> float | None:
+def _float(value: float | None) -> float | None:
     """Plain float, or None for undefined values."""
     if value is None:
         return None
@@ -305,7 +305,8 @@ def distance_attack(
     )
 
 
-def _check_options(original, synthetic, control, t_dcr, near_fraction, gamma):
+def _check_options(original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
+                   t_dcr: float | None, near_fraction: float, gamma: float | None) -> None:
     for name, frame in (("original", original), ("synthetic", synthetic), ("control", control)):
         if frame is not None and len(frame) == 0:
             raise InputError(f"the {name} file has no rows")
@@ -317,7 +318,7 @@ def _check_options(original, synthetic, control, t_dcr, near_fraction, gamma):
         raise InputError(f"gamma must lie strictly between 0 and 1, got {gamma!r}")
 
 
-def uniform_records(prep: Preparation, n: int, seed) -> pd.DataFrame:
+def uniform_records(prep: Preparation, n: int, seed: int | np.random.SeedSequence) -> pd.DataFrame:
     """``n`` records drawn uniformly over the training ranges of the numeric columns and the
     observed training categories (SDMetrics DCRBaselineProtection's random data)."""
     rng = np.random.default_rng(seed)
@@ -365,7 +366,7 @@ def _overfitting(dcr_train: np.ndarray, dcr_control: np.ndarray) -> dict:
 
 
 def _balanced_overfitting(prep: Preparation, syn: Encoded, orig: Encoded, ctrl: Encoded, dcr_train: np.ndarray,
-                          dcr_control: np.ndarray, repeats: int, seed) -> dict:
+                          dcr_control: np.ndarray, repeats: int, seed: np.random.SeedSequence) -> dict:
     """DCROverfittingProtection on equal-size files (see ``distance_attack``): with unequal
     sizes the larger file is subsampled ``repeats`` times, p is the mean over the repeats and its
     interval the Wilson interval of that share over the synthetic rows."""
@@ -470,7 +471,14 @@ def near_hits(
     the same categories, value signs and missing pattern; the rule is then checked on the raw
     values, and rows near the boundary check every synthetic row within reach.
     """
-    coords, attrs = [], []
+    if gamma is not None:
+        radius = float(0.5 * (np.log1p(gamma) - np.log1p(-gamma)))
+    elif near_fraction is not None:
+        radius = float(near_fraction)
+    else:
+        raise InputError("near_hits needs near_fraction or gamma")
+    coords: list[np.ndarray] = []
+    attrs: list[np.ndarray] = []
     values = np.vstack([real.numeric, synthetic.numeric])
     for j in range(len(prep.numeric)):
         x = values[:, j]
@@ -489,9 +497,6 @@ def near_hits(
         attrs.append(missing.astype(np.int64))
         coord[missing] = 0.0
         coords.append(coord)
-    radius = (
-        0.5 * (np.log1p(gamma) - np.log1p(-gamma)) if gamma is not None else float(near_fraction)
-    )
     n_real = len(real)
     codes = np.concatenate([real.codes, synthetic.codes])
     usable = np.ones(len(values), dtype=bool)
@@ -503,11 +508,11 @@ def near_hits(
     if ref_rows.size == 0 or query_rows.size == 0:
         return hits
     attrs.extend(codes.T)
-    coords = np.column_stack(coords) if coords else np.zeros((len(values), 0))
-    span = float(np.abs(coords).max(axis=0).sum()) if coords.shape[1] else 0.0
+    scaled = np.column_stack(coords) if coords else np.zeros((len(values), 0))
+    span = float(np.abs(scaled).max(axis=0).sum()) if scaled.shape[1] else 0.0
     big = 4.0 * (2.0 * span + radius + 1.0)
     group = group_ids(np.column_stack(attrs)) if attrs else np.zeros(len(values), dtype=np.int64)
-    points = np.column_stack([coords, group * big])
+    points = np.column_stack([scaled, group * big])
     tree = cKDTree(points[n_real:][ref_rows])
     margin = 1e-9 * (1.0 + span)
     dist, idx = tree.query(points[query_rows], k=1, p=np.inf, distance_upper_bound=radius + margin,
@@ -525,7 +530,8 @@ def near_hits(
     return hits
 
 
-def _rule(prep, real: Encoded, synthetic: Encoded, q, r, near_fraction, gamma) -> np.ndarray:
+def _rule(prep: Preparation, real: Encoded, synthetic: Encoded, q: np.ndarray, r: np.ndarray,
+          near_fraction: float | None, gamma: float | None) -> np.ndarray:
     """The near-copy rule on raw values for the pairs ``(real q[i], synthetic r[i])``."""
     ok = np.ones(q.size, dtype=bool)
     for j in range(len(prep.numeric)):
@@ -535,6 +541,7 @@ def _rule(prep, real: Encoded, synthetic: Encoded, q, r, near_fraction, gamma) -
             with np.errstate(divide="ignore", invalid="ignore"):
                 close = np.where(o == 0, s == 0, np.abs(s - o) / np.abs(o) < gamma)
         else:
+            assert near_fraction is not None  # near_hits refuses neither rule given
             close = np.abs(s - o) <= prep.ranges[j] / (1.0 / near_fraction)  # range/30 as SynthEval
         ok &= close | (both & prep.na_equal)
     for j in range(len(prep.categorical)):

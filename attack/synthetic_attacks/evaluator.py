@@ -2,7 +2,7 @@
 
 One class per attack family, in the spirit of Anonymeter's evaluators: it is built from the
 validated settings (``configure``; None when the settings or the files do not call for it) and
-``evaluate(original, synthetic, control, seed)`` returns an ``Evaluation``: the JSON section
+``evaluate(original, synthetic, control, seed)`` returns an ``AttackEvaluation``: the JSON section
 of the family, its τ checks (each a risk with the upper bound of its interval) and, for the
 attacks that can, how many attacks would decide an undecided check. ``attack_synthetic`` runs
 every registered family in ``order``; the report shows what they return. A new family is one
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from attack.synthetic_attacks.settings import SynthSpec
     from attack.synthetic_attacks.space import Preparation
 
-__all__ = ["Check", "Evaluation", "Space", "SyntheticAttack", "register", "registered"]
+__all__ = ["Check", "AttackEvaluation", "Space", "SyntheticAttack", "register", "registered"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class Check:
 
 
 @dataclass(frozen=True, eq=False)
-class Evaluation:
+class AttackEvaluation:
     """What one attack family found.
 
     Attributes
@@ -109,7 +109,7 @@ class SyntheticAttack(Protocol):
         """The attack with its settings, or None when the settings do not ask for it."""
 
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
-                 seed: int) -> Evaluation:
+                 seed: int) -> AttackEvaluation:
         """Attack ``synthetic`` (made from ``original``; ``control``: real records it never saw)."""
 
 

@@ -25,7 +25,7 @@ from attack.risk.stats import wilson_interval
 from attack.synthetic_attacks.anonymeter import inference, linkability, singling_out
 from attack.synthetic_attacks.cap import Binning, cap_scores, knn_attribution, table_measures
 from attack.synthetic_attacks.distance import distance_attack
-from attack.synthetic_attacks.evaluator import Check, Evaluation, Space, register
+from attack.synthetic_attacks.evaluator import AttackEvaluation, Check, Space, register
 from attack.synthetic_attacks.membership import membership_inference
 from attack.synthetic_attacks.mia_family import membership_family
 from attack.synthetic_attacks.settings import SynthSpec
@@ -105,9 +105,9 @@ class DistanceAttacks:
         return cls(space)
 
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
-                 seed: int) -> Evaluation:
+                 seed: int) -> AttackEvaluation:
         found = distance_attack(original, synthetic, self.space.preparation, control=control, seed=seed)
-        return Evaluation(self.family, found.to_dict())
+        return AttackEvaluation(self.family, found.to_dict())
 
 
 @register
@@ -126,13 +126,13 @@ class SinglingOut:
         return cls(space, settings.n_attacks, settings.tau)
 
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
-                 seed: int) -> Evaluation:
+                 seed: int) -> AttackEvaluation:
         columns = list(self.space.columns)
         found = singling_out(original, synthetic, control, columns=columns,
                              categorical=list(self.space.preparation.categorical), n_attacks=self.n_attacks,
                              n_cols=min(SINGLING_OUT_COLUMNS, len(columns)), tau=self.tau, seed=seed).to_dict()
         found["decision"] = decision(found, self.tau, None)
-        return Evaluation(self.family, found, (_rate_check(self.family, found, self.tau),), _wanted([found]))
+        return AttackEvaluation(self.family, found, (_rate_check(self.family, found, self.tau),), _wanted([found]))
 
 
 @register
@@ -154,7 +154,7 @@ class Linkability:
         return cls(space, tuple(settings.keys), settings.n_attacks, settings.tau)
 
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
-                 seed: int) -> Evaluation:
+                 seed: int) -> AttackEvaluation:
         keys = list(self.keys)
         prep = self.space.preparation
         found = linkability(original, synthetic, control, aux_columns=(keys[::2], keys[1::2]),
@@ -162,7 +162,7 @@ class Linkability:
                             categorical=[c for c in prep.categorical if c in keys],
                             tau=self.tau, seed=seed).to_dict()
         found["decision"] = decision(found, self.tau, _available(original, control))
-        return Evaluation(self.family, found, (_rate_check(self.family, found, self.tau),), _wanted([found]))
+        return AttackEvaluation(self.family, found, (_rate_check(self.family, found, self.tau),), _wanted([found]))
 
 
 @register
@@ -181,7 +181,7 @@ class AttributeDisclosure:
         return cls(space, settings)
 
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
-                 seed: int) -> Evaluation:
+                 seed: int) -> AttackEvaluation:
         section: dict[str, Any] = {}
         checks: list[Check] = []
         results: list[Mapping[str, Any]] = []
@@ -190,7 +190,7 @@ class AttributeDisclosure:
             section[target] = entry
             checks += found
             results += entry["inference"].values()
-        return Evaluation(self.family, section, tuple(checks), _wanted(results))
+        return AttackEvaluation(self.family, section, tuple(checks), _wanted(results))
 
     def _target(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
                 target: str, seed: int) -> tuple[dict[str, Any], list[Check]]:
@@ -257,13 +257,13 @@ class ShadowMembership:
         return cls(space, dict(settings.membership), settings.tau)
 
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
-                 seed: int) -> Evaluation:
+                 seed: int) -> AttackEvaluation:
         member = membership_inference(original, columns=list(self.space.columns), release=synthetic,
                                       tau=self.tau, seed=seed, **self.game)
         worst = max(member.targets, key=lambda t: (t.advantage_interval[1], t.advantage))
         check = Check(self.family, "advantage", worst.advantage, worst.advantage_interval[1], self.tau,
                       {"target": worst.label})
-        return Evaluation(self.family, member.to_dict(), (check,))
+        return AttackEvaluation(self.family, member.to_dict(), (check,))
 
 
 @register
@@ -282,7 +282,7 @@ class MembershipFamily:
         return None if settings.membership_family is None else cls(space, settings)
 
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
-                 seed: int) -> Evaluation:
+                 seed: int) -> AttackEvaluation:
         spec = self.settings
         if control is None:
             raise ValueError("the membership family needs a control set")
@@ -297,4 +297,4 @@ class MembershipFamily:
         check = Check(self.family, f"max TPR at FPR {family.verdict_fpr:g}", verdict["value"], verdict["upper"],
                       spec.tau, {"target": family.worst[family.verdict_metric]})
         exposed = None if family.exposed is None else family.exposed.rename(columns={"member_row": "original_row"})
-        return Evaluation(self.family, section, (check,), exposed=exposed)
+        return AttackEvaluation(self.family, section, (check,), exposed=exposed)

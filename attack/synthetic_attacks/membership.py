@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -45,6 +45,9 @@ from attack.synthetic_attacks.space import (
     nearest_neighbours,
     prepare,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 Synthesizer = Callable[[pd.DataFrame, int], pd.DataFrame]
 
@@ -182,9 +185,9 @@ class _Synthesiser:
 
     def __init__(self, function: Synthesizer | None, settings: dict, columns: list[str], jobs: int) -> None:
         self.function, self.settings, self.columns, self.jobs = function, settings, columns, jobs
-        self.executor = None
+        self.executor: ProcessPoolExecutor | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> _Synthesiser:
         if self.jobs > 1 and self.function is None:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
@@ -194,7 +197,7 @@ class _Synthesiser:
             self.executor = ProcessPoolExecutor(self.jobs, mp_context=context)
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.executor is not None:
             self.executor.shutdown(cancel_futures=True)
 
@@ -225,7 +228,8 @@ def _seed(rng: np.random.Generator) -> int:
     return int(rng.integers(2**31 - 1))
 
 
-def _check(original, columns, n_isolated, n_random, shadow_sets, test_sets, tau, jobs) -> None:
+def _check(original: pd.DataFrame, columns: Sequence[str], n_isolated: int, n_random: int, shadow_sets: int,
+           test_sets: int, tau: float, jobs: int) -> None:
     missing = [c for c in columns if c not in original.columns]
     if missing:
         raise InputError(f"columns not in the original: {missing}", field="columns")
@@ -240,7 +244,7 @@ def _check(original, columns, n_isolated, n_random, shadow_sets, test_sets, tau,
         raise InputError(f"expected at least 1 job, got {jobs}", field="jobs")
 
 
-def _settings(synthesis) -> dict:
+def _settings(synthesis: Mapping[str, Any] | Synthesizer | None) -> dict:
     """The keyword arguments of ``synthesize`` for the shadow files (empty for a function)."""
     if callable(synthesis):
         return {}
@@ -285,14 +289,17 @@ def _features(prep: Preparation, target: pd.DataFrame, synthetic: pd.DataFrame) 
     return np.nan_to_num(np.asarray(parts, dtype=float))
 
 
-def _classifier(seed: int):
+def _classifier(seed: int) -> Any:  # sklearn is untyped
     from sklearn.ensemble import RandomForestClassifier
 
     return RandomForestClassifier(n_estimators=100, min_samples_leaf=2, random_state=seed, n_jobs=1)
 
 
-def _risk(label, kind, nn, correct, games, tau, score) -> TargetRisk:
-    low, high = wilson_interval(correct, games)
+def _risk(label: str, kind: str, nn: float, correct: int, games: int, tau: float,
+          score: float | None) -> TargetRisk:
+    interval = wilson_interval(correct, games)
+    assert interval is not None  # _check requires test_sets >= 4, so games > 0
+    low, high = interval
     accuracy = correct / games
     return TargetRisk(label, kind, nn, games, correct, accuracy, (low, high), 2 * accuracy - 1,
                       (2 * low - 1, 2 * high - 1), bool(2 * high - 1 > tau), score)

@@ -85,7 +85,7 @@ def features_of(game: Game) -> np.ndarray:
     return np.column_stack([near[:, 0], second, nndr(near[:, 0], second), reference, reference - near[:, 0]])
 
 
-def _classifier(seed: int):
+def _classifier(seed: int) -> Any:  # sklearn is untyped
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     return HistGradientBoostingClassifier(max_iter=100, learning_rate=0.1, max_leaf_nodes=15,

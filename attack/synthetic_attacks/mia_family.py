@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -175,7 +175,7 @@ def membership_family(
                                 "fitted_on": "members and scored non-members together"},
                 "interval": "95% percentile bootstrap, members and non-members resampled separately"}
     table = exposed_records(scores, verdict_fpr) if exposed else None
-    return MembershipFamilyResult(outcomes, maximum, worst, tau, verdict_fpr, roles.describe(), settings,
+    return MembershipFamilyResult(outcomes, maximum, worst, tau, verdict_fpr, roles.to_dict(), settings,
                         tuple(warnings), table)
 
 
@@ -209,7 +209,16 @@ def _attack_names(attacks: Sequence[str] | None, synthesis: Mapping[str, Any] | 
     return names
 
 
-def _attack(name: str, synthesis: Mapping[str, Any] | None):
+class _Attack(Protocol):
+    """What the family needs of a membership attack: its assumption and its scores."""
+
+    @property
+    def assumes(self) -> str: ...
+
+    def score(self, game: Game) -> np.ndarray: ...
+
+
+def _attack(name: str, synthesis: Mapping[str, Any] | None) -> _Attack:
     if name == "dcr":
         return DcrAttack()
     if name == "dcr_difference":

@@ -13,7 +13,9 @@ alone, so that the scaling cannot tell the two apart).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -47,7 +49,7 @@ def split_holdout(original: pd.DataFrame, share: float, seed: int) -> tuple[pd.D
 
 @dataclass(frozen=True)
 class Roles:
-    """The frames of each part and how they were obtained (``describe``)."""
+    """The frames of each part and how they were obtained (``to_dict``)."""
 
     members: pd.DataFrame
     nonmembers: pd.DataFrame
@@ -55,7 +57,7 @@ class Roles:
     synthetic: pd.DataFrame
     reference_source: str
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         return {"members": len(self.members), "nonmembers": len(self.nonmembers),
                 "reference": len(self.reference), "synthetic": len(self.synthetic),
                 "reference_source": self.reference_source,
@@ -83,6 +85,9 @@ def assign_roles(original: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Da
                  synthetic, f"holdout share {reference_share:g} (seeded draw)")
 
 
+_T = TypeVar("_T")
+
+
 class Game:
     """The scored records (members first), the synthetic file and the reference, encoded in one
     preparation, with their nearest-neighbour searches computed once."""
@@ -93,9 +98,9 @@ class Game:
         self.synthetic, self.reference, self.seed = synthetic, reference, seed
         self.reference_frame = reference_frame  # the reference's records, for shadow syntheses
         self._found: dict[str, Neighbours] = {}
-        self._memo: dict[str, object] = {}
+        self._memo: dict[str, Any] = {}
 
-    def memo(self, key: str, compute):
+    def memo(self, key: str, compute: Callable[[], _T]) -> _T:
         """``compute()``, computed once per game and ``key``."""
         if key not in self._memo:
             self._memo[key] = compute()

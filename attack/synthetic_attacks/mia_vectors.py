@@ -41,7 +41,7 @@ def neighbourhood(game: Game, which: str, k: int) -> tuple[np.ndarray, np.ndarra
     """Per scored record, against ``which`` ("synthetic" or "reference"): the log of the mean
     Gaussian kernel ``mean_j exp(−‖x − y_j‖² / 2h²)`` and the distance to the k-th nearest
     record (computed once per game, file and k)."""
-    def compute():
+    def compute() -> tuple[np.ndarray, np.ndarray]:
         scored, synthetic, reference = vectors(game)
         return scan(scored, synthetic if which == "synthetic" else reference, bandwidth(game), k)
     return game.memo(f"neighbourhood {which} {k}", compute)

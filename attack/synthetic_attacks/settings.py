@@ -77,15 +77,15 @@ class Attacks(SettingsTable):
     targets: list[str] = Field(default_factory=list, description="Variables he wants to learn (needs keys).")
     gammas: list[float] = Field(default_factory=lambda: [0.10], min_length=1,
                                 description="Relative tolerance γ of numeric targets.")
-    tau: float = Field(DEFAULT_SYNTH_TAU, gt=0, le=1, description="Risk limit of every check.")
+    tau: float = Field(default=DEFAULT_SYNTH_TAU, gt=0, le=1, description="Risk limit of every check.")
     exclude: list[str] = Field(default_factory=list, description="Columns left out of the distance attacks.")
     categorical: list[str] = Field(default_factory=list, description="Numeric columns treated as categories.")
     metric: Literal[METRICS] = METRICS[0]  # type: ignore[valid-type]
     scaling: Literal[SCALINGS] = SCALINGS[0]  # type: ignore[valid-type]
     bins: dict[str, Any] = Field(default_factory=dict, description=(
         "Grouping of a numeric key or target: 'quantile:K', 'equal_width:K' or 'breaks:B1,B2,...'."))
-    n_attacks: int = Field(500, ge=1, strict=True)
-    seed: int = Field(0, strict=True, ge=0)
+    n_attacks: int = Field(default=500, ge=1, strict=True)
+    seed: int = Field(default=0, strict=True, ge=0)
 
     @field_validator("bins")
     @classmethod
@@ -129,7 +129,7 @@ class SynthSpec(Attacks):
     categorical_mode: Literal["mismatch", "dummy"] = Field(
         "mismatch", description="Coding of categories in a distance (default: the one the metric implies).")
     membership: dict[str, Any] | None = None
-    holdout_share: float = Field(0.0, ge=0, lt=1)
+    holdout_share: float = Field(default=0.0, ge=0, lt=1)
     membership_family: dict[str, Any] | None = None
     decide: bool = False
     options: dict[str, dict[str, Any]] = Field(default_factory=dict)

@@ -38,9 +38,9 @@ offered here: its standardisation is fitted on the pooled files, not on the trai
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
@@ -64,6 +64,8 @@ MAX_ONE_HOT = 32
 MAX_TREES_PER_STAGE = 6
 #: Rows left × reference rows below which the exact scan is cheaper than the next stage's trees.
 SCAN_PAIRS = 2_000_000
+#: A KD-tree over the reference rows of one group and the query points in its coordinates.
+_Tree = tuple[cKDTree, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -394,7 +396,7 @@ def distances(
     """Exact distances of query rows ``q`` to reference rows ``r``: elementwise pairs when
     ``pairs``, else the ``len(q) × len(r)`` block. Same arithmetic in both forms, so the values
     agree bit for bit."""
-    total = None
+    total: np.ndarray | None = None
     num_index = {c: i for i, c in enumerate(prep.numeric)}
     cat_index = {c: i for i, c in enumerate(prep.categorical)}
     for name in prep.columns:
@@ -411,6 +413,7 @@ def distances(
             total = term
         else:
             total += term
+    assert total is not None  # prepare() refuses an empty column list
     if prep.metric == "euclidean":
         np.sqrt(total, out=total)
     elif prep.metric == "gower_mean":
@@ -579,7 +582,10 @@ class _TreeSpace:
 
     def _build_features(self, query: Encoded, unique: Encoded) -> None:
         prep = self.prep
-        coords, attrs, costs, coord_of_attr = [], [], [], []
+        coords: list[np.ndarray] = []
+        attrs: list[np.ndarray] = []
+        costs: list[float] = []
+        coord_of_attr: list[int | None] = []
         for j in range(len(prep.numeric)):
             a, b = query.numeric[:, j], unique.numeric[:, j]
             divisor = prep.divisors[j]
@@ -616,7 +622,7 @@ class _TreeSpace:
         self.big = 4.0 * (2.0 * span + float(np.sum(self.attr_costs + 1.0)) + 1.0)
         self.n_query = len(query)
 
-    def _tree(self, keep: list[int], indicators: list[int]):
+    def _tree(self, keep: list[int], indicators: list[int]) -> _Tree:
         """KD-tree over the unique reference rows grouped by the attributes ``keep``. Each
         attribute in ``indicators`` enters as coordinates whose distance is its exact cost: the
         missingness of a numeric column as a flag (its value coordinate is then dropped), another
@@ -641,7 +647,7 @@ class _TreeSpace:
         n_q = self.n_query
         return cKDTree(points[n_q:], balanced_tree=False, compact_nodes=False), points[:n_q]
 
-    def _stages(self):
+    def _stages(self) -> Iterator[tuple[Callable[[], list[_Tree]], float]]:
         """(trees, outside bound) per stage. Stage ``s`` groups by all attributes but ``s`` free
         ones, one tree per choice of free attributes (stages with more than
         ``MAX_TREES_PER_STAGE`` trees are skipped); a record outside every group differs in
@@ -654,15 +660,19 @@ class _TreeSpace:
             if len(choices) > MAX_TREES_PER_STAGE:
                 continue
             outside = float(costs[: free + 1].sum()) if free < n_attr else np.inf
-            yield lambda choices=choices: [
-                self._tree([b for b in every if b not in c], list(c)) for c in choices
-            ], outside
+            yield partial(self._trees, every, choices), outside
 
-    def run(self, rows: np.ndarray):
+    def _trees(self, every: list[int], choices: list[tuple[int, ...]]) -> list[_Tree]:
+        """One tree per choice of free attributes (the others group the records)."""
+        return [self._tree([b for b in every if b not in c], list(c)) for c in choices]
+
+    def run(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Certified neighbours of ``rows``: (rows done, distances, indices). Rows held back by
         the tree bound get more candidates (up to ``MAX_CANDIDATES``), rows held back by the
         attribute bound go on to the next stage; the caller scans whatever is left."""
-        done_rows, done_d, done_i = [], [], []
+        done_rows: list[np.ndarray] = []
+        done_d: list[np.ndarray] = []
+        done_i: list[np.ndarray] = []
         cap = min(MAX_CANDIDATES, len(self.unique))
         for make_trees, outside in self._stages():
             if rows.size == 0 or (done_rows and rows.size * len(self.reference) <= SCAN_PAIRS):
@@ -683,7 +693,8 @@ class _TreeSpace:
             return rows[:0], np.empty((0, self.k)), np.empty((0, self.k), dtype=np.int64)
         return np.concatenate(done_rows), np.concatenate(done_d), np.concatenate(done_i)
 
-    def _certify(self, rows: np.ndarray, trees, wanted: int, outside: float):
+    def _certify(self, rows: np.ndarray, trees: list[_Tree], wanted: int,
+                 outside: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Query ``wanted`` candidates per tree, compute exact distances, keep the k best and
         test them against the lower bound of everything not returned."""
         cand_q, cand_u = [], []

@@ -14,8 +14,8 @@ from attack.report.synthetic import render_synth_markdown
 from attack.risk.stats import success_rate, wilson_interval
 from attack.study.synthetic_run import attack_synthetic
 from attack.synthetic_attacks.evaluator import (
+    AttackEvaluation,
     Check,
-    Evaluation,
     Space,
     register,
     registered,
@@ -43,12 +43,12 @@ class CopiedRows:
         return None if raw is None else cls(CopiedRowsOptions.model_validate(raw), settings.tau)
 
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
-                 seed: int) -> Evaluation:
+                 seed: int) -> AttackEvaluation:
         seen = set(original[self.options.columns].itertuples(index=False, name=None))
         copied = sum(row in seen for row in synthetic[self.options.columns].itertuples(index=False, name=None))
         rate = success_rate(copied, len(synthetic))
         check = Check(self.family, "copied share", rate.rate, rate.high, self.tau)
-        return Evaluation(self.family, {"copied": copied, "n": len(synthetic), "rate": rate.to_dict()}, (check,))
+        return AttackEvaluation(self.family, {"copied": copied, "n": len(synthetic), "rate": rate.to_dict()}, (check,))
 
 
 @pytest.fixture
