@@ -22,7 +22,8 @@ from attack.io.writers import (
     certificate_paths,
     check_outputs,
     discard_staged,
-    table_content,
+    json_file,
+    record_file,
     write_files_atomic,
 )
 
@@ -117,16 +118,6 @@ def say_record_level(path: str | Path, what: str) -> None:
     """The warning after a record-level file is written: what it holds, and that it is owner-only."""
     note(f"warning: {path} {what}; it was written with owner-only permissions (0600). Keep it "
         "inside the secure environment.")
-
-
-def json_file(document: Mapping[str, Any]) -> tuple[str | bytes, int | None]:
-    """A JSON output (aggregates only, default mode)."""
-    return to_json(document), None
-
-
-def record_file(frame: Any, path: str | Path) -> tuple[str | bytes, int | None]:
-    """A record-level table output, owner-only, in the format of its suffix."""
-    return table_content(frame, path), OWNER_ONLY
 
 
 def write(files: Files, inputs: Sequence[str | Path | None]) -> None:

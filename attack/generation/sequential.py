@@ -24,8 +24,12 @@ from attack.errors import InputError
 from attack.generation.columns import MISSING_CATEGORY, VALUE, SynthColumn, describe
 from attack.generation.methods import CATEGORICAL, METHODS, NUMERIC, Task
 from attack.generation.predictors import Feature
-from attack.io.jsonio import to_json
-from attack.io.writers import OWNER_ONLY, check_outputs, table_content, write_files_atomic
+from attack.io.writers import (
+    check_outputs,
+    json_file,
+    record_file,
+    write_files_atomic,
+)
 from attack.report.notebook import one_line, result_html
 
 DEFAULT_METHOD = "cart"
@@ -82,8 +86,8 @@ class Synthesis:
         document = {"original": None if original is None else Path(original).name,
                     "outputs": [p.name for p in targets], **self.to_dict(), "tool": f"attack {__version__}"}
         files: dict[Path, tuple[str | bytes, int | None]] = {
-            p: (table_content(frame, p), OWNER_ONLY) for p, frame in zip(targets, self.copies, strict=True)}
-        files[log_path] = (to_json(document), None)
+            p: record_file(frame, p) for p, frame in zip(targets, self.copies, strict=True)}
+        files[log_path] = json_file(document)
         write_files_atomic(files, inputs=[original])
         return targets
 

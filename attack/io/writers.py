@@ -19,10 +19,12 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from attack.errors import InputError
+from attack.io.jsonio import to_json
 from attack.io.table import Table
 
 #: Permissions of record-level files.
@@ -196,6 +198,17 @@ def table_content(frame: pd.DataFrame, path: str | Path) -> str | bytes:
         return buffer.getvalue()
     raise InputError(f"cannot write {suffix or 'files without a suffix'}; use .csv or .parquet",
                      file=str(path))
+
+
+def record_file(frame: pd.DataFrame, path: str | Path) -> tuple[str | bytes, int]:
+    """A record-level table output for ``write_files_atomic``: its content in the format of the
+    suffix, owner-only."""
+    return table_content(frame, path), OWNER_ONLY
+
+
+def json_file(document: Mapping[str, Any]) -> tuple[str, None]:
+    """A JSON output for ``write_files_atomic`` (aggregates only, default mode)."""
+    return to_json(document), None
 
 
 def _default_mode() -> int:

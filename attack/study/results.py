@@ -12,11 +12,12 @@ import pandas as pd
 
 from attack._version import __version__
 from attack.errors import InputError
-from attack.io.jsonio import SCHEMA_VERSION, to_json
+from attack.io.jsonio import SCHEMA_VERSION
 from attack.io.writers import (
     OWNER_ONLY,
     certificate_paths,
     check_outputs,
+    json_file,
     write_files_atomic,
 )
 from attack.report.attack import render_html, render_markdown
@@ -262,7 +263,7 @@ def write_outputs(
     if certificate is not None:
         files.update(certificate_files(*certificate))
     if json is not None:
-        files[Path(json)] = (to_json(result.to_dict(timings=timings)), None)
+        files[Path(json)] = json_file(result.to_dict(timings=timings))
     if html is not None:
         files[Path(html)] = (result.to_html(), None)
     if matches is not None:
@@ -276,7 +277,7 @@ def write_outputs(
 def certificate_files(path: str | Path, sealed: Mapping[str, Any]) -> dict[Path, tuple[str, int | None]]:
     """The certificate's JSON and its printable HTML twin, ready for ``write_files_atomic``."""
     json_path, twin = certificate_paths(path)
-    return {json_path: (to_json(sealed), None), twin: (render_certificate(sealed, json_path.name), None)}
+    return {json_path: json_file(sealed), twin: (render_certificate(sealed, json_path.name), None)}
 
 
 def _inputs(result: ScenarioResult) -> list[Path]:

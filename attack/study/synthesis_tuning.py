@@ -24,8 +24,12 @@ import pandas as pd
 from attack._version import __version__
 from attack.errors import InputError
 from attack.generation.sequential import synthesize
-from attack.io.jsonio import to_json
-from attack.io.writers import OWNER_ONLY, check_outputs, table_content, write_files_atomic
+from attack.io.writers import (
+    check_outputs,
+    json_file,
+    record_file,
+    write_files_atomic,
+)
 from attack.report.notebook import verdict_word
 from attack.study.synthetic_run import attack_synthetic
 from attack.utility.propensity import MODELS, propensity_utility
@@ -122,9 +126,9 @@ class SynthesisTuning:
         check_outputs([json, release], inputs)
         files: dict[Path, tuple[str | bytes, int | None]] = {}
         if json is not None:
-            files[Path(json)] = (to_json(self.to_dict()), None)
+            files[Path(json)] = json_file(self.to_dict())
         if release is not None and self.release is not None:
-            files[Path(release)] = (table_content(self.release, release), OWNER_ONLY)
+            files[Path(release)] = record_file(self.release, release)
         write_files_atomic(files, inputs=inputs)
 
 

@@ -12,12 +12,12 @@ import pandas as pd
 
 from attack.errors import InputError
 from attack.io.fingerprint import file_input
-from attack.io.jsonio import SCHEMA_VERSION, to_json
+from attack.io.jsonio import SCHEMA_VERSION
 from attack.io.writers import (
-    OWNER_ONLY,
     certificate_paths,
     check_outputs,
-    table_content,
+    json_file,
+    record_file,
     write_files_atomic,
     write_text_atomic,
 )
@@ -102,9 +102,9 @@ class SyntheticResult:
             raise InputError("no exposed members to write: the membership family did not run with exposed")
         files: dict[Path, tuple[str | bytes, int | None]] = {}
         if exposed is not None and self.exposed is not None:
-            files[Path(exposed)] = (table_content(self.exposed, exposed), OWNER_ONLY)
+            files[Path(exposed)] = record_file(self.exposed, exposed)
         if json is not None:
-            files[Path(json)] = (to_json(self.to_dict()), None)
+            files[Path(json)] = json_file(self.to_dict())
         if html is not None:
             files[Path(html)] = (render_synth_html(self.figures, self.title), None)
         written: dict[str, Any] = {}

@@ -20,13 +20,12 @@ from attack.datasets.demo import demo_source, demo_table
 from attack.errors import InputError
 from attack.generation.sequential import synthesize
 from attack.io.fingerprint import ReadLedger, frame_input, sha256_frame
-from attack.io.jsonio import to_json
 from attack.io.readers import Table, read
 from attack.io.writers import (
-    OWNER_ONLY,
     certificate_paths,
     check_outputs,
-    table_content,
+    json_file,
+    record_file,
     write_files_atomic,
 )
 from attack.study import certificate, signing
@@ -116,11 +115,11 @@ class SyntheticScenarioResult:
         if certificate is not None:
             files.update(certificate_files(certificate, self.certificate(Path(certificate).parent, key=key)))
         if json is not None:
-            files[Path(json)] = (to_json(self.to_dict()), None)
+            files[Path(json)] = json_file(self.to_dict())
         if html is not None:
             files[Path(html)] = (self.to_html(), None)
         if synthetic is not None and self.synthetic is not None:
-            files[Path(synthetic)] = (table_content(self.synthetic, synthetic), OWNER_ONLY)
+            files[Path(synthetic)] = record_file(self.synthetic, synthetic)
         return write_files_atomic(files, inputs=inputs)
 
 
