@@ -212,12 +212,24 @@ def test_record_level_files_are_owner_only_under_any_umask(tmp_path) -> None:
     assert "owner-only" in result.stderr
 
 
+def _catches(pid: int, sig: int) -> bool:
+    """Whether process ``pid`` has a handler for ``sig`` (Linux: the SigCgt mask)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    mask = next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(mask, 16) >> (sig - 1) & 1)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
 @pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupted_run_writes_nothing_and_says_how_it_ended(tmp_path, sig, code) -> None:
     out = tmp_path / "demo"
     proc = subprocess.Popen([sys.executable, "-m", "attack", "demo", "--units", "200000", "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(8.0)  # past start-up (about 2 s), well before the end (a minute or more)
+    deadline = time.monotonic() + 60.0
+    while not _catches(proc.pid, signal.SIGTERM):  # Python catches SIGINT itself; SIGTERM only
+        assert proc.poll() is None and time.monotonic() < deadline  # once the command has begun
+        time.sleep(0.05)
+    time.sleep(1.0)  # into the demo's computation (a minute or more at this size)
     assert proc.poll() is None
     proc.send_signal(sig)
     _, stderr = proc.communicate(timeout=120)

@@ -1,0 +1,94 @@
+"""Compile every numba loop of the package into its disk cache, by running each path that uses one
+on toy data.
+
+numba compiles a loop the first time it is called and keeps the machine code on disk (next to
+the module, in ``__pycache__``, keyed by the module's content, the loop's argument types, the
+processor and the numba version). Building a wheel runs this module (``setup.py``), so that an
+installation starts with every loop on disk and its first run is as quick as later ones. After
+installing a wheel built on another machine or with another numba, run it once:
+``python -m attack._precompile``.
+
+Each step goes through the code a real run takes, so that the argument types are those of a
+real run; a memory budget of a few bytes sends every block to the solvers of large blocks.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+TINY_BUDGET = "1KiB"   # every block "too large" for a dense matrix: the large-block solvers
+UNITS = 600            # firms of the toy demo population
+
+
+def _demo_links() -> None:
+    """The demo's attacks with every assignment method, on small blocks and on "large" ones."""
+    from attack.study.demo import demo_scenario
+
+    for method in ("greedy", "hungarian", "sequential", "nearest"):
+        for engine in ({"jobs": 1}, {"jobs": 1, "memory_budget": TINY_BUDGET}):
+            demo_scenario(UNITS, 1, method).run(engine=engine)
+
+
+def _fellegi_sunter() -> None:
+    """A Fellegi–Sunter intruder (Procedure II on match levels), learned weights included."""
+    import attack
+    from attack.datasets.demo import demo_source
+
+    release, uid = demo_source("formal", n_units=UNITS, seed=1)
+    external, _ = demo_source("external:markus", n_units=UNITS, seed=1)
+    for budget in (None, TINY_BUDGET):
+        attack.mass_attack(external, release, original=release,
+                           keys=["turnover:metric", "employees:metric", "nace:nominal"],
+                           blocks=["bbr9"], cells=["east_west"], gammas=[0.1], tau=0.5,
+                           external_id=uid, release_id=uid, intruder="fellegi-sunter",
+                           engine={"jobs": 1, "memory_budget": budget})
+
+
+def _microaggregation() -> None:
+    """Joint MDAV (the compiled k-d tree searches) and local suppression."""
+    import attack
+
+    rng = np.random.default_rng(0)
+    numbers = pd.DataFrame(rng.normal(size=(5000, 3)), columns=["a", "b", "c"])
+    attack.protect(numbers, "mdav", {"k": 3}, columns=["a", "b", "c"])
+    codes = pd.DataFrame(rng.integers(0, 4, size=(300, 3)), columns=["x", "y", "z"]).astype(str)
+    attack.protect(codes, "local-suppression", {"k": 3}, columns=["x", "y", "z"])
+
+
+def _singling_out() -> None:
+    """The singling-out attack on synthetic data (its compiled scan of predicates)."""
+    from attack.synthetic_attacks.anonymeter import singling_out
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.integers(0, 5, 300), "y": rng.normal(size=300).round(1),
+                          "z": rng.integers(0, 3, 300)})
+    for mode in ("univariate", "multivariate"):
+        singling_out(frame.iloc[:100], frame.iloc[200:], frame.iloc[100:200], mode=mode,
+                     n_attacks=50, max_attempts=20_000, seed=0)
+
+
+STEPS: tuple[Callable[[], None], ...] = (_demo_links, _fellegi_sunter, _microaggregation,
+                                         _singling_out)
+
+
+def precompile(log: Callable[[str], None] = lambda line: None) -> None:
+    """Run every step; ``log`` gets a line per step with its time."""
+    for step in STEPS:
+        start = time.perf_counter()
+        step()
+        log(f"{step.__name__.strip('_')}: {time.perf_counter() - start:.1f} s")
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory():
+        precompile(lambda line: print(line, file=sys.stderr))
+
+
+if __name__ == "__main__":
+    main()
