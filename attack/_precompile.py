@@ -9,13 +9,12 @@ installing a wheel built on another machine or with another numba, run it once:
 ``python -m attack._precompile``.
 
 Each step goes through the code a real run takes, so that the argument types are those of a
-real run; a memory budget of a few bytes sends every block to the solvers of large blocks.
+real run; a memory budget of 1 KiB sends every block to the solvers of large blocks.
 """
 
 from __future__ import annotations
 
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 
@@ -36,7 +35,7 @@ def _demo_links() -> None:
 
 
 def _fellegi_sunter() -> None:
-    """A Fellegi–Sunter intruder (Procedure II on match levels), learned weights included."""
+    """A Fellegi–Sunter intruder (Procedure II on match levels), on small and "large" blocks."""
     import attack
     from attack.datasets.demo import demo_source
 
@@ -86,8 +85,7 @@ def precompile(log: Callable[[str], None] = lambda line: None) -> None:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory():
-        precompile(lambda line: print(line, file=sys.stderr))
+    precompile(lambda line: print(line, file=sys.stderr))
 
 
 if __name__ == "__main__":
