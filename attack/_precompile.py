@@ -14,9 +14,12 @@ real run; a memory budget of 1 KiB sends every block to the solvers of large blo
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -74,18 +77,36 @@ def _singling_out() -> None:
 
 STEPS: tuple[Callable[[], None], ...] = (_demo_links, _fellegi_sunter, _microaggregation,
                                          _singling_out)
+#: Steps that share no compiled loop, run side by side by ``main`` (MDAV's loops take about as
+#: long to compile as all the others).
+LANES: tuple[tuple[Callable[[], None], ...], ...] = ((_microaggregation,),
+                                                    (_demo_links, _fellegi_sunter, _singling_out))
 
 
-def precompile(log: Callable[[str], None] = lambda line: None) -> None:
-    """Run every step; ``log`` gets a line per step with its time."""
-    for step in STEPS:
+def precompile(log: Callable[[str], None] = lambda line: None,
+               steps: Sequence[Callable[[], None]] = STEPS) -> list[str]:
+    """Run ``steps`` one after the other; ``log`` gets a line per step with its time. Returns
+    the lines."""
+    lines = []
+    for step in steps:
         start = time.perf_counter()
         step()
-        log(f"{step.__name__.strip('_')}: {time.perf_counter() - start:.1f} s")
+        lines.append(f"{step.__name__.strip('_')}: {time.perf_counter() - start:.1f} s")
+        log(lines[-1])
+    return lines
 
 
 def main() -> None:
-    precompile(lambda line: print(line, file=sys.stderr))
+    """Every lane in a process of its own, as many at once as there are cores."""
+    workers = max(1, min(len(LANES), os.cpu_count() or 1))
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for lines in pool.map(precompile, [_ignore] * len(LANES), LANES):
+            for line in lines:
+                print(line, file=sys.stderr)
+
+
+def _ignore(line: str) -> None:
+    """A logger for a worker process (its lines are printed by ``main``)."""
 
 
 if __name__ == "__main__":

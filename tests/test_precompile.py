@@ -6,7 +6,7 @@ import importlib.util
 import tomllib
 from pathlib import Path
 
-from attack._precompile import STEPS, precompile
+from attack._precompile import LANES, STEPS, precompile
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,6 +35,8 @@ def test_every_step_runs_and_is_logged() -> None:
     """A step broken by a change to the API would leave every wheel without compiled loops
     (the build only warns), so each is run here."""
     lines: list[str] = []
-    precompile(lines.append)
+    assert precompile(lines.append) == lines
     assert [line.split(":")[0] for line in lines] == [step.__name__.strip("_") for step in STEPS]
     assert len(lines) == 4
+    in_lanes = [step for lane in LANES for step in lane]
+    assert sorted(in_lanes, key=STEPS.index) == list(STEPS)  # each step in one lane
