@@ -25,7 +25,8 @@ class BuildWithCompiledLoops(build_py):
                 if name.endswith((".nbi", ".nbc")):
                     os.remove(os.path.join(folder, name))
         env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
-        env["PYTHONPATH"] = built
+        # the built package first; pip's build environment may come by PYTHONPATH too
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [built, env.get("PYTHONPATH")]))
         done = subprocess.run([sys.executable, "-m", "attack._precompile"], cwd=built, env=env,
                               check=False)
         if done.returncode:
