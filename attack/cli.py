@@ -183,14 +183,17 @@ def tune_synthesis_command(**flags: Any) -> bool:
 @options.reading
 def risk_command(data_path: Path, keys: tuple[str, ...], weight: str | None, household: str | None,
                  sensitive: str | None, json_path: Path | None, html_path: Path | None, records_path: Path | None,
-                 quiet: bool, reading: attack.ReadOptions, **settings: Any) -> bool:
+                 quiet: bool, reading: attack.ReadOptions, population_path: Path | None = None,
+                 **settings: Any) -> bool:
     """Frequency risk of categorical keys as sdcMicro and mu-Argus compute it
     (docs/method/frequency-risk.md): f_k, F_k, individual, household and global risk, k-anonymity,
     l-diversity and SUDA. Exit status 1 (NOT PASSED) when a record's individual risk exceeds
     --threshold or a key combination has fewer than --k records, else 0."""
-    app.guard([json_path, html_path, records_path], [data_path])
-    [data] = attack.read_tables([data_path], reading)
-    result = attack.frequency_risk(data, keys, weight, household, sensitive, **settings)
+    inputs = [data_path] + ([population_path] if population_path else [])
+    app.guard([json_path, html_path, records_path], inputs)
+    data, *population = attack.read_tables(inputs, reading)
+    result = attack.frequency_risk(data, keys, weight, household, sensitive,
+                                   population_file=population[0] if population else None, **settings)
     document = result.to_dict()
     files: app.Files = {}
     if json_path:
@@ -199,7 +202,7 @@ def risk_command(data_path: Path, keys: tuple[str, ...], weight: str | None, hou
         files[html_path] = (app.frequency_html(document, f"Frequency risk of {data_path.name}"), None)
     if records_path:
         files[records_path] = app.record_file(result.records(), records_path)
-    app.write(files, [data_path])
+    app.write(files, inputs)
     if records_path:
         app.say_record_level(records_path, app.HOLDS_RISKS)
     if not quiet:

@@ -327,6 +327,11 @@ RISK = stack(
     click.option("--json", "json_path", type=FILE, help="Write the aggregates as JSON."),
     click.option("--html", "html_path", type=FILE, help="Write the aggregates as an HTML page."),
     click.option("--records", "records_path", type=FILE, help="Write the record-level risks (confidential, mode 0600)."),
+    click.option("--sampling-fraction", type=click.FloatRange(0, 1, min_open=True), help="The file is a simple random sample with this sampling fraction: adds Pitman's, Zayatz's and the SNB estimates of population uniques (docs/method/population-uniqueness.md)."),
+    click.option("--population", type=click.IntRange(min=1), help="The file is a sample of a population of this size (instead of --sampling-fraction)."),
+    click.option("--population-file", "population_path", type=FILE, help="The intruder's file is the population: exact journalist and marketer risks from its key classes."),
+    click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True, help="Replicates of the bootstrap interval of the population uniques (0: none)."),
+    click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap."),
 )
 
 

@@ -29,6 +29,7 @@ from attack.risk.individual import (
     risk_threshold,
 )
 from attack.risk.key_cells import LDiversity, category_codes, l_diversity
+from attack.risk.population_risk import PopulationRisk, population_risk
 from attack.risk.suda import Suda, suda_scores
 
 #: k of the k-anonymity counts every result carries.
@@ -57,6 +58,9 @@ class FrequencyRisk:
         SUDA scores (``None`` when not computed).
     l_diversity:
         Distinct sensitive values per key cell (``None`` without a sensitive variable).
+    population:
+        Population uniqueness (with a sampling fraction or population size) and the
+        prosecutor, journalist and marketer risks (docs/method/population-uniqueness.md).
     """
 
     keys: tuple[str, ...]
@@ -70,6 +74,7 @@ class FrequencyRisk:
     household_risk: np.ndarray | None = field(default=None, repr=False)
     suda: Suda | None = field(default=None, repr=False)
     l_diversity: LDiversity | None = field(default=None, repr=False)
+    population: PopulationRisk | None = field(default=None, repr=False)
 
     @property
     def n(self) -> int:
@@ -149,6 +154,8 @@ class FrequencyRisk:
             out["l_diversity"] = self.l_diversity.to_dict()
         if self.suda is not None:
             out["suda"] = self.suda.to_dict()
+        if self.population is not None:
+            out.update(self.population.to_dict())
         return out
 
     def records(self) -> pd.DataFrame:
@@ -198,6 +205,11 @@ def frequency_risk(
     max_global_risk: float = 0.01,
     suda: bool = True,
     dis_fraction: float = 0.01,
+    sampling_fraction: float | None = None,
+    population: int | None = None,
+    population_file: Table | pd.DataFrame | None = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
 ) -> FrequencyRisk:
     """Frequency risk of the categorical ``keys`` of ``frame`` (docs/method/frequency-risk.md).
 
@@ -230,6 +242,16 @@ def frequency_risk(
         Compute SUDA and DIS-SUDA scores.
     dis_fraction:
         Sampling fraction of the DIS-SUDA calibration.
+    sampling_fraction, population:
+        The release is a simple random sample with this sampling fraction, or of a population
+        of this size (at most one): adds the population-uniqueness models and makes the
+        journalist and marketer risks those of the superpopulation model.
+    population_file:
+        The intruder's file when it is the population: exact journalist and marketer risks.
+    bootstrap:
+        Replicates of the population-uniqueness interval (0: none).
+    seed:
+        Seed of the bootstrap.
     """
     keys = list(keys)
     if len(set(keys)) != len(keys):
@@ -260,14 +282,23 @@ def frequency_risk(
         hh = household_risk(risk, ids, household_method)
     if sensitive is not None:
         require_columns(table, [sensitive])
+    if weights is not None and (sampling_fraction is not None or population is not None):
+        raise InputError("give either sampling weights or a sampling fraction / population size, not both")
+    if sampling_fraction is not None and population is not None:
+        raise InputError("give either the sampling fraction or the population size, not both")
+    pop = population_risk(table, keys, threshold=threshold, sampling_fraction=sampling_fraction,
+                          population=population, population_file=population_file, method=method,
+                          replicates=bootstrap, seed=seed)
     settings = {"alpha": alpha, "method": method if weights is not None else "population",
                 "household_method": household_method if household is not None else None,
                 "threshold": threshold, "k": k, "max_global_risk": max_global_risk,
-                "dis_fraction": dis_fraction if suda else None}
+                "dis_fraction": dis_fraction if suda else None, "sampling_fraction": sampling_fraction,
+                "population": population, "population_file": population_file is not None,
+                "bootstrap": bootstrap, "seed": seed}
     return FrequencyRisk(
         tuple(keys), weight, household, sensitive, settings, fk, big_fk, risk, hh,
         suda_scores(codes, tuple(keys), dis_fraction) if suda else None,
-        l_diversity(frame, keys, sensitive, warn=False) if sensitive is not None else None,
+        l_diversity(frame, keys, sensitive, warn=False) if sensitive is not None else None, pop,
     )
 
 

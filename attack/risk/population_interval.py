@@ -8,7 +8,7 @@ are singletons. Each further unit opens a new class with probability ``(θ + Kα
 joins a singleton with ``S(1 − α)/(θ + t)``, else joins a larger class; only ``K`` and ``S``
 matter for the uniques. A replicate draws θ*, α* from the normal approximation of their
 maximum-likelihood estimate (covariance the inverse observed information) and runs the process
-from ``n`` to ``N`` units in blocks of 1 % of the units seated so far (binomial counts per
+from ``n`` to ``N`` units in blocks of 2 % of the units seated so far (binomial counts per
 block, the probabilities held within a block); its ``S`` at ``N`` is a draw of the population
 uniques. All replicates run at once (numpy vectors), seeded.
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 #: Units added per block, as a share of the units seated so far.
-BLOCK_SHARE = 0.01
+BLOCK_SHARE = 0.02
 
 
 @dataclass(frozen=True)
@@ -71,15 +71,14 @@ def pitman_uniques_draws(theta: float, alpha: float, information: np.ndarray, re
     k = np.full(replicates, float(classes))
     s = np.full(replicates, float(sample_uniques))
     seated = int(records)
+    one_minus_a = 1.0 - a
     while seated < population:
         block = min(population - seated, max(1, int(np.ceil(BLOCK_SHARE * seated))))
         denominator = t + seated
-        p_new = np.clip((t + k * a) / denominator, 0.0, 1.0)
-        p_single = np.clip(s * (1.0 - a) / denominator, 0.0, 1.0)
+        p_new = np.minimum((t + k * a) / denominator, 1.0)
+        rest = np.minimum(s * one_minus_a / denominator / np.maximum(1.0 - p_new, 1e-300), 1.0)
         opened = rng.binomial(block, p_new)
-        rest = np.clip(p_single / np.maximum(1.0 - p_new, 1e-300), 0.0, 1.0)
-        joined = rng.binomial(block - opened, rest)
-        joined = np.minimum(joined, s.astype(np.int64))
+        joined = np.minimum(rng.binomial(block - opened, rest), s)
         k += opened
         s += opened - joined
         seated += block

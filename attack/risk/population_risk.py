@@ -1,0 +1,99 @@
+"""A release's key classes seen from the population: population uniqueness (with a sampling
+fraction or population size) and the prosecutor, journalist and marketer attackers (with the
+sample, the population model or a population file), as ``attack risk`` reports them
+(docs/method/population-uniqueness.md).
+
+Key classes here are the exact combinations of the key values, a missing value being one more
+value (as ARX treats a suppressed value), not sdcMicro's matching of missing values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from attack.errors import InputError
+from attack.io.readers import Table, as_table, require_columns
+from attack.risk.attackers import AttackerRisk, attacker_risks
+from attack.risk.frequencies import key_codes, row_groups
+from attack.risk.individual import RiskMethod, individual_risk
+from attack.risk.population_uniqueness import PopulationUniqueness, population_uniqueness, resolve_population
+
+
+@dataclass(frozen=True)
+class PopulationRisk:
+    """Population uniqueness and the three attacker models of a release's keys.
+
+    Attributes
+    ----------
+    uniqueness:
+        Pitman's, Zayatz's and the SNB estimates with Dankar's choice (``None`` without a
+        sampling fraction or population size).
+    prosecutor, journalist, marketer:
+        The attacker models' risks.
+    """
+
+    uniqueness: PopulationUniqueness | None
+    prosecutor: AttackerRisk
+    journalist: AttackerRisk
+    marketer: AttackerRisk
+
+    def to_dict(self) -> dict:
+        out: dict = {"prosecutor_risk": self.prosecutor.to_dict(), "journalist_risk": self.journalist.to_dict(),
+                     "marketer_risk": self.marketer.to_dict()}
+        if self.uniqueness is not None:
+            out["population_uniqueness"] = self.uniqueness.to_dict()
+        return out
+
+
+def population_risk(frame: Table | pd.DataFrame, keys: list[str], *, threshold: float = 0.1,
+                    sampling_fraction: float | None = None, population: int | None = None,
+                    population_file: Table | pd.DataFrame | None = None, method: RiskMethod = "approx",
+                    replicates: int = 1000, seed: int = 0) -> PopulationRisk:
+    """Population uniqueness and attacker risks of ``frame``'s ``keys`` (module docstring).
+
+    ``population_file`` is the intruder's file when it is the population: the journalist and
+    marketer then use its exact class sizes. Otherwise, with ``sampling_fraction`` or
+    ``population``, they use the superpopulation model; with neither, the release is the
+    population (ARX's default)."""
+    table = as_table(frame)
+    require_columns(table, keys)
+    sizes, big_f = _class_sizes(table, keys, population_file)
+    uniqueness = None
+    model_risk = None
+    if sampling_fraction is not None or population is not None:
+        uniqueness = population_uniqueness(sizes, sampling_fraction=sampling_fraction, population=population,
+                                           replicates=replicates, seed=seed)
+        if big_f is None:
+            big_n = resolve_population(int(sizes.sum()), sampling_fraction, population)
+            f = sizes.astype(float)
+            model_risk = individual_risk(f, f * big_n / sizes.sum(), method)
+    prosecutor, journalist, marketer = attacker_risks(sizes, big_f, threshold, model_risk)
+    return PopulationRisk(uniqueness, prosecutor, journalist, marketer)
+
+
+def _class_sizes(table: Table, keys: list[str],
+                 population_file: Table | pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Sample size of each key class and, with a population file, its population size."""
+    n = len(table.frame)
+    if population_file is None:
+        codes = key_codes(table.frame, keys)
+        _, inverse = row_groups(codes)
+        return np.bincount(inverse).astype(np.int64), None
+    pop = as_table(population_file)
+    require_columns(pop, keys)
+    both = pd.concat([table.frame[keys].astype(object), pop.frame[keys].astype(object)], ignore_index=True)
+    _, inverse = row_groups(key_codes(both, keys))
+    sample_of, pop_of = inverse[:n], inverse[n:]
+    groups = int(inverse.max()) + 1 if inverse.size else 0
+    f = np.bincount(sample_of, minlength=groups)
+    big_f = np.bincount(pop_of, minlength=groups)
+    short = (f > 0) & (big_f < f)
+    if short.any():
+        row = int(np.flatnonzero(short[sample_of])[0]) + 1
+        raise InputError("the population file holds fewer units than the release in this record's key class "
+                         "(the population must contain every released record)", file=table.source, row=row)
+    seen = f > 0
+    return f[seen].astype(np.int64), big_f[seen].astype(np.int64)
