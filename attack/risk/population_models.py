@@ -14,7 +14,17 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from attack.risk.arx_numerics import ACCURACY, Matrix, Pair, Solution, digamma, gamma, log_gamma, solve, trigamma
+from attack.risk.arx_numerics import (
+    ACCURACY,
+    Matrix,
+    Pair,
+    Solution,
+    digamma,
+    gamma,
+    log_gamma,
+    solve,
+    trigamma,
+)
 
 INT_MAX = 2**31 - 1
 

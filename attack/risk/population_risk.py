@@ -19,7 +19,11 @@ from attack.io.readers import Table, as_table, require_columns
 from attack.risk.attackers import AttackerRisk, attacker_risks
 from attack.risk.frequencies import key_codes, row_groups
 from attack.risk.individual import RiskMethod, individual_risk
-from attack.risk.population_uniqueness import PopulationUniqueness, population_uniqueness, resolve_population
+from attack.risk.population_uniqueness import (
+    PopulationUniqueness,
+    population_uniqueness,
+    resolve_population,
+)
 
 
 @dataclass(frozen=True)

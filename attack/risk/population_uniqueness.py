@@ -18,7 +18,15 @@ import pandas as pd
 from attack.errors import InputError
 from attack.report.notebook import one_line, result_html
 from attack.risk.population_interval import UniquesInterval, interval_of, pitman_uniques_draws
-from attack.risk.population_models import ClassSizes, ModelFit, pitman, pitman_information, population_size, snb, zayatz
+from attack.risk.population_models import (
+    ClassSizes,
+    ModelFit,
+    pitman,
+    pitman_information,
+    population_size,
+    snb,
+    zayatz,
+)
 
 MODELS = ("pitman", "zayatz", "snb")
 #: Dankar et al.'s threshold on the sampling fraction: Pitman's model at or below it.

@@ -110,8 +110,9 @@ def _strip_handle_constructor(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     start = text.index("    RiskModelHistogram(final DataHandleInternal handle")
     doc = text.rindex("/**", 0, start)
-    depth, end = 0, text.index("{", start)
-    for end in range(end, len(text)):
+    depth, opening = 0, text.index("{", start)
+    end = opening
+    for end in range(opening, len(text)):
         depth += {"{": 1, "}": -1}.get(text[end], 0)
         if depth == 0:
             break
