@@ -184,11 +184,15 @@ def tune_synthesis_command(**flags: Any) -> bool:
 def risk_command(data_path: Path, keys: tuple[str, ...], weight: str | None, household: str | None,
                  sensitive: str | None, json_path: Path | None, html_path: Path | None, records_path: Path | None,
                  quiet: bool, reading: attack.ReadOptions, population_path: Path | None = None,
-                 **settings: Any) -> bool:
+                 context_value: str | None = None, **settings: Any) -> bool:
     """Frequency risk of categorical keys as sdcMicro and mu-Argus compute it
     (docs/method/frequency-risk.md): f_k, F_k, individual, household and global risk, k-anonymity,
     l-diversity and SUDA. Exit status 1 (NOT PASSED) when a record's individual risk exceeds
     --threshold or a key combination has fewer than --k records, else 0."""
+    if context_value is not None:
+        if click.get_current_context().get_parameter_source("threshold") == click.core.ParameterSource.COMMANDLINE:
+            raise attack.InputError("--context sets the threshold (its tau): leave out --threshold")
+        settings["context"] = attack.resolve_context(context_value)
     inputs = [data_path] + ([population_path] if population_path else [])
     app.guard([json_path, html_path, records_path], inputs)
     data, *population = attack.read_tables(inputs, reading)

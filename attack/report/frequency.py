@@ -65,6 +65,39 @@ def _tables(document: Mapping[str, Any]) -> list[tuple[ReportTable, str]]:
         for label, count in suda["records_by_dis_score"].items():
             dis.add([label, str(count)])
         out.append((dis, f"DIS-SUDA scores (sampling fraction {suda['dis_fraction']})"))
+    out += _population_tables(document)
+    return out
+
+
+_BASIS = {"sample": "the release taken as the population", "population_file": "the population file",
+          "population_model": "the superpopulation model"}
+
+
+def _population_tables(document: Mapping[str, Any]) -> list[tuple[ReportTable, str]]:
+    """The attacker models and, with a sampling fraction, the population-uniqueness models."""
+    out = []
+    if "prosecutor_risk" in document:
+        table = ReportTable(["attacker", "F from", "highest risk", "records at risk", "average risk"],
+                            [False, False, True, True, True])
+        for name in ("prosecutor", "journalist", "marketer"):
+            entry = document[f"{name}_risk"]
+            table.add([name, _BASIS[entry["basis"]] if name != "prosecutor" else "the release",
+                       _number(entry["highest"]), _number(entry["records_at_risk"]), _number(entry["average"])])
+        out.append((table, f"Attacker models (records at risk: record risk above "
+                           f"{document['prosecutor_risk']['threshold']})"))
+    uniqueness = document.get("population_uniqueness")
+    if uniqueness:
+        table = ReportTable(["model", "status", "population uniques", "share of the population"],
+                            [False, False, True, True])
+        for name, entry in uniqueness["models"].items():
+            table.add([name, entry["status"].replace("_", " "), _number(entry["uniques"]), _number(entry["share"])])
+        dankar = uniqueness["dankar"]
+        interval = uniqueness["interval"]
+        bounds = (f"; {100 * interval['level']:g} % interval (Pitman, {interval['replicates']} replicates) "
+                  f"{interval['lower']:.0f} to {interval['upper']:.0f}" if interval else
+                  f"; interval {uniqueness['interval_status']}")
+        out.append((table, f"Population uniques (n = {uniqueness['records']}, N = {uniqueness['population']}); "
+                           f"Dankar's rule: {dankar['model']}, {_number(dankar['uniques'])}{bounds}"))
     return out
 
 

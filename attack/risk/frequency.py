@@ -30,6 +30,7 @@ from attack.risk.individual import (
 )
 from attack.risk.key_cells import LDiversity, category_codes, l_diversity
 from attack.risk.population_risk import PopulationRisk, population_risk
+from attack.risk.release_context import ReleaseContext
 from attack.risk.suda import Suda, suda_scores
 
 #: k of the k-anonymity counts every result carries.
@@ -61,6 +62,9 @@ class FrequencyRisk:
     population:
         Population uniqueness (with a sampling fraction or population size) and the
         prosecutor, journalist and marketer risks (docs/method/population-uniqueness.md).
+    context:
+        The release context whose τ is the threshold and whose attacker model's measure must
+        stay at or below τ (docs/method/release-context.md).
     """
 
     keys: tuple[str, ...]
@@ -75,6 +79,7 @@ class FrequencyRisk:
     suda: Suda | None = field(default=None, repr=False)
     l_diversity: LDiversity | None = field(default=None, repr=False)
     population: PopulationRisk | None = field(default=None, repr=False)
+    context: ReleaseContext | None = None
 
     @property
     def n(self) -> int:
@@ -100,9 +105,22 @@ class FrequencyRisk:
         return int((self.fk < k).sum())
 
     @property
+    def context_measure(self) -> float | None:
+        """The release context's attacker measure: the prosecutor's highest risk (public-use),
+        the journalist's or the marketer's average risk (``None`` without a context)."""
+        if self.context is None or self.population is None:
+            return None
+        model = self.context.attacker_model
+        attacker = getattr(self.population, model)
+        return float(attacker.highest if model == "prosecutor" else attacker.average)
+
+    @property
     def passed(self) -> bool:
-        """True when no record's risk exceeds the threshold and every key cell reaches ``k``."""
-        return self.above_threshold == 0 and self.k_violations(self.settings["k"]) == 0
+        """True when no record's risk exceeds the threshold, every key cell reaches ``k`` and,
+        with a release context, its attacker measure stays at or below τ."""
+        measure = self.context_measure
+        return (self.above_threshold == 0 and self.k_violations(self.settings["k"]) == 0
+                and (measure is None or measure <= self.settings["threshold"]))
 
     def _facts(self) -> list[str]:
         k = self.settings["k"]
@@ -156,6 +174,10 @@ class FrequencyRisk:
             out["suda"] = self.suda.to_dict()
         if self.population is not None:
             out.update(self.population.to_dict())
+        if self.context is not None:
+            out["context"] = self.context.record() | {"measure": self.context_measure,
+                                                      "measure_passed": self.context_measure is not None
+                                                      and self.context_measure <= self.context.tau}
         return out
 
     def records(self) -> pd.DataFrame:
@@ -210,6 +232,7 @@ def frequency_risk(
     population_file: Table | pd.DataFrame | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
+    context: ReleaseContext | None = None,
 ) -> FrequencyRisk:
     """Frequency risk of the categorical ``keys`` of ``frame`` (docs/method/frequency-risk.md).
 
@@ -252,8 +275,13 @@ def frequency_risk(
         Replicates of the population-uniqueness interval (0: none).
     seed:
         Seed of the bootstrap.
+    context:
+        Release context (``attack.release_context``): its τ replaces ``threshold`` and its
+        attacker model's measure enters the verdict.
     """
     keys = list(keys)
+    if context is not None:
+        threshold = context.tau
     if len(set(keys)) != len(keys):
         raise InputError("a key variable is listed twice")
     if k < 1:
@@ -298,7 +326,7 @@ def frequency_risk(
     return FrequencyRisk(
         tuple(keys), weight, household, sensitive, settings, fk, big_fk, risk, hh,
         suda_scores(codes, tuple(keys), dis_fraction) if suda else None,
-        l_diversity(frame, keys, sensitive, warn=False) if sensitive is not None else None, pop,
+        l_diversity(frame, keys, sensitive, warn=False) if sensitive is not None else None, pop, context,
     )
 
 

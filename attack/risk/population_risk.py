@@ -16,6 +16,7 @@ import pandas as pd
 
 from attack.errors import InputError
 from attack.io.readers import Table, as_table, require_columns
+from attack.report.notebook import one_line, result_html
 from attack.risk.attackers import AttackerRisk, attacker_risks
 from attack.risk.frequencies import key_codes, row_groups
 from attack.risk.individual import RiskMethod, individual_risk
@@ -43,6 +44,19 @@ class PopulationRisk:
     prosecutor: AttackerRisk
     journalist: AttackerRisk
     marketer: AttackerRisk
+
+    def __repr__(self) -> str:
+        chosen = [] if self.uniqueness is None else [repr(self.uniqueness)]
+        return one_line("PopulationRisk", None, f"prosecutor highest {self.prosecutor.highest:.4g}",
+                        f"journalist average {self.journalist.average:.4g}",
+                        f"marketer {self.marketer.average:.4g}", *chosen)
+
+    def _repr_html_(self) -> str:
+        table = pd.DataFrame([{"attacker": a.model, "F from": a.basis, "highest": a.highest,
+                               "records at risk": a.records_at_risk, "average": a.average}
+                              for a in (self.prosecutor, self.journalist, self.marketer)])
+        html = result_html("Attacker models", None, [f"threshold {self.prosecutor.threshold:g}"], table)
+        return html + (self.uniqueness._repr_html_() if self.uniqueness is not None else "")
 
     def to_dict(self) -> dict:
         out: dict = {"prosecutor_risk": self.prosecutor.to_dict(), "journalist_risk": self.journalist.to_dict(),
