@@ -46,8 +46,17 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     )
     from attack.linkage.truth import TruthResult, link_names
     from attack.protect.catalogue import Protected
+    from attack.risk.attackers import AttackerRisk
     from attack.risk.frequency import FrequencyRisk, frequency_risk
     from attack.risk.mass import mass_attack
+    from attack.risk.population_interval import UniquesInterval
+    from attack.risk.population_risk import PopulationRisk, population_risk
+    from attack.risk.population_uniqueness import (
+        PopulationUniqueness,
+        UniquenessEstimate,
+        population_uniqueness,
+    )
+    from attack.risk.release_context import ReleaseContext, release_context, resolve_context
     from attack.risk.results import AttackResult
     from attack.study.demo import DemoResult, demo_scenario, run_demo
     from attack.study.outputs import certificate_path, tune_paths
@@ -68,11 +77,6 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.synthetic_attacks.mia_family import MembershipFamilyResult, membership_family
     from attack.utility.ml import MlUtility, ml_utility
     from attack.utility.profile import UtilityProfile, utility_profile
-    from attack.risk.attackers import AttackerRisk
-    from attack.risk.population_interval import UniquesInterval
-    from attack.risk.population_risk import PopulationRisk, population_risk
-    from attack.risk.population_uniqueness import PopulationUniqueness, UniquenessEstimate, population_uniqueness
-    from attack.risk.release_context import ReleaseContext, release_context, resolve_context
 
 #: Public name -> (module, name there).
 _LAZY = {
