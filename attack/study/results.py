@@ -131,7 +131,7 @@ class ScenarioResult:
 
     def _context_entry(self) -> dict:
         """``{"context": answers, τ, attacker model}`` when the scenario has a [context] table."""
-        settings = None if self.scenario is None else self.scenario.settings
+        settings = getattr(self.scenario, "settings", None)  # an attack.Scenario loaded from a file
         context = getattr(settings, "context", None)
         return {} if context is None else {"context": context.record()}
 
