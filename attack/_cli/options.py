@@ -211,6 +211,8 @@ LINK = stack(
     click.option("--json", "json_path", type=FILE, help="Write the result as JSON."),
     click.option("--html", "html_path", type=FILE, help="Write a self-contained HTML report."),
     click.option("--matches", "matches_path", type=FILE, help="Write record-level links (confidential)."),
+    click.option("--external-coverage", type=click.FloatRange(0, 1, min_open=True), help="Share of the population the external file covers: adds the expected re-identifications in the population with their interval."),
+    click.option("--release-fraction", type=click.FloatRange(0, 1, min_open=True), help="Sampling fraction of the release (1 for a complete file): adds the expected re-identifications in the population."),
 )
 
 
