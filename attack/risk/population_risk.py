@@ -18,7 +18,6 @@ from attack.errors import InputError
 from attack.io.readers import Table, as_table, require_columns
 from attack.report.notebook import one_line, result_html
 from attack.risk.attackers import AttackerRisk, attacker_risks
-from attack.risk.frequencies import key_codes, row_groups
 from attack.risk.individual import RiskMethod, individual_risk
 from attack.risk.population_uniqueness import (
     PopulationUniqueness,
@@ -96,22 +95,40 @@ def _class_sizes(table: Table, keys: list[str],
                  population_file: Table | pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray | None]:
     """Sample size of each key class and, with a population file, its population size."""
     n = len(table.frame)
-    if population_file is None:
-        codes = key_codes(table.frame, keys)
-        _, inverse = row_groups(codes)
-        return np.bincount(inverse).astype(np.int64), None
-    pop = as_table(population_file)
-    require_columns(pop, keys)
-    both = pd.concat([table.frame[keys].astype(object), pop.frame[keys].astype(object)], ignore_index=True)
-    _, inverse = row_groups(key_codes(both, keys))
-    sample_of, pop_of = inverse[:n], inverse[n:]
-    groups = int(inverse.max()) + 1 if inverse.size else 0
-    f = np.bincount(sample_of, minlength=groups)
-    big_f = np.bincount(pop_of, minlength=groups)
+    pop = None
+    if population_file is not None:
+        pop = as_table(population_file)
+        require_columns(pop, keys)
+    classes = _class_of_row([table.frame] + ([] if pop is None else [pop.frame]), keys)
+    groups = int(classes.max()) + 1 if classes.size else 0
+    f = np.bincount(classes[:n], minlength=groups)
+    if pop is None:
+        return f[f > 0].astype(np.int64), None
+    big_f = np.bincount(classes[n:], minlength=groups)
     short = (f > 0) & (big_f < f)
     if short.any():
-        row = int(np.flatnonzero(short[sample_of])[0]) + 1
+        row = int(np.flatnonzero(short[classes[:n]])[0]) + 1
         raise InputError("the population file holds fewer units than the release in this record's key class "
                          "(the population must contain every released record)", file=table.source, row=row)
     seen = f > 0
     return f[seen].astype(np.int64), big_f[seen].astype(np.int64)
+
+
+def _class_of_row(frames: list[pd.DataFrame], keys: list[str]) -> np.ndarray:
+    """Key class of every row of the frames stacked (exact combinations, a missing value being
+    one more value): per key the codes of ``pd.factorize``, packed into one integer per row when
+    their ranges allow it, then factorized again (hashing, linear in the rows)."""
+    packed = np.zeros(sum(len(f) for f in frames), dtype=np.int64)
+    radix = 1.0
+    columns = []
+    for key in keys:
+        values = frames[0][key] if len(frames) == 1 else pd.concat([f[key] for f in frames], ignore_index=True)
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        columns.append(codes.astype(np.int64) + 1)
+        radix *= len(uniques) + 1
+    if radix < 2.0**62:
+        for key, codes in zip(keys, columns, strict=True):
+            size = int(codes.max(initial=0)) + 1
+            packed = packed * size + codes
+        return pd.factorize(packed)[0]
+    return pd.DataFrame(dict(zip(keys, columns, strict=True))).groupby(keys, sort=False).ngroup().to_numpy()
