@@ -85,8 +85,10 @@ def population_risk(frame: Table | pd.DataFrame, keys: list[str], *, threshold: 
                                            replicates=replicates, seed=seed)
         if big_f is None:
             big_n = resolve_population(int(sizes.sum()), sampling_fraction, population)
-            f = sizes.astype(float)
-            model_risk = individual_risk(f, f * big_n / sizes.sum(), method)
+            present = np.flatnonzero(np.bincount(sizes)).astype(float)   # the risk depends on f only
+            by_size = np.zeros(int(present[-1]) + 1)
+            by_size[present.astype(np.int64)] = individual_risk(present, present * big_n / sizes.sum(), method)
+            model_risk = by_size[sizes]
     prosecutor, journalist, marketer = attacker_risks(sizes, big_f, threshold, model_risk)
     return PopulationRisk(uniqueness, prosecutor, journalist, marketer)
 
@@ -95,15 +97,13 @@ def _class_sizes(table: Table, keys: list[str],
                  population_file: Table | pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray | None]:
     """Sample size of each key class and, with a population file, its population size."""
     n = len(table.frame)
-    pop = None
-    if population_file is not None:
-        pop = as_table(population_file)
-        require_columns(pop, keys)
-    classes = _class_of_row([table.frame] + ([] if pop is None else [pop.frame]), keys)
+    if population_file is None:
+        return np.unique(_packed_rows([table.frame], keys), return_counts=True)[1].astype(np.int64), None
+    pop = as_table(population_file)
+    require_columns(pop, keys)
+    classes = np.unique(_packed_rows([table.frame, pop.frame], keys), return_inverse=True)[1].reshape(-1)
     groups = int(classes.max()) + 1 if classes.size else 0
     f = np.bincount(classes[:n], minlength=groups)
-    if pop is None:
-        return f[f > 0].astype(np.int64), None
     big_f = np.bincount(classes[n:], minlength=groups)
     short = (f > 0) & (big_f < f)
     if short.any():
@@ -114,21 +114,31 @@ def _class_sizes(table: Table, keys: list[str],
     return f[seen].astype(np.int64), big_f[seen].astype(np.int64)
 
 
-def _class_of_row(frames: list[pd.DataFrame], keys: list[str]) -> np.ndarray:
-    """Key class of every row of the frames stacked (exact combinations, a missing value being
-    one more value): per key the codes of ``pd.factorize``, packed into one integer per row when
-    their ranges allow it, then factorized again (hashing, linear in the rows)."""
-    packed = np.zeros(sum(len(f) for f in frames), dtype=np.int64)
-    radix = 1.0
-    columns = []
-    for key in keys:
-        values = frames[0][key] if len(frames) == 1 else pd.concat([f[key] for f in frames], ignore_index=True)
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
-        columns.append(codes.astype(np.int64) + 1)
-        radix *= len(uniques) + 1
-    if radix < 2.0**62:
-        for key, codes in zip(keys, columns, strict=True):
-            size = int(codes.max(initial=0)) + 1
+def _packed_rows(frames: list[pd.DataFrame], keys: list[str]) -> np.ndarray:
+    """One integer per row of the frames stacked that is equal for equal key combinations (a
+    missing value being one more value): the keys' codes packed in mixed radix, or the group
+    number when their ranges do not fit 62 bits."""
+    columns = [_codes(frames[0][key] if len(frames) == 1 else pd.concat([f[key] for f in frames], ignore_index=True))
+               for key in keys]
+    if float(np.prod([float(size) for _, size in columns])) < 2.0**62:
+        packed = np.zeros(columns[0][0].size if columns else 0, dtype=np.int64)
+        for codes, size in columns:
             packed = packed * size + codes
-        return pd.factorize(packed)[0]
-    return pd.DataFrame(dict(zip(keys, columns, strict=True))).groupby(keys, sort=False).ngroup().to_numpy()
+        return packed
+    return pd.DataFrame({j: c for j, (c, _) in enumerate(columns)}).groupby(
+        list(range(len(columns))), sort=False).ngroup().to_numpy()
+
+
+def _codes(values: pd.Series) -> tuple[np.ndarray, int]:
+    """Codes 0 (missing), 1, 2, … of a key column and their number: integer columns of a
+    moderate range by their offset from the minimum, categoricals by their codes, any other
+    column by ``pd.factorize``."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy().astype(np.int64) + 1, len(values.cat.categories) + 1
+    if pd.api.types.is_integer_dtype(values.dtype) and values.dtype.kind in "iu" and len(values):
+        array = values.to_numpy()
+        low, high = int(array.min()), int(array.max())
+        if high - low <= max(len(array), 1 << 16):
+            return array.astype(np.int64) - low + 1, high - low + 2
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    return codes.astype(np.int64) + 1, len(uniques) + 1
