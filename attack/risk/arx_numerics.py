@@ -77,7 +77,7 @@ def trigamma(x: np.ndarray | float) -> np.ndarray:
     """ARX's trigamma approximation (``Gamma.trigamma``), elementwise.
 
     As in ARX, the argument is shifted up to 8 but the asymptotic tail is added only from 12
-    on, so values whose shifted argument falls in [8, 12) lack the tail; only the solver's
+    on, so every argument below 12 lacks the tail (one in [8, 12) gives 0); only the solver's
     derivatives use it, which changes the path of Newton's steps, not the solution."""
     x = np.array(x, dtype=float, ndmin=1)
     out = np.full(x.shape, np.nan)

@@ -29,14 +29,16 @@ def test_attackers_equal_arx(case, threshold, with_population, arx):
 
 
 def test_the_model_journalist_is_the_expected_inverse_population_size():
-    sample = pd.DataFrame({"k": ["a", "b", "b", "c", "c", "c"]})
+    sizes = [1] * 300 + [2] * 60 + [3] * 20                       # classes of 1, 2 and 3 records
+    sample = pd.DataFrame({"k": [f"c{i}" for i, f in enumerate(sizes) for _ in range(f)]})
     result = population_risk(sample, ["k"], sampling_fraction=0.5, replicates=0)
-    # f = 1, 2, 3, p = f/F = 1/2, q = p/(1-p) = 1: q·log(1/p), q - q²·log(1/p), p/(f - 1 + p) (sdcMicro's approx)
-    q = 1.0
-    expected = np.array([q * np.log(2), q - q * q * np.log(2), 0.5 / (3 - 0.5)])
+    # p = f/F = 1/2, q = p/(1-p) = 1: q·log(1/p), q - q²·log(1/p), p/(f - 1 + p) (sdcMicro's approx)
+    risk = {1: np.log(2), 2: 1 - np.log(2), 3: 0.5 / (3 - 0.5)}
+    n = 300 + 120 + 60
     assert result.journalist.basis == "population_model"
-    assert result.journalist.highest == pytest.approx(expected.max())
-    assert result.marketer.average == pytest.approx((np.array([1, 2, 3]) * expected).sum() / 6)
+    assert result.journalist.highest == pytest.approx(max(risk.values()))
+    assert result.marketer.average == pytest.approx((300 * risk[1] + 60 * 2 * risk[2] + 20 * 3 * risk[3]) / n)
+    assert result.journalist.records_at_risk == pytest.approx((300 + 120 + 60) / n)   # every risk above 0.1
 
 
 def test_a_population_file_missing_released_records_is_refused():

@@ -64,9 +64,9 @@ def test_no_sample_uniques_means_no_population_uniques():
 
 
 def test_population_size_and_fraction_are_one_or_the_other():
-    sizes = np.array([1, 1, 2, 3])
+    sizes = _sizes({1: 500, 2: 30, 3: 10, 5: 4, 10: 2})
     with pytest.raises(attack.InputError, match="either"):
         population_uniqueness(sizes)
     with pytest.raises(attack.InputError, match="smaller than the sample"):
         population_uniqueness(sizes, population=5)
-    assert population_uniqueness(sizes, population=70, replicates=0).population == 70
+    assert population_uniqueness(sizes, population=63000, replicates=0).population == 63000

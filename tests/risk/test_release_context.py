@@ -109,6 +109,9 @@ def test_the_scenario_context_sets_tau_and_the_certificate_records_it(tmp_path):
     assert certificate["scenario"]["evaluation"]["tau"] == 0.05
     assert CliRunner().invoke(main, ["verify", str(tmp_path / "out" / "result.certificate.json"),
                                      "--root", str(tmp_path)]).exit_code == 0
+    board = attack.render_report(tmp_path / "out" / "result.json", board=True, context="scientific-use").html
+    assert "release-context questionnaire" in board and "contract" in board and "journalist" in board
+    assert "judged with τ = 0.05 from its own context" in board     # the result's τ differs from 1/3
 
 
 def test_attack_risk_takes_the_context(tmp_path):
