@@ -85,6 +85,14 @@ def _population_tables(document: Mapping[str, Any]) -> list[tuple[ReportTable, s
                        _number(entry["highest"]), _number(entry["records_at_risk"]), _number(entry["average"])])
         out.append((table, f"Attacker models (records at risk: record risk above "
                            f"{document['prosecutor_risk']['threshold']})"))
+    context = document.get("context")
+    if context:
+        table = ReportTable(["question", "answer"], [False, False])
+        for question, answer in context["answers"].items():
+            table.add([question, str(answer)])
+        verdict = "at or below" if context["measure_passed"] else "above"
+        out.append((table, f"Release context: {context['rule']}; the {context['attacker_model']}'s measure "
+                           f"{_number(context['measure'])} is {verdict} τ"))
     uniqueness = document.get("population_uniqueness")
     if uniqueness:
         table = ReportTable(["model", "status", "population uniques", "share of the population"],
