@@ -8,6 +8,7 @@ commands are declared once in ``attack._cli.options``.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -32,16 +33,23 @@ def main() -> None:
 @options.reading
 def link_command(external_path: Path, release_path: Path, original_path: Path | None, json_path: Path | None,
                  html_path: Path | None, matches_path: Path | None, engine: dict, say: options.Say,
-                 reading: attack.ReadOptions, **settings: Any) -> bool:
+                 reading: attack.ReadOptions, context_value: str | None = None, **settings: Any) -> bool:
     """Link an external file to a release and score the attack.
 
     Exit status: 0 when every cell's disclosure risk is below τ, 1 when the verdict is NOT
     PASSED, 2 for a usage or input error."""
     inputs = [external_path, release_path, original_path]
     app.guard([json_path, html_path, matches_path], inputs)
+    context = None if context_value is None else attack.resolve_context(context_value)
+    if context is not None:
+        if click.get_current_context().get_parameter_source("tau") == click.core.ParameterSource.COMMANDLINE:
+            raise attack.InputError("--context sets tau: leave out --tau")
+        settings["tau"] = context.tau
     result = attack.mass_attack(external_path, release_path, original=original_path, engine=engine,
                                 progress=not say.quiet, name=f"{external_path.name} against {release_path.name}",
                                 reading=reading, **app.given(settings))
+    if context is not None:
+        result = dataclasses.replace(result, figures={**result.figures, "context": context.record()})
     return app.emit(result, json_path, html_path, matches_path, say=say, inputs=inputs)
 
 

@@ -213,6 +213,7 @@ LINK = stack(
     click.option("--matches", "matches_path", type=FILE, help="Write record-level links (confidential)."),
     click.option("--external-coverage", type=click.FloatRange(0, 1, min_open=True), help="Share of the population the external file covers: adds the expected re-identifications in the population with their interval."),
     click.option("--release-fraction", type=click.FloatRange(0, 1, min_open=True), help="Sampling fraction of the release (1 for a complete file): adds the expected re-identifications in the population."),
+    click.option("--context", "context_value", metavar="NAME|FILE", help="Release context: public-use, scientific-use, enclave or a TOML file with the [context] questionnaire; its tau replaces --tau and the result records it (docs/method/release-context.md)."),
 )
 
 

@@ -40,3 +40,10 @@ def test_attack_link_reports_the_population_figures(tmp_path):
     assert b["evaluation"]["external_coverage"] == 0.5
     assert {k: v for k, v in b.items() if k not in ("population_reidentifications", "evaluation")} == \
         {k: v for k, v in a.items() if k != "evaluation"}
+    context = tmp_path / "context.json"
+    done = CliRunner().invoke(main, [*common, "--json", str(context), "--context", "public-use"])
+    assert done.exit_code in (0, 1), done.output
+    judged = json.loads(context.read_text())
+    assert judged["tau"] == 0.1 and judged["context"]["attacker_model"] == "prosecutor"
+    done = CliRunner().invoke(main, [*common, "--context", "public-use", "--tau", "0.3"])
+    assert done.exit_code == 2 and "leave out --tau" in done.output
