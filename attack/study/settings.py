@@ -289,12 +289,13 @@ class ScenarioSettings(SettingsTable):
         if not isinstance(raw, Mapping) or not isinstance(raw.get("context"), Mapping):
             return raw
         evaluation = raw.get("evaluation", {})
-        if isinstance(evaluation, Mapping) and "tau" in evaluation:
-            raise InputError("the [context] questionnaire sets tau: leave it out of [evaluation]", field="evaluation.tau")
         try:
             tau = release_context(raw["context"]).tau
         except InputError:
             return raw  # the [context] table's own validation names the bad answer
+        if isinstance(evaluation, Mapping) and "tau" in evaluation and evaluation["tau"] != tau:
+            raise InputError(f"the [context] questionnaire sets tau = {tau:g}: leave it out of [evaluation]",
+                             field="evaluation.tau")
         return {**raw, "evaluation": {**(evaluation if isinstance(evaluation, Mapping) else {}), "tau": tau}}
 
     @model_validator(mode="after")

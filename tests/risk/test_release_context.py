@@ -95,6 +95,7 @@ def test_the_scenario_context_sets_tau_and_the_certificate_records_it(tmp_path):
     assert validate(raw).evaluation.tau == 0.05
     with pytest.raises(attack.InputError, match="sets tau"):
         validate(raw | {"evaluation": {**raw["evaluation"], "tau": 0.3}})
+    assert validate(raw | {"evaluation": {**raw["evaluation"], "tau": 0.05}}).context == validate(raw).context
     EXTERNAL.to_csv(tmp_path / "external.csv", index=False)
     RELEASE.to_csv(tmp_path / "release.csv", index=False)
     ORIGINAL.to_csv(tmp_path / "original.csv", index=False)
@@ -107,6 +108,7 @@ def test_the_scenario_context_sets_tau_and_the_certificate_records_it(tmp_path):
         assert recorded["tau"] == 0.05 and recorded["attacker_model"] == "prosecutor"
         assert recorded["answers"]["sensitivity"] == "high"
     assert certificate["scenario"]["evaluation"]["tau"] == 0.05
+    assert "[context]" in attack.Scenario.from_toml(tmp_path / "scenario.toml").to_toml()   # round trip
     assert CliRunner().invoke(main, ["verify", str(tmp_path / "out" / "result.certificate.json"),
                                      "--root", str(tmp_path)]).exit_code == 0
     board = attack.render_report(tmp_path / "out" / "result.json", board=True, context="scientific-use").html
