@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from arx_golden import GOLDEN_HISTOGRAMS
+from arx_golden import GOLDEN_HISTOGRAMS, GOLDEN_LARGE
 
 import attack
 from attack.risk.population_models import ClassSizes, pitman, snb, zayatz
@@ -30,7 +30,7 @@ def test_the_golden_set_covers_every_choice_and_failures():
     assert {row[0] for row in GOLDEN_HISTOGRAMS} == {0.01, 0.05, 0.1, 0.2, 0.5, 0.9}
 
 
-@pytest.mark.parametrize("row", GOLDEN_HISTOGRAMS, ids=lambda r: f"pi{r[0]}-{len(r[1])}sizes-{r[-1]}")
+@pytest.mark.parametrize("row", GOLDEN_HISTOGRAMS + GOLDEN_LARGE, ids=lambda r: f"pi{r[0]}-{len(r[1])}sizes-{r[-1]}")
 def test_each_model_and_dankars_choice_equal_arx(row):
     fraction, histogram, population, arx_pitman, arx_zayatz, arx_snb, arx_dankar, arx_model = row
     sizes = _sizes(histogram)
