@@ -135,7 +135,7 @@ def _codes(values: pd.Series) -> tuple[np.ndarray, int]:
     column by ``pd.factorize``."""
     if isinstance(values.dtype, pd.CategoricalDtype):
         return values.cat.codes.to_numpy().astype(np.int64) + 1, len(values.cat.categories) + 1
-    if pd.api.types.is_integer_dtype(values.dtype) and values.dtype.kind in "iu" and len(values):
+    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "iu" and len(values):
         array = values.to_numpy()
         low, high = int(array.min()), int(array.max())
         if high - low <= max(len(array), 1 << 16):

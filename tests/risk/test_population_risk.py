@@ -46,3 +46,14 @@ def test_a_register_without_the_released_records_is_refused(tmp_path):
     done = CliRunner().invoke(main, ["risk", "--data", str(sample), "--key", "a", "--sampling-fraction", "0.1",
                                      "--population", "100"])
     assert done.exit_code == 2 and "not both" in done.output
+
+
+def test_key_classes_of_mixed_column_types_count_a_missing_value_as_a_value():
+    import pandas as pd
+
+    from attack.risk.population_risk import population_risk
+
+    sample = pd.DataFrame({"a": pd.array([1, None, 1, 2, 2, 2], dtype="Int64"), "b": ["x", "y", "x", None, None, "z"],
+                           "c": pd.Categorical(["p", "q", "p", "p", "p", "q"]), "d": [True, False, True, True, True, False]})
+    prosecutor = population_risk(sample, ["a", "b", "c", "d"]).prosecutor
+    assert prosecutor.average == 4 / 6 and prosecutor.lowest == 1 / 2 and prosecutor.highest == 1.0
