@@ -28,9 +28,13 @@ def _number(value: Any, digits: int = 6) -> str:
 def _headline(document: Mapping[str, Any]) -> str:
     s = document["settings"]
     verdict = "PASSED" if document["passed"] else "NOT PASSED"
+    context = document.get("context")
+    measure = (f", the {context['attacker_model']}'s measure {_number(context['measure'])} "
+               f"{'at or below' if context['measure_passed'] else 'above'} the release context's τ"
+               if context else "")
     return (f"{verdict}: {document['individual_risk']['above_threshold']} records with individual risk above "
             f"{s['threshold']}, {document['k_anonymity'][str(s['k'])]['violating']} records in key "
-            f"combinations of fewer than {s['k']} records ({document['records']} records).")
+            f"combinations of fewer than {s['k']} records{measure} ({document['records']} records).")
 
 
 def _tables(document: Mapping[str, Any]) -> list[tuple[ReportTable, str]]:
