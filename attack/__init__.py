@@ -46,8 +46,17 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     )
     from attack.linkage.truth import TruthResult, link_names
     from attack.protect.catalogue import Protected
+    from attack.risk.attackers import AttackerRisk
     from attack.risk.frequency import FrequencyRisk, frequency_risk
     from attack.risk.mass import mass_attack
+    from attack.risk.population_interval import UniquesInterval
+    from attack.risk.population_risk import PopulationRisk, population_risk
+    from attack.risk.population_uniqueness import (
+        PopulationUniqueness,
+        UniquenessEstimate,
+        population_uniqueness,
+    )
+    from attack.risk.release_context import ReleaseContext, release_context, resolve_context
     from attack.risk.results import AttackResult
     from attack.study.demo import DemoResult, demo_scenario, run_demo
     from attack.study.outputs import certificate_path, tune_paths
@@ -112,6 +121,13 @@ _LAZY = {
     "UtilityProfile": ("attack.utility.profile", "UtilityProfile"),
     "ml_utility": ("attack.utility.ml", "ml_utility"),
     "MlUtility": ("attack.utility.ml", "MlUtility"),
+    **{name: ("attack.risk.population_uniqueness", name) for name in
+       ("PopulationUniqueness", "UniquenessEstimate", "population_uniqueness")},
+    "UniquesInterval": ("attack.risk.population_interval", "UniquesInterval"),
+    **{name: ("attack.risk.population_risk", name) for name in ("PopulationRisk", "population_risk")},
+    "AttackerRisk": ("attack.risk.attackers", "AttackerRisk"),
+    **{name: ("attack.risk.release_context", name) for name in
+       ("ReleaseContext", "release_context", "resolve_context")},
 }
 
 
@@ -154,6 +170,8 @@ __all__ = [
     "render_report", "report_path", "RenderedReport",
     "generate_keypair", "load_private_key", "passphrase_from_env", "protection_listing", "protection_methods",
     "TuneResult", "UtilityProfile",
+    "population_uniqueness", "PopulationUniqueness", "UniquenessEstimate", "UniquesInterval",
+    "population_risk", "PopulationRisk", "AttackerRisk", "ReleaseContext", "release_context", "resolve_context",
 ]
 
 

@@ -8,6 +8,7 @@ commands are declared once in ``attack._cli.options``.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -32,16 +33,23 @@ def main() -> None:
 @options.reading
 def link_command(external_path: Path, release_path: Path, original_path: Path | None, json_path: Path | None,
                  html_path: Path | None, matches_path: Path | None, engine: dict, say: options.Say,
-                 reading: attack.ReadOptions, **settings: Any) -> bool:
+                 reading: attack.ReadOptions, context_value: str | None = None, **settings: Any) -> bool:
     """Link an external file to a release and score the attack.
 
     Exit status: 0 when every cell's disclosure risk is below τ, 1 when the verdict is NOT
     PASSED, 2 for a usage or input error."""
     inputs = [external_path, release_path, original_path]
     app.guard([json_path, html_path, matches_path], inputs)
+    context = None if context_value is None else attack.resolve_context(context_value)
+    if context is not None:
+        if click.get_current_context().get_parameter_source("tau") == click.core.ParameterSource.COMMANDLINE:
+            raise attack.InputError("--context sets tau: leave out --tau")
+        settings["tau"] = context.tau
     result = attack.mass_attack(external_path, release_path, original=original_path, engine=engine,
                                 progress=not say.quiet, name=f"{external_path.name} against {release_path.name}",
                                 reading=reading, **app.given(settings))
+    if context is not None:
+        result = dataclasses.replace(result, figures={**result.figures, "context": context.record()})
     return app.emit(result, json_path, html_path, matches_path, say=say, inputs=inputs)
 
 
@@ -183,14 +191,21 @@ def tune_synthesis_command(**flags: Any) -> bool:
 @options.reading
 def risk_command(data_path: Path, keys: tuple[str, ...], weight: str | None, household: str | None,
                  sensitive: str | None, json_path: Path | None, html_path: Path | None, records_path: Path | None,
-                 quiet: bool, reading: attack.ReadOptions, **settings: Any) -> bool:
+                 quiet: bool, reading: attack.ReadOptions, population_path: Path | None = None,
+                 context_value: str | None = None, **settings: Any) -> bool:
     """Frequency risk of categorical keys as sdcMicro and mu-Argus compute it
     (docs/method/frequency-risk.md): f_k, F_k, individual, household and global risk, k-anonymity,
     l-diversity and SUDA. Exit status 1 (NOT PASSED) when a record's individual risk exceeds
     --threshold or a key combination has fewer than --k records, else 0."""
-    app.guard([json_path, html_path, records_path], [data_path])
-    [data] = attack.read_tables([data_path], reading)
-    result = attack.frequency_risk(data, keys, weight, household, sensitive, **settings)
+    if context_value is not None:
+        if click.get_current_context().get_parameter_source("threshold") == click.core.ParameterSource.COMMANDLINE:
+            raise attack.InputError("--context sets the threshold (its tau): leave out --threshold")
+        settings["context"] = attack.resolve_context(context_value)
+    inputs = [data_path] + ([population_path] if population_path else [])
+    app.guard([json_path, html_path, records_path], inputs)
+    data, *population = attack.read_tables(inputs, reading)
+    result = attack.frequency_risk(data, keys, weight, household, sensitive,
+                                   population_file=population[0] if population else None, **settings)
     document = result.to_dict()
     files: app.Files = {}
     if json_path:
@@ -199,7 +214,7 @@ def risk_command(data_path: Path, keys: tuple[str, ...], weight: str | None, hou
         files[html_path] = (app.frequency_html(document, f"Frequency risk of {data_path.name}"), None)
     if records_path:
         files[records_path] = app.record_file(result.records(), records_path)
-    app.write(files, [data_path])
+    app.write(files, inputs)
     if records_path:
         app.say_record_level(records_path, app.HOLDS_RISKS)
     if not quiet:

@@ -211,6 +211,9 @@ LINK = stack(
     click.option("--json", "json_path", type=FILE, help="Write the result as JSON."),
     click.option("--html", "html_path", type=FILE, help="Write a self-contained HTML report."),
     click.option("--matches", "matches_path", type=FILE, help="Write record-level links (confidential)."),
+    click.option("--external-coverage", type=click.FloatRange(0, 1, min_open=True), help="Share of the population the external file covers: adds the expected re-identifications in the population with their interval."),
+    click.option("--release-fraction", type=click.FloatRange(0, 1, min_open=True), help="Sampling fraction of the release (1 for a complete file): adds the expected re-identifications in the population."),
+    click.option("--context", "context_value", metavar="NAME|FILE", help="Release context: public-use, scientific-use, enclave or a TOML file with the [context] questionnaire; its tau replaces --tau and the result records it (docs/method/release-context.md)."),
 )
 
 
@@ -327,13 +330,19 @@ RISK = stack(
     click.option("--json", "json_path", type=FILE, help="Write the aggregates as JSON."),
     click.option("--html", "html_path", type=FILE, help="Write the aggregates as an HTML page."),
     click.option("--records", "records_path", type=FILE, help="Write the record-level risks (confidential, mode 0600)."),
+    click.option("--sampling-fraction", type=click.FloatRange(0, 1, min_open=True), help="The file is a simple random sample with this sampling fraction: adds Pitman's, Zayatz's and the SNB estimates of population uniques (docs/method/population-uniqueness.md)."),
+    click.option("--population", type=click.IntRange(min=1), help="The file is a sample of a population of this size (instead of --sampling-fraction)."),
+    click.option("--population-file", "population_path", type=FILE, help="The intruder's file is the population: exact journalist and marketer risks from its key classes."),
+    click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True, help="Replicates of the bootstrap interval of the population uniques (0: none)."),
+    click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap."),
+    click.option("--context", "context_value", metavar="NAME|FILE", help="Release context: public-use, scientific-use, enclave or a TOML file with the [context] questionnaire; its tau replaces --threshold and its attacker model enters the verdict (docs/method/release-context.md)."),
 )
 
 
 REPORT = stack(
     click.argument("result_path", type=FILE),
     click.option("--board", is_flag=True, help="Write the release-board report: release context, data and identifiers, intruder models, initial risk, threshold and residual risk, the Article 29 criteria (what was and was not tested), sign-off and reproducibility, the result's SHA-256 on every page."),
-    click.option("--context", type=click.Choice(["public-use", "scientific-use", "enclave"]), help="Release context of the board report: a public-use file, a scientific-use file or a secure enclave (required with --board)."),
+    click.option("--context", metavar="NAME|FILE", help="Release context of the board report: public-use, scientific-use, enclave or a TOML file with the [context] questionnaire, whose answers and tau the report records (required with --board; docs/method/release-context.md)."),
     click.option("--out", "out_path", type=FILE, help="Where the HTML report goes (default: beside RESULT_PATH, named RESULT.board.html with --board, else RESULT.html)."),
     click.option("--pdf", "pdf_path", type=FILE, help="Also write the report as PDF (A4, page numbers; needs the pdf extra: pip install \"attack[pdf]\")."),
     click.option("--docs", "docs_url", default="", metavar="URL", help="Address of the attack documentation site the board report's method links point to (default: links relative to the report)."),

@@ -469,6 +469,18 @@ def _frequency_line(result: Mapping[str, Any]) -> str | None:
             f"{f['global_risk']:.4f}). Not part of the verdict: {f['note']}.")
 
 
+def _population_line(result: Mapping[str, Any]) -> str | None:
+    """The re-identifications carried to the population, in one sentence (None when not asked)."""
+    p = result.get("population_reidentifications")
+    if not p or p["hit_rate"] is None:
+        return None
+    full = p["if_complete"]
+    return (f"In the population ({p['population']} units; release fraction {p['release_fraction']:g}, external "
+            f"coverage {p['external_coverage']:g}): an intruder with a complete file re-identifies an expected "
+            f"{full['expected']:.1f} units (95% interval {full['interval'][0]:.1f} to {full['interval'][1]:.1f}); "
+            f"this intruder re-identified {p['observed']}.")
+
+
 def _run_facts(run: Mapping[str, Any]) -> list[str]:
     """Short "key: value" facts shown under a run heading."""
     r = run["result"]
@@ -541,6 +553,8 @@ def render_markdown(
             out += ["", "PASSED* = point estimate below τ, upper 95% bound at or above τ."]
         if frequency := _frequency_line(r):
             out += ["", _md_text(frequency)]
+        if population := _population_line(r):
+            out += ["", _md_text(population)]
     return "\n".join(out) + "\n"
 
 
@@ -834,6 +848,8 @@ def _run_context(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_
         notes.append("PASSED* = point estimate below τ, upper 95% bound at or above τ (docs/method/risk.md).")
     if frequency := _frequency_line(r):
         notes.append(frequency)
+    if population := _population_line(r):
+        notes.append(population)
     return {
         "index": index, "name": str(run.get("name", "")), "facts": " · ".join(_run_facts(run)),
         "passed": r["passed"], "n_fail": _failing(r), "n_cells": len(cells),

@@ -81,6 +81,9 @@ class BoardInput:
         the report, e.g. when it lies in the site's folder.
     versions:
         Software versions to state under reproducibility (name → version).
+    questionnaire:
+        The release-context answers with the τ and attacker model they set
+        (``ReleaseContext.record()``), shown under the release context.
     """
 
     context: str
@@ -89,6 +92,8 @@ class BoardInput:
     command: str
     docs: str = ""
     versions: Mapping[str, str] = field(default_factory=dict)
+    #: The release-context questionnaire as recorded (answers, τ, attacker model, rule).
+    questionnaire: Mapping[str, Any] | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -402,6 +407,20 @@ def render_board_html(document: Mapping[str, Any], board: BoardInput) -> str:
     context = _BoardSection("context", "Release context")
     context.lines += [f"Planned release: {name}. {meaning}",
                       f"Assessed: {KINDS[kind]} recorded in {board.file_name}."]
+    if board.questionnaire is not None:
+        answers = board.questionnaire["answers"]
+        context.tables.append(("release-context questionnaire", _table(
+            ["question", "answer"], [["who receives the file", answers["recipient"]],
+                                     ["controls on the recipients", answers["controls"]],
+                                     ["sensitivity of the data", answers["sensitivity"]],
+                                     ["intruder's motive", answers["motive"]],
+                                     ["intruder's capacity", answers["capacity"]]])))
+        context.lines.append(f"The answers set the risk limit {board.questionnaire['rule']} and the attacker "
+                             f"model {board.questionnaire['attacker_model']} (docs/method/release-context.md).")
+        recorded = document.get("context")
+        if isinstance(recorded, Mapping) and recorded.get("tau") != board.questionnaire["tau"]:
+            context.lines.append(f"The result was judged with τ = {recorded.get('tau')} from its own context; "
+                                 f"this report's context gives τ = {board.questionnaire['tau']}.")
     made_by = document.get("attack_version") or document.get("tool") or "not recorded"
     versions = {"attack (report)": __version__, "python": platform.python_version(), **board.versions}
     reproduce = _BoardSection("reproducibility", "Reproducibility")

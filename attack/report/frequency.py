@@ -28,9 +28,13 @@ def _number(value: Any, digits: int = 6) -> str:
 def _headline(document: Mapping[str, Any]) -> str:
     s = document["settings"]
     verdict = "PASSED" if document["passed"] else "NOT PASSED"
+    context = document.get("context")
+    measure = (f", the {context['attacker_model']}'s measure {_number(context['measure'])} "
+               f"{'at or below' if context['measure_passed'] else 'above'} the release context's τ"
+               if context else "")
     return (f"{verdict}: {document['individual_risk']['above_threshold']} records with individual risk above "
             f"{s['threshold']}, {document['k_anonymity'][str(s['k'])]['violating']} records in key "
-            f"combinations of fewer than {s['k']} records ({document['records']} records).")
+            f"combinations of fewer than {s['k']} records{measure} ({document['records']} records).")
 
 
 def _tables(document: Mapping[str, Any]) -> list[tuple[ReportTable, str]]:
@@ -65,6 +69,47 @@ def _tables(document: Mapping[str, Any]) -> list[tuple[ReportTable, str]]:
         for label, count in suda["records_by_dis_score"].items():
             dis.add([label, str(count)])
         out.append((dis, f"DIS-SUDA scores (sampling fraction {suda['dis_fraction']})"))
+    out += _population_tables(document)
+    return out
+
+
+_BASIS = {"sample": "the release taken as the population", "population_file": "the population file",
+          "population_model": "the superpopulation model"}
+
+
+def _population_tables(document: Mapping[str, Any]) -> list[tuple[ReportTable, str]]:
+    """The attacker models and, with a sampling fraction, the population-uniqueness models."""
+    out = []
+    if "prosecutor_risk" in document:
+        table = ReportTable(["attacker", "F from", "highest risk", "records at risk", "average risk"],
+                            [False, False, True, True, True])
+        for name in ("prosecutor", "journalist", "marketer"):
+            entry = document[f"{name}_risk"]
+            table.add([name, _BASIS[entry["basis"]] if name != "prosecutor" else "the release",
+                       _number(entry["highest"]), _number(entry["records_at_risk"]), _number(entry["average"])])
+        out.append((table, f"Attacker models (records at risk: record risk above "
+                           f"{document['prosecutor_risk']['threshold']})"))
+    context = document.get("context")
+    if context:
+        table = ReportTable(["question", "answer"], [False, False])
+        for question, answer in context["answers"].items():
+            table.add([question, str(answer)])
+        verdict = "at or below" if context["measure_passed"] else "above"
+        out.append((table, f"Release context: {context['rule']}; the {context['attacker_model']}'s measure "
+                           f"{_number(context['measure'])} is {verdict} τ"))
+    uniqueness = document.get("population_uniqueness")
+    if uniqueness:
+        table = ReportTable(["model", "status", "population uniques", "share of the population"],
+                            [False, False, True, True])
+        for name, entry in uniqueness["models"].items():
+            table.add([name, entry["status"].replace("_", " "), _number(entry["uniques"]), _number(entry["share"])])
+        dankar = uniqueness["dankar"]
+        interval = uniqueness["interval"]
+        bounds = (f"; {100 * interval['level']:g} % interval (Pitman, {interval['replicates']} replicates) "
+                  f"{interval['lower']:.0f} to {interval['upper']:.0f}" if interval else
+                  f"; interval {uniqueness['interval_status']}")
+        out.append((table, f"Population uniques (n = {uniqueness['records']}, N = {uniqueness['population']}); "
+                           f"Dankar's rule: {dankar['model']}, {_number(dankar['uniques'])}{bounds}"))
     return out
 
 

@@ -38,6 +38,7 @@ from attack.io.columns import number_columns, require_number_columns
 from attack.io.readers import Table, frame_of, numeric_column, source_name
 from attack.linkage.blocking import Block
 from attack.report.labels import cell_label
+from attack.risk.population_linkage import population_reidentifications
 from attack.risk.settings import Evaluation
 from attack.risk.stats import wilson_interval
 
@@ -163,6 +164,10 @@ def score(
         "cells": cells,
         "evaluation": spec.to_dict(targets),
     }
+    if spec.external_coverage is not None or spec.release_fraction is not None:
+        result["population_reidentifications"] = population_reidentifications(
+            int(summary["n_correct"]), int(summary["n_verifiable"]), len(frame_of(release)),
+            spec.external_coverage, spec.release_fraction)
     if distance is not None:
         result["distance_histogram"] = _histogram(distance[verifiable], linked, correct)
     labels = [json.dumps(v, ensure_ascii=False) for v in cell_values]  # the cells' order and variables' order

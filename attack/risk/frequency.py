@@ -29,6 +29,8 @@ from attack.risk.individual import (
     risk_threshold,
 )
 from attack.risk.key_cells import LDiversity, category_codes, l_diversity
+from attack.risk.population_risk import PopulationRisk, population_risk
+from attack.risk.release_context import ReleaseContext
 from attack.risk.suda import Suda, suda_scores
 
 #: k of the k-anonymity counts every result carries.
@@ -57,6 +59,12 @@ class FrequencyRisk:
         SUDA scores (``None`` when not computed).
     l_diversity:
         Distinct sensitive values per key cell (``None`` without a sensitive variable).
+    population:
+        Population uniqueness (with a sampling fraction or population size) and the
+        prosecutor, journalist and marketer risks (docs/method/population-uniqueness.md).
+    context:
+        The release context whose τ is the threshold and whose attacker model's measure must
+        stay at or below τ (docs/method/release-context.md).
     """
 
     keys: tuple[str, ...]
@@ -70,6 +78,8 @@ class FrequencyRisk:
     household_risk: np.ndarray | None = field(default=None, repr=False)
     suda: Suda | None = field(default=None, repr=False)
     l_diversity: LDiversity | None = field(default=None, repr=False)
+    population: PopulationRisk | None = field(default=None, repr=False)
+    context: ReleaseContext | None = None
 
     @property
     def n(self) -> int:
@@ -95,9 +105,22 @@ class FrequencyRisk:
         return int((self.fk < k).sum())
 
     @property
+    def context_measure(self) -> float | None:
+        """The release context's attacker measure: the prosecutor's highest risk (public-use),
+        the journalist's or the marketer's average risk (``None`` without a context)."""
+        if self.context is None or self.population is None:
+            return None
+        model = self.context.attacker_model
+        attacker = getattr(self.population, model)
+        return float(attacker.highest if model == "prosecutor" else attacker.average)
+
+    @property
     def passed(self) -> bool:
-        """True when no record's risk exceeds the threshold and every key cell reaches ``k``."""
-        return self.above_threshold == 0 and self.k_violations(self.settings["k"]) == 0
+        """True when no record's risk exceeds the threshold, every key cell reaches ``k`` and,
+        with a release context, its attacker measure stays at or below τ."""
+        measure = self.context_measure
+        return (self.above_threshold == 0 and self.k_violations(self.settings["k"]) == 0
+                and (measure is None or measure <= self.settings["threshold"]))
 
     def _facts(self) -> list[str]:
         k = self.settings["k"]
@@ -149,6 +172,12 @@ class FrequencyRisk:
             out["l_diversity"] = self.l_diversity.to_dict()
         if self.suda is not None:
             out["suda"] = self.suda.to_dict()
+        if self.population is not None:
+            out.update(self.population.to_dict())
+        if self.context is not None:
+            out["context"] = self.context.record() | {"measure": self.context_measure,
+                                                      "measure_passed": self.context_measure is not None
+                                                      and self.context_measure <= self.context.tau}
         return out
 
     def records(self) -> pd.DataFrame:
@@ -198,6 +227,12 @@ def frequency_risk(
     max_global_risk: float = 0.01,
     suda: bool = True,
     dis_fraction: float = 0.01,
+    sampling_fraction: float | None = None,
+    population: int | None = None,
+    population_file: Table | pd.DataFrame | None = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    context: ReleaseContext | None = None,
 ) -> FrequencyRisk:
     """Frequency risk of the categorical ``keys`` of ``frame`` (docs/method/frequency-risk.md).
 
@@ -230,8 +265,23 @@ def frequency_risk(
         Compute SUDA and DIS-SUDA scores.
     dis_fraction:
         Sampling fraction of the DIS-SUDA calibration.
+    sampling_fraction, population:
+        The release is a simple random sample with this sampling fraction, or of a population
+        of this size (at most one): adds the population-uniqueness models and makes the
+        journalist and marketer risks those of the superpopulation model.
+    population_file:
+        The intruder's file when it is the population: exact journalist and marketer risks.
+    bootstrap:
+        Replicates of the population-uniqueness interval (0: none).
+    seed:
+        Seed of the bootstrap.
+    context:
+        Release context (``attack.release_context``): its τ replaces ``threshold`` and its
+        attacker model's measure enters the verdict.
     """
     keys = list(keys)
+    if context is not None:
+        threshold = context.tau
     if len(set(keys)) != len(keys):
         raise InputError("a key variable is listed twice")
     if k < 1:
@@ -260,14 +310,23 @@ def frequency_risk(
         hh = household_risk(risk, ids, household_method)
     if sensitive is not None:
         require_columns(table, [sensitive])
+    if weights is not None and (sampling_fraction is not None or population is not None):
+        raise InputError("give either sampling weights or a sampling fraction / population size, not both")
+    if sampling_fraction is not None and population is not None:
+        raise InputError("give either the sampling fraction or the population size, not both")
+    pop = population_risk(table, keys, threshold=threshold, sampling_fraction=sampling_fraction,
+                          population=population, population_file=population_file, method=method,
+                          replicates=bootstrap, seed=seed)
     settings = {"alpha": alpha, "method": method if weights is not None else "population",
                 "household_method": household_method if household is not None else None,
                 "threshold": threshold, "k": k, "max_global_risk": max_global_risk,
-                "dis_fraction": dis_fraction if suda else None}
+                "dis_fraction": dis_fraction if suda else None, "sampling_fraction": sampling_fraction,
+                "population": population, "population_file": population_file is not None,
+                "bootstrap": bootstrap, "seed": seed}
     return FrequencyRisk(
         tuple(keys), weight, household, sensitive, settings, fk, big_fk, risk, hh,
         suda_scores(codes, tuple(keys), dis_fraction) if suda else None,
-        l_diversity(frame, keys, sensitive, warn=False) if sensitive is not None else None,
+        l_diversity(frame, keys, sensitive, warn=False) if sensitive is not None else None, pop, context,
     )
 
 

@@ -307,6 +307,8 @@ def mass_attack(
     truth_complete: bool = False,
     min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES,
     risk_on: str = "all",
+    external_coverage: float | None = None,
+    release_fraction: float | None = None,
     engine: Engine | Mapping[str, Any] | None = None,
     progress: bool = False,
     name: str | None = None,
@@ -333,7 +335,10 @@ def mass_attack(
     ``truth_complete`` says the ground truth covers the whole external file (a record whose unit
     is not in the release then has no counterpart, its link is false; several records of one
     unit are allowed); ``risk_on="confident"`` keeps only the links at the first minimum
-    probability for every figure and τ (docs/method/intruder-confidence.md). ``engine`` (an ``attack.Engine`` or a
+    probability for every figure and τ (docs/method/intruder-confidence.md).
+    ``external_coverage`` (the share of the population the external file covers) and
+    ``release_fraction`` (the release's sampling fraction) add the expected re-identifications
+    in the population (``figures["population_reidentifications"]``). ``engine`` (an ``attack.Engine`` or a
     mapping of its fields) and ``progress`` (a progress bar over the blocks) never change a
     figure. ``reading`` (``attack.io.readers.ReadOptions``: separator, decimal mark,
     encoding, sheet, missing-value codes, code columns) applies to every path given.
@@ -347,7 +352,7 @@ def mass_attack(
         gamma_by_variable=gamma_by_variable, tau=tau, zero_tolerance=zero_tolerance,
         standardise=standardise, metric_distance=metric_distance, seed=seed, winsorise=winsorise,
         intruder=intruder, truth_complete=truth_complete, min_probabilities=min_probabilities, risk_on=risk_on,
-        learn_weights=learn_weights,
+        learn_weights=learn_weights, external_coverage=external_coverage, release_fraction=release_fraction,
     )
     has_original = original is not None
     original_id = original_id or release_id
@@ -375,7 +380,8 @@ def attack_specs(
     zero_tolerance: float, standardise: str, metric_distance: str, seed: int | None, winsorise: bool = False,
     intruder: str = "distance", truth_complete: bool = False,
     min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES, risk_on: str = "all",
-    learn_weights: float | None = None,
+    learn_weights: float | None = None, external_coverage: float | None = None,
+    release_fraction: float | None = None,
 ) -> tuple[Linkage, Evaluation]:
     """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
     schema of scenario files (``Linkage``,
@@ -387,7 +393,8 @@ def attack_specs(
     evaluation = _validated(Evaluation, {"gamma": gammas, "gamma_by_variable": gamma_by_variable, "tau": tau,
                                          "targets": targets, "cells": cells, "zero_tolerance": zero_tolerance,
                                          "truth_complete": truth_complete, "min_probability": min_probabilities,
-                                         "risk_on": risk_on},
+                                         "risk_on": risk_on, "external_coverage": external_coverage,
+                                         "release_fraction": release_fraction},
                             {"gamma": "gammas", "min_probability": "min_probabilities"})
     return linkage, evaluation
 

@@ -57,6 +57,12 @@ class Evaluation(SettingsTable):
         description="Match probabilities P at which the confident links are reported.")
     risk_on: Literal[RISK_BASES] = Field(  # type: ignore[valid-type]
         "all", description="'all' links (the handbook's hit rate) or the 'confident' links at the first P.")
+    external_coverage: float | None = Field(
+        None, gt=0, le=1, description="Share of the population the intruder's external file covers: adds the "
+        "expected re-identifications in the population (docs/method/population-uniqueness.md).")
+    release_fraction: float | None = Field(
+        None, gt=0, le=1, description="Sampling fraction of the release (1 for a complete file): adds the "
+        "expected re-identifications in the population.")
 
     @classmethod
     def of(cls, **values: Any) -> Evaluation:
@@ -100,6 +106,9 @@ class Evaluation(SettingsTable):
             "zero_rule": "exact" if self.zero_tolerance == 0 else f"|w'| <= {self.zero_tolerance:g}",
             "decision": "every cell's disclosure risk < tau for every gamma (point estimate)",
         }
+        for name in ("external_coverage", "release_fraction"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
         if self.truth_complete:
             out["truth_complete"] = True
         if self.risk_on != "all":

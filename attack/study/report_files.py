@@ -31,8 +31,9 @@ def report_path(result: str | Path, board: bool = False) -> Path:
 def check_board(board: bool, context: str | None) -> None:
     """A board report needs its release context, and only a board report takes one."""
     if board and context is None:
-        raise InputError("--board needs --context: public-use, scientific-use or enclave (who may get the file "
-                         "decides which controls stand beside the data's protection)")
+        raise InputError("--board needs --context: public-use, scientific-use, enclave or a TOML file with the "
+                         "[context] questionnaire (who may get the file decides which controls stand beside the "
+                         "data's protection)")
     if context is not None and not board:
         raise InputError("--context belongs to the board report: add --board")
 
@@ -47,8 +48,9 @@ def render_report(result: str | Path, *, board: bool = False, context: str | Non
     result
         The JSON result file.
     board
-        The release-board report (needs ``context``: public-use, scientific-use or enclave)
-        instead of the regular report.
+        The release-board report (needs ``context``: public-use, scientific-use, enclave or a
+        TOML file with the [context] questionnaire, docs/method/release-context.md) instead of
+        the regular report.
     pdf
         Where the PDF will be written, if wanted (needs the ``pdf`` extra); the board report
         records it in the command that reproduces it.
@@ -67,10 +69,14 @@ def render_report(result: str | Path, *, board: bool = False, context: str | Non
                 versions[name] = importlib.metadata.version(name)
             except importlib.metadata.PackageNotFoundError:
                 continue
+        from attack.risk.release_context import resolve_context
+
+        questionnaire = resolve_context(str(context))
         command = shlex.join(["attack", "report", str(result), "--board", "--context", str(context),
                               *(["--pdf", str(pdf)] if pdf else [])])
-        text = render_board_html(document, BoardInput(context=str(context), digest=digest, file_name=result.name,
-                                                      command=command, docs=docs, versions=versions))
+        text = render_board_html(document, BoardInput(context=questionnaire.recipient, digest=digest,
+                                                      file_name=result.name, command=command, docs=docs,
+                                                      versions=versions, questionnaire=questionnaire.record()))
     else:
         text = report_html(document, result.stem)
     printed = None

@@ -126,7 +126,14 @@ class ScenarioResult:
             "natural_protection": self._natural_protection_list(),
             "single_attack": self._single_attack_dict(),
             "attack_version": __version__,
+            **self._context_entry(),
         }
+
+    def _context_entry(self) -> dict:
+        """``{"context": answers, τ, attacker model}`` when the scenario has a [context] table."""
+        settings = getattr(self.scenario, "settings", None)  # an attack.Scenario loaded from a file
+        context = getattr(settings, "context", None)
+        return {} if context is None else {"context": context.record()}
 
     def _combined_dict(self) -> dict | None:
         return None if self.combined is None else _plain(self.combined.to_dict())
@@ -220,6 +227,7 @@ class ScenarioResult:
                 ],
                 "evaluation": first["evaluation"],
                 "lam": None if self.combined is None else self.combined.lam,
+                **self._context_entry(),
             },
             rerun={"scenario": "the input with role 'scenario'"} if origin is None
             else {k: v for k, v in origin.items() if k != "bundled"},

@@ -26,6 +26,7 @@ from attack.linkage.settings import IntruderLinkage, Linkage, SettingsTable, par
 from attack.protect.catalogue import METHODS as PROTECTION
 from attack.protect.catalogue import parse_params
 from attack.risk.combine import LAMBDA_PRESETS, ROLES, resolve_lambda
+from attack.risk.release_context import ReleaseContext, release_context
 from attack.risk.settings import Evaluation
 
 #: Longest title a scenario may carry (it heads every report and certificate), in characters.
@@ -278,6 +279,24 @@ class ScenarioSettings(SettingsTable):
     natural_protection: NaturalProtection | None = None
     single_attack: SingleAttack | None = None
     tune: Tune | None = Field(None, description="Tuning grid of `attack tune`.")
+    context: ReleaseContext | None = Field(None, description="Release-context questionnaire: sets evaluation.tau "
+                                                             "(docs/method/release-context.md).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _context_sets_tau(cls, raw: Any) -> Any:
+        """The [context] answers set the evaluation's τ (which may then not be given too)."""
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("context"), Mapping):
+            return raw
+        evaluation = raw.get("evaluation", {})
+        try:
+            tau = release_context(raw["context"]).tau
+        except InputError:
+            return raw  # the [context] table's own validation names the bad answer
+        if isinstance(evaluation, Mapping) and "tau" in evaluation and evaluation["tau"] != tau:
+            raise InputError(f"the [context] questionnaire sets tau = {tau:g}: leave it out of [evaluation]",
+                             field="evaluation.tau")
+        return {**raw, "evaluation": {**(evaluation if isinstance(evaluation, Mapping) else {}), "tau": tau}}
 
     @model_validator(mode="after")
     def _consistent(self) -> ScenarioSettings:
