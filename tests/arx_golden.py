@@ -1,20 +1,15 @@
 """ARX's own results on class-size histograms and attacker cases, the golden values of
 tests/risk/test_population_uniqueness.py and tests/risk/test_attackers.py.
 
-How they were produced (2026-12-04): ``python tools/arx_golden/make_golden.py ARX_CHECKOUT OUT
---adult adult.data.csv`` with ARX at commit aacd487fb (github.com/arx-deidentifier/arx,
-"Improve display of percentages"), javac/java 17. The script copies ARX's model classes
-(``ModelPitman``, ``ModelZayatz``, ``ModelSNB``, ``RiskModelPopulationUniqueness``, ``Gamma``,
-``RiskModelHistogram`` without its data-handle constructor, ``RiskModelSampleSummary`` and what
-they import), compiles them against the jars ARX ships in ``lib/ant`` (newtonraphson 0.0.1,
-commons-math3 3.6.1, hppc 0.6.0) with a harness (``tools/arx_golden/Golden.java``) and two stubs
-that hold rows in memory (``DataHandle``, ``DataHandleInternal``), and prints what ARX returns:
-``ARXPopulationModel.create(n, π).getPopulationSize()``, the raw ``getNumUniques()`` of
-``ModelPitman``, ``ModelZayatz`` and ``ModelSNB`` (NaN when ARX has none), and
-``RiskModelPopulationUniqueness.getNumUniqueTuplesDankar()`` with
-``getPopulationUniquenessModel()``, all with ``ARXSolverConfiguration.create()``; and the
-prosecutor, journalist and marketer risks of ``RiskModelSampleSummary`` for a sample alone and
-for a sample with its population (ARX's "superset").
+How they were produced (2026-12-04): ARX's own model and attacker classes (ARX at commit
+aacd487fb, github.com/arx-deidentifier/arx, "Improve display of percentages"; Java 17, with
+ARX's default ``ARXSolverConfiguration``) were run by hand, outside this repository, on the
+histograms below, and what ARX returned is recorded here: the population size of
+``ARXPopulationModel``, the raw numbers of population uniques of ``ModelPitman``, ``ModelZayatz``
+and ``ModelSNB`` (NaN when ARX has none), Dankar's choice and its value from
+``RiskModelPopulationUniqueness``, and the prosecutor, journalist and marketer risks of
+``RiskModelSampleSummary`` for a sample alone and for a sample with its population (ARX's
+"superset"). No code of ARX is part of this project and no test runs Java.
 
 Histograms (π, {class size: classes}): 5 hand-made ones, samples of two Chinese-restaurant
 (Pitman) populations of 20,000 units (θ = 200, α = 0.3 and θ = 50, α = 0.7) and seeded samples
