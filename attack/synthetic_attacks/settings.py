@@ -133,6 +133,7 @@ class SynthSpec(Attacks):
     membership_family: dict[str, Any] | None = None
     decide: bool = False
     options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    privacy_claim: dict[str, Any] | None = None
 
     def __init__(self, **settings: Any) -> None:
         try:
@@ -159,6 +160,7 @@ class SynthSpec(Attacks):
                if self.membership_family is not None else {}),
             **({"decide": True} if self.decide else {}),
             **({"options": _loggable(self.options)} if self.options else {}),
+            **({"privacy_claim": _loggable(self.privacy_claim)} if self.privacy_claim is not None else {}),
             "decision": "every check's upper 95% bound < tau (docs/method/synthetic-attacks.md)",
         }
 
