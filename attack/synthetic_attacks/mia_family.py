@@ -36,7 +36,13 @@ from attack.synthetic_attacks.mia_metrics import (
     evaluate_scores,
     fpr_key,
 )
-from attack.synthetic_attacks.privacy_claim import ClaimCheck, EpsilonBound, PrivacyClaim, privacy_claim, strongest_bound
+from attack.synthetic_attacks.privacy_claim import (
+    ClaimCheck,
+    EpsilonBound,
+    PrivacyClaim,
+    privacy_claim,
+    strongest_bound,
+)
 from attack.synthetic_attacks.space import prepare
 
 DATA_ONLY_ATTACKS: tuple[str, ...] = ("dcr", "dcr_difference", "local_density", "density_ratio", "gower_ensemble")
