@@ -298,7 +298,7 @@ class ConfidentInferenceAttack:
     are given."""
 
     family = "inference_confidence"
-    order = 45
+    order = 65
     space: Space
     settings: SynthSpec
     options: ConfidenceOptions
