@@ -307,6 +307,7 @@ UTILITY = stack(
     click.option("--ml-metric", type=click.Choice(["rmse", "mae", "accuracy", "balanced_accuracy", "auc"]), help="Verdict metric (default rmse for a metric target, balanced_accuracy for a categorical one)."),
     click.option("--ml-tolerance", "ml_tolerances", multiple=True, metavar="[MODEL=]LOSS", help="Largest relative loss of the verdict metric that keeps the utility, for all models or one (repeatable; default 0.1)."),
     click.option("--protection-log", "log_path", type=FILE, help="Protection log of attack protect: adds what an analyst can recover with it (PRAM frequencies, calibrated slopes)."),
+    click.option("--holdout", "holdout_path", type=FILE, help="Real rows the generator or the protection never saw: every ML model is tested on them (needs --ml; docs/method/ml-utility.md)."),
 )
 
 
