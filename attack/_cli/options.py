@@ -388,6 +388,11 @@ SYNTH = stack(
     click.option("--mia-fpr", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="False-positive rate at which the maximum TPR over the membership attacks is checked against τ."),
     click.option("--decide", is_flag=True, help="When a check's interval straddles τ, run the attacks once more with as many attacks as the undecided checks need (at most the records available, 50,000)."),
     click.option("--exposed", "exposed_path", type=FILE, help="Write the members the family flags at --mia-fpr (record-level, 0600)."),
+    click.option("--claimed-epsilon", type=click.FloatRange(0, min_open=True), help="The generator's claimed ε: checked against the lower bound on ε the membership family proves (needs --membership-family; docs/method/privacy-claims.md)."),
+    click.option("--claimed-delta", type=click.FloatRange(0, 1, max_open=True), help="The claimed δ (default 0, or the ledger's total)."),
+    click.option("--budget-ledger", "ledger_path", type=FILE, help="TOML ledger of every release's (ε, δ) spend; summed by basic composition, the total is the claim unless --claimed-epsilon is given."),
+    click.option("--claim-confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), help="Confidence of the lower bound on ε (default 0.95)."),
+    click.option("--recall", "inference_recall", type=click.FloatRange(0, 1, min_open=True), help="Declared recall at which τ applies to the advantage of the inference with confidence (default 0.1; docs/method/synthetic-attacks.md)."),
 )
 
 

@@ -141,6 +141,15 @@ class SynthSpec(Attacks):
         except ValidationError as exc:
             raise from_validation(exc, model=SynthSpec) from None
 
+    @field_validator("privacy_claim")
+    @classmethod
+    def _claim(cls, claim: dict[str, Any] | None) -> dict[str, Any] | None:
+        if claim is None:
+            return None
+        from attack.synthetic_attacks.privacy_claim import PrivacyClaim  # here: the command line starts lean
+
+        return PrivacyClaim.model_validate(claim).model_dump()
+
     @model_validator(mode="before")
     @classmethod
     def _coding(cls, data: Any) -> Any:
