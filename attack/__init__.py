@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.risk.frequency import FrequencyRisk, frequency_risk
     from attack.risk.mass import mass_attack
     from attack.risk.results import AttackResult
+    from attack.study.budget_ledger import read_budget_ledger
     from attack.study.demo import DemoResult, demo_scenario, run_demo
     from attack.study.outputs import certificate_path, tune_paths
     from attack.study.report_files import RenderedReport, render_report, report_path
@@ -65,7 +66,19 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.study.synthetic_scenario import open_scenario as load_scenario
     from attack.study.tuning import TuneResult, tune
     from attack.study.verify import verify
+    from attack.synthetic_attacks.inference_confidence import (
+        ConfidentInference,
+        confident_inference,
+    )
     from attack.synthetic_attacks.mia_family import MembershipFamilyResult, membership_family
+    from attack.synthetic_attacks.privacy_claim import (
+        BudgetLedger,
+        ClaimCheck,
+        EpsilonBound,
+        PrivacyClaim,
+        check_claim,
+        epsilon_lower_bound,
+    )
     from attack.utility.ml import MlUtility, ml_utility
     from attack.utility.profile import UtilityProfile, utility_profile
 
@@ -112,6 +125,11 @@ _LAZY = {
     "UtilityProfile": ("attack.utility.profile", "UtilityProfile"),
     "ml_utility": ("attack.utility.ml", "ml_utility"),
     "MlUtility": ("attack.utility.ml", "MlUtility"),
+    **{name: ("attack.synthetic_attacks.privacy_claim", name) for name in
+       ("BudgetLedger", "ClaimCheck", "EpsilonBound", "PrivacyClaim", "check_claim", "epsilon_lower_bound")},
+    "read_budget_ledger": ("attack.study.budget_ledger", "read_budget_ledger"),
+    **{name: ("attack.synthetic_attacks.inference_confidence", name) for name in
+       ("ConfidentInference", "confident_inference")},
 }
 
 
@@ -154,6 +172,8 @@ __all__ = [
     "render_report", "report_path", "RenderedReport",
     "generate_keypair", "load_private_key", "passphrase_from_env", "protection_listing", "protection_methods",
     "TuneResult", "UtilityProfile",
+    "epsilon_lower_bound", "EpsilonBound", "check_claim", "ClaimCheck", "PrivacyClaim", "BudgetLedger",
+    "read_budget_ledger", "confident_inference", "ConfidentInference",
 ]
 
 

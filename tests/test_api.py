@@ -50,6 +50,8 @@ def test_the_public_names_are_pinned():
         "run_demo", "DemoResult", "write_outputs", "certificate_path", "tune_paths", "render_report",
         "report_path", "RenderedReport", "json_schema", "generate_keypair", "load_private_key",
         "passphrase_from_env", "protection_listing", "protection_methods",
+        "epsilon_lower_bound", "EpsilonBound", "check_claim", "ClaimCheck", "PrivacyClaim", "BudgetLedger",
+        "read_budget_ledger", "confident_inference", "ConfidentInference",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None

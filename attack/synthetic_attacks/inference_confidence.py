@@ -264,7 +264,7 @@ def confident_inference(
     ``original`` attacked through ``synthetic``, the baseline through ``control``; ``space``:
     the distance preparation of the ``keys``; ``numeric``: whether the target is a number
     (then a guess within γ of the truth is correct)."""
-    options = options or ConfidenceOptions()
+    options = options or ConfidenceOptions.model_validate({})
     if len(control) < 2 or len(synthetic) < 2:
         raise InputError("inference with confidence needs at least two synthetic and two holdout records")
     prep = space.subset(list(keys))

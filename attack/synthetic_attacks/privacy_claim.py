@@ -72,6 +72,16 @@ class EpsilonBound:
     def fpr(self) -> float:
         return self.false_positives / self.non_members
 
+    def __repr__(self) -> str:
+        return one_line("EpsilonBound", None, f"ε ≥ {self.epsilon:.3g} at {self.confidence:.0%}",
+                        f"TPR {self.tpr:.3g}, FPR {self.fpr:.3g}", f"δ = {self.delta:g}")
+
+    def _repr_html_(self) -> str:
+        import pandas as pd
+
+        return result_html("Lower bound on ε", None, [f"ε ≥ {self.epsilon:.3g} at {self.confidence:.0%} confidence"],
+                           pd.DataFrame([{k: v for k, v in self.to_dict().items() if k != "rule"}]))
+
     def to_dict(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon, "delta": self.delta, "confidence": self.confidence,
                 "attack": self.attack, "fpr_target": self.fpr_target, "members": self.members,

@@ -146,7 +146,9 @@ class SynthSpec(Attacks):
     def _claim(cls, claim: dict[str, Any] | None) -> dict[str, Any] | None:
         if claim is None:
             return None
-        from attack.synthetic_attacks.privacy_claim import PrivacyClaim  # here: the command line starts lean
+        from attack.synthetic_attacks.privacy_claim import (
+            PrivacyClaim,  # here: the command line starts lean
+        )
 
         return PrivacyClaim.model_validate(claim).model_dump()
 
