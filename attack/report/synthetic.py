@@ -310,6 +310,16 @@ def _headline(document: Mapping[str, Any]) -> str:
     return f"{verdict_word(False)}: {failing} of {len(document['checks'])} checks reach τ = {document['tau']:g}."
 
 
+#: Said when a synthetic release is attacked without real records the generator never saw.
+NO_HOLDOUT = ("Warning: no holdout was given. Every rate is measured on the generator's own training records "
+              "with no control group: the risks are success rates, not risks beyond what the population "
+              "teaches, and the inference with confidence and the membership family cannot run. ")
+
+
+def _holdout_warning(document: Mapping[str, Any]) -> str:
+    return NO_HOLDOUT if document.get("n_holdout") is None else ""
+
+
 def _preparation_line(document: Mapping[str, Any]) -> str:
     p = document["preparation"]
     return (f"Distances: metric {p.get('metric')}, scaling {p.get('scaling')} fitted on the "
@@ -325,7 +335,7 @@ def render_synth_markdown(document: Mapping[str, Any], title: str) -> str:
     out = [f"# {title}", "", _headline(document), "",
            f"Original {document['n_original']}, synthetic {document['n_synthetic']}, holdout "
            f"{document['n_holdout'] if document['n_holdout'] is not None else 'none'} records. "
-           + _preparation_line(document), "", md_table(_checks_table(document)), "",
+           + _holdout_warning(document) + _preparation_line(document), "", md_table(_checks_table(document)), "",
            "## Attacks (success rate, 95% interval, successes/attempts)", "",
            md_table(_attack_table(document))]
     for section in _sections(document):
@@ -379,7 +389,7 @@ def render_synth_html(document: Mapping[str, Any], title: str) -> str:
     (template ``templates/synthetic.html.j2``)."""
     return render(
         "synthetic.html.j2", title=title, passed=document["passed"], headline=_headline(document),
-        preparation=_preparation_line(document), checks=_checks_table(document), attacks=_attack_table(document),
+        preparation=_holdout_warning(document) + _preparation_line(document), checks=_checks_table(document), attacks=_attack_table(document),
         rates_svg=svg(attack_rates_plot(document)), sections=_sections(document),
         footer="Aggregates only. Confidential until cleared for release.",
     )

@@ -78,17 +78,24 @@ def test_points_on_fewer_than_three_guesses_are_suppressed(planted):
 
 def test_the_family_runs_in_attack_synthetic_with_a_holdout_and_decides(planted):
     members, holdout, synthetic, _ = planted
-    result = attack.attack_synthetic(members.iloc[:1500], synthetic.iloc[:2000], holdout.iloc[:1500],
-                                     keys=["x1", "x2"], targets=["job"], n_attacks=50,
-                                     options={"inference_confidence": {"recall": 0.5, "n_targets": 1000}})
+    result = attack.attack_synthetic(members.iloc[:400], synthetic.iloc[:400], holdout.iloc[:400],
+                                     keys=["x1", "x2"], targets=["job"], n_attacks=20,
+                                     options={"inference_confidence": {"recall": 0.5, "n_targets": 300}})
     section = result.to_dict()["inference_confidence"]
     assert section["declared_recall"] == 0.5
     check = [c for c in result.to_dict()["checks"] if c["family"] == "inference_confidence"]
     assert len(check) == 1 and check[0]["measure"] == "advantage at recall 0.5"
     assert section["job"]["0.1"]["curve"][0]["recall"] == 0.01
-    without = attack.attack_synthetic(members.iloc[:500], synthetic.iloc[:500], keys=["x1", "x2"],
-                                      targets=["job"], n_attacks=20)
+    without = attack.attack_synthetic(members.iloc[:200], synthetic.iloc[:200], keys=["x1", "x2"],
+                                      targets=["job"], n_attacks=10)
     assert "needs a holdout" in without.to_dict()["inference_confidence"]["skipped"]
     with pytest.raises(InputError, match="options.inference_confidence.recall"):
-        attack.attack_synthetic(members.iloc[:500], synthetic.iloc[:500], holdout.iloc[:500], keys=["x1", "x2"],
-                                targets=["job"], options={"inference_confidence": {"recall": 2}})
+        attack.attack_synthetic(members.iloc[:100], synthetic.iloc[:100], holdout.iloc[:100], keys=["x1", "x2"],
+                                targets=["job"], n_attacks=20, options={"inference_confidence": {"recall": 2}})
+
+
+def test_the_report_warns_when_no_holdout_was_given(planted):
+    members, _, synthetic, _ = planted
+    result = attack.attack_synthetic(members.iloc[:100], synthetic.iloc[:100], n_attacks=5)
+    assert "Warning: no holdout was given" in result.to_markdown()
+    assert "Warning: no holdout was given" in result.to_html()
