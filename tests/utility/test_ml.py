@@ -211,15 +211,13 @@ def test_with_a_holdout_a_synthetic_release_never_beats_a_copy_of_the_original()
                       holdout=holdout, seed=1)
     assert [m.ratios for m in copy.models] == [(1.0, 1.0), (1.0, 1.0)]
     assert copy.test_rows == "holdout" and copy.n_holdout == 300 and copy.warnings == ()
-    for seed in (0, 1):  # CART synthesis of the original (sequential, synthpop's default)
-        synthetic = synthesize(original, seed=seed).frame
-        tested = ml_utility(original, synthetic, "y", models=["linear", "forest"], repetitions=2,
-                            holdout=holdout, seed=1)
-        for m, c in zip(tested.models, copy.models, strict=True):
-            assert m.ratio.mean >= c.ratio.mean, (seed, m.model)  # 1.42/1.10 and 1.56/1.16 measured
+    synthetic = synthesize(original, seed=1).frame  # CART synthesis of the original (synthpop's default)
+    tested = ml_utility(original, synthetic, "y", models=["linear", "forest"], repetitions=2, holdout=holdout, seed=1)
+    for m, c in zip(tested.models, copy.models, strict=True):
+        assert m.ratio.mean >= c.ratio.mean, m.model  # 1.56 and 1.16 measured
     # the defect the holdout removes: tested on the original's own rows, which the generator saw,
     # the forest trained on the synthetic file beats the one trained on the original (0.975)
-    seen = ml_utility(original, synthesize(original, seed=1).frame, "y", models=["forest"], repetitions=2, seed=1)
+    seen = ml_utility(original, synthetic, "y", models=["forest"], repetitions=2, seed=1)
     assert seen.models[0].ratio.mean < 1.0
     assert seen.test_rows == "original" and "no holdout was given" in seen.warnings[0]
     document = seen.to_dict()
