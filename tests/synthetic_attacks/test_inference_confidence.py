@@ -89,13 +89,28 @@ def test_the_family_runs_in_attack_synthetic_with_a_holdout_and_decides(planted)
     without = attack.attack_synthetic(members.iloc[:200], synthetic.iloc[:200], keys=["x1", "x2"],
                                       targets=["job"], n_attacks=10)
     assert "needs a holdout" in without.to_dict()["inference_confidence"]["skipped"]
+    assert "Warning: no holdout was given" in without.to_markdown()  # and the report says so
+    assert "Warning: no holdout was given" in without.to_html()
     with pytest.raises(InputError, match="options.inference_confidence.recall"):
         attack.attack_synthetic(members.iloc[:100], synthetic.iloc[:100], holdout.iloc[:100], keys=["x1", "x2"],
                                 targets=["job"], n_attacks=20, options={"inference_confidence": {"recall": 2}})
 
 
-def test_the_report_warns_when_no_holdout_was_given(planted):
-    members, _, synthetic, _ = planted
-    result = attack.attack_synthetic(members.iloc[:100], synthetic.iloc[:100], n_attacks=5)
-    assert "Warning: no holdout was given" in result.to_markdown()
-    assert "Warning: no holdout was given" in result.to_html()
+def test_attack_synth_takes_the_declared_recall(planted, tmp_path):
+    from click.testing import CliRunner
+
+    from attack.cli import main
+
+    members, holdout, synthetic, _ = planted
+    for name, frame in (("o", members.iloc[:150]), ("s", synthetic.iloc[:150]), ("h", holdout.iloc[:150])):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(main, [
+        "synth", "--original", str(tmp_path / "o.csv"), "--synthetic", str(tmp_path / "s.csv"),
+        "--holdout", str(tmp_path / "h.csv"), "--key", "x1", "--key", "x2", "--target", "job",
+        "--n-attacks", "10", "--recall", "0.5", "--json", str(out)])
+    assert result.exit_code in (0, 1), result.output
+    assert "## Inference with confidence" in result.output and "0.5 (declared)" in result.output
+    import json
+
+    assert json.loads(out.read_text())["inference_confidence"]["declared_recall"] == 0.5
