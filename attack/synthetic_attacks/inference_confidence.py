@@ -59,7 +59,7 @@ class ConfidenceOptions(SettingsTable):
 
     recall: float = Field(DEFAULT_RECALL, gt=0, le=1, description="The declared recall at which τ applies.")
     neighbours: int = Field(5, ge=1, le=50, strict=True, description="Nearest records per guess.")
-    n_targets: int = Field(10_000, ge=10, strict=True, description="Members attacked (a seeded sample).")
+    n_targets: int = Field(50_000, ge=10, strict=True, description="Members attacked (a seeded sample).")
     calibration_rows: int = Field(2_000, ge=20, strict=True,
                                   description="Records of the intruder's file he calibrates on.")
     recalls: list[float] = Field(default_factory=lambda: list(CURVE_RECALLS), min_length=1,
