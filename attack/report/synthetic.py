@@ -307,7 +307,9 @@ def _headline(document: Mapping[str, Any]) -> str:
     failing = sum(not c["passed"] for c in document["checks"])
     if document["passed"]:
         return f"{verdict_word(True)}: every check's upper bound is below τ = {document['tau']:g}."
-    return f"{verdict_word(False)}: {failing} of {len(document['checks'])} checks reach τ = {document['tau']:g}."
+    claim = any(c["family"] == "privacy_claim" for c in document["checks"])
+    limit = f"τ = {document['tau']:g}" + (" (the privacy claim: its claimed ε)" if claim else "")
+    return f"{verdict_word(False)}: {failing} of {len(document['checks'])} checks reach {limit}."
 
 
 #: Said when a synthetic release is attacked without real records the generator never saw.
