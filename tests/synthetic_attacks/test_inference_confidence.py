@@ -114,3 +114,20 @@ def test_attack_synth_takes_the_declared_recall(planted, tmp_path):
     import json
 
     assert json.loads(out.read_text())["inference_confidence"]["declared_recall"] == 0.5
+
+
+def test_a_numeric_target_is_guessed_within_gamma_and_copies_come_first():
+    rng = np.random.default_rng(1)
+
+    def incomes(n):
+        x = rng.normal(size=(n, 2))
+        return pd.DataFrame({"x1": x[:, 0], "x2": x[:, 1],
+                             "income": np.round(np.exp(5 + x[:, 0] + 0.3 * rng.normal(size=n)))})
+
+    members, holdout, synthetic = incomes(2000), incomes(2000), incomes(2000)
+    synthetic.iloc[:100] = members.iloc[:100].to_numpy()  # 5 % copies
+    found = confident_inference(members, synthetic, holdout, keys=["x1", "x2"], target="income",
+                                space=prepare(members, ["x1", "x2", "income"]), numeric=True, gamma=0.1)
+    assert found.gamma == 0.1 and found.to_dict()["gamma"] == 0.1
+    assert found.at(0.05).main.k >= 95  # the 100 most confident guesses are nearly all right (98 measured)
+    assert found.at(0.05).baseline.k / 100 < 0.3
