@@ -244,10 +244,7 @@ def _confidence_table(document: Mapping[str, Any]) -> ReportTable:
     non-member baseline with Wilson intervals, and the advantage with its interval."""
     t = ReportTable(["target", "γ", "recall", "guesses", "precision", "baseline precision", "advantage"],
                     [False, True, True, True, True, True, True])
-    section = document["inference_confidence"]
-    for target, per_gamma in section.items():
-        if not isinstance(per_gamma, Mapping) or target in ("options",):
-            continue
+    for target, per_gamma in document["inference_confidence"]["targets"].items():
         for gamma, found in per_gamma.items():
             for point in found["curve"]:
                 adv = point["advantage"]
@@ -269,7 +266,7 @@ def _confidence_section(document: Mapping[str, Any]) -> _Section:
         table.add([section["skipped"]])
         return _Section("Inference with confidence", "Not run", table, "Inference with confidence (not run)")
     errors = [f"{t} {g}: {f['calibration_error']['attack']:.3f} (baseline {f['calibration_error']['baseline']:.3f})"
-              for t, per in section.items() if isinstance(per, Mapping) and t != "options" for g, f in per.items()]
+              for t, per in section["targets"].items() for g, f in per.items()]
     caption = (f"Precision on the most confident guesses at each recall (share of the targets guessed on), against "
                f"the same intruder trained on the holdout; τ applies to the upper bound of the advantage at the "
                f"declared recall {section['declared_recall']:g} (Francis & Wagner 2025). Expected calibration "

@@ -320,7 +320,9 @@ class ConfidentInferenceAttack:
         if control is None:
             return AttackEvaluation(self.family, {"skipped": "needs a holdout: the baseline intruder is trained on "
                                                              "real records the generator never saw"})
-        section: dict[str, Any] = {"declared_recall": self.options.recall, "options": self.options.model_dump()}
+        targets: dict[str, Any] = {}
+        section: dict[str, Any] = {"declared_recall": self.options.recall, "options": self.options.model_dump(),
+                                   "targets": targets}
         checks = []
         for target in spec.targets:
             prep = self.space.preparation
@@ -339,5 +341,5 @@ class ConfidentInferenceAttack:
                                     None if advantage is None else advantage.value,
                                     None if advantage is None else advantage.high, spec.tau,
                                     {"target": target, "gamma": gamma if numeric else None}))
-            section[target] = per_gamma
+            targets[target] = per_gamma
         return AttackEvaluation(self.family, section, tuple(checks))

@@ -85,7 +85,7 @@ def test_the_family_runs_in_attack_synthetic_with_a_holdout_and_decides(planted)
     assert section["declared_recall"] == 0.5
     check = [c for c in result.to_dict()["checks"] if c["family"] == "inference_confidence"]
     assert len(check) == 1 and check[0]["measure"] == "advantage at recall 0.5"
-    assert section["job"]["0.1"]["curve"][0]["recall"] == 0.01
+    assert section["targets"]["job"]["0.1"]["curve"][0]["recall"] == 0.01
     without = attack.attack_synthetic(members.iloc[:200], synthetic.iloc[:200], keys=["x1", "x2"],
                                       targets=["job"], n_attacks=10)
     assert "needs a holdout" in without.to_dict()["inference_confidence"]["skipped"]
