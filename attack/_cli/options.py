@@ -398,7 +398,7 @@ SYNTH = stack(
 
 TUNE_SYNTHESIS = stack(
     click.option("--original", "original_path", required=True, type=FILE, help="The confidential original."),
-    click.option("--holdout", "holdout_path", type=FILE, help="Original records kept out of synthesis (control set of the attacks)."),
+    click.option("--holdout", "holdout_path", type=FILE, help="Original records kept out of synthesis (control set of the attacks; the propensity utility compares each candidate with them)."),
     click.option("--grid", "grid", multiple=True, required=True, metavar="KEY=V1,V2", help="Settings to search, e.g. minbucket=5,20,50 or smoothing=none,density (repeatable; keys: method, method.COLUMN, minbucket, cp, smoothing, proper, ntree)."),
     click.option("--drop", "dropped", multiple=True, metavar="COLUMN", help="Leave this column out, e.g. the unit id (repeatable)."),
     click.option("--special-code", "special_codes", multiple=True, type=float, callback=finite, metavar="NUMBER", help="A number that is a code, not a value, e.g. -8 (repeatable)."),
