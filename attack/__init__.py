@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     )
     from attack.risk.release_context import ReleaseContext, release_context, resolve_context
     from attack.risk.results import AttackResult
+    from attack.study.budget_ledger import read_budget_ledger
     from attack.study.demo import DemoResult, demo_scenario, run_demo
     from attack.study.outputs import certificate_path, tune_paths
     from attack.study.report_files import RenderedReport, render_report, report_path
@@ -74,7 +75,19 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.study.synthetic_scenario import open_scenario as load_scenario
     from attack.study.tuning import TuneResult, tune
     from attack.study.verify import verify
+    from attack.synthetic_attacks.inference_confidence import (
+        ConfidentInference,
+        confident_inference,
+    )
     from attack.synthetic_attacks.mia_family import MembershipFamilyResult, membership_family
+    from attack.synthetic_attacks.privacy_claim import (
+        BudgetLedger,
+        ClaimCheck,
+        EpsilonBound,
+        PrivacyClaim,
+        check_claim,
+        epsilon_lower_bound,
+    )
     from attack.utility.ml import MlUtility, ml_utility
     from attack.utility.profile import UtilityProfile, utility_profile
 
@@ -128,6 +141,11 @@ _LAZY = {
     "AttackerRisk": ("attack.risk.attackers", "AttackerRisk"),
     **{name: ("attack.risk.release_context", name) for name in
        ("ReleaseContext", "release_context", "resolve_context")},
+    **{name: ("attack.synthetic_attacks.privacy_claim", name) for name in
+       ("BudgetLedger", "ClaimCheck", "EpsilonBound", "PrivacyClaim", "check_claim", "epsilon_lower_bound")},
+    "read_budget_ledger": ("attack.study.budget_ledger", "read_budget_ledger"),
+    **{name: ("attack.synthetic_attacks.inference_confidence", name) for name in
+       ("ConfidentInference", "confident_inference")},
 }
 
 
@@ -172,6 +190,8 @@ __all__ = [
     "TuneResult", "UtilityProfile",
     "population_uniqueness", "PopulationUniqueness", "UniquenessEstimate", "UniquesInterval",
     "population_risk", "PopulationRisk", "AttackerRisk", "ReleaseContext", "release_context", "resolve_context",
+    "epsilon_lower_bound", "EpsilonBound", "check_claim", "ClaimCheck", "PrivacyClaim", "BudgetLedger",
+    "read_budget_ledger", "confident_inference", "ConfidentInference",
 ]
 
 

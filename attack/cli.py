@@ -307,15 +307,21 @@ def utility_command(original_path: Path, release_path: Path, variables: str, by:
                     reading: attack.ReadOptions, **ml: Any) -> None:
     """Check the analysis potential of a release against the original (docs/method/utility.md):
     reported beside the risk verdict, never merged with it."""
-    app.guard([json_path], [original_path, release_path, *([log_path] if log_path else [])])
-    original, release = attack.read_tables([original_path, release_path], reading)
+    holdout_path = ml.pop("holdout_path", None)
+    app.guard([json_path], [original_path, release_path, *([log_path] if log_path else []), holdout_path])
+    original, release, holdout = attack.read_tables([original_path, release_path, holdout_path], reading)
     parts = [p.strip() for p in id_columns.split(",")] if id_columns else None
+    learn = app.ml_settings(ml["ml_target"], ml["ml_models"], ml["ml_features"], ml["ml_repetitions"],
+                            ml["ml_metric"], ml["ml_tolerances"], seed)
+    if holdout is not None:
+        if learn is None:
+            raise attack.InputError("--holdout tests the ML models: it needs --ml TARGET")
+        learn["holdout"] = holdout.frame
     profile = attack.utility_profile(
         original, release, variables=app.names(variables), by=by, crosses=[tuple(c.split(",")) for c in crosses],
         weights=weight, models=models, per_record=None if parts is None else (parts[0], parts[-1]),
         propensity={"seed": seed} if propensity else False, protection_log=app.protection_log(log_path),
-        ml=app.ml_settings(ml["ml_target"], ml["ml_models"], ml["ml_features"], ml["ml_repetitions"],
-                           ml["ml_metric"], ml["ml_tolerances"], seed),
+        ml=learn,
     )
     document = profile.to_dict()
     if json_path:

@@ -52,6 +52,8 @@ def test_the_public_names_are_pinned():
         "passphrase_from_env", "protection_listing", "protection_methods",
         "population_uniqueness", "PopulationUniqueness", "UniquenessEstimate", "UniquesInterval",
         "population_risk", "PopulationRisk", "AttackerRisk", "ReleaseContext", "release_context", "resolve_context",
+        "epsilon_lower_bound", "EpsilonBound", "check_claim", "ClaimCheck", "PrivacyClaim", "BudgetLedger",
+        "read_budget_ledger", "confident_inference", "ConfidentInference",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None

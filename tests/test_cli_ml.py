@@ -67,3 +67,18 @@ def test_ml_options_without_a_target_and_bad_logs_are_usage_errors(tmp_path):
     bad.write_text("{not json")
     result = runner.invoke(main, [*base, "--protection-log", str(bad)])
     assert result.exit_code == 2 and "protection log" in result.output
+
+
+def test_holdout_tests_the_models_on_unseen_rows(tmp_path):
+    paths = _files(tmp_path)
+    holdout = pd.read_csv(paths["original"]).sample(60, random_state=1)
+    holdout.to_csv(tmp_path / "h.csv", index=False)
+    out = tmp_path / "u.json"
+    args = ["utility", "--original", str(paths["original"]), "--release", str(paths["release"]),
+            "--ml", "y", "--ml-model", "linear", "--ml-repetitions", "1", "--json", str(out)]
+    result = CliRunner().invoke(main, [*args, "--holdout", str(tmp_path / "h.csv")])
+    assert result.exit_code == 0, result.output
+    assert "predict the 60 holdout rows" in result.output
+    assert json.loads(out.read_text())["ml"]["test_rows"]["source"] == "holdout"
+    refused = CliRunner().invoke(main, [*args[:5], "--holdout", str(tmp_path / "h.csv")])
+    assert refused.exit_code == 2 and "needs --ml TARGET" in refused.output

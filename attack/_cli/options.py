@@ -310,6 +310,7 @@ UTILITY = stack(
     click.option("--ml-metric", type=click.Choice(["rmse", "mae", "accuracy", "balanced_accuracy", "auc"]), help="Verdict metric (default rmse for a metric target, balanced_accuracy for a categorical one)."),
     click.option("--ml-tolerance", "ml_tolerances", multiple=True, metavar="[MODEL=]LOSS", help="Largest relative loss of the verdict metric that keeps the utility, for all models or one (repeatable; default 0.1)."),
     click.option("--protection-log", "log_path", type=FILE, help="Protection log of attack protect: adds what an analyst can recover with it (PRAM frequencies, calibrated slopes)."),
+    click.option("--holdout", "holdout_path", type=FILE, help="Real rows the generator or the protection never saw: every ML model is tested on them (needs --ml; docs/method/ml-utility.md)."),
 )
 
 
@@ -396,12 +397,17 @@ SYNTH = stack(
     click.option("--mia-fpr", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="False-positive rate at which the maximum TPR over the membership attacks is checked against τ."),
     click.option("--decide", is_flag=True, help="When a check's interval straddles τ, run the attacks once more with as many attacks as the undecided checks need (at most the records available, 50,000)."),
     click.option("--exposed", "exposed_path", type=FILE, help="Write the members the family flags at --mia-fpr (record-level, 0600)."),
+    click.option("--claimed-epsilon", type=click.FloatRange(0, min_open=True), help="The generator's claimed ε: checked against the lower bound on ε the membership family proves (needs --membership-family; docs/method/privacy-claims.md)."),
+    click.option("--claimed-delta", type=click.FloatRange(0, 1, max_open=True), help="The claimed δ (default 0, or the ledger's total)."),
+    click.option("--budget-ledger", "ledger_path", type=FILE, help="TOML ledger of every release's (ε, δ) spend; summed by basic composition, the total is the claim unless --claimed-epsilon is given."),
+    click.option("--claim-confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), help="Confidence of the lower bound on ε (default 0.95)."),
+    click.option("--recall", "inference_recall", type=click.FloatRange(0, 1, min_open=True), help="Declared recall at which τ applies to the advantage of the inference with confidence (default 0.1; docs/method/synthetic-attacks.md)."),
 )
 
 
 TUNE_SYNTHESIS = stack(
     click.option("--original", "original_path", required=True, type=FILE, help="The confidential original."),
-    click.option("--holdout", "holdout_path", type=FILE, help="Original records kept out of synthesis (control set of the attacks)."),
+    click.option("--holdout", "holdout_path", type=FILE, help="Original records kept out of synthesis (control set of the attacks; the propensity utility compares each candidate with them)."),
     click.option("--grid", "grid", multiple=True, required=True, metavar="KEY=V1,V2", help="Settings to search, e.g. minbucket=5,20,50 or smoothing=none,density (repeatable; keys: method, method.COLUMN, minbucket, cp, smoothing, proper, ntree)."),
     click.option("--drop", "dropped", multiple=True, metavar="COLUMN", help="Leave this column out, e.g. the unit id (repeatable)."),
     click.option("--special-code", "special_codes", multiple=True, type=float, callback=finite, metavar="NUMBER", help="A number that is a code, not a value, e.g. -8 (repeatable)."),

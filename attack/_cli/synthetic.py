@@ -111,9 +111,11 @@ def run_synth(original_path, synthetic_path, holdout_path, keys, targets, gammas
                   metric, scaling, bins, n_attacks, seed, json_path, html_path, certificate_path, sign_path,
                   passphrase_env, membership_log, isolated, random_targets, shadow_sets, test_sets, jobs, shadow_size,
                   family, holdout_share, reference_path, mia_attacks, mia_fpr, decide, exposed_path,
-                  quiet, sep, decimal, encoding, sheet, na, codes) -> bool:
+                  quiet, sep, decimal, encoding, sheet, na, codes, claimed_epsilon=None, claimed_delta=None,
+                  ledger_path=None, claim_confidence=None, inference_recall=None) -> bool:
     """``attack synth``: attack a synthetic release and certify the verdict; returns it."""
     from attack.generation.sequential import settings_from_log
+    from attack.study.budget_ledger import claim_settings
     from attack.synthetic_attacks.settings import SynthSpec, parse_binning
 
     spec = SynthSpec(
@@ -128,10 +130,12 @@ def run_synth(original_path, synthetic_path, holdout_path, keys, targets, gammas
         membership_family=None if not family else {
             "attacks": list(mia_attacks) or None, "verdict_fpr": mia_fpr, "exposed": exposed_path is not None},
         decide=decide,
+        privacy_claim=claim_settings(claimed_epsilon, claimed_delta, ledger_path, claim_confidence),
+        options={} if inference_recall is None else {"inference_confidence": {"recall": inference_recall}},
     )
     if not family and (reference_path or mia_attacks or exposed_path):
         raise attack.InputError("--reference, --mia-attack and --exposed need --membership-family")
-    inputs = [original_path, synthetic_path, holdout_path, reference_path, membership_log]
+    inputs = [original_path, synthetic_path, holdout_path, reference_path, membership_log, ledger_path]
     app.guard([json_path, html_path, exposed_path,
                *(app.certificate_paths(certificate_path) if certificate_path else [])], inputs)
     if sign_path is not None and certificate_path is None:

@@ -273,6 +273,10 @@ def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_B
         attacks.append("membership inference (shadow models)")
     if document.get("membership_family"):
         attacks.append("membership inference from data only")
+    confident = document.get("inference_confidence") or {}
+    if confident and "skipped" not in confident:
+        attacks.append(f"inference with the intruder's confidence (τ at recall {confident['declared_recall']:g}, "
+                       "against an intruder trained on the holdout)")
     intruders.lines.append(f"Attacks: {', '.join(attacks) or 'none'}; {settings.get('n_attacks', '–')} attack "
                            f"targets each, seed {settings.get('seed', '–')}. Each attack runs on the training "
                            "records (main), on the holdout (control) and as a naive guess (baseline).")
@@ -285,6 +289,17 @@ def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_B
         [[verdict_word(c["passed"]), c["family"], fmt_num(c["upper"]), f"{c['tau']:g}", fmt_num(c["value"]),
           c["measure"], c.get("target") or "–"] for c in document["checks"]],
         [not c["passed"] for c in document["checks"]])))
+    family = document.get("membership_family") or {}
+    if family.get("empirical_epsilon"):
+        bound = family["empirical_epsilon"]
+        risk.lines.append(f"Differential privacy: the strongest membership attack proves ε ≥ {bound['epsilon']:.3g} "
+                          f"at {bound['confidence']:.0%} confidence (δ = {bound['delta']:g}).")
+    if family.get("privacy_claim"):
+        claim = family["privacy_claim"]
+        risk.lines.append(f"Privacy claim: {claim['reading']}."
+                          + ("" if claim["ledger"] is None else
+                             f" Budget ledger: {len(claim['ledger']['releases'])} releases, total ε = "
+                             f"{claim['ledger']['epsilon']:g} by basic composition."))
     import matplotlib
 
     with matplotlib.rc_context(PLOT_RC):

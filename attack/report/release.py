@@ -71,11 +71,18 @@ def ml_table(ml: Mapping[str, Any]) -> ReportTable:
 def _ml_markdown(ml: Mapping[str, Any]) -> list[str]:
     verdict = {True: "keeps its machine-learning utility for every model",
                False: "loses machine-learning utility", None: "has no ML verdict"}[ml["passed"]]
+    rows = ml.get("test_rows") or {"source": "original"}
+    if rows["source"] == "holdout":
+        measured = (f"predict the {rows['n_holdout']} holdout rows, real rows the generator or the protection "
+                    f"never saw ({ml['repetitions']} repetitions differing by the models' random states)")
+    else:
+        measured = (f"predict held-out original rows ({ml['repetitions']} random splits, "
+                    f"{100 * ml['test_share']:g}% held out, release rows aligned by {ml['alignment']})")
+    warned = [f"**Warning:** {w}." for w in ml.get("warnings", [])]
     return ["", f"## Machine learning: predicting {ml['target']} ({ml['task']})", "",
-            f"The release {verdict}: models trained on it and on the original predict held-out "
-            f"original rows ({ml['repetitions']} random splits, {100 * ml['test_share']:g}% held "
-            f"out, release rows aligned by {ml['alignment']}). Reported beside the risk verdict, "
-            "never merged with it.", "", md_table(ml_table(ml))]
+            f"The release {verdict}: models trained on it and on the original {measured}. "
+            "Reported beside the risk verdict, never merged with it.", *(["", *warned] if warned else []),
+            "", md_table(ml_table(ml))]
 
 
 def _recoverable_markdown(rec: Mapping[str, Any]) -> list[str]:

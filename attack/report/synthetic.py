@@ -210,12 +210,69 @@ def _membership_section(document: Mapping[str, Any]) -> _Section:
                     _membership_table(document), f"Membership inference ({share:.0%} of targets exceed τ)")
 
 
+def _epsilon_lines(family: Mapping[str, Any]) -> tuple[str, ...]:
+    """The lower bound on ε the strongest attack proves and, when a claim was made, its check."""
+    bound = family.get("empirical_epsilon")
+    if bound is None:
+        return ()
+    lines = [f"Empirical lower bound on ε: {bound['epsilon']:.3g} at {bound['confidence']:.0%} confidence, "
+             f"δ = {bound['delta']:g} (strongest test: {bound['attack']} at FPR {bound['fpr_target']:g}, "
+             f"TPR {bound['tpr']:.3g}, FPR {bound['fpr']:.3g}; Clopper-Pearson, Bonferroni over "
+             f"{bound['comparisons']} tests; docs/method/privacy-claims.md)."]
+    claim = family.get("privacy_claim")
+    if claim is not None:
+        lines.append(f"Privacy claim: {claim['reading']}.")
+        if claim["ledger"] is not None:
+            ledger = claim["ledger"]
+            lines.append(f"Budget ledger: {len(ledger['releases'])} releases, total ε = {ledger['epsilon']:g}, "
+                         f"δ = {ledger['delta']:g} by basic composition (the spends add up).")
+    return tuple(lines)
+
+
 def _family_section(document: Mapping[str, Any]) -> _Section:
     caption = _family_caption(document)
-    notes = tuple(f"- {w}" for w in document["membership_family"]["warnings"])
-    return _Section("Membership inference from data only", caption, _family_table(document),
+    family = document["membership_family"]
+    notes = tuple(f"- {w}" for w in family["warnings"])
+    epsilon = _epsilon_lines(family)
+    return _Section("Membership inference from data only", " ".join([caption, *epsilon]), _family_table(document),
                     "Membership inference from data only (value [95% interval])", (caption + ".", ""),
-                    ("", *notes) if notes else ())
+                    (*(("", *notes) if notes else ()), *(("", *epsilon) if epsilon else ())))
+
+
+def _confidence_table(document: Mapping[str, Any]) -> ReportTable:
+    """Per target and γ, per recall of the curve: precision of the attack and of the
+    non-member baseline with Wilson intervals, and the advantage with its interval."""
+    t = ReportTable(["target", "γ", "recall", "guesses", "precision", "baseline precision", "advantage"],
+                    [False, True, True, True, True, True, True])
+    for target, per_gamma in document["inference_confidence"]["targets"].items():
+        for gamma, found in per_gamma.items():
+            for point in found["curve"]:
+                adv = point["advantage"]
+                declared = point["recall"] == found["declared_recall"]
+                t.add([target, "–" if found["gamma"] is None else gamma,
+                       f"{point['recall']:g}" + (" (declared)" if declared else ""), str(point["guesses"]),
+                       f"{fmt_num(point['precision'])} {fmt_ci([point['main']['low'], point['main']['high']])}",
+                       f"{fmt_num(point['baseline_precision'])} "
+                       f"{fmt_ci([point['baseline']['low'], point['baseline']['high']])}",
+                       "–" if adv is None else f"{fmt_num(adv['value'])} {fmt_ci([adv['low'], adv['high']])}"],
+                      failing=declared and not found["passed"])
+    return t
+
+
+def _confidence_section(document: Mapping[str, Any]) -> _Section:
+    section = document["inference_confidence"]
+    if "skipped" in section:
+        table = ReportTable(["note"], [False])
+        table.add([section["skipped"]])
+        return _Section("Inference with confidence", "Not run", table, "Inference with confidence (not run)")
+    errors = [f"{t} {g}: {f['calibration_error']['attack']:.3f} (baseline {f['calibration_error']['baseline']:.3f})"
+              for t, per in section["targets"].items() for g, f in per.items()]
+    caption = (f"Precision on the most confident guesses at each recall (share of the targets guessed on), against "
+               f"the same intruder trained on the holdout; τ applies to the upper bound of the advantage at the "
+               f"declared recall {section['declared_recall']:g} (Francis & Wagner 2025). Expected calibration "
+               f"error of the confidences: {'; '.join(errors)}.")
+    return _Section("Inference with confidence", caption, _confidence_table(document),
+                    "Inference with confidence (value [95% interval])", (caption, ""))
 
 
 def _distance_section(document: Mapping[str, Any]) -> _Section:
@@ -227,6 +284,7 @@ def _distance_section(document: Mapping[str, Any]) -> _Section:
 _LAYOUTS: dict[str, Callable[[Mapping[str, Any]], _Section]] = {
     "attribute": _attribute_section, "membership": _membership_section,
     "membership_family": _family_section, "distance": _distance_section,
+    "inference_confidence": _confidence_section,
 }
 
 
@@ -246,7 +304,19 @@ def _headline(document: Mapping[str, Any]) -> str:
     failing = sum(not c["passed"] for c in document["checks"])
     if document["passed"]:
         return f"{verdict_word(True)}: every check's upper bound is below τ = {document['tau']:g}."
-    return f"{verdict_word(False)}: {failing} of {len(document['checks'])} checks reach τ = {document['tau']:g}."
+    claim = any(c["family"] == "privacy_claim" for c in document["checks"])
+    limit = f"τ = {document['tau']:g}" + (" (the privacy claim: its claimed ε)" if claim else "")
+    return f"{verdict_word(False)}: {failing} of {len(document['checks'])} checks reach {limit}."
+
+
+#: Said when a synthetic release is attacked without real records the generator never saw.
+NO_HOLDOUT = ("Warning: no holdout was given. Every rate is measured on the generator's own training records "
+              "with no control group: the risks are success rates, not risks beyond what the population "
+              "teaches, and the inference with confidence and the membership family cannot run. ")
+
+
+def _holdout_warning(document: Mapping[str, Any]) -> str:
+    return NO_HOLDOUT if document.get("n_holdout") is None else ""
 
 
 def _preparation_line(document: Mapping[str, Any]) -> str:
@@ -264,7 +334,7 @@ def render_synth_markdown(document: Mapping[str, Any], title: str) -> str:
     out = [f"# {title}", "", _headline(document), "",
            f"Original {document['n_original']}, synthetic {document['n_synthetic']}, holdout "
            f"{document['n_holdout'] if document['n_holdout'] is not None else 'none'} records. "
-           + _preparation_line(document), "", md_table(_checks_table(document)), "",
+           + _holdout_warning(document) + _preparation_line(document), "", md_table(_checks_table(document)), "",
            "## Attacks (success rate, 95% interval, successes/attempts)", "",
            md_table(_attack_table(document))]
     for section in _sections(document):
@@ -318,7 +388,7 @@ def render_synth_html(document: Mapping[str, Any], title: str) -> str:
     (template ``templates/synthetic.html.j2``)."""
     return render(
         "synthetic.html.j2", title=title, passed=document["passed"], headline=_headline(document),
-        preparation=_preparation_line(document), checks=_checks_table(document), attacks=_attack_table(document),
+        preparation=_holdout_warning(document) + _preparation_line(document), checks=_checks_table(document), attacks=_attack_table(document),
         rates_svg=svg(attack_rates_plot(document)), sections=_sections(document),
         footer="Aggregates only. Confidential until cleared for release.",
     )

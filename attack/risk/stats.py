@@ -8,7 +8,9 @@ synthetic data, membership games) takes its interval from here:
   [0, 1] and touching 0 at ``k = 0`` and 1 at ``k = n``;
 * the residual risk of Giomi et al. (2023, Anonymeter), ``R = (r_a − r_c)/(1 − r_c)``: what an
   attack on the release achieves beyond the same attack on records the release never saw, with
-  the error propagated from both rates.
+  the error propagated from both rates;
+* the one-sided exact bound of Clopper & Pearson (1934), for the lower bound on ε that a
+  membership attack proves (``attack.synthetic_attacks.privacy_claim``).
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ import numpy as np
 
 from attack.errors import InputError
 
-__all__ = ["Z_95", "UNDEFINED_RESIDUAL", "Estimate", "Rate", "residual_risk", "success_rate",
-           "wilson_interval", "z_quantile"]
+__all__ = ["Z_95", "UNDEFINED_RESIDUAL", "Estimate", "Rate", "clopper_pearson_upper", "residual_risk",
+           "success_rate", "wilson_interval", "z_quantile"]
 
 #: The two-sided 95 % normal quantile.
 Z_95 = 1.959963984540054
@@ -116,3 +118,17 @@ def residual_risk(main: Rate, control: Rate) -> Estimate | None:
     value = (main.rate - control.rate) / gap
     error = np.hypot(main.error / abs(gap), control.error * (main.rate - 1.0) / gap**2)
     return Estimate(_clip(value), float(error), _clip(value - error), _clip(value + error))
+
+
+def clopper_pearson_upper(k: int, n: int, alpha: float) -> float:
+    """The one-sided exact (Clopper & Pearson 1934) upper bound of a proportion at level
+    ``1 − alpha``: the ``1 − alpha`` quantile of Beta(k + 1, n − k), and 1 at ``k = n``."""
+    if n < 1 or not 0 <= k <= n:
+        raise InputError(f"a proportion needs 0 ≤ k ≤ n and n ≥ 1, got k = {k}, n = {n}")
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha must lie strictly between 0 and 1, got {alpha}")
+    if k >= n:
+        return 1.0
+    from scipy.special import betaincinv  # here: the command line starts without SciPy
+
+    return float(betaincinv(k + 1, n - k, 1.0 - alpha))

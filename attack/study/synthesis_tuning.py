@@ -5,7 +5,8 @@ the method of the synthesised columns, …) gives a candidate synthesised from t
 one seed. Each candidate is attacked (``attack.attack_synthetic``: DCR diagnostics, singling
 out, linkability, the CAP family and replicated uniques per target, inference, and membership
 inference when asked) and its utility measured by the propensity score (S_pMSE of the logistic
-model by default, ``attack.utility.propensity``). Risk is a hard constraint: the chosen
+model by default, ``attack.utility.propensity``) against the holdout when one is given, else
+against the original. Risk is a hard constraint: the chosen
 candidate is the one with the smallest S_pMSE among those whose every check passes. The
 risk–utility **frontier** lists the candidates no other candidate beats on both the worst risk
 (the largest upper bound of any check) and S_pMSE.
@@ -117,7 +118,10 @@ class SynthesisTuning:
             risk = "n/a" if c.worst_risk is None else f"{c.worst_risk:.3f}"
             lines.append(f"{mark} {c.settings}: worst risk {risk} ({c.worst_check}), S_pMSE {c.s_pmse:.2f}, "
                          f"{verdict_word(c.passed)}")
-        return [*lines, self.to_dict()["verdict"] + " (* chosen, f on the risk-utility frontier)"]
+        rows = self.settings.get("utility_rows", "original")
+        measured = [f"S_pMSE against the {'holdout (rows the generator never saw)' if rows == 'holdout' else 'original'}",
+                    *(f"warning: {w}" for w in self.settings.get("warnings", []))]
+        return [*lines, self.to_dict()["verdict"] + " (* chosen, f on the risk-utility frontier)", *measured]
 
     def write(self, *, json: str | Path | None = None, release: str | Path | None = None,
               inputs: Sequence[str | Path | None] = ()) -> None:
@@ -130,6 +134,11 @@ class SynthesisTuning:
         if release is not None and self.release is not None:
             files[Path(release)] = record_file(self.release, release)
         write_files_atomic(files, inputs=inputs)
+
+
+#: Said when the utility of the candidates is measured against their own training rows.
+NO_HOLDOUT_UTILITY = ("no holdout: the propensity utility compares every candidate with the rows it was "
+                      "synthesised from, which rewards copies of them; give real rows kept out of synthesis")
 
 
 def tune_synthesis(
@@ -151,7 +160,8 @@ def tune_synthesis(
     settings of ``attack.attack_synthetic`` (``keys``, ``targets``, ``tau``, ``n_attacks`` …).
     ``membership``: the membership game (``n_isolated``, ``n_random``, ``shadow_sets`` …), run
     against each candidate's own settings. ``utility_model``: ``logistic``, ``logistic2`` or
-    ``cart``.
+    ``cart``. With a ``holdout`` the propensity score compares each candidate with the holdout
+    (real rows the generator never saw) instead of the original it was made from.
     """
     unknown = sorted(k for k in grid if grid_type(k) is None)
     if unknown:
@@ -167,13 +177,16 @@ def tune_synthesis(
     columns = list(original.columns if columns is None else columns)
     names, values = list(grid), [list(grid[k]) for k in grid]
     candidates, frames = [], []
+    # utility against real rows the generator never saw when there are some: a file that copies its
+    # training rows then gains nothing from the copies
+    compared = original[columns] if holdout is None else holdout[columns]
     for combination in itertools.product(*values):
         settings = _settings(fixed, dict(zip(names, combination, strict=True)))
         synthetic = synthesize(original, columns=columns, seed=seed, **settings).frame
         game = None if membership is None else {**membership, "synthesis": settings}
         risk = attack_synthetic(original[columns], synthetic, None if holdout is None else holdout[columns],
                                 **(attacks or {}), membership=game, seed=seed)
-        utility = propensity_utility(original[columns], synthetic, models=(utility_model,), tables=False, seed=seed)
+        utility = propensity_utility(compared, synthetic, models=(utility_model,), tables=False, seed=seed)
         candidates.append(_candidate(settings, risk.figures["checks"], risk.passed, utility.scores[0].pmse_ratio))
         frames.append(synthetic)
     passing = [i for i, c in enumerate(candidates) if c.passed]
@@ -181,7 +194,9 @@ def tune_synthesis(
     return SynthesisTuning(
         tuple(candidates), chosen, _frontier(candidates), None if chosen is None else frames[chosen],
         {"grid": {k: list(v) for k, v in grid.items()}, "fixed": fixed, "attacks": _plain(attacks or {}),
-         "membership": _plain(membership), "utility_model": utility_model, "seed": seed, "columns": columns},
+         "membership": _plain(membership), "utility_model": utility_model, "seed": seed, "columns": columns,
+         "utility_rows": "original" if holdout is None else "holdout",
+         "warnings": [NO_HOLDOUT_UTILITY] if holdout is None else []},
     )
 
 

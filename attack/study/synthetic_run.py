@@ -83,6 +83,9 @@ def attack_synthetic(
     if spec.membership_family is not None and holdout is None:
         raise InputError("the membership family needs non-members: a holdout file or a holdout share",
                          field="membership_family")
+    if spec.privacy_claim is not None and spec.membership_family is None:
+        raise InputError("a privacy claim is checked against the membership family: ask for it too "
+                         "(--membership-family)", field="privacy_claim")
     if reference is not None and spec.membership_family is None:
         raise InputError("a reference sample is used by the membership family only", field="reference")
     if spec.columns is None:

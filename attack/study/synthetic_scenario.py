@@ -222,8 +222,10 @@ class SyntheticScenario:
         """The data files the scenario reads (outputs must not overwrite them)."""
         data = self.settings.data
         entries = (data.original, data.synthetic, data.holdout)
+        claim = self.settings.privacy_claim
         return [self._resolve(e.path) for e in entries if e is not None and e.path is not None] + (
-            [self.path] if self.path else [])
+            [self.path] if self.path else []) + (
+            [self._resolve(claim.ledger)] if claim is not None and claim.ledger is not None else [])
 
     # -- the steps ---------------------------------------------------------------------------
 
@@ -289,8 +291,18 @@ class SyntheticScenario:
         if self.settings.membership is not None:
             membership = {"synthesis": self._synthesis().keywords(), **self.settings.membership.game()}
         dropped = [] if synthesis is None else synthesis.drop  # never in the synthetic file
+        family, claim = self.settings.membership_family, self.settings.privacy_claim
+        extra: dict[str, Any] = {}
+        if family is not None:
+            extra["membership_family"] = family.model_dump()
+        if claim is not None:
+            from attack.study.budget_ledger import claim_settings
+
+            extra["privacy_claim"] = claim_settings(claim.epsilon, claim.delta,
+                                                    None if claim.ledger is None else self._resolve(claim.ledger),
+                                                    claim.confidence)
         return SynthSpec(**{
-            **attacks.model_dump(), "membership": membership,
+            **attacks.model_dump(), "membership": membership, **extra,
             "exclude": list(dict.fromkeys([*attacks.exclude, *dropped])),
             "categorical": list(dict.fromkeys([*attacks.categorical, *self.settings.data.original.codes]))})
 

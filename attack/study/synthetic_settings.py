@@ -152,6 +152,29 @@ class SyntheticOutput(SettingsTable):
     synthetic: str | None = Field(default=None, description="Where a synthetic file made here goes (owner-only).")
 
 
+class ScenarioMembershipFamily(SettingsTable):
+    """The data-only membership attacks (docs/method/membership-family.md); needs a holdout."""
+
+    attacks: list[str] | None = Field(None, description="Attacks to run (default: every data-only attack).")
+    verdict_fpr: float = Field(0.01, gt=0, lt=1, description="False-positive rate of the τ check.")
+
+
+class ScenarioPrivacyClaim(SettingsTable):
+    """The generator's differential-privacy claim, checked against the membership family
+    (docs/method/privacy-claims.md)."""
+
+    epsilon: float | None = Field(None, gt=0, allow_inf_nan=False, description="Claimed ε of this release.")
+    delta: float | None = Field(None, ge=0, lt=1, description="Claimed δ (default 0, or the ledger's total).")
+    ledger: str | None = Field(None, description="Budget ledger (TOML), relative to the scenario file.")
+    confidence: float | None = Field(None, gt=0, lt=1, description="Confidence of the bound on ε (default 0.95).")
+
+    @model_validator(mode="after")
+    def _something_claimed(self) -> ScenarioPrivacyClaim:
+        if self.epsilon is None and self.ledger is None:
+            raise InputError("a privacy claim needs a claimed epsilon or a ledger", field="epsilon")
+        return self
+
+
 class SyntheticScenarioSettings(SettingsTable):
     """A synthetic-release scenario file."""
 
@@ -164,6 +187,8 @@ class SyntheticScenarioSettings(SettingsTable):
     membership: Membership | None = None
     tune: SynthesisTune | None = None
     output: SyntheticOutput = Field(default_factory=SyntheticOutput)
+    membership_family: ScenarioMembershipFamily | None = None
+    privacy_claim: ScenarioPrivacyClaim | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> SyntheticScenarioSettings:
@@ -176,6 +201,9 @@ class SyntheticScenarioSettings(SettingsTable):
                 self.data.synthetic is not None or self.data.holdout is not None):
             raise InputError("holdout_share splits the original only when the synthetic file is made here "
                              "and [data] names no holdout", field="synthesis.holdout_share")
+        if self.privacy_claim is not None and self.membership_family is None:
+            raise InputError("a privacy claim is checked against the membership family: add a "
+                             "[membership_family] table", field="privacy_claim")
         if self.tune is not None and self.data.synthetic is not None:
             raise InputError("tuning makes the synthetic files itself; leave [data] synthetic out",
                              field="tune")

@@ -439,7 +439,7 @@ def _rerun_synth_command(certificate: dict, folder: Path) -> dict:
     try:
         spec = SynthSpec(**{name: settings[name] for name in (
             "keys", "targets", "exclude", "gammas", "tau", "metric", "scaling", "categorical_mode", "n_attacks",
-            "seed")})
+            "seed")}, **({"options": settings["options"]} if settings.get("options") else {}))
     except KeyError as exc:
         raise _NotRepeatable(f"the certified settings lack {exc}") from None
     frames = {role: read(file) for role, file in files.items()}

@@ -291,10 +291,14 @@ class MembershipFamily:
             original, control, synthetic, self.space.reference, columns=list(self.space.columns),
             categorical=spec.categorical, metric=spec.metric, scaling=spec.scaling,
             categorical_mode=spec.categorical_mode, synthesis=None if callable(synthesis) else synthesis,
-            tau=spec.tau, seed=seed, **dict(spec.membership_family or {}))
+            tau=spec.tau, seed=seed, claim=spec.privacy_claim, **dict(spec.membership_family or {}))
         section = family.to_dict()
         verdict = section["verdict"]
-        check = Check(self.family, f"max TPR at FPR {family.verdict_fpr:g}", verdict["value"], verdict["upper"],
-                      spec.tau, {"target": family.worst[family.verdict_metric]})
+        checks = [Check(self.family, f"max TPR at FPR {family.verdict_fpr:g}", verdict["value"], verdict["upper"],
+                        spec.tau, {"target": family.worst[family.verdict_metric]})]
+        if family.claim is not None:  # passes while the proven ε stays below the claimed one
+            bound = family.claim.bound
+            checks.append(Check("privacy_claim", "epsilon lower bound against the claimed epsilon", bound.epsilon,
+                                bound.epsilon, family.claim.claim.claimed_epsilon, {"target": bound.attack}))
         exposed = None if family.exposed is None else family.exposed.rename(columns={"member_row": "original_row"})
-        return AttackEvaluation(self.family, section, (check,), exposed=exposed)
+        return AttackEvaluation(self.family, section, tuple(checks), exposed=exposed)

@@ -36,6 +36,13 @@ from attack.synthetic_attacks.mia_metrics import (
     evaluate_scores,
     fpr_key,
 )
+from attack.synthetic_attacks.privacy_claim import (
+    ClaimCheck,
+    EpsilonBound,
+    PrivacyClaim,
+    privacy_claim,
+    strongest_bound,
+)
 from attack.synthetic_attacks.space import prepare
 
 DATA_ONLY_ATTACKS: tuple[str, ...] = ("dcr", "dcr_difference", "local_density", "density_ratio", "gower_ensemble")
@@ -69,6 +76,8 @@ class MembershipFamilyResult:
     settings: Mapping[str, Any]
     warnings: tuple[str, ...] = ()
     exposed: pd.DataFrame | None = field(default=None, repr=False)
+    epsilon: EpsilonBound | None = None
+    claim: ClaimCheck | None = None
 
     @property
     def verdict_metric(self) -> str:
@@ -115,6 +124,8 @@ class MembershipFamilyResult:
                         "value": self.maximum.values[self.verdict_metric],
                         "upper": self.maximum.intervals[self.verdict_metric][1], "passed": self.passed},
             "warnings": list(self.warnings),
+            **({"empirical_epsilon": self.epsilon.to_dict()} if self.epsilon is not None else {}),
+            **({"privacy_claim": self.claim.to_dict()} if self.claim is not None else {}),
         }
 
 
@@ -137,6 +148,7 @@ def membership_family(
     tau: float = SYNTHETIC_TAU,
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     exposed: bool = False,
+    claim: PrivacyClaim | Mapping[str, Any] | None = None,
     seed: int = 0,
 ) -> MembershipFamilyResult:
     """Run the data-only membership attacks (see the module docstring).
@@ -146,7 +158,9 @@ def membership_family(
     reference and the rest is scored). ``attacks``: names from ``ATTACKS`` (default every
     data-only attack, plus ``shadow_model`` when ``synthesis`` — the settings of
     ``attack.synthesize`` the release was made with — is given). ``exposed``: also return
-    the record-level table of members flagged at ``verdict_fpr``.
+    the record-level table of members flagged at ``verdict_fpr``. ``claim``: a differential-privacy
+    claim (``attack.synthetic_attacks.privacy_claim.PrivacyClaim`` or its fields) checked against the
+    lower bound on ε the attacks prove; without one the bound is given at δ = 0.
     """
     names = _attack_names(attacks, synthesis)
     if not 0 < tau < 1:
@@ -175,8 +189,11 @@ def membership_family(
                                 "fitted_on": "members and scored non-members together"},
                 "interval": "95% percentile bootstrap, members and non-members resampled separately"}
     table = exposed_records(scores, verdict_fpr) if exposed else None
+    checked = None if claim is None else privacy_claim(claim)
+    bound = strongest_bound(scores, fprs=fprs, delta=0.0 if checked is None else checked.claimed_delta,
+                            **({} if checked is None else {"confidence": checked.confidence}))
     return MembershipFamilyResult(outcomes, maximum, worst, tau, verdict_fpr, roles.to_dict(), settings,
-                        tuple(warnings), table)
+                        tuple(warnings), table, bound, None if checked is None else ClaimCheck(checked, bound))
 
 
 def exposed_records(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], fpr: float) -> pd.DataFrame:

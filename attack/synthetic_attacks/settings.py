@@ -133,12 +133,24 @@ class SynthSpec(Attacks):
     membership_family: dict[str, Any] | None = None
     decide: bool = False
     options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    privacy_claim: dict[str, Any] | None = None
 
     def __init__(self, **settings: Any) -> None:
         try:
             super().__init__(**settings)
         except ValidationError as exc:
             raise from_validation(exc, model=SynthSpec) from None
+
+    @field_validator("privacy_claim")
+    @classmethod
+    def _claim(cls, claim: dict[str, Any] | None) -> dict[str, Any] | None:
+        if claim is None:
+            return None
+        from attack.synthetic_attacks.privacy_claim import (
+            PrivacyClaim,  # here: the command line starts lean
+        )
+
+        return PrivacyClaim.model_validate(claim).model_dump()
 
     @model_validator(mode="before")
     @classmethod
@@ -159,6 +171,7 @@ class SynthSpec(Attacks):
                if self.membership_family is not None else {}),
             **({"decide": True} if self.decide else {}),
             **({"options": _loggable(self.options)} if self.options else {}),
+            **({"privacy_claim": _loggable(self.privacy_claim)} if self.privacy_claim is not None else {}),
             "decision": "every check's upper 95% bound < tau (docs/method/synthetic-attacks.md)",
         }
 

@@ -47,7 +47,8 @@ from attack.utility.ml_models import (
     scores,
 )
 
-__all__ = ["DEFAULT_TOLERANCE", "Importance", "MlUtility", "ModelUtility", "Spread", "ml_utility"]
+__all__ = ["DEFAULT_TOLERANCE", "NO_HOLDOUT_WARNING", "Importance", "MlUtility", "ModelUtility", "Spread",
+           "ml_utility"]
 
 DEFAULT_TOLERANCE = 0.10
 #: A numeric target with at most this many distinct values is taken as categorical.
@@ -169,6 +170,14 @@ class MlUtility:
     seed: int
     models: tuple[ModelUtility, ...]
     hyperparameters: dict = field(default_factory=dict)
+    n_holdout: int | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def test_rows(self) -> str:
+        """Which rows every score was measured on: ``holdout`` (real rows the generator or the
+        protection never saw) or ``original`` (held-out parts of the original)."""
+        return "original" if self.n_holdout is None else "holdout"
 
     @property
     def passed(self) -> bool | None:
@@ -207,7 +216,20 @@ class MlUtility:
             "passed": self.passed,
             "models": [m.to_dict() for m in self.models],
             "note": "ML utility is reported beside the risk verdict, never merged with it",
+            "test_rows": {"source": self.test_rows, "n_holdout": self.n_holdout, "measured_on": _MEASURED_ON[self.test_rows]},
+            "warnings": list(self.warnings),
         }
+
+
+_MEASURED_ON = {
+    "holdout": "every model predicts the holdout: real rows the generator or the protection never saw; "
+               "the reference model trains on the whole original",
+    "original": "every model predicts held-out rows of the original (random splits)",
+}
+#: The warning of a release tested without a holdout and not aligned by unit id (it may be synthetic).
+NO_HOLDOUT_WARNING = ("no holdout was given and the release is not aligned by unit id: if it is synthetic, the "
+                      "test rows are original rows its generator saw, so the release model can score better than "
+                      "it deserves; give real rows kept out of synthesis as the holdout")
 
 
 # --- settings ------------------------------------------------------------------------------------
@@ -294,13 +316,17 @@ class _Data:
     partners: np.ndarray | None
 
 
-def _split(data: _Data, rng: np.random.Generator, n_test: int,
-           importance_rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _split(data: _Data, rng: np.random.Generator, n_test: int, importance_rows: int,
+           holdout: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Training rows of the original and of the release, test rows of the original and the
-    importance sample among them. Release rows of test units are never training rows."""
+    importance sample among them. Release rows of test units are never training rows. With a
+    holdout (its rows appended to the original's arrays) the test rows are the holdout's."""
     n = len(data.y_o)
     is_test = np.zeros(n, dtype=bool)
-    is_test[rng.permutation(n)[:n_test]] = True
+    if holdout is not None:
+        is_test[holdout] = True
+    else:
+        is_test[rng.permutation(n)[:n_test]] = True
     train_o = np.flatnonzero(~is_test & data.has_o)
     of_test = np.zeros(len(data.y_r), dtype=bool)
     if data.partners is not None:
@@ -351,6 +377,7 @@ def ml_utility(
     ids: tuple[str, str] | None = None,
     importance_rows: int = 1000,
     importance_repeats: int = 3,
+    holdout: pd.DataFrame | None = None,
     seed: int = 0,
 ) -> MlUtility:
     """Train each model on the release and on the original, score both on held-out original rows.
@@ -384,6 +411,12 @@ def ml_utility(
     importance_rows, importance_repeats
         Permutation importance on at most this many rows of each test part (a fixed random
         sample), each feature permuted this many times.
+    holdout
+        Real rows the generator or the protection never saw. With it every repetition trains the
+        reference model on the whole original and the release model on the whole release, and
+        both predict the holdout; the repetitions then differ by the models' random states and
+        the importance sample only. Without it, a release not aligned with the original (a
+        synthetic file) is tested on original rows its generator saw, and the result warns.
     seed
         Seeds the splits, the models and the permutations.
     """
@@ -413,23 +446,32 @@ def ml_utility(
         raise InputError("the models need at least one feature other than the target and ids")
     require_columns(original, features)
     require_columns(release, features)
+    if holdout is not None:
+        require_columns(holdout, [target, *features])
+        if len(holdout) == 0:
+            raise InputError("the holdout has no rows")
     numeric = [f for f in features if f not in categorical
                and is_number(original, f) and is_number(release, f)]
     cats = [f for f in features if f not in numeric]
 
-    x_o, x_r = model_inputs(original, release, features, cats)
+    tested = original if holdout is None else pd.concat([original[[target, *features]],
+                                                          holdout[[target, *features]]], ignore_index=True)
+    x_o, x_r = model_inputs(tested, release, features, cats)
+    if holdout is not None:  # release rows of original units stay training rows: no unit is in both
+        partners = None
     data = _Data(task, metric, [features.index(f) for f in numeric],
-                 [features.index(f) for f in cats], x_o, *_target(original, target, task),
+                 [features.index(f) for f in cats], x_o, *_target(tested, target, task),
                  x_r, *_target(release, target, task), partners)
+    held = None if holdout is None else np.arange(len(original), len(tested))
     n = len(original)
-    n_test = min(max(1, round(test_share * n)), n - 1)
+    n_test = len(holdout) if holdout is not None else min(max(1, round(test_share * n)), n - 1)
     collected = {side: _Collected({m: [] for m in models}, {m: [] for m in models})
                  for side in ("original", "release")}
     ratios: dict[str, list[float]] = {m: [] for m in models}
     with threadpool_limits(limits=THREADS):
         for child in np.random.SeedSequence(seed).spawn(repetitions):
             split_seq, model_seq = child.spawn(2)
-            rows = _split(data, np.random.default_rng(split_seq), n_test, importance_rows)
+            rows = _split(data, np.random.default_rng(split_seq), n_test, importance_rows, held)
             model_seed = int(model_seq.generate_state(1)[0])
             for model in models:
                 for side in ("original", "release"):
@@ -437,7 +479,8 @@ def ml_utility(
                 o = collected["original"].scores[model][-1][metric]
                 r = collected["release"].scores[model][-1][metric]
                 ratios[model].append(1.0 if r == o else (r / o if o != 0 else math.inf))
-    test_over_train = n_test / (n - n_test)
+    # with a holdout every repetition trains on the same rows: no overlap of splits to correct for
+    test_over_train = 0.0 if holdout is not None else n_test / (n - n_test)
     results = tuple(
         _model_result(model, metric, tolerances[model], collected, ratios[model], features,
                       test_over_train, task)
@@ -448,6 +491,8 @@ def ml_utility(
         repetitions=repetitions, test_share=float(test_share), importance_rows=importance_rows,
         importance_repeats=importance_repeats, seed=seed, models=results,
         hyperparameters={m: HYPERPARAMETERS[m] for m in models},
+        n_holdout=None if holdout is None else len(holdout),
+        warnings=(NO_HOLDOUT_WARNING,) if holdout is None and aligned != "id" else (),
     )
 
 

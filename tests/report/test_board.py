@@ -166,3 +166,21 @@ def test_board_report_shows_no_figure_of_a_small_cell(results: dict[str, Path]) 
     page = render_board_html(document, board)
     assert "0.9877" not in page
     assert "highest cell risk (n ≥ 3)" in page
+
+
+def test_the_board_states_the_privacy_claim_and_the_inference_with_confidence() -> None:
+    import attack
+    from attack.report.board import CONTEXTS, BoardInput, render_board_html
+
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"x": rng.normal(size=400), "y": rng.normal(size=400)})
+    copying = attack.attack_synthetic(frame.iloc[:200], frame.iloc[:200], frame.iloc[200:], n_attacks=10,
+                                      membership_family={"attacks": ["dcr"], "n_bootstrap": 10},
+                                      privacy_claim={"epsilon": 0.5})
+    board = BoardInput(next(iter(CONTEXTS)), "0" * 64, "synth.json", "attack report synth.json --board")
+    page = render_board_html(copying.to_dict(), board)
+    assert "Privacy claim: claimed ε = 0.5" in page and "claim falsified" in page
+    frame["job"] = np.where(frame.x > 0, "a", "b")
+    inferred = attack.attack_synthetic(frame.iloc[:200], frame.iloc[:200], frame.iloc[200:], n_attacks=10,
+                                       keys=["x", "y"], targets=["job"])
+    assert "inference with the intruder&#39;s confidence" in render_board_html(inferred.to_dict(), board)

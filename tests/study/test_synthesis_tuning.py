@@ -44,6 +44,7 @@ def test_no_candidate_passes_a_tiny_tau(firms, tmp_path) -> None:
     outcome = tune_synthesis(firms, {"minbucket": [5]}, attacks={**ATTACKS, "tau": 1e-6})
     assert outcome.chosen is None and outcome.release is None
     assert outcome.to_dict()["verdict"] == "no candidate of the grid passes every check"
+    assert outcome.settings["utility_rows"] == "original" and "no holdout" in outcome.settings["warnings"][0]
     path = tmp_path / "firms.csv"
     firms.to_csv(path, index=False)
     out = tmp_path / "chosen.csv"
@@ -88,3 +89,16 @@ def test_a_plain_method_becomes_the_default_beside_column_methods() -> None:
     assert _settings({"minbucket": 5}, {"method": "cart", "method.x": "norm"}) == {
         "minbucket": 5, "default_method": "cart", "method": {"x": "norm"}}
     assert _settings({}, {"method": "sample"}) == {"method": "sample"}
+
+
+def test_with_a_holdout_the_utility_is_measured_against_it(firms) -> None:
+    from attack.generation.sequential import synthesize
+    from attack.utility.propensity import propensity_utility
+
+    training, holdout = firms.iloc[:600].reset_index(drop=True), firms.iloc[600:].reset_index(drop=True)
+    outcome = tune_synthesis(training, {"minbucket": [20]}, holdout=holdout, attacks={"n_attacks": 20, "tau": 0.99})
+    synthetic = synthesize(training, seed=0, minbucket=20).frame
+    expected = propensity_utility(holdout, synthetic, models=("logistic",), tables=False).scores[0].pmse_ratio
+    assert outcome.candidates[0].s_pmse == pytest.approx(expected)
+    assert outcome.settings["utility_rows"] == "holdout" and outcome.settings["warnings"] == []
+    assert "S_pMSE against the holdout" in outcome.summary_lines()[-1]

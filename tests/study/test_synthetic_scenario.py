@@ -256,3 +256,32 @@ def test_a_synthetic_file_of_two_columns_is_attacked(tmp_path, firms):
     two = firms[["region", "turnover"]]
     result = attack.attack_synthetic(two, attack.synthesize(two, seed=2).frame, n_attacks=50)
     assert result.figures["singling_out"]["parameters"]["n_cols"] == 2
+
+
+def test_a_scenario_checks_the_privacy_claim_of_its_ledger(tmp_path, firms):
+    members, holdout = firms.iloc[:200], firms.iloc[200:]
+    members.to_csv(tmp_path / "o.csv", index=False)
+    holdout.to_csv(tmp_path / "h.csv", index=False)
+    members.to_csv(tmp_path / "s.csv", index=False)  # a release that copies every member
+    (tmp_path / "ledger.toml").write_text('[[release]]\nname = "this one"\nepsilon = 2.0\n', encoding="utf-8")
+    scenario = _write(tmp_path, """
+kind = "synthetic"
+[data]
+original = { path = "o.csv" }
+synthetic = { path = "s.csv" }
+holdout = { path = "h.csv" }
+[attacks]
+exclude = ["unit_id"]
+n_attacks = 20
+[membership_family]
+attacks = ["dcr"]
+[privacy_claim]
+ledger = "ledger.toml"
+""")
+    loaded = SyntheticScenario.from_toml(scenario)
+    assert tmp_path / "ledger.toml" in loaded.input_paths()
+    claim = loaded.run().to_dict()["membership_family"]["privacy_claim"]
+    assert claim["claimed_epsilon"] == 2.0 and claim["falsified"]
+    (tmp_path / "bad.toml").write_text(scenario.read_text().replace("[membership_family]\nattacks = [\"dcr\"]\n", ""))
+    with pytest.raises(InputError, match="membership_family"):
+        SyntheticScenario.from_toml(tmp_path / "bad.toml")

@@ -93,3 +93,15 @@ def test_inline_values_are_toml():
 
     value = {"a b": [1, 2.5, "x\"y"], "ok": True, "t": {"n": 1}}
     assert tomllib.loads(f"v = {inline(value)}")["v"] == value
+
+
+def test_the_synthetic_form_offers_the_privacy_claim_and_the_membership_family():
+    from attack.study.synthetic_settings import SyntheticScenarioSettings
+    from attack.ui.forms import widgets
+
+    found = {w.name: w for w in widgets(SyntheticScenarioSettings, {"kind": "synthetic",
+                                                                   "data": {"original": {"path": "o.csv"}}})}
+    claim = {leaf.name: leaf for leaf in found["privacy_claim"].leaves()}
+    assert {"privacy_claim.epsilon", "privacy_claim.delta", "privacy_claim.ledger"} <= set(claim)
+    assert "Claimed ε" in claim["privacy_claim.epsilon"].hint
+    assert "membership_family.verdict_fpr" in {leaf.name for leaf in found["membership_family"].leaves()}
