@@ -1,4 +1,4 @@
-"""Make the fixture module importable and locate the shared data sets."""
+"""Make the fixture module importable and locate the reference data shipped with the tests."""
 
 from __future__ import annotations
 
@@ -7,4 +7,5 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+#: sdcMicro's example data sets (provenance and licence: tests/data/sdcmicro/README.md)
+SDCMICRO = Path(__file__).resolve().parent / "data" / "sdcmicro"
