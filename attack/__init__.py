@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from attack._version import __version__
-from attack.errors import InputError
+from attack.errors import DataNotice, InputError
 
 if TYPE_CHECKING:  # the names below are imported on first use (a command pays only for its own)
     import pandas as pd
@@ -154,6 +154,7 @@ __all__ = [
     "render_report", "report_path", "RenderedReport",
     "generate_keypair", "load_private_key", "passphrase_from_env", "protection_listing", "protection_methods",
     "TuneResult", "UtilityProfile",
+    "DataNotice",
 ]
 
 

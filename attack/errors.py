@@ -235,3 +235,10 @@ def _models(annotations: list[Any]) -> list[Any]:
         else:
             todo.extend(a for a in typing.get_args(annotation) if not isinstance(a, (str, int, float)))
     return out
+
+
+class DataNotice(UserWarning):
+    """Something about the data worth knowing that does not stop the run (a column of numbers
+    used as codes, a column one file lacks). Emitted through :mod:`warnings`, one line per kind
+    and run, so ``warnings.simplefilter("ignore", attack.DataNotice)`` silences it; the command
+    line prints it as ``attack: notice: ...`` on stderr unless ``--quiet``."""

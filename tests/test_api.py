@@ -50,6 +50,7 @@ def test_the_public_names_are_pinned():
         "run_demo", "DemoResult", "write_outputs", "certificate_path", "tune_paths", "render_report",
         "report_path", "RenderedReport", "json_schema", "generate_keypair", "load_private_key",
         "passphrase_from_env", "protection_listing", "protection_methods",
+        "DataNotice",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None
@@ -71,7 +72,7 @@ def test_the_command_line_uses_the_public_api_only():
     package = Path(attack.__file__).parent
     assert {m for m in _imported(package / "cli.py") if m.startswith("attack")} == {"attack", "attack._cli"}
     app = {m for m in _imported(package / "_cli" / "app.py") if m.startswith("attack")}
-    assert app - {"attack", "attack._cli.options", "attack.io.jsonio", "attack.io.writers"} == {
+    assert app - {"attack", "attack._cli.options", "attack.io.jsonio", "attack.io.notices", "attack.io.writers"} == {
         "attack.report.frequency", "attack.report.release"}  # renderers of results without to_markdown
 
 

@@ -3,20 +3,23 @@ decided once from the verdict, the files written all or none, the notes on recor
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import signal
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TextIO
 
 import click
 
 import attack
 from attack._cli.options import Say
 from attack.io.jsonio import to_json
+from attack.io.notices import gathering
 from attack.io.writers import (
     OWNER_ONLY,
     certificate_paths,
@@ -56,7 +59,8 @@ class Attack(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         previous = _leave_on_signals()
         try:
-            passed = super().invoke(ctx)
+            with notices_on_stderr():
+                passed = super().invoke(ctx)
         except attack.InputError as exc:
             click.echo(f"attack: error: {exc}", err=True)
             ctx.exit(2)
@@ -107,6 +111,30 @@ def show_warnings() -> None:
     logger = logging.getLogger("attack.io")
     if not any(isinstance(h, _EchoWarnings) for h in logger.handlers):
         logger.addHandler(_EchoWarnings(logging.WARNING))
+
+
+#: How a notice (``attack.DataNotice``) starts on stderr.
+NOTICE_PREFIX = "attack: notice: "
+
+
+@contextlib.contextmanager
+def notices_on_stderr() -> Iterator[None]:
+    """One command is one run: its notices (``attack.DataNotice``) are gathered and printed at
+    its end, one line per kind, as ``attack: notice: ...`` on stderr; ``--quiet`` silences them. Other warnings are shown as Python shows them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", attack.DataNotice)
+        shown = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                 file: TextIO | None = None, line: str | None = None) -> None:
+            if issubclass(category, attack.DataNotice):
+                click.echo(f"{NOTICE_PREFIX}{message}", err=True)
+            else:
+                shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        with gathering():
+            yield
 
 
 def note(line: str) -> None:

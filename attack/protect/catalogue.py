@@ -31,6 +31,7 @@ from pydantic import (
 
 from attack._version import __version__
 from attack.errors import InputError, from_validation
+from attack.io.notices import gathered
 from attack.io.readers import Table, frame_of, numeric_column
 from attack.io.table import file_name
 
@@ -199,6 +200,7 @@ class Protected:
                            full=".log; the release itself: .release")
 
 
+@gathered
 def protect(
     data: Table | pd.DataFrame,
     method: str,

@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from attack.io.notices import gathered
 from attack.study.results import ScenarioResult, write_outputs
 from attack.study.scenario import Scenario, scenario_from_dict
 
@@ -43,6 +44,7 @@ def demo_scenario(n_units: int = 17000, seed: int = 1, method: str = "greedy") -
     return scenario_from_dict(raw, origin={"bundled": "demo", "n_units": n_units, "seed": seed, "method": method})
 
 
+@gathered
 def run_demo(
     out_dir: str | Path,
     n_units: int = 17000,

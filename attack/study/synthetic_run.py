@@ -19,6 +19,7 @@ import pandas as pd
 from attack._version import __version__
 from attack.errors import InputError
 from attack.io.columns import warn_unshared
+from attack.io.notices import gathered
 from attack.io.table import Table, as_table, file_name
 from attack.io.writers import files_read
 from attack.study.synthetic_result import SyntheticResult
@@ -36,6 +37,7 @@ def _columns(original: pd.DataFrame, synthetic: pd.DataFrame, spec: SynthSpec) -
     return [c for c in original.columns if c in synthetic.columns and c not in spec.exclude]
 
 
+@gathered
 def attack_synthetic(
     original: Table | pd.DataFrame,
     synthetic: Table | pd.DataFrame,
