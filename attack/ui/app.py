@@ -213,8 +213,10 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
         if job is not None and not job.running and job.returncode in (0, 1) and written and written.exists():
             document = json.loads(written.read_text(encoding="utf-8"))
             summary = {"passed": bool(document.get("passed")), "title": document.get("title", "")}
+        error, notices, messages = _said(job, state.session.path.parent)
         return page("results.html.j2", summary=summary, status=job.status() if job else None,
-                    files=_offered(job), links_warning=LINKS_WARNING)
+                    files=_offered(job), links_warning=LINKS_WARNING, run_error=error, notices=notices,
+                    messages=messages)
 
     async def job_status(request: Request) -> Response:
         return JSONResponse(state.job.status() if state.job else {"running": False})
@@ -283,6 +285,28 @@ def _relative(path: Path, base: Path) -> str:
         return str(path.relative_to(base))
     except ValueError:
         return str(path)
+
+
+def _said(job: jobs.Job | None, base: Path) -> tuple[str | None, list[str], list[str]]:
+    """What the last command said, with paths under the scenario's folder relative to it (no
+    machine path on screen): its error, its notices (``attack: notice: ...``, shown folded
+    under the verdict) and its other lines."""
+    if job is None or job.running:
+        return None, [], []
+    prefix = str(base) + os.sep
+
+    def shown(line: str) -> str:
+        return line.replace(prefix, "")
+
+    error = job.error()
+    lines = [shown(line) for line in job.messages() if not line.startswith(jobs.ERROR_PREFIX)]
+    notices = [line.removeprefix(NOTICE_PREFIX) for line in lines if line.startswith(NOTICE_PREFIX)]
+    return (shown(error) if error else None, notices,
+            [line for line in lines if not line.startswith(NOTICE_PREFIX)])
+
+
+#: How the command line starts a notice on stderr (attack._cli.app prints them so).
+NOTICE_PREFIX = "attack: notice: "
 
 
 def _offered(job: jobs.Job | None) -> list[dict[str, Any]]:
