@@ -27,12 +27,16 @@ from attack.io.writers import (
     discard_staged,
     json_file,
     record_file,
+    verify_root,
     write_files_atomic,
 )
 
 __all__ = ["OWNER_ONLY", "RELEASE_NOTE", "Attack", "Files", "certificate_paths", "emit", "guard", "json_file",
            "note", "record_file", "say_record_level", "show_warnings", "to_json", "write"]
 
+#: Exit status of ``attack verify`` when no check failed but inputs outside the certificate's
+#: folder were not opened (not checked: neither verified nor failed).
+EXIT_NOT_CHECKED = 3
 #: Exit status after Ctrl-C (SIGINT) and after SIGTERM: 128 + the signal number, as shells report.
 EXIT_ON_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
@@ -173,10 +177,20 @@ def emit(result: attack.AttackResult | attack.ScenarioResult, json_path: Path | 
     if matches_path:
         say_record_level(matches_path, HOLDS_LINKS)
     if certificate and not say.quiet:
-        note(f"certificate written to {certificate[0]}")
+        note(f"certificate written to {certificate[0]}{how_to_verify(*certificate)}")
     if not say.quiet:
         click.echo(result.to_summary(tuple(str(p) for p in (html_path, json_path) if p)))
     return bool(result.passed)
+
+
+def how_to_verify(path: Path, certificate: Mapping[str, Any]) -> str:
+    """How a plain ``attack verify`` reaches the inputs of the certificate just written to
+    ``path``: nothing to say when its folder holds them, else the --root to give."""
+    inputs = certificate.get("inputs") or []
+    root = verify_root(path, [i["path"] for i in inputs if isinstance(i.get("path"), str)])
+    if root is None:
+        return ""
+    return f"; its inputs lie outside its folder, so check it with: attack verify {path} --root {root}"
 
 
 def print_synthesis_tuning(outcome: Any, quiet: bool = False) -> bool:

@@ -185,7 +185,7 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
             return back("/certificate")
         public = str(form.get("public_key") or "").strip()
         arguments = jobs.verify_arguments(base / certificate, base / public if public else None,
-                                          str(form.get("mode") or "inputs"))
+                                          str(form.get("mode") or "inputs"), root=base)
         state.job = jobs.Job("verify", tuple(arguments), base).start()
         return back("/results")
 
