@@ -12,6 +12,7 @@ warnings the method raised.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -198,6 +199,11 @@ class Protected:
         table = pd.DataFrame({"column": list(changed), "changed values": list(changed.values())})
         return result_html("Candidate release (not yet attacked)", None, self._facts(), table,
                            full=".log; the release itself: .release")
+
+    def to_dict(self) -> dict:
+        """The protection log (what ``attack protect --log`` writes): method, parameters, rows
+        and changed values. The release itself is record-level data and stays in ``.release``."""
+        return copy.deepcopy(self.log)
 
 
 @gathered
