@@ -31,7 +31,7 @@ from pydantic import (
 )
 
 from attack._version import __version__
-from attack.errors import InputError, from_validation
+from attack.errors import InputError, did_you_mean, from_validation
 from attack.io.notices import gathered
 from attack.io.readers import Table, frame_of, numeric_column
 from attack.io.table import file_name
@@ -235,7 +235,7 @@ def protect(
         raise InputError(f"method {method} takes no --columns")
     for column in [*columns, *by]:
         if column not in data.columns:
-            raise InputError("column not found in the input", file=source,
+            raise InputError(f"column not found in the input{did_you_mean(column, data.columns)}", file=source,
                              column=column)
     if by and spec.column_mode == "none":
         raise InputError(f"method {method} cannot run within groups (--by)")
@@ -245,8 +245,8 @@ def protect(
     if spec.numeric:
         for column in [*columns, *([typed["rank_by"]] if typed.get("rank_by") else [])]:
             if column not in work.columns:
-                raise InputError("column not found in the input", file=source,
-                                 column=column)
+                raise InputError(f"column not found in the input{did_you_mean(column, work.columns)}",
+                                 file=source, column=column)
             work[column] = numeric_column(work, column)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
