@@ -11,6 +11,7 @@ once. Files are named by their file name only: no machine path reaches the scree
 from __future__ import annotations
 
 import contextvars
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from pathlib import PurePath
 from typing import Any, TypeVar
 
 from attack.errors import DataNotice
+from attack.io.table import IN_MEMORY
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -74,7 +76,16 @@ def gathered(function: F) -> F:
 def _emit(collected: _Gathered) -> None:
     for kind, by_file in collected.items():
         if by_file:
-            warnings.warn(DataNotice(_LINES[kind](by_file)), stacklevel=3)
+            warnings.warn(DataNotice(_LINES[kind](by_file)), stacklevel=_caller_level())
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside this package and ``contextlib``: the
+    warning names the caller's line, as a warning should."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and (frame.f_globals.get("__name__", "").split(".")[0] in ("attack", "contextlib")):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _number_as_code(by_file: dict[str, list[str]]) -> str:
@@ -86,7 +97,12 @@ def _number_as_code(by_file: dict[str, list[str]]) -> str:
     return (f"{count} used as codes: {where}. Commands that do not use a column as a code treat it "
             f"as a number; to treat them as codes everywhere, declare them: on the command line "
             f"{flags}; in a scenario file, codes = [{listed}] in the file's data entry "
-            "(e.g. under [data.release]).")
+            "(e.g. under [data.release])" + (_IN_PYTHON.format(columns=", ".join(f'"{c}": "string"' for c in columns))
+                                             if IN_MEMORY in by_file else "") + ".")
+
+
+#: The same advice for data frames built in memory (``"string"`` keeps missing values missing).
+_IN_PYTHON = "; for a data frame, give them as text: frame.astype({{{columns}}})"
 
 
 def _unshared(by_file: dict[str, list[str]]) -> str:

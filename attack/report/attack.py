@@ -13,6 +13,7 @@ the keys documented in ``render_markdown``. γ keys are strings as the user wrot
 from __future__ import annotations
 
 import io
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
-__all__ = ["PLOT_RC", "ReportTable", "distance_histogram_figure", "distance_histogram_plot", "fmt_ci", "fmt_num", "md_table",
+__all__ = ["PLOT_RC", "ReportTable", "distance_histogram_figure", "distance_histogram_plot", "fmt_ci", "fmt_figure", "fmt_num", "md_table",
            "render_html", "render_markdown", "risk_by_gamma_figure", "risk_by_gamma_plot", "risk_heatmap",
            "risk_heatmap_figure", "suppressed", "svg_figure"]
 
@@ -65,6 +66,23 @@ def fmt_num(x: Any) -> str:
     if x is None or (isinstance(x, float) and np.isnan(x)):
         return DASH
     return f"{float(x):.4f}"
+
+
+def fmt_figure(x: Any) -> str:
+    """A figure of any size (an RMSE, a slope, a mean) for reading on screen: six significant
+    digits at most and thousands grouped (``28958458.8609`` → ``28,958,459``, ``12.3456789`` →
+    ``12.3457``, ``3.0`` → ``3``, ``0.000123456`` → ``0.0001235``), or a dash when undefined. The JSON keeps every
+    digit; rates in [0, 1] keep ``fmt_num``'s four decimals."""
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return DASH
+    value = float(x)
+    if value == 0:
+        return "0"
+    if abs(value) < 1:
+        return f"{value:.4g}"
+    digits = int(math.floor(math.log10(abs(value)))) + 1
+    text = f"{value:,.{max(0, 6 - digits)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def fmt_ci(pair: Any) -> str:

@@ -82,6 +82,13 @@ def test_python_gets_one_warning_per_kind_and_a_filter_silences_it() -> None:
                            external_id="uid", release_id="uid", tau=0.5)
     lines = [str(w.message) for w in caught if issubclass(w.category, attack.DataNotice)]
     assert len(lines) == 1 and lines[0].startswith("2 numeric columns used as codes: a, b (file <data>)")
+    advice = 'for a data frame, give them as text: frame.astype({"a": "string", "b": "string"})'
+    assert advice in lines[0]
+    text = frame.astype({"a": "string", "b": "string"})  # the advice as written
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", attack.DataNotice)
+        attack.mass_attack(text, text, original=text, keys=["x:metric"], blocks=["a"], cells=["b"],
+                           external_id="uid", release_id="uid", tau=0.5)
     assert issubclass(attack.DataNotice, UserWarning) and "DataNotice" in attack.__all__
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from attack.report.attack import render_html, render_markdown
+from attack.report.attack import fmt_figure, render_html, render_markdown
 
 TAU = 0.5
 
@@ -366,3 +366,12 @@ def test_html_min_cell_count_zero_shows_every_cell() -> None:
     assert "0.9650" in page
     with pytest.raises(ValueError):
         render_html([run], min_cell_count=-1)
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    (28958458.8609, "28,958,459"), (1234.5678, "1,234.57"), (12.3456789, "12.3457"), (3.0, "3"),
+    (-987654.321, "-987,654"), (0.000123456, "0.0001235"), (0.5, "0.5"), (0, "0"), (None, "–"),
+    (math.nan, "–"), (math.inf, "–"),
+])
+def test_figures_are_rounded_for_reading(value, shown) -> None:
+    assert fmt_figure(value) == shown
