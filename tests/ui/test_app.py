@@ -160,7 +160,7 @@ def test_phone_and_desktop_widths_show_the_verdict_first_and_fold_the_notices(se
         assert notices.get_attribute("open") is None and not phone.is_visible("details#notices .notice")
         assert "1 notice about the data" in notices.locator("summary").inner_text()
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390
-        phone.screenshot(path=shots / "ui-results-390.png")
+        phone.screenshot(path=shots / "ui-results-phone.png")
         notices.locator("summary").click()
         assert "3 numeric columns used as codes: relat, urbrur, walls (file td.csv)" in notices.inner_text()
         assert str(tmp_path) not in phone.inner_text("body")
@@ -170,5 +170,4 @@ def test_phone_and_desktop_widths_show_the_verdict_first_and_fold_the_notices(se
         assert desktop.is_visible("nav.side") and not desktop.is_visible("#menu")
         assert desktop.inner_text("#verdict") == "NOT PASSED"
         assert str(tmp_path) not in desktop.inner_text("body")
-        desktop.screenshot(path=shots / "ui-results-1400.png")
         browser.close()
