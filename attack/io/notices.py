@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
 from pathlib import PurePath
+from types import FrameType
 from typing import Any, TypeVar
 
 from attack.errors import DataNotice
@@ -82,8 +83,9 @@ def _emit(collected: _Gathered) -> None:
 def _caller_level() -> int:
     """The ``stacklevel`` of the first frame outside this package and ``contextlib``: the
     warning names the caller's line, as a warning should."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and (frame.f_globals.get("__name__", "").split(".")[0] in ("attack", "contextlib")):
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in ("attack", "contextlib"):
         frame, level = frame.f_back, level + 1
     return level
 
