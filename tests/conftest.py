@@ -1,4 +1,4 @@
-"""Make the fixture module importable and locate the reference data shipped with the tests."""
+"""Make the helper modules of tests/ importable (fixtures, reference_data, engine_tasks)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,3 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-
-#: sdcMicro's example data sets (provenance and licence: tests/data/sdcmicro/README.md)
-SDCMICRO = Path(__file__).resolve().parent / "data" / "sdcmicro"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 from click.testing import CliRunner
-from conftest import SDCMICRO
+from reference_data import SDCMICRO
 
 from attack.cli import main
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SDCMICRO
+from reference_data import SDCMICRO
 
 from attack.errors import InputError
 from attack.generation.sequential import synthesize

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import SDCMICRO
+from reference_data import SDCMICRO
 
 import attack
 from attack.cli import main

@@ -15,9 +15,9 @@ from unittest import mock
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SDCMICRO
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_data import SDCMICRO
 
 from attack.errors import InputError
 from attack.protect import mdav_index, microaggregation

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SDCMICRO
+from reference_data import SDCMICRO
 
 from attack import InputError
 from attack.protect.catalogue import protect

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SDCMICRO
+from reference_data import SDCMICRO
 from scipy.stats import spearmanr
 
 from attack import InputError

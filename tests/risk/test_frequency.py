@@ -8,9 +8,9 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SDCMICRO as SDC
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_data import SDCMICRO as SDC
 from scipy.special import gammaln
 
 from attack import InputError, frequency_risk

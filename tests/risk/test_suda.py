@@ -9,9 +9,9 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SDCMICRO
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_data import SDCMICRO
 
 from attack import InputError
 from attack.risk.frequencies import key_codes

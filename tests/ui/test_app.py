@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from reference_data import SDCMICRO
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (CI installs it)")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -25,8 +26,6 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update"]
 #: Seconds a run of the demo on 300 generated firms may take on a busy machine.
 RUN_TIMEOUT = 240
-#: sdcMicro's example data (tests/data/sdcmicro/README.md); tests/ui has a conftest of its own.
-SDCMICRO = Path(__file__).resolve().parents[1] / "data" / "sdcmicro"
 
 
 @pytest.fixture
