@@ -256,3 +256,17 @@ def test_a_synthetic_file_of_two_columns_is_attacked(tmp_path, firms):
     two = firms[["region", "turnover"]]
     result = attack.attack_synthetic(two, attack.synthesize(two, seed=2).frame, n_attacks=50)
     assert result.figures["singling_out"]["parameters"]["n_cols"] == 2
+
+
+def test_the_run_says_which_root_reaches_the_certificates_inputs(tmp_path, firms, monkeypatch):
+    """The default certificate goes into reports/, the original lies one folder up: the run says
+    how a plain verify reaches it."""
+    firms.to_csv(tmp_path / "firms.csv", index=False)
+    scenario = _write(tmp_path, f'kind = "synthetic"\n[data]\noriginal = {{ path = "firms.csv" }}\n'
+                                f'[synthesis]\ndrop = ["unit_id"]\nseed = 5\n{ATTACKS}\n')
+    monkeypatch.chdir(tmp_path)
+    ran = invoke(["run", scenario.name])
+    assert ran.exit_code in (0, 1), ran.output
+    (line,) = [x for x in ran.stderr.splitlines() if x.startswith("certificate written to ")]
+    assert line.endswith("its inputs lie outside its folder, so check it with: attack verify "
+                         f"{line.split()[3].rstrip(';')} --root .")
