@@ -11,7 +11,7 @@ from attack.study.demo import DEMO_OUT
 
 def test_run_demo_needs_no_folder_and_shows_itself(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    demo = attack.run_demo(n_units=150)
+    demo = attack.run_demo(n_units=100)  # the smallest population the demo takes
     assert DEMO_OUT == Path("reports/demo") and demo.json_path == DEMO_OUT / "demo.json"
     assert sorted(p.name for p in (tmp_path / DEMO_OUT).iterdir()) == [
         "certificate.html", "certificate.json", "demo.json", "report.html"]
