@@ -133,6 +133,16 @@ def test_record_level_links_only_on_request_with_the_warning(served, tmp_path):
         time.sleep(0.25)
     assert client.get("/job").json()["returncode"] == 0
     assert 'id="verdict" class="verdict passed">VERIFIED' in client.get("/results").text
+    # with its inputs: the certificate in reports/scenario/ reaches the scenario one folder up,
+    # since the UI gives the scenario's folder as --root
+    client.post("/certificate/verify", data={"certificate": "reports/scenario/scenario.certificate.json",
+                                             "public_key": "keys/public.pem", "mode": "inputs"})
+    for _ in range(600):
+        if not client.get("/job").json()["running"]:
+            break
+        time.sleep(0.25)
+    assert client.get("/job").json()["returncode"] == 0
+    assert 'id="verdict" class="verdict passed">VERIFIED' in client.get("/results").text
 
 
 def test_import_attack_does_not_import_the_ui():
