@@ -165,7 +165,7 @@ def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: boo
                                        reached=not any(c.outside for c in checks)))
     signature = certificate.get("signature")
     signer = signature.get("public_key_fingerprint") if isinstance(signature, dict) else None
-    authentic = key is not None and checks[0].ok is True and all(c.ok is not False for c in checks)
+    authentic = key is not None and checks[0].ok is True and all(c.ok is not False and not c.outside for c in checks)
     needed = None
     if any(c.outside for c in checks) and isinstance(certificate.get("inputs"), list):
         needed = verify_root(path, [i["path"] for i in certificate["inputs"]

@@ -600,3 +600,7 @@ def test_attack_run_says_how_a_plain_verify_reaches_its_inputs(tmp_path, monkeyp
     done = invoke(*command.split()[1:])
     assert done.exit_code == 0, done.output
     assert verify(written, root=".").to_dict()["status"] == "verified"
+    invoke("keygen", "--out", "k")  # signed with the key given: still not authentic unless checked
+    forge(written, lambda c: None, signing.load_private_key(Path("k") / "private.pem"))
+    assert not verify(written, public_key=Path("k") / "public.pem").authentic
+    assert verify(written, public_key=Path("k") / "public.pem", root=".").authentic
