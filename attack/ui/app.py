@@ -103,9 +103,10 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
     def page(name: str, **context: Any) -> HTMLResponse:
         s = state.session
         notice, state.notice = state.notice, None
+        base = s.path.parent
         return HTMLResponse(templates.get_template(name).render(
-            session=s, screens=s.screens(), toml=s.toml(), notice=notice, job=state.job,
-            version=attack.__version__, **context))
+            session=s, screens=s.screens(), toml=s.toml(), notice=notice and _shown(notice, base), job=state.job,
+            version=attack.__version__, scenario_error=s.error and _shown(str(s.error), base), **context))
 
     def back(url: str) -> RedirectResponse:
         return RedirectResponse(url, status_code=303)
@@ -293,16 +294,16 @@ def _said(job: jobs.Job | None, base: Path) -> tuple[str | None, list[str], list
     under the verdict) and its other lines."""
     if job is None or job.running:
         return None, [], []
-    prefix = str(base) + os.sep
-
-    def shown(line: str) -> str:
-        return line.replace(prefix, "")
-
     error = job.error()
-    lines = [shown(line) for line in job.messages() if not line.startswith(jobs.ERROR_PREFIX)]
+    lines = [_shown(line, base) for line in job.messages() if not line.startswith(jobs.ERROR_PREFIX)]
     notices = [line.removeprefix(NOTICE_PREFIX) for line in lines if line.startswith(NOTICE_PREFIX)]
-    return (shown(error) if error else None, notices,
+    return (_shown(error, base) if error else None, notices,
             [line for line in lines if not line.startswith(NOTICE_PREFIX)])
+
+
+def _shown(text: str, base: Path) -> str:
+    """A line for the page: paths under the scenario's folder relative to it."""
+    return text.replace(str(base) + os.sep, "")
 
 
 #: How the command line starts a notice on stderr (attack._cli.app prints them so).

@@ -200,3 +200,13 @@ def test_inspect_shows_the_column_report_of_a_data_file(served, tmp_path):
     form["data.release.path"] = "missing.csv"
     page = client.post("/screen/data", data=form).text
     assert "file missing.csv: file not found" in page  # as `attack inspect` words it
+
+
+def test_a_scenario_error_names_the_file_without_the_machines_folder(served, tmp_path):
+    client = _client(served)
+    bad = tmp_path / "bad" / "scenario.toml"
+    bad.parent.mkdir()
+    bad.write_text("title = \n", encoding="utf-8")  # not TOML
+    page = client.post("/scenario", data={"action": "load", "path": str(bad)}, follow_redirects=True).text
+    assert 'id="notice">file bad/scenario.toml: not a TOML file' in page  # relative to the session's folder
+    assert str(tmp_path) not in page
