@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from attack._version import __version__
-from attack.errors import InputError
+from attack.errors import DataNotice, InputError
 
 if TYPE_CHECKING:  # the names below are imported on first use (a command pays only for its own)
     import pandas as pd
@@ -192,6 +192,7 @@ __all__ = [
     "population_risk", "PopulationRisk", "AttackerRisk", "ReleaseContext", "release_context", "resolve_context",
     "epsilon_lower_bound", "EpsilonBound", "check_claim", "ClaimCheck", "PrivacyClaim", "BudgetLedger",
     "read_budget_ledger", "confident_inference", "ConfidentInference",
+    "DataNotice",
 ]
 
 

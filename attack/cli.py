@@ -95,20 +95,29 @@ def verify_command(certificate_path: Path, public_key: Path | None, rerun: bool,
     reproduces every figure.
 
     Input paths must be relative and stay inside the certificate's folder (or --root): an
-    absolute path or one that leaves it is a failed check and the file is not opened. The
-    printable HTML twin is not checked: the JSON is what is verified.
+    absolute path is a failed check; a file that leaves the folder (by '..' or a link) is not
+    opened and not checked (? on its line). The printable HTML twin is not checked: the JSON
+    is what is verified.
 
     Exit status: 0 when every check performed passes, 1 when one fails (also a certificate
     that is JSON but breaks the certificate's structure), 2 for a usage error or a file that
-    cannot be read as a certificate. Without --public-key the signer is not verified and the
-    certificate is never called authentic."""
+    cannot be read as a certificate, 3 when none failed but inputs outside the certificate's
+    folder were not checked (give --root DIR, a folder holding the certificate and its
+    inputs). Without --public-key the signer is not verified and the certificate is never
+    called authentic."""
     outcome = attack.verify(certificate_path, public_key=public_key, rerun=rerun, offline=offline, root=root)
     for check in outcome.checks:
-        if not quiet or check.ok is False:
+        if not quiet or check.ok is False or check.outside:
             click.echo(check.line(), err=quiet)
-    if not outcome.ok:
+    if outcome.status == "failed":
         app.note(f"certificate {certificate_path}: verification FAILED")
         return False
+    if outcome.status == "not checked":
+        how = f"attack verify {certificate_path} --root {outcome.root}" if outcome.root else "--root DIR"
+        app.note(f"certificate {certificate_path}: NOT CHECKED: {len(outcome.not_checked)} check(s) not done, "
+                 f"their files lie outside the certificate's folder; give the folder that holds the certificate "
+                 f"and its inputs: {how}")
+        click.get_current_context().exit(app.EXIT_NOT_CHECKED)
     state = "authentic and consistent" if outcome.authentic else "intact and consistent; its issuer is not verified"
     if not outcome.inputs_checked:
         state += "; its inputs were NOT checked (--offline)"

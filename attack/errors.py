@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import types
 import typing
+from collections.abc import Iterable
 from typing import Any
 
 
@@ -52,6 +53,16 @@ class InputError(ValueError):
         if self.row is not None:
             where.append(f"row {self.row}")
         return f"{', '.join(where)}: {self.message}" if where else self.message
+
+
+def did_you_mean(name: object, choices: Iterable[object]) -> str:
+    """``"; did you mean 'age'?"`` when one of ``choices`` is close to ``name`` (the same name in
+    other case first, then difflib's closest, as the scenario validator suggests a field), else
+    ``""``: for a missing column or an unknown name."""
+    pool = sorted(map(str, choices))
+    close = [c for c in pool if c.casefold() == str(name).casefold()] or \
+        difflib.get_close_matches(str(name), pool, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def dotted(loc: tuple[Any, ...], prefix: str = "") -> str:
@@ -235,3 +246,10 @@ def _models(annotations: list[Any]) -> list[Any]:
         else:
             todo.extend(a for a in typing.get_args(annotation) if not isinstance(a, (str, int, float)))
     return out
+
+
+class DataNotice(UserWarning):
+    """Something about the data worth knowing that does not stop the run (a column of numbers
+    used as codes, a column one file lacks). Emitted through :mod:`warnings`, one line per kind
+    and run, so ``warnings.simplefilter("ignore", attack.DataNotice)`` silences it; the command
+    line prints it as ``attack: notice: ...`` on stderr unless ``--quiet``."""

@@ -1,12 +1,13 @@
 """sdcMicro's ``recordLinkage()`` comparison: exact linkage of the EIA data, 4,092 × 4,092.
 
-Usage: ``python benchmarks/bench_eia.py``
+Usage: ``python benchmarks/bench_eia.py EIA.csv`` (or the path in ``ATTACK_EIA_CSV``)
 
 Reference figure (from our issue, not rerun here: R is not installed on this machine):
 sdcMicro's ``recordLinkage()`` -- dense Hungarian assignment on Gower distance -- needs 152 s
 and 3 GiB for these 4,092 × 4,092 records. Our budget for the same linkage is 2 s.
 
-Data: sdcMicro's EIA data set (``../shared/data/sdcmicro/EIA.csv`` next to the repository).
+Data: the EIA data set of the CRAN package sdcMicro (GPL-2), written to CSV in R with
+``data(EIA, package = "sdcMicro"); write.csv(EIA, "EIA.csv", row.names = FALSE)``.
 Keys: the ten numeric columns RESREVENUE ... TOTSALES. The release is
 ``attack.microaggregation.separate_microaggregation(original, keys, k=3, seed=1)`` with its rows
 shuffled (``formal_release``, seed 2); a row-number id column is the hidden ground truth. The
@@ -28,13 +29,14 @@ from pathlib import Path
 
 from measure import run_child
 
-DATA = Path(__file__).resolve().parents[2] / "shared/data/sdcmicro/EIA.csv"
+#: where the data file's path comes from when it is not given as the first argument
+DATA_VARIABLE = "ATTACK_EIA_CSV"
 KEYS = ["RESREVENUE", "RESSALES", "COMREVENUE", "COMSALES", "INDREVENUE", "INDSALES",
         "OTHREVENUE", "OTHRSALES", "TOTREVENUE", "TOTSALES"]
 SDCMICRO_SECONDS, SDCMICRO_GIB, BUDGET_SECONDS = 152, 3, 2
 
 
-def child() -> None:
+def child(data: Path) -> None:
     import pandas as pd
 
     from attack.linkage.keys import Metric
@@ -44,7 +46,7 @@ def child() -> None:
     from attack.risk.mass import AttackInput, run_attack
     from attack.risk.settings import Evaluation
 
-    original = pd.read_csv(DATA)
+    original = pd.read_csv(data)
     original.insert(0, "row_id", range(len(original)))
     release = formal_release(separate_microaggregation(original, KEYS, k=3, seed=1), seed=2)
     spec = Linkage(
@@ -69,12 +71,17 @@ def child() -> None:
 
 def main() -> None:
     if "--child" in sys.argv:
-        child()
+        child(Path(sys.argv[-1]))
         return
-    if not DATA.is_file():
-        sys.exit(f"bench_eia: data file not found: {DATA}")
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; data {DATA}")
-    run = run_child([sys.executable, __file__, "--child"])
+    given = sys.argv[1] if len(sys.argv) > 1 else os.environ.get(DATA_VARIABLE)
+    if not given:
+        sys.exit(f"bench_eia: give the path of sdcMicro's EIA data as CSV (argument or {DATA_VARIABLE}); "
+                 'in R: data(EIA, package = "sdcMicro"); write.csv(EIA, "EIA.csv", row.names = FALSE)')
+    data = Path(given)
+    if not data.is_file():
+        sys.exit(f"bench_eia: data file not found: {data}")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; data {data.name}")
+    run = run_child([sys.executable, __file__, "--child", str(data.resolve())])
     failed = " FAILED" if run.failed else ""
     print(f"attack: {run.output}")
     print(f"attack: {run.seconds:.2f} s wall incl. interpreter start, imports, reading and "

@@ -1,4 +1,4 @@
-"""Make the fixture module importable and locate the shared data sets."""
+"""Make the helper modules of tests/ importable (fixtures, reference_data, engine_tasks)."""
 
 from __future__ import annotations
 
@@ -6,5 +6,3 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

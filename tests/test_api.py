@@ -54,6 +54,7 @@ def test_the_public_names_are_pinned():
         "population_risk", "PopulationRisk", "AttackerRisk", "ReleaseContext", "release_context", "resolve_context",
         "epsilon_lower_bound", "EpsilonBound", "check_claim", "ClaimCheck", "PrivacyClaim", "BudgetLedger",
         "read_budget_ledger", "confident_inference", "ConfidentInference",
+        "DataNotice",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None
@@ -75,7 +76,7 @@ def test_the_command_line_uses_the_public_api_only():
     package = Path(attack.__file__).parent
     assert {m for m in _imported(package / "cli.py") if m.startswith("attack")} == {"attack", "attack._cli"}
     app = {m for m in _imported(package / "_cli" / "app.py") if m.startswith("attack")}
-    assert app - {"attack", "attack._cli.options", "attack.io.jsonio", "attack.io.writers"} == {
+    assert app - {"attack", "attack._cli.options", "attack.io.jsonio", "attack.io.notices", "attack.io.writers"} == {
         "attack.report.frequency", "attack.report.release"}  # renderers of results without to_markdown
 
 
@@ -231,3 +232,46 @@ def test_demo_scenario_is_an_ordinary_scenario(tmp_path):
     assert [r.release["name"] for r in result.runs] == ["FORMAL"] * 2 + ["separate MA (k=3)"] * 2
     assert [r.intruder["role"] for r in result.runs] == ["worst", "realistic"] * 2
     assert result.to_dict() == attack.demo_scenario(n_units=500, seed=3).run().to_dict()
+
+
+#: Public classes that are settings or inputs, not results: they have no verdict to show.
+NOT_RESULTS = {"Scenario", "SyntheticScenario", "ReadOptions", "Table"}
+
+
+def _public_result_types() -> dict[str, type]:
+    """Every dataclass in ``attack.__all__`` and every class a public function returns."""
+    import inspect
+    import typing
+
+    found: dict[str, type] = {}
+    for name in attack.__all__:
+        value = getattr(attack, name)
+        if inspect.isclass(value) and dataclasses.is_dataclass(value):
+            found[value.__name__] = value
+        elif inspect.isfunction(value):
+            try:
+                returned = typing.get_type_hints(value).get("return")
+            except NameError:  # an annotation only imported for type checking; its class is listed by name
+                continue
+            for kind in typing.get_args(returned) or (returned,):
+                if inspect.isclass(kind) and dataclasses.is_dataclass(kind) and kind.__module__.startswith("attack"):
+                    found[kind.__name__] = kind
+    return {name: kind for name, kind in found.items() if name not in NOT_RESULTS}
+
+
+def test_every_public_result_type_has_to_dict_and_repr_html():
+    types = _public_result_types()
+    assert {"DemoResult", "Protected", "Verification", "RenderedReport", "AttackResult", "ScenarioResult"} <= set(types)
+    missing = {name: [m for m in ("to_dict", "_repr_html_") if not callable(getattr(kind, m, None))]
+               for name, kind in types.items()}
+    assert {name: gaps for name, gaps in missing.items() if gaps} == {}
+
+
+def test_protected_to_dict_is_its_log_without_the_records():
+    frame = pd.DataFrame({"unit_id": list("abcdef"), "turnover": [1.0, 2.0, 3.0, 10.0, 12.0, 14.0]})
+    done = attack.protect(frame, "separate-ma", columns=["turnover"], k=3)
+    document = done.to_dict()
+    assert document == done.log and document is not done.log
+    assert document["method"] == "separate-ma" and "release" not in document
+    assert json.loads(json.dumps(document)) == document
+    assert "Candidate release" in done._repr_html_()

@@ -180,7 +180,8 @@ def test_synth_names_columns_the_synthetic_file_lacks(files, tmp_path) -> None:
     ORIGINAL.drop(columns=["costs"]).to_csv(synthetic, index=False)
     code, output = run("synth", "--original", files["original"], "--synthetic", synthetic,
                        "--exclude", "unit_id", "--n-attacks", "5")
-    assert f"the synthetic file {synthetic} lacks 1 column(s) of the original" in output
+    assert "the synthetic file synthetic.csv lacks 1 column(s) of the original" in output
+    assert str(tmp_path) not in output  # the file name only, no machine path
     assert "costs" in output
 
 
@@ -190,3 +191,21 @@ def test_utility_names_columns_the_release_lacks(files, tmp_path) -> None:
     code, output = run("utility", "--original", files["original"], "--release", release)
     assert code == 0, output
     assert "lacks 1 column(s) of the original" in output and "costs" in output
+
+
+@pytest.mark.parametrize(("command", "close"), [
+    (lambda f, out: link_args(f, "--key", "turnovr:metric"), "'turnover'"),  # a key
+    (lambda f, out: link_args(f, "--original", f["original"], "--cell", "wzz"), "'wz'"),  # a cell of the original
+    (lambda f, out: ["risk", "--data", f["release"], "--key", "Wz"], "'wz'"),
+    (lambda f, out: ["protect", "--input", f["release"], "--method", "separate-ma", "--columns", "employes",
+                     "--out", out], "'employees'"),
+])
+def test_a_missing_column_names_the_closest_one(files, tmp_path, command, close) -> None:
+    out = tmp_path / "protected.csv"
+    line = refused(*command(files, out), says=f"did you mean {close}?", outputs=(out,))
+    assert "column" in line
+
+
+def test_no_guess_when_nothing_is_close(files) -> None:
+    line = refused(*link_args(files, "--key", "xyzzy:metric"), says="column is missing")
+    assert "did you mean" not in line

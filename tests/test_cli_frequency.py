@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 from click.testing import CliRunner
-from conftest import SHARED_DATA
+from reference_data import SDCMICRO
 
 from attack.cli import main
 
-FRANCDAT = SHARED_DATA / "sdcmicro" / "francdat.csv"
+FRANCDAT = SDCMICRO / "francdat.csv"
 KEYS = ["--key", "Key1", "--key", "Key2", "--key", "Key3", "--key", "Key4"]
 
 

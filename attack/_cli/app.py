@@ -3,20 +3,23 @@ decided once from the verdict, the files written all or none, the notes on recor
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import signal
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TextIO
 
 import click
 
 import attack
 from attack._cli.options import Say
 from attack.io.jsonio import to_json
+from attack.io.notices import gathering
 from attack.io.writers import (
     OWNER_ONLY,
     certificate_paths,
@@ -24,12 +27,16 @@ from attack.io.writers import (
     discard_staged,
     json_file,
     record_file,
+    verify_root,
     write_files_atomic,
 )
 
 __all__ = ["OWNER_ONLY", "RELEASE_NOTE", "Attack", "Files", "certificate_paths", "emit", "guard", "json_file",
            "note", "record_file", "say_record_level", "show_warnings", "to_json", "write"]
 
+#: Exit status of ``attack verify`` when no check failed but inputs outside the certificate's
+#: folder were not opened (not checked: neither verified nor failed).
+EXIT_NOT_CHECKED = 3
 #: Exit status after Ctrl-C (SIGINT) and after SIGTERM: 128 + the signal number, as shells report.
 EXIT_ON_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
@@ -56,7 +63,8 @@ class Attack(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         previous = _leave_on_signals()
         try:
-            passed = super().invoke(ctx)
+            with notices_on_stderr():
+                passed = super().invoke(ctx)
         except attack.InputError as exc:
             click.echo(f"attack: error: {exc}", err=True)
             ctx.exit(2)
@@ -109,6 +117,30 @@ def show_warnings() -> None:
         logger.addHandler(_EchoWarnings(logging.WARNING))
 
 
+#: How a notice (``attack.DataNotice``) starts on stderr.
+NOTICE_PREFIX = "attack: notice: "
+
+
+@contextlib.contextmanager
+def notices_on_stderr() -> Iterator[None]:
+    """One command is one run: its notices (``attack.DataNotice``) are gathered and printed at
+    its end, one line per kind, as ``attack: notice: ...`` on stderr; ``--quiet`` silences them. Other warnings are shown as Python shows them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", attack.DataNotice)
+        shown = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                 file: TextIO | None = None, line: str | None = None) -> None:
+            if issubclass(category, attack.DataNotice):
+                click.echo(f"{NOTICE_PREFIX}{message}", err=True)
+            else:
+                shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        with gathering():
+            yield
+
+
 def note(line: str) -> None:
     """A note on stderr."""
     click.echo(line, err=True)
@@ -145,10 +177,20 @@ def emit(result: attack.AttackResult | attack.ScenarioResult, json_path: Path | 
     if matches_path:
         say_record_level(matches_path, HOLDS_LINKS)
     if certificate and not say.quiet:
-        note(f"certificate written to {certificate[0]}")
+        note(f"certificate written to {certificate[0]}{how_to_verify(*certificate)}")
     if not say.quiet:
         click.echo(result.to_summary(tuple(str(p) for p in (html_path, json_path) if p)))
     return bool(result.passed)
+
+
+def how_to_verify(path: Path, certificate: Mapping[str, Any]) -> str:
+    """How a plain ``attack verify`` reaches the inputs of the certificate just written to
+    ``path``: nothing to say when its folder holds them, else the --root to give."""
+    inputs = certificate.get("inputs") or []
+    root = verify_root(path, [i["path"] for i in inputs if isinstance(i.get("path"), str)])
+    if root is None:
+        return ""
+    return f"; its inputs lie outside its folder, so check it with: attack verify {path} --root {root}"
 
 
 def print_synthesis_tuning(outcome: Any, quiet: bool = False) -> bool:

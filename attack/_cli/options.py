@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,7 +137,15 @@ def _collapsing(options: Sequence[Callable[[Any], Any]], names: Sequence[str], i
     return decorate
 
 
-quiet = click.option("--quiet", is_flag=True, help="Print no summary (errors and warnings still go to stderr).")
+def _quiet(_ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    """--quiet silences the notices too (the command group restores the filters after the run)."""
+    if value:
+        warnings.simplefilter("ignore", attack.DataNotice)
+    return value
+
+
+quiet = click.option("--quiet", is_flag=True, callback=_quiet,
+                     help="Print no summary and no notices (errors and warnings still go to stderr).")
 
 _READING = (
     click.option("--sep", metavar="CHAR", help="CSV separator: , ; | or tab (default: detected)."),

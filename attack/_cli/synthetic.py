@@ -30,7 +30,8 @@ def run(scenario: attack.SyntheticScenario, json_path: Path | None, html_path: P
     if made_path is not None and outcome.synthetic is not None:
         app.note(app.RELEASE_NOTE.format(path=made_path))
     if not quiet:
-        app.note(f"certificate written to {certificate}")
+        sealed = json.loads(certificate.read_text(encoding="utf-8"))
+        app.note(f"certificate written to {certificate}{app.how_to_verify(certificate, sealed)}")
         click.echo(outcome.to_markdown())
     return outcome.passed
 

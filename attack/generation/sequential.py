@@ -24,6 +24,7 @@ from attack.errors import InputError
 from attack.generation.columns import MISSING_CATEGORY, VALUE, SynthColumn, describe
 from attack.generation.methods import CATEGORICAL, METHODS, NUMERIC, Task
 from attack.generation.predictors import Feature
+from attack.io.notices import gathered
 from attack.io.writers import (
     check_outputs,
     json_file,
@@ -98,6 +99,7 @@ def copy_paths(out: str | Path, m: int) -> list[Path]:
     return [out] if m == 1 else [out.with_name(f"{out.stem}_{i}{out.suffix}") for i in range(1, m + 1)]
 
 
+@gathered
 def synthesize(
     frame: pd.DataFrame,
     *,

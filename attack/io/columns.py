@@ -12,12 +12,12 @@ what a column is, so a column gets the same treatment in all of them:
   numeric dtype is a number, text, categories and booleans are codes.
 * Columns declared as codes (``--code``, a categorical key, a blocking or cell variable) are
   codes whatever they hold. A number column used as a code is turned into codes without ``.0``
-  (``2511.0`` → ``"2511"``) and reported once in a warning that says how to declare it.
+  (``2511.0`` → ``"2511"``) and reported in a notice (``attack.DataNotice``, one line per run
+  for all such columns, ``attack.io.notices``) that says how to declare it.
 """
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
@@ -28,9 +28,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from attack.errors import InputError
+from attack.io.notices import NUMBER_AS_CODE, UNSHARED, notice, shown_name
 from attack.io.table import Table, frame_of, source_name
-
-log = logging.getLogger("attack.io")
 
 #: The roles a column can have; ``identifier`` and ``text`` are what ``describe_column``
 #: reports about codes that look like unit ids or free text (names, addresses).
@@ -49,7 +48,6 @@ QUOTE_LIMIT = 60
 _LEADING_ZERO = r"^[+-]?0[0-9]"
 #: A number in any of the usual notations (decimal point or comma, grouped thousands).
 _NUMBER_LIKE = r"[+-]?(?:[0-9]|[.,][0-9])[0-9.,]*(?:[eE][+-]?[0-9]+)?"
-_warned: set[tuple[str, str]] = set()
 
 
 def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
@@ -238,8 +236,9 @@ def code_column(data: Table | pd.DataFrame, column: str, *, required: bool = Fal
     """Column as an object array of strings (codes), missing values as None.
 
     Whole numbers (as Stata and Parquet, or the readers, store codes) are written without
-    ``.0``. A number column used as codes is reported once per file and column (``warn``)
-    with how to declare it, since commands that do not use it as a code treat it as a number.
+    ``.0``. A number column used as codes is noted (``warn``; one ``attack.DataNotice`` per run
+    names them all) with how to declare it, since commands that do not use it as a code treat
+    it as a number.
     With ``required``, a column whose values are all missing is an error.
     """
     name, frame = source_name(data), frame_of(data)
@@ -260,16 +259,7 @@ def code_column(data: Table | pd.DataFrame, column: str, *, required: bool = Fal
 
 
 def _warn_number_as_code(name: str, column: str) -> None:
-    key = (name, column)
-    if key in _warned:
-        return
-    _warned.add(key)
-    log.warning(
-        "file %s, column %r holds numbers and is used as a code here; commands that do not use "
-        "it as a code treat it as a number. Declare it as a code to get the same treatment "
-        "everywhere (command line: --code %s; scenario data entry: codes = [%r]).",
-        key[0], column, column, column,
-    )
+    notice(NUMBER_AS_CODE, name, column)
 
 
 def id_column(
@@ -332,7 +322,7 @@ def require_number_columns(data: Table | pd.DataFrame, columns: Iterable[str]) -
 
 def warn_unshared(original: Table | pd.DataFrame, other: Table | pd.DataFrame, role: str,
                   columns: Iterable[str] | None = None) -> list[str]:
-    """Log (logger ``attack.io``) which of ``columns`` (default: all columns of ``original``)
+    """Note (``attack.DataNotice``) which of ``columns`` (default: all columns of ``original``)
     the ``role`` file lacks and which of its columns the original lacks, naming both files, since
     a command then works on the shared columns only. Returns the missing columns."""
     names = source_name(original), source_name(other)
@@ -340,14 +330,13 @@ def warn_unshared(original: Table | pd.DataFrame, other: Table | pd.DataFrame, r
     wanted = list(original.columns if columns is None else columns)
     missing = [c for c in wanted if c not in other.columns]
     extra = [c for c in other.columns if c not in original.columns]
+    shown = [shown_name(n) for n in names]
     if missing:
-        log.warning("the %s file %s lacks %d column(s) of the original %s: %s; they are left out",
-                    role, names[1], len(missing), names[0],
-                    ", ".join(map(str, missing)))
+        notice(UNSHARED, names[1], f"the {role} file {shown[1]} lacks {len(missing)} column(s) of the "
+               f"original {shown[0]}: {', '.join(map(str, missing))}; they are left out")
     if extra:
-        log.warning("the %s file %s has %d column(s) the original %s lacks: %s; they are ignored",
-                    role, names[1], len(extra), names[0],
-                    ", ".join(map(str, extra)))
+        notice(UNSHARED, names[1], f"the {role} file {shown[1]} has {len(extra)} column(s) the "
+               f"original {shown[0]} lacks: {', '.join(map(str, extra))}; they are ignored")
     return missing
 
 

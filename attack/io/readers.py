@@ -38,7 +38,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from attack.errors import InputError
+from attack.errors import InputError, did_you_mean
 from attack.io.columns import (
     DEFAULT_NA,
     code_column,
@@ -644,10 +644,11 @@ def _check_columns(available: Sequence[str], wanted: Sequence[str] | None, name:
     for column in wanted:
         if column not in have:
             shown = ", ".join(sorted(have)[:20])
+            guess = did_you_mean(column, have)
             hint = ""
             if len(have) == 1 and any(s in next(iter(have)) for s in SEPARATORS):
                 hint = "; the header was not split: is the separator right (--sep)?"
-            raise InputError(f"column is missing (the file has: {shown}){hint}", file=name, column=column)
+            raise InputError(f"column is missing{guess} (the file has: {shown}){hint}", file=name, column=column)
 
 
 def _check_duplicates(names: Sequence[object], name: str) -> None:

@@ -18,7 +18,7 @@ import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 import pandas as pd
@@ -49,6 +49,18 @@ def certificate_paths(path: str | Path) -> list[Path]:
     """A certificate's JSON and its printable HTML twin (both are outputs of one run)."""
     path = Path(path)
     return [path, path.with_suffix(".html")]
+
+
+def verify_root(certificate: str | Path, inputs: Iterable[str]) -> Path | None:
+    """The folder to give a plain ``attack verify`` as ``--root`` so that it may open every input
+    of the certificate at ``certificate`` (``inputs``: their paths relative to its folder), as a
+    path relative to the working folder; None when the certificate's own folder holds them all.
+    Worked out from the paths' text (``..`` steps), without following links."""
+    folder = Path(os.path.abspath(Path(certificate).parent))
+    reached = [Path(os.path.normpath(folder / p)) for p in inputs
+               if p and not (PurePosixPath(p).is_absolute() or PureWindowsPath(p).anchor)]
+    common = Path(os.path.commonpath([folder, *reached]))
+    return None if common == folder else Path(os.path.relpath(common))
 
 
 def _stat(path: str | Path) -> os.stat_result | None:

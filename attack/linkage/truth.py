@@ -33,6 +33,7 @@ import pandas as pd
 from rapidfuzz import fuzz, process
 
 from attack.errors import InputError
+from attack.io.notices import gathered
 from attack.io.readers import Table, as_table, id_column, read, require_columns, source_name
 from attack.io.table import IN_MEMORY
 from attack.linkage.blocking import Block, as_block
@@ -158,6 +159,7 @@ def _counts(table: pd.DataFrame, by: str) -> pd.DataFrame:
     return counts.astype({c: int for c in ("n", ACCEPTED, REVIEW, "no_match")})
 
 
+@gathered
 def link_names(
     external: Table | pd.DataFrame | str | Path,
     external_id: str,

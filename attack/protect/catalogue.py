@@ -12,6 +12,7 @@ warnings the method raised.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,8 @@ from pydantic import (
 )
 
 from attack._version import __version__
-from attack.errors import InputError, from_validation
+from attack.errors import InputError, did_you_mean, from_validation
+from attack.io.notices import gathered
 from attack.io.readers import Table, frame_of, numeric_column
 from attack.io.table import file_name
 
@@ -198,7 +200,13 @@ class Protected:
         return result_html("Candidate release (not yet attacked)", None, self._facts(), table,
                            full=".log; the release itself: .release")
 
+    def to_dict(self) -> dict:
+        """The protection log (what ``attack protect --log`` writes): method, parameters, rows
+        and changed values. The release itself is record-level data and stays in ``.release``."""
+        return copy.deepcopy(self.log)
 
+
+@gathered
 def protect(
     data: Table | pd.DataFrame,
     method: str,
@@ -227,7 +235,7 @@ def protect(
         raise InputError(f"method {method} takes no --columns")
     for column in [*columns, *by]:
         if column not in data.columns:
-            raise InputError("column not found in the input", file=source,
+            raise InputError(f"column not found in the input{did_you_mean(column, data.columns)}", file=source,
                              column=column)
     if by and spec.column_mode == "none":
         raise InputError(f"method {method} cannot run within groups (--by)")
@@ -237,8 +245,8 @@ def protect(
     if spec.numeric:
         for column in [*columns, *([typed["rank_by"]] if typed.get("rank_by") else [])]:
             if column not in work.columns:
-                raise InputError("column not found in the input", file=source,
-                                 column=column)
+                raise InputError(f"column not found in the input{did_you_mean(column, work.columns)}",
+                                 file=source, column=column)
             work[column] = numeric_column(work, column)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -13,6 +13,7 @@ the keys documented in ``render_markdown``. γ keys are strings as the user wrot
 from __future__ import annotations
 
 import io
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
-__all__ = ["PLOT_RC", "ReportTable", "distance_histogram_figure", "distance_histogram_plot", "fmt_ci", "fmt_num", "md_table",
+__all__ = ["PLOT_RC", "ReportTable", "distance_histogram_figure", "distance_histogram_plot", "fmt_ci", "fmt_figure", "fmt_num", "md_table",
            "render_html", "render_markdown", "risk_by_gamma_figure", "risk_by_gamma_plot", "risk_heatmap",
            "risk_heatmap_figure", "suppressed", "svg_figure"]
 
@@ -65,6 +66,23 @@ def fmt_num(x: Any) -> str:
     if x is None or (isinstance(x, float) and np.isnan(x)):
         return DASH
     return f"{float(x):.4f}"
+
+
+def fmt_figure(x: Any) -> str:
+    """A figure of any size (an RMSE, a slope, a mean) for reading on screen: six significant
+    digits at most and thousands grouped (``28958458.8609`` → ``28,958,459``, ``12.3456789`` →
+    ``12.3457``, ``3.0`` → ``3``, ``0.000123456`` → ``0.0001235``), or a dash when undefined. The JSON keeps every
+    digit; rates in [0, 1] keep ``fmt_num``'s four decimals."""
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return DASH
+    value = float(x)
+    if value == 0:
+        return "0"
+    if abs(value) < 1:
+        return f"{value:.4g}"
+    digits = int(math.floor(math.log10(abs(value)))) + 1
+    text = f"{value:,.{max(0, 6 - digits)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def fmt_ci(pair: Any) -> str:
@@ -687,8 +705,9 @@ def _run_risk_lines(run: Mapping[str, Any], min_count: int) -> tuple[np.ndarray,
 
 
 def risk_by_gamma_figure(runs: Sequence[Mapping[str, Any]], min_count: int) -> Figure:
-    """Overall (solid, with 95% interval) and highest-cell (dashed) disclosure risk against γ,
-    one panel per run (runs overlap when drawn together), lines labelled where they end.
+    """Overall (solid, with 95% interval) and highest-cell (dashed, wide and pale, beneath the
+    overall line) disclosure risk against γ, one panel per run (runs overlap when drawn
+    together), lines labelled where they end ("highest cell = overall" where they coincide).
 
     The highest cell is taken over the cells that are not suppressed (``min_count``).
     """
@@ -706,14 +725,20 @@ def risk_by_gamma_figure(runs: Sequence[Mapping[str, Any]], min_count: int) -> F
     for k, (run, ax) in enumerate(zip(runs, axes, strict=True)):
         colour = _RUN_COLOURS[k % len(_RUN_COLOURS)]
         x, y, lo, hi, top, gammas = _run_risk_lines(run, min_count)
-        ax.errorbar(x, y, yerr=[y - lo, hi - y], color=colour, marker="o", capsize=3, linewidth=2)
-        if x.size:
+        # The highest-cell line is drawn first, wide, pale and with hollow triangles, the overall
+        # line over it, narrow with filled dots: where both are equal (every firm re-identified,
+        # both 1.0) each stays visible.
+        if top is not None and x.size:
+            ax.plot(x, top, color=colour, linestyle="--", marker="^", markersize=9, markerfacecolor="white",
+                    linewidth=3.2, alpha=0.55, zorder=2)
+            same = bool(np.allclose(top, y, equal_nan=True))
+            ax.annotate("highest cell = overall" if same else "highest cell", (x[-1], top[-1]), xytext=(6, 3),
+                        textcoords="offset points", va="bottom", fontsize=8, color=colour)
+        ax.errorbar(x, y, yerr=[y - lo, hi - y], color=colour, marker="o", markersize=4, capsize=3,
+                    linewidth=1.6, zorder=3)
+        if x.size and not (top is not None and np.allclose(top, y, equal_nan=True)):
             ax.annotate("overall", (x[-1], y[-1]), xytext=(6, -3), textcoords="offset points",
                         va="top", fontsize=8, color=colour)
-        if top is not None and x.size:
-            ax.plot(x, top, color=colour, linestyle="--", marker="^", linewidth=2)
-            ax.annotate("highest cell", (x[-1], top[-1]), xytext=(6, 3), textcoords="offset points",
-                        va="bottom", fontsize=8, color=colour)
         tau = float(run["result"]["tau"])
         ax.axhline(tau, color="black", linestyle=":", linewidth=1.2)
         ax.annotate(f"τ = {_short(tau)}", (1.0, tau), xycoords=("axes fraction", "data"),

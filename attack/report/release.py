@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from attack.report.attack import (
     PLOT_RC,
     ReportTable,
+    fmt_figure,
     fmt_num,
     md_table,
     svg_figure,
@@ -44,7 +45,7 @@ def utility_table(families: Mapping[str, Mapping[str, Any]]) -> ReportTable:
             continue
         t.add([name, "–" if f["threshold"] is None else f"{f['threshold']:g}", str(f["cases"]),
                str(f["exceedances"]), str(f["not_applicable"]), _share(f["share"]),
-               fmt_num(f["mean_deviation"]), "yes" if f["passed"] else "NO"],
+               fmt_figure(f["mean_deviation"]), "yes" if f["passed"] else "NO"],
               failing=not f["passed"])
     return t
 
@@ -61,7 +62,7 @@ def ml_table(ml: Mapping[str, Any]) -> ReportTable:
         ratio = m["ratio"]
         interval = "–" if ratio["low"] is None else f"[{fmt_num(ratio['low'])}, {fmt_num(ratio['high'])}]"
         verdict = {True: "yes", False: "NO", None: "–"}[m["passed"]]
-        t.add([m["model"], fmt_num(m["original"][metric]["mean"]), fmt_num(m["release"][metric]["mean"]),
+        t.add([m["model"], fmt_figure(m["original"][metric]["mean"]), fmt_figure(m["release"][metric]["mean"]),
                fmt_num(ratio["mean"]), interval, f"{m['tolerance']:g}", verdict,
                fmt_num(m["importance_spearman"]), ", ".join(m["most_changed"]) or "–"],
               failing=m["passed"] is False)
@@ -101,8 +102,8 @@ def _recoverable_markdown(rec: Mapping[str, Any]) -> list[str]:
     if slopes:
         t = ReportTable(["regressor", "naive (release)", "calibrated", "original"], [False, True, True, True])
         for i, name in enumerate(slopes["regressors"]):
-            t.add([name, fmt_num(slopes["naive"][i]), fmt_num(slopes["corrected"][i]),
-                   "–" if slopes["original"] is None else fmt_num(slopes["original"][i])])
+            t.add([name, fmt_figure(slopes["naive"][i]), fmt_figure(slopes["corrected"][i]),
+                   "–" if slopes["original"] is None else fmt_figure(slopes["original"][i])])
         out += [f"Regression calibration of {slopes['target']} on the noised variables with the "
                 "published noise variance:", "", md_table(t), ""]
     out += [f"Note: {n}." for n in rec["notes"]]
@@ -122,7 +123,7 @@ def render_utility_markdown(profile: Mapping[str, Any], title: str) -> str:
            md_table(utility_table(families))]
     per_record = profile.get("per_record")
     if per_record and per_record.get("il1s"):
-        out += ["", f"IL1s (sample SD): {fmt_num(per_record['il1s']['sample_sd'])}; units matched by "
+        out += ["", f"IL1s (sample SD): {fmt_figure(per_record['il1s']['sample_sd'])}; units matched by "
                 f"id: {per_record['matched_units']}, deleted: {per_record['deleted_units']}."]
         interval = per_record.get("interval_disclosure")
         if interval:

@@ -27,7 +27,7 @@ from attack.report.notebook import verdict_word
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["attack_rates_figure", "attack_rates_plot", "render_synth_html", "render_synth_markdown"]
+__all__ = ["attack_rates_figure", "attack_rates_plot", "render_synth_html", "render_synth_markdown", "success_count"]
 
 #: Keys of the document that describe the run rather than one attack family (``synthesis``: how
 #: a scenario made the file).
@@ -55,7 +55,16 @@ def _checks_table(document: Mapping[str, Any]) -> ReportTable:
 def _rate(rate: Mapping[str, Any] | None) -> str:
     if rate is None:
         return "–"
-    return f"{fmt_num(rate['rate'])} {fmt_ci([rate['low'], rate['high']])} ({rate['k']:g}/{rate['n']})"
+    return f"{fmt_num(rate['rate'])} {fmt_ci([rate['low'], rate['high']])} ({success_count(rate['k'], rate['n'])})"
+
+
+def success_count(k: float, n: int) -> str:
+    """Successes of ``n`` attacks as a count: ``75/500``. A fractional ``k`` is the
+    size-corrected control count of singling out (an expected number of successes, not a
+    count), shown rounded and named so: ``≈75/500, size-corrected`` (the JSON keeps it exact)."""
+    if float(k).is_integer():
+        return f"{int(k)}/{n}"
+    return f"≈{round(k)}/{n}, size-corrected"
 
 
 def _rate_results(label: str, value: Any, out: list[tuple[str, Mapping[str, Any]]]) -> None:

@@ -21,7 +21,7 @@ from attack.report.attack import (
 from attack.report.labels import cell_label
 from attack.report.notebook import verdict_word
 
-__all__ = ["MAX_RUN_ROWS", "MAX_CELL_LINES", "render_summary"]
+__all__ = ["MAX_RUN_ROWS", "MAX_CELL_LINES", "cell_peak", "render_summary"]
 
 #: Runs listed at most (failing runs first); the rest are counted.
 MAX_RUN_ROWS = 10
@@ -29,15 +29,32 @@ MAX_RUN_ROWS = 10
 MAX_CELL_LINES = 5
 
 
+def cell_peak(cell: Mapping[str, Any]) -> tuple[float, str] | None:
+    """A cell's highest disclosure risk and the γ it is reached at: among equal risks the
+    smallest γ (the risk grows with γ, so that is where the cell first reaches it). One rule for
+    the runs table and the list of failing cells, so both name the same γ for a cell."""
+    found = [(float(v), g) for g, v in cell.get("disclosure_risk", {}).items() if v is not None]
+    if not found:
+        return None
+    return min(found, key=lambda item: (-item[0], _gamma_order(item[1])))
+
+
+def _gamma_order(gamma: str) -> tuple[float, str]:
+    try:
+        return float(gamma), gamma
+    except ValueError:  # a γ label that is not a number (per-variable γ sets): by its text
+        return float("inf"), gamma
+
+
 def _highest(result: Mapping[str, Any], min_count: int) -> tuple[float | None, str]:
-    """The highest disclosure risk of a shown cell and its γ."""
+    """The highest disclosure risk of a shown cell and its γ (``cell_peak``; the first cell
+    among equal peaks)."""
     best: tuple[float | None, str] = (None, "")
     for cell in result.get("cells", []):
-        if suppressed(cell, min_count):
-            continue
-        for g, v in cell.get("disclosure_risk", {}).items():
-            if v is not None and (best[0] is None or v > best[0]):
-                best = (float(v), g)
+        peak = None if suppressed(cell, min_count) else cell_peak(cell)
+        if peak is not None and (best[0] is None or peak[0] > best[0]
+                                 or (peak[0] == best[0] and _gamma_order(peak[1]) < _gamma_order(best[1]))):
+            best = peak
     return best
 
 
@@ -67,8 +84,7 @@ def _cell_lines(runs: Sequence[Mapping[str, Any]], combined: Mapping[str, Any] |
             if suppressed(cell, min_count):
                 hidden += 1
                 continue
-            risk, gamma = max(((float(v), g) for g, v in cell["disclosure_risk"].items() if v is not None),
-                              default=(float("nan"), ""))
+            risk, gamma = cell_peak(cell) or (float("nan"), "")
             label = cell.get("label") or cell_label(cell["cell"])
             found.append((risk, f"{name}: {label}: risk {fmt_num(risk)} at γ = {gamma} "
                                 f"(τ = {_short(result['tau'])})"))

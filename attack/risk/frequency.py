@@ -18,6 +18,7 @@ import pandas as pd
 from attack._version import __version__
 from attack.errors import InputError
 from attack.io.columns import numeric_column
+from attack.io.notices import gathered
 from attack.io.readers import Table, as_table, require_columns
 from attack.report.notebook import one_line, result_html
 from attack.risk.frequencies import key_codes, key_frequencies
@@ -212,6 +213,7 @@ def _outlying(risk: np.ndarray) -> int:
     return int(((risk > median + 3 * mad) & (risk > 0.1)).sum())
 
 
+@gathered
 def frequency_risk(
     frame: Table | pd.DataFrame,
     keys: Sequence[str],

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from attack._version import __version__
 from attack.errors import InputError, from_validation
+from attack.io.notices import gathered
 from attack.io.readers import (
     ReadOptions,
     Table,
@@ -281,6 +282,7 @@ def matches_csv(links: pd.DataFrame) -> str:
     )
 
 
+@gathered
 def mass_attack(
     external: pd.DataFrame | str | os.PathLike,
     release: pd.DataFrame | str | os.PathLike,

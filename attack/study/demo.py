@@ -10,6 +10,7 @@ the demo runs through the same pipeline, JSON layout and certificate as ``attack
 
 from __future__ import annotations
 
+import html
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from attack.io.notices import gathered
+from attack.report.notebook import one_line
 from attack.study.results import ScenarioResult, write_outputs
 from attack.study.scenario import Scenario, scenario_from_dict
 
@@ -32,6 +35,22 @@ class DemoResult:
     html_path: Path
     certificate_path: Path
 
+    def _files(self) -> dict[str, str]:
+        return {"json": self.json_path.as_posix(), "html": self.html_path.as_posix(),
+                "certificate": self.certificate_path.as_posix()}
+
+    def __repr__(self) -> str:
+        return one_line("DemoResult", self.result.passed, f"{len(self.result.runs)} runs",
+                        f"files in {self.json_path.parent.as_posix()}")
+
+    def _repr_html_(self) -> str:
+        files = "".join(f"<li>{html.escape(k)}: <code>{html.escape(v)}</code></li>" for k, v in self._files().items())
+        return self.result._repr_html_() + f"<p>Files written:</p><ul>{files}</ul>"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The scenario result's JSON (what ``demo.json`` holds) and the files written, as given."""
+        return {"result": self.result.to_dict(), "files": self._files()}
+
 
 def demo_scenario(n_units: int = 17000, seed: int = 1, method: str = "greedy") -> Scenario:
     """The bundled demo scenario for a population of ``n_units`` firms generated from ``seed``,
@@ -43,8 +62,13 @@ def demo_scenario(n_units: int = 17000, seed: int = 1, method: str = "greedy") -
     return scenario_from_dict(raw, origin={"bundled": "demo", "n_units": n_units, "seed": seed, "method": method})
 
 
+#: Where ``run_demo`` and ``attack demo`` write their files unless told otherwise.
+DEMO_OUT = Path("reports/demo")
+
+
+@gathered
 def run_demo(
-    out_dir: str | Path,
+    out_dir: str | Path = DEMO_OUT,
     n_units: int = 17000,
     seed: int = 1,
     method: str = "greedy",
@@ -53,7 +77,8 @@ def run_demo(
     progress: bool = False,
 ) -> DemoResult:
     """Run the demo scenario and write ``demo.json``, ``report.html`` and the certificate
-    (``certificate.json`` with its printable ``certificate.html``) into ``out_dir``."""
+    (``certificate.json`` with its printable ``certificate.html``) into ``out_dir`` (by default
+    ``reports/demo`` under the working folder, as ``attack demo``)."""
     out_dir = Path(out_dir)
     scenario = demo_scenario(n_units, seed, method)
     result = scenario.run(engine=engine, progress=progress)

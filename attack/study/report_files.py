@@ -7,9 +7,11 @@ import importlib.metadata
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from attack.errors import InputError
 from attack.report.documents import load_result, report_html, report_passed
+from attack.report.notebook import one_line, result_html
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,20 @@ class RenderedReport:
     html: str
     pdf: bytes | None
     passed: bool
+
+    def _facts(self) -> list[str]:
+        return [f"HTML page of {len(self.html):,} characters",
+                "no PDF" if self.pdf is None else f"PDF of {len(self.pdf):,} bytes"]
+
+    def __repr__(self) -> str:
+        return one_line("RenderedReport", self.passed, *self._facts())
+
+    def _repr_html_(self) -> str:
+        return result_html("Report rendered from a result file", self.passed, self._facts())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The verdict, the page and the size of the PDF (its bytes are in ``.pdf``)."""
+        return {"passed": self.passed, "html": self.html, "pdf_bytes": None if self.pdf is None else len(self.pdf)}
 
 
 def report_path(result: str | Path, board: bool = False) -> Path:

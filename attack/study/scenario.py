@@ -27,6 +27,7 @@ import tomli_w
 from attack.datasets.demo import DEMO_ID, demo_source, demo_table
 from attack.errors import InputError
 from attack.io.fingerprint import ReadLedger, frame_input
+from attack.io.notices import gathered
 from attack.io.readers import (
     Table,
     as_table,
@@ -112,6 +113,7 @@ class Scenario:
             raise InputError("only a scenario loaded from a file or a mapping has a TOML form")
         return tomli_w.dumps(self.settings.model_dump(mode="json", by_alias=True, exclude_defaults=True))
 
+    @gathered
     def run(self, *, engine: Mapping[str, Any] | Any | None = None, progress: bool = False) -> ScenarioResult:
         """Attack every release with every intruder and judge the cells.
 

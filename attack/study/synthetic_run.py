@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 
 from attack._version import __version__
-from attack.errors import InputError
+from attack.errors import InputError, did_you_mean
 from attack.io.columns import warn_unshared
+from attack.io.notices import gathered
 from attack.io.table import Table, as_table, file_name
 from attack.io.writers import files_read
 from attack.study.synthetic_result import SyntheticResult
@@ -36,6 +37,7 @@ def _columns(original: pd.DataFrame, synthetic: pd.DataFrame, spec: SynthSpec) -
     return [c for c in original.columns if c in synthetic.columns and c not in spec.exclude]
 
 
+@gathered
 def attack_synthetic(
     original: Table | pd.DataFrame,
     synthetic: Table | pd.DataFrame,
@@ -99,7 +101,8 @@ def attack_synthetic(
             continue
         missing = [c for c in [*columns, *spec.keys, *spec.targets] if c not in frame.columns]
         if missing:
-            raise InputError(f"column not found in the {role} file", file=names.get(role), column=missing[0])
+            raise InputError(f"column not found in the {role} file{did_you_mean(missing[0], frame.columns)}",
+                             file=names.get(role), column=missing[0])
     prep = prepare(tables["original"].with_frame(original), columns, categorical=spec.categorical, scaling=spec.scaling,
                    categorical_mode=spec.categorical_mode, metric=spec.metric)
     space = Space(tuple(columns), prep, reference)

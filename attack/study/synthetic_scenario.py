@@ -20,6 +20,7 @@ from attack.datasets.demo import demo_source, demo_table
 from attack.errors import InputError
 from attack.generation.sequential import synthesize
 from attack.io.fingerprint import ReadLedger, frame_input, sha256_frame
+from attack.io.notices import gathered
 from attack.io.readers import Table, read
 from attack.io.writers import (
     certificate_paths,
@@ -161,6 +162,7 @@ class SyntheticScenario:
         return tomli_w.dumps(self.settings.model_dump(mode="json", by_alias=True, exclude_defaults=True)
                              | {"kind": "synthetic"})
 
+    @gathered
     def run(self) -> SyntheticScenarioResult:
         """Make the synthetic file when the scenario says how (else read it), then attack it.
         Each run keeps its own record of the bytes it read (the files its certificate binds)."""

@@ -37,6 +37,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from attack.errors import InputError, from_validation
+from attack.io.notices import gathered
 from attack.io.table import Table
 from attack.protect.catalogue import protect
 from attack.report.notebook import figures_of, one_line, result_html
@@ -152,6 +153,7 @@ class TuneResult:
         }
 
 
+@gathered
 def tune(scenario: Scenario, say: Callable[[str], None] | None = None,
          engine: Mapping[str, Any] | None = None) -> TuneResult:
     """Run the ``[tune]`` grid of ``scenario`` (docs/method/utility.md steps 3-6); ``say`` receives

@@ -20,6 +20,7 @@ import pandas as pd
 from attack.errors import InputError
 from attack.io.fingerprint import sha256_file, sha256_frame
 from attack.io.jsonio import cell_key
+from attack.io.writers import verify_root
 from attack.report.notebook import one_line, result_html, verdict_word
 from attack.risk.combine import combine
 from attack.study import signing
@@ -47,35 +48,63 @@ class VerificationCheck:
 
     ok: bool | None
     text: str
+    #: not performed because a file lies outside the folder verify may open (``--root``): the
+    #: certificate is then neither verified nor failed, but not checked (exit status 3)
+    outside: bool = False
 
     def line(self) -> str:
-        return {True: "✔", False: "✘", None: "•"}[self.ok] + " " + self.text
+        return ("?" if self.outside else {True: "✔", False: "✘", None: "•"}[self.ok]) + " " + self.text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "outside": self.outside, "text": self.text}
 
 
 @dataclass(frozen=True)
 class Verification:
     """Outcome of ``verify``.
 
-    ``ok`` is True when every check performed passed; ``authentic`` only when, in addition, a
-    signature was checked against the public key given and matched. ``inputs_checked`` is
-    False after an offline verification: the inputs' SHA-256 were not compared.
+    ``ok`` is True when every check performed passed and no file was left unopened for lying
+    outside the folder verify may open; ``authentic`` only when, in addition, a signature was
+    checked against the public key given and matched. ``inputs_checked`` is False after an
+    offline verification: the inputs' SHA-256 were not compared. ``status`` is ``"verified"``,
+    ``"failed"`` (a check failed) or ``"not checked"`` (none failed, but inputs outside the
+    certificate's folder were not opened: give ``root``); ``root`` is the folder to give then.
     """
 
     checks: tuple[VerificationCheck, ...]
     signer: str | None
     authentic: bool
     inputs_checked: bool = True
+    root: Path | None = None
 
     @property
     def ok(self) -> bool:
-        return all(c.ok is not False for c in self.checks)
+        return self.status == "verified"
+
+    @property
+    def status(self) -> str:
+        if any(c.ok is False for c in self.checks):
+            return "failed"
+        return "not checked" if self.not_checked else "verified"
 
     @property
     def problems(self) -> list[str]:
         return [c.text for c in self.checks if c.ok is False]
 
+    @property
+    def not_checked(self) -> list[str]:
+        """The checks not performed because their files lie outside the folder verify may open."""
+        return [c.text for c in self.checks if c.outside]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The outcome as JSON-ready data: status, verdict words and every check."""
+        return {"status": self.status, "ok": self.ok, "authentic": self.authentic, "signer": self.signer,
+                "inputs_checked": self.inputs_checked, "root": None if self.root is None else self.root.as_posix(),
+                "checks": [c.to_dict() for c in self.checks]}
+
     def _facts(self) -> list[str]:
-        return [f"{len(self.problems)} of {len(self.checks)} checks failed",
+        return [f"{len(self.problems)} of {len(self.checks)} checks failed"
+                + (f", {len(self.not_checked)} not checked (outside the folder)" if self.not_checked else ""),
                 f"signed by {self.signer}" if self.authentic else "signature not verified",
                 "inputs compared" if self.inputs_checked else "inputs not compared (offline)"]
 
@@ -128,15 +157,20 @@ def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: boo
             checks.append(VerificationCheck(None, "inputs NOT checked (--offline): their SHA-256 were not compared"))
         else:
             inside = Path(root) if root is not None else folder
-            checks += [_input(item, folder, inside) for item in certificate["inputs"]]
-            if certificate["kind"] != "synthetic" and all(c.ok is not False for c in checks):
-                checks.append(_parts_of_the_scenario(certificate, folder, inside))
+            checks += [_input(item, folder, inside, root is not None) for item in certificate["inputs"]]
+            if certificate["kind"] != "synthetic" and all(c.ok is not False and not c.outside for c in checks):
+                checks.append(_parts_of_the_scenario(certificate, folder, inside, root is not None))
         if rerun:
-            checks.append(_rerun_check(certificate, folder, inside, ok_so_far=all(c.ok is not False for c in checks)))
+            checks.append(_rerun_check(certificate, folder, inside, ok_so_far=all(c.ok is not False for c in checks),
+                                       reached=not any(c.outside for c in checks)))
     signature = certificate.get("signature")
     signer = signature.get("public_key_fingerprint") if isinstance(signature, dict) else None
-    authentic = key is not None and checks[0].ok is True and all(c.ok is not False for c in checks)
-    return Verification(tuple(checks), signer if isinstance(signer, str) else None, authentic, not offline)
+    authentic = key is not None and checks[0].ok is True and all(c.ok is not False and not c.outside for c in checks)
+    needed = None
+    if any(c.outside for c in checks) and isinstance(certificate.get("inputs"), list):
+        needed = verify_root(path, [i["path"] for i in certificate["inputs"]
+                                    if isinstance(i, dict) and isinstance(i.get("path"), str)])
+    return Verification(tuple(checks), signer if isinstance(signer, str) else None, authentic, not offline, needed)
 
 
 def _signature(certificate: dict, key: Any | None) -> VerificationCheck:
@@ -272,12 +306,14 @@ def _mark(passed: Any) -> str:
 # -- the inputs ------------------------------------------------------------------------------
 
 
-def _input(item: dict, folder: Path, root: Path) -> VerificationCheck:
+def _input(item: dict, folder: Path, root: Path, widened: bool = False) -> VerificationCheck:
     if item.get("made_by") is not None:
         return VerificationCheck(None, f"{item['role']} file made by {item['made_by']}: --rerun makes it again and compares")
     label = f"{item['role']} input {item.get('path') or item.get('source')}"
     if item.get("path") is not None:
         file = _inside(item["path"], folder, root)
+        if file == _OUTSIDE:
+            return VerificationCheck(None, f"{label}: {_outside(root, widened)}", outside=True)
         if isinstance(file, str):
             return VerificationCheck(False, f"{label}: {file}; not opened")
         found = sha256_file(file)
@@ -293,15 +329,27 @@ def _input(item: dict, folder: Path, root: Path) -> VerificationCheck:
     return VerificationCheck(True, f"{label}: SHA-256 matches")
 
 
+#: What ``_inside`` says of a path that leaves the folder verify may open: not checked.
+_OUTSIDE = "outside"
+
+
+def _outside(root: Path, widened: bool) -> str:
+    """The line of a file not opened because it lies outside the folder verify may open."""
+    if widened:
+        return f"not checked: outside the folder given with --root ({root.name or root}); not opened"
+    return ("not checked: outside the certificate's folder, give --root DIR (a folder holding the "
+            "certificate and its inputs); not opened")
+
+
 def _inside(text: str, folder: Path, root: Path) -> Path | str:
     """The regular file ``text`` names relative to ``folder``, or why it may not be opened: an
-    absolute path, a path that leaves ``root`` (by ``..`` or a symbolic link), no such file."""
+    absolute path, ``_OUTSIDE`` for a path that leaves ``root`` (by ``..`` or a symbolic link),
+    no such file."""
     if "\x00" in text or PurePosixPath(text).is_absolute() or PureWindowsPath(text).anchor:
         return "an absolute path (a certificate names its inputs relative to its own folder)"
     real = (folder / text).resolve()
     if not real.is_relative_to(root.resolve()):
-        return (f"leaves the folder {root} (by '..' or a symbolic link); "
-                "give --root to allow a wider folder")
+        return _OUTSIDE
     if not real.exists():
         return "file not found"
     if not real.is_file():
@@ -321,7 +369,11 @@ class _NotRepeatable(Exception):
     """The certificate does not hold what a rerun needs."""
 
 
-def _parts_of_the_scenario(certificate: dict, folder: Path, root: Path) -> VerificationCheck:
+class _Outside(_NotRepeatable):
+    """The certified scenario names a data file outside the folder verify may open."""
+
+
+def _parts_of_the_scenario(certificate: dict, folder: Path, root: Path, widened: bool = False) -> VerificationCheck:
     """The certified scenario (its SHA-256 checked) read again without its data: the
     certificate must name exactly the scenario's inputs and carry a run per intruder and release,
     the combined measure exactly when the scenario has λ, single attacks exactly when it has
@@ -330,6 +382,8 @@ def _parts_of_the_scenario(certificate: dict, folder: Path, root: Path) -> Verif
         scenario = _certified_scenario(certificate, folder)
         _confined(scenario.input_paths(), root)
         fingerprints = scenario.fingerprints(folder)
+    except _Outside as exc:
+        return VerificationCheck(None, f"the certified scenario: {exc}: {_outside(root, widened)}", outside=True)
     except (InputError, _NotRepeatable) as exc:
         return VerificationCheck(False, f"the certified scenario cannot be read again: {exc}")
     problems = []
@@ -373,18 +427,24 @@ def _confined(files: list[Path], root: Path) -> None:
     """Refuse a certified scenario that names a data file outside ``root`` (it is not opened)."""
     for file in files:
         if not file.resolve().is_relative_to(root.resolve()):
-            raise _NotRepeatable(f"it names the data file {file}, outside the folder {root} (not opened)")
+            raise _Outside(f"it names the data file {file.name}")
 
 
 # -- the rerun -------------------------------------------------------------------------------
 
 
-def _rerun_check(certificate: dict, folder: Path, root: Path, ok_so_far: bool) -> VerificationCheck:
+def _rerun_check(certificate: dict, folder: Path, root: Path, ok_so_far: bool,
+                 reached: bool = True) -> VerificationCheck:
     if not ok_so_far:
         return VerificationCheck(None, "rerun skipped: an earlier check failed")
+    if not reached:
+        return VerificationCheck(None, "rerun not done: files outside the folder verify may open were not "
+                                 "opened (--root)", outside=True)
     word = "checks" if certificate["kind"] == "synthetic" else "figures"
     try:
         fresh = _rerun(certificate, folder, root)
+    except _Outside as exc:
+        return VerificationCheck(None, f"rerun not done: {exc}: {_outside(root, root != folder)}", outside=True)
     except _NotRepeatable as exc:
         return VerificationCheck(False, f"rerun NOT done: {exc}")
     except (InputError, ValueError, TypeError, KeyError) as exc:

@@ -26,7 +26,7 @@ from types import ModuleType
 import numpy as np
 import pandas as pd
 
-from attack.errors import InputError
+from attack.errors import InputError, did_you_mean
 from attack.io.columns import is_number
 from attack.io.readers import code_column, numeric_column
 from attack.risk.stats import (
@@ -155,7 +155,8 @@ def _require_columns(frames: Mapping[str, pd.DataFrame], columns: Sequence[str])
     for column in columns:
         for role, frame in frames.items():
             if column not in frame.columns:
-                raise InputError(f"column not found in the {role} data set", column=column)
+                raise InputError(f"column not found in the {role} data set{did_you_mean(column, frame.columns)}",
+                                 column=column)
 
 
 def _numeric_columns(frames: Mapping[str, pd.DataFrame], columns: Sequence[str],

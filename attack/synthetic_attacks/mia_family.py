@@ -23,6 +23,7 @@ import pandas as pd
 
 from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
+from attack.io.notices import gathered
 from attack.report.notebook import one_line, result_html
 from attack.synthetic_attacks.mia_dcr import DcrAttack, DcrDifferenceAttack
 from attack.synthetic_attacks.mia_density import LocalDensityAttack
@@ -129,6 +130,7 @@ class MembershipFamilyResult:
         }
 
 
+@gathered
 def membership_family(
     original: pd.DataFrame,
     holdout: pd.DataFrame,

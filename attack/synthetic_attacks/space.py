@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
 
-from attack.errors import InputError
+from attack.errors import InputError, did_you_mean
 from attack.io.columns import is_number
 from attack.io.readers import Table, code_column, frame_of, numeric_column, source_name
 from attack.synthetic_attacks.choices import METRICS, SCALINGS
@@ -221,7 +221,8 @@ def _numeric_values(frame: Table | pd.DataFrame, column: str) -> np.ndarray:
 def _require(frame: Table | pd.DataFrame, columns: Sequence[str]) -> None:
     for name in columns:
         if name not in frame_of(frame).columns:
-            raise InputError("column is missing", file=source_name(frame), column=name)
+            raise InputError(f"column is missing{did_you_mean(name, frame_of(frame).columns)}",
+                             file=source_name(frame), column=name)
 
 
 def prepare(

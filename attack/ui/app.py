@@ -103,9 +103,10 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
     def page(name: str, **context: Any) -> HTMLResponse:
         s = state.session
         notice, state.notice = state.notice, None
+        base = s.path.parent
         return HTMLResponse(templates.get_template(name).render(
-            session=s, screens=s.screens(), toml=s.toml(), notice=notice, job=state.job,
-            version=attack.__version__, **context))
+            session=s, screens=s.screens(), toml=s.toml(), notice=notice and _shown(notice, base), job=state.job,
+            version=attack.__version__, scenario_error=s.error and _shown(str(s.error), base), **context))
 
     def back(url: str) -> RedirectResponse:
         return RedirectResponse(url, status_code=303)
@@ -185,7 +186,7 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
             return back("/certificate")
         public = str(form.get("public_key") or "").strip()
         arguments = jobs.verify_arguments(base / certificate, base / public if public else None,
-                                          str(form.get("mode") or "inputs"))
+                                          str(form.get("mode") or "inputs"), root=base)
         state.job = jobs.Job("verify", tuple(arguments), base).start()
         return back("/results")
 
@@ -213,8 +214,10 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
         if job is not None and not job.running and job.returncode in (0, 1) and written and written.exists():
             document = json.loads(written.read_text(encoding="utf-8"))
             summary = {"passed": bool(document.get("passed")), "title": document.get("title", "")}
+        error, notices, messages = _said(job, state.session.path.parent)
         return page("results.html.j2", summary=summary, status=job.status() if job else None,
-                    files=_offered(job), links_warning=LINKS_WARNING)
+                    files=_offered(job), links_warning=LINKS_WARNING, run_error=error, notices=notices,
+                    messages=messages)
 
     async def job_status(request: Request) -> Response:
         return JSONResponse(state.job.status() if state.job else {"running": False})
@@ -283,6 +286,28 @@ def _relative(path: Path, base: Path) -> str:
         return str(path.relative_to(base))
     except ValueError:
         return str(path)
+
+
+def _said(job: jobs.Job | None, base: Path) -> tuple[str | None, list[str], list[str]]:
+    """What the last command said, with paths under the scenario's folder relative to it (no
+    machine path on screen): its error, its notices (``attack: notice: ...``, shown folded
+    under the verdict) and its other lines."""
+    if job is None or job.running:
+        return None, [], []
+    error = job.error()
+    lines = [_shown(line, base) for line in job.messages() if not line.startswith(jobs.ERROR_PREFIX)]
+    notices = [line.removeprefix(NOTICE_PREFIX) for line in lines if line.startswith(NOTICE_PREFIX)]
+    return (_shown(error, base) if error else None, notices,
+            [line for line in lines if not line.startswith(NOTICE_PREFIX)])
+
+
+def _shown(text: str, base: Path) -> str:
+    """A line for the page: paths under the scenario's folder relative to it."""
+    return text.replace(str(base) + os.sep, "")
+
+
+#: How the command line starts a notice on stderr (attack._cli.app prints them so).
+NOTICE_PREFIX = "attack: notice: "
 
 
 def _offered(job: jobs.Job | None) -> list[dict[str, Any]]:

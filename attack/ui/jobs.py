@@ -24,8 +24,9 @@ from typing import Any
 _BAR = re.compile(r"([A-Za-z][\w ]*?):\s+(\d{1,3})%\|")
 #: The one line the command line prints for a usage or input error.
 ERROR_PREFIX = "attack: error: "
-#: Exit status of the command line: 0 passed, 1 not passed, 2 usage or input error.
-OUTCOMES = {0: "passed", 1: "not passed", 2: "error"}
+#: Exit status of the command line: 0 passed, 1 not passed, 2 usage or input error, 3 (verify)
+#: not checked: inputs outside the certificate's folder were not opened.
+OUTCOMES = {0: "passed", 1: "not passed", 2: "error", 3: "not checked"}
 
 
 @dataclass
@@ -174,9 +175,13 @@ def tune_arguments(scenario: Path, folder: Path) -> tuple[list[str], dict[str, P
     return ["tune", str(scenario), "--json", str(outputs["json"]), "--html", str(outputs["html"])], outputs
 
 
-def verify_arguments(certificate: Path, public_key: Path | None, mode: str) -> list[str]:
-    """The ``attack verify`` command: ``mode`` is offline, inputs (the default) or rerun."""
+def verify_arguments(certificate: Path, public_key: Path | None, mode: str, root: Path | None = None) -> list[str]:
+    """The ``attack verify`` command: ``mode`` is offline, inputs (the default) or rerun; ``root``
+    the folder the inputs may lie in (the UI gives the scenario's folder, which holds the
+    reports/ folder its runs write certificates into and the inputs one level up)."""
     arguments = ["verify", str(certificate)]
+    if root is not None and mode != "offline":
+        arguments += ["--root", str(root)]
     if public_key is not None:
         arguments += ["--public-key", str(public_key)]
     if mode in ("offline", "rerun"):

@@ -30,6 +30,7 @@ from threadpoolctl import threadpool_limits
 from attack.errors import InputError
 from attack.io.columns import is_number
 from attack.io.jsonio import json_float
+from attack.io.notices import gathered
 from attack.io.readers import code_column, id_column, numeric_column, require_columns
 from attack.report.notebook import one_line, result_html
 from attack.utility.ml_models import (
@@ -360,6 +361,7 @@ def _run(data: _Data, model: str, side: str, rows: tuple[np.ndarray, ...], seed:
     into.importance[model].append(np.asarray(importance.importances_mean, dtype=float))
 
 
+@gathered
 def ml_utility(
     original: pd.DataFrame,
     release: pd.DataFrame,

@@ -38,6 +38,7 @@ from scipy import stats
 
 from attack.errors import InputError
 from attack.io.columns import number_columns, warn_unshared
+from attack.io.notices import gathered
 from attack.io.readers import (
     Table,
     as_table,
@@ -932,6 +933,7 @@ FAMILY_MEASURES: dict[str, tuple[str, str, str | None]] = {
 }
 
 
+@gathered
 def utility_profile(
     original: Table | pd.DataFrame,
     release: Table | pd.DataFrame,

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from attack.errors import InputError
+from attack.errors import InputError, did_you_mean
 
 MODELS = ("logistic", "logistic2", "cart")
 TABLE_GROUPS = 5
@@ -120,7 +120,7 @@ def propensity_utility(
     for name in variables:
         for role, frame in (("original", original), ("release", release)):
             if name not in frame.columns:
-                raise InputError(f"column not found in the {role}", column=name)
+                raise InputError(f"column not found in the {role}{did_you_mean(name, frame.columns)}", column=name)
     unknown = [m for m in models if m not in MODELS]
     if unknown:
         raise InputError(f"unknown propensity model {unknown[0]!r}; expected one of {', '.join(MODELS)}",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SHARED_DATA
+from reference_data import SDCMICRO
 
 from attack.errors import InputError
 from attack.generation.sequential import synthesize
@@ -161,12 +161,10 @@ def test_bad_settings_name_the_field(firms, kwargs, field, text) -> None:
         assert caught.value.field == field
 
 
-TESTDATA = SHARED_DATA / "sdcmicro" / "testdata.csv"
+TESTDATA = SDCMICRO / "testdata.csv"
 
 
 def test_marginals_and_two_way_tables_close_on_sdcmicro_testdata() -> None:
-    if not TESTDATA.exists():
-        pytest.skip(f"sdcMicro's testdata is not available at {TESTDATA}")
     data = pd.read_csv(TESTDATA)
     categorical = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex", "hhcivil"]
     data[categorical] = data[categorical].astype(str)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -11,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attack.errors import InputError
+from attack.errors import DataNotice, InputError
 from attack.io.columns import (
     code_column,
     describe_column,
@@ -22,6 +20,7 @@ from attack.io.columns import (
     type_text,
     warn_unshared,
 )
+from attack.io.notices import gathering
 from attack.io.table import Table
 from attack.risk.evaluation import default_targets
 
@@ -109,14 +108,15 @@ def test_long_bad_values_are_quoted_short() -> None:
     assert len(str(info.value)) < 200 and info.value.row == 2
 
 
-def test_number_used_as_code_is_warned_once(caplog) -> None:
+def test_number_used_as_code_is_noted_once_per_run() -> None:
     frame = Table(pd.DataFrame({"nace": [2511.0, 1511.0]}), "warned-once.csv")
-    with caplog.at_level(logging.WARNING, logger="attack.io"):
+    with pytest.warns(DataNotice) as caught, gathering():
         assert list(code_column(frame, "nace")) == ["2511", "1511"]
         code_column(frame, "nace")
-    messages = [r.getMessage() for r in caplog.records]
+    messages = [str(w.message) for w in caught]
     assert len(messages) == 1
-    assert "'nace' holds numbers and is used as a code" in messages[0] and "--code nace" in messages[0]
+    assert "1 numeric column used as codes: nace (file warned-once.csv)" in messages[0]
+    assert "--code nace" in messages[0]
 
 
 def test_default_targets_refuse_a_column_that_changes_type() -> None:
@@ -128,13 +128,15 @@ def test_default_targets_refuse_a_column_that_changes_type() -> None:
     assert default_targets(release, release, ["id", "x"]) == []
 
 
-def test_unshared_columns_are_named(caplog) -> None:
+def test_unshared_columns_are_named() -> None:
     original = Table(pd.DataFrame({"a": [1], "b": [2], "c": [3]}), "orig.csv")
     synthetic = Table(pd.DataFrame({"a": [1], "d": [4]}), "syn.csv")
-    with caplog.at_level(logging.WARNING, logger="attack.io"):
+    with pytest.warns(DataNotice) as caught, gathering():
         assert warn_unshared(original, synthetic, "synthetic") == ["b", "c"]
-    assert "syn.csv lacks 2 column(s) of the original orig.csv: b, c" in caplog.text
-    assert "has 1 column(s) the original orig.csv lacks: d" in caplog.text
+    assert len(caught) == 1
+    text = str(caught[0].message)
+    assert "syn.csv lacks 2 column(s) of the original orig.csv: b, c" in text
+    assert "has 1 column(s) the original orig.csv lacks: d" in text
 
 
 def test_describe_column() -> None:

@@ -15,9 +15,9 @@ from unittest import mock
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SHARED_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_data import SDCMICRO
 
 from attack.errors import InputError
 from attack.protect import mdav_index, microaggregation
@@ -39,7 +39,7 @@ from attack.protect.microaggregation import (
 F_MA_001_INPUT = [356, 670, 815, 132, 613, 916, 538, 348, 3, 396, 401]
 F_MA_001E_OUTPUT = [247, 800.3333333333, 800.3333333333, 247, 517.3333333333, 800.3333333333,
                     517.3333333333, 247, 247, 247, 517.3333333333]
-CASC = SHARED_DATA / "sdcmicro" / "CASCrefmicrodata.csv"
+CASC = SDCMICRO / "CASCrefmicrodata.csv"
 # Derived with the sdcMicro port below (aggr = 3): record 1 is grouped with records 87 and 172;
 # its AFNLWGT, AGI and PTOTVAL become the means of (270914, 228613, 298070), (45554, 52084,
 # 52390) and (45527, 52042, 52260).
@@ -779,8 +779,6 @@ def test_mdav_other_input_errors() -> None:
 
 @pytest.fixture(scope="module")
 def casc() -> pd.DataFrame:
-    if not CASC.exists():
-        pytest.skip(f"sdcMicro's CASCrefmicrodata is not available at {CASC}")
     return pd.read_csv(CASC)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SHARED_DATA
+from reference_data import SDCMICRO
 
 from attack import InputError
 from attack.protect.catalogue import protect
@@ -48,7 +48,7 @@ def test_rmd_hand_case() -> None:
 
 @pytest.mark.parametrize("method", ["pca-ma", "rmd-ma"])
 def test_group_sizes_and_means_on_tarragona(method) -> None:
-    frame = pd.read_csv(SHARED_DATA / "sdcmicro" / "Tarragona.csv")
+    frame = pd.read_csv(SDCMICRO / "Tarragona.csv")
     columns = list(frame.columns[:4])
     done = protect(frame, method, ["k=3"], columns=columns)
     sizes = np.bincount(_groups(done.release, columns))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SHARED_DATA
+from reference_data import SDCMICRO
 from scipy.stats import spearmanr
 
 from attack import InputError
@@ -17,7 +17,7 @@ from attack.protect.simulation import (
     silverman_bandwidth,
 )
 
-TARRAGONA = SHARED_DATA / "sdcmicro" / "Tarragona.csv"
+TARRAGONA = SDCMICRO / "Tarragona.csv"
 
 
 def test_marginals_kept_and_rank_correlations_restored() -> None:

@@ -8,16 +8,16 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SHARED_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_data import SDCMICRO
 
 from attack import InputError, frequency_risk
 from attack.protect.catalogue import METHODS, protect
 from attack.protect.suppression import local_suppression, risk_suppression
 from attack.risk.frequencies import key_codes, key_frequencies
 
-TESTDATA2 = SHARED_DATA / "sdcmicro" / "testdata2.csv"
+TESTDATA2 = SDCMICRO / "testdata2.csv"
 KEYS7 = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex"]
 
 
@@ -137,7 +137,7 @@ def test_combs_reach_k_on_every_subset() -> None:
 
 
 def test_risk_suppression_hand_case() -> None:
-    frame = pd.read_csv(SHARED_DATA / "sdcmicro" / "francdat.csv")
+    frame = pd.read_csv(SDCMICRO / "francdat.csv")
     keys = ["Key1", "Key2", "Key3", "Key4"]
     risk = frequency_risk(frame, keys, weight="w", suda=False).risk
     result = risk_suppression(frame, keys, threshold=0.15, variable="Key4", weight="w")
@@ -164,7 +164,7 @@ def test_catalogue_entries_and_errors() -> None:
 def test_francdat_k2_needs_three_suppressions_the_optimum() -> None:
     """Records 5 and 6 differ only in Key4 (one suppression); records 4 and 7 are at distance 2
     from every record, so each needs one of its own: three is the least possible."""
-    frame = pd.read_csv(SHARED_DATA / "sdcmicro" / "francdat.csv")
+    frame = pd.read_csv(SDCMICRO / "francdat.csv")
     keys = ["Key1", "Key2", "Key3", "Key4"]
     result = local_suppression(frame, keys, k=2)
     assert result.total == 3

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from attack.report.attack import render_html, render_markdown
+from attack.report.attack import fmt_figure, render_html, render_markdown
 
 TAU = 0.5
 
@@ -366,3 +366,38 @@ def test_html_min_cell_count_zero_shows_every_cell() -> None:
     assert "0.9650" in page
     with pytest.raises(ValueError):
         render_html([run], min_cell_count=-1)
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    (28958458.8609, "28,958,459"), (1234.5678, "1,234.57"), (12.3456789, "12.3457"), (3.0, "3"),
+    (-987654.321, "-987,654"), (0.000123456, "0.0001235"), (0.5, "0.5"), (0, "0"), (None, "–"),
+    (math.nan, "–"), (math.inf, "–"),
+])
+def test_figures_are_rounded_for_reading(value, shown) -> None:
+    assert fmt_figure(value) == shown
+
+
+def test_the_overall_line_stays_visible_where_it_equals_the_highest_cell() -> None:
+    """Every firm re-identified: overall and highest cell are both 1.0. The highest-cell line lies
+    beneath (lower z-order, wider, hollow markers), the overall line over it, and the label says
+    they coincide; where they differ each has its own label."""
+    from attack.report.attack import risk_by_gamma_figure
+
+    def run(overall: float, cells: list[float]) -> dict:
+        gammas = {"0.05": overall, "0.1": overall}
+        return {"name": "r", "result": {
+            "tau": 0.5, "disclosure_risk": gammas, "disclosure_risk_ci": {g: [overall, overall] for g in gammas},
+            "cells": [{"cell": {"c": i}, "n_verifiable": 10, "passed": False,
+                       "disclosure_risk": {"0.05": v, "0.1": v}} for i, v in enumerate(cells)]}}
+
+    ax = risk_by_gamma_figure([run(1.0, [1.0, 0.9])], 3).axes[0]
+    dashed = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    solid = [line for line in ax.get_lines() if line.get_linestyle() == "-" and len(line.get_xdata()) == 2]
+    assert len(dashed) == 1 and len(solid) == 1
+    assert list(dashed[0].get_ydata()) == list(solid[0].get_ydata()) == [1.0, 1.0]
+    assert solid[0].get_zorder() > dashed[0].get_zorder()
+    assert dashed[0].get_linewidth() > solid[0].get_linewidth() and dashed[0].get_markerfacecolor() == "white"
+    assert [a.get_text() for a in ax.texts if "cell" in a.get_text() or a.get_text() == "overall"] == [
+        "highest cell = overall"]
+    apart = risk_by_gamma_figure([run(0.4, [0.7, 0.2])], 3).axes[0]
+    assert {a.get_text() for a in apart.texts} >= {"highest cell", "overall"}

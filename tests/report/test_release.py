@@ -3,7 +3,12 @@ of drawn, and a plot with nothing to show becomes a sentence (hand-made tuning d
 
 from __future__ import annotations
 
-from attack.report.release import render_tune_html, risk_utility_figure, risk_utility_sentence
+from attack.report.release import (
+    ml_table,
+    render_tune_html,
+    risk_utility_figure,
+    risk_utility_sentence,
+)
 
 
 def _document(shares: dict[str, tuple[float, float]]) -> dict:
@@ -37,3 +42,13 @@ def test_constant_families_are_named_and_the_others_drawn() -> None:
     page = render_tune_html(document, "t")
     assert "<svg" in page and "Not drawn, the same share for every tried value: sds 0.0%." in page
     assert risk_utility_sentence(_document({"means": (0.0, 0.4)})) is None
+
+
+def test_the_ml_table_rounds_large_metrics_for_reading() -> None:
+    """An RMSE of 28958458.8609 reads 28,958,459 (the JSON keeps every digit); the ratio keeps
+    four decimals."""
+    model = {"model": "forest", "original": {"rmse": {"mean": 28958458.8609}},
+             "release": {"rmse": {"mean": 30123456.12}}, "ratio": {"mean": 0.961321, "low": 0.9, "high": 1.02},
+             "tolerance": 0.1, "passed": True, "importance_spearman": 0.9, "most_changed": []}
+    row = ml_table({"metric": "rmse", "models": [model]}).rows[0]
+    assert row[1:4] == ["28,958,459", "30,123,456", "0.9613"]

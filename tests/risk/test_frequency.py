@@ -8,16 +8,15 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SHARED_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_data import SDCMICRO as SDC
 from scipy.special import gammaln
 
 from attack import InputError, frequency_risk
 from attack.risk.frequencies import key_codes, key_frequencies
 from attack.risk.individual import household_risk, individual_risk, risk_threshold
 
-SDC = SHARED_DATA / "sdcmicro"
 nan = np.nan
 # The 8 x 3 example of sdcMicro 5.8.1's tests/testthat/test_freqCalc.R and test_indivRisk.R
 # (sdcTools/sdcMicro on GitHub), with its weights.

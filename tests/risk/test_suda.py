@@ -9,9 +9,9 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SHARED_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_data import SDCMICRO
 
 from attack import InputError
 from attack.risk.frequencies import key_codes
@@ -61,7 +61,7 @@ def test_francdat_by_hand() -> None:
     unique on Key1 and on (Key2, Key4) = (3, 5): 6 + 2; record 5 (4,3,1,4) on Key4 = 4: 6;
     record 6 (4,3,1,1) on (Key1, Key4) = (4, 1) and (Key2, Key4) = (3, 1): 2 + 2; record 7
     (6,2,1,5) on Key1 and on (Key2, Key4) = (2, 5): 6 + 2."""
-    frame = pd.read_csv(SHARED_DATA / "sdcmicro" / "francdat.csv")
+    frame = pd.read_csv(SDCMICRO / "francdat.csv")
     keys = ("Key1", "Key2", "Key3", "Key4")
     result = suda_scores(key_codes(frame, keys), keys)
     assert result.score.tolist() == [0, 0, 0, 8, 6, 4, 8, 0]

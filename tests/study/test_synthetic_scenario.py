@@ -285,3 +285,17 @@ ledger = "ledger.toml"
     (tmp_path / "bad.toml").write_text(scenario.read_text().replace("[membership_family]\nattacks = [\"dcr\"]\n", ""))
     with pytest.raises(InputError, match="membership_family"):
         SyntheticScenario.from_toml(tmp_path / "bad.toml")
+
+
+def test_the_run_says_which_root_reaches_the_certificates_inputs(tmp_path, firms, monkeypatch):
+    """The default certificate goes into reports/, the original lies one folder up: the run says
+    how a plain verify reaches it."""
+    firms.to_csv(tmp_path / "firms.csv", index=False)
+    scenario = _write(tmp_path, f'kind = "synthetic"\n[data]\noriginal = {{ path = "firms.csv" }}\n'
+                                f'[synthesis]\ndrop = ["unit_id"]\nseed = 5\n{ATTACKS}\n')
+    monkeypatch.chdir(tmp_path)
+    ran = invoke(["run", scenario.name])
+    assert ran.exit_code in (0, 1), ran.output
+    (line,) = [x for x in ran.stderr.splitlines() if x.startswith("certificate written to ")]
+    assert line.endswith("its inputs lie outside its folder, so check it with: attack verify "
+                         f"{line.split()[3].rstrip(';')} --root .")

@@ -99,6 +99,16 @@ def failed(path: Path, *extra) -> str:
     return result.output
 
 
+def not_checked(path: Path, *extra) -> str:
+    """verify's outcome for inputs it may not open: no check failed, not checked, exit 3."""
+    result = invoke("verify", path, *extra)
+    assert result.exit_code == 3, result.output
+    assert "verification FAILED" not in result.output and "Traceback" not in result.output
+    last = result.output.rstrip().splitlines()[-1]
+    assert last.startswith(f"certificate {path}: NOT CHECKED: ") and "--root" in last
+    return result.output
+
+
 def test_the_issued_certificate_verifies_and_reruns(cert):
     result = invoke("verify", cert, "--rerun")
     assert result.exit_code == 0, result.output
@@ -394,8 +404,12 @@ def test_paths_that_leave_the_folder_are_not_opened(cert, opened, path):
     _point_first_input_at(cert, path)
     outcome = verify(cert)
     assert not outcome.ok
-    (problem,) = [p for p in outcome.problems if "not opened" in p]
-    assert ("absolute path" in problem) or ("leaves the folder" in problem), problem
+    (problem,) = [p for p in outcome.problems + outcome.not_checked if "not opened" in p]
+    if "absolute path" in problem:  # a certificate never names an absolute path: a failed check
+        assert outcome.status == "failed" and problem in outcome.problems
+    else:  # outside the folder: not opened, so not checked (neither verified nor failed)
+        assert outcome.status == "not checked" and outcome.problems == []
+        assert "not checked: outside the certificate's folder, give --root DIR" in problem
     assert all(p.name != "outside.csv" and p != Path("/etc/passwd") for p in opened)
 
 
@@ -403,8 +417,8 @@ def test_a_symbolic_link_out_of_the_folder_is_not_followed(cert, opened):
     (cert.parent.parent / "outside.csv").write_text("secret\n")
     (cert.parent / "link.csv").symlink_to(cert.parent.parent / "outside.csv")
     _point_first_input_at(cert, "link.csv")
-    out = failed(cert)
-    assert "scenario input link.csv: leaves the folder" in out and "not opened" in out
+    out = not_checked(cert)
+    assert "? scenario input link.csv: not checked: outside the certificate's folder" in out and "not opened" in out
     assert all(p.name != "outside.csv" for p in opened)
     (cert.parent / "link.csv").unlink()
 
@@ -414,7 +428,7 @@ def test_root_widens_the_folder_and_a_link_inside_it_is_followed(cert):
     moved = cert.parent / "sub" / "c.json"
     moved.write_text(cert.read_text())
     forge(moved, lambda c: [i.update(path="../" + i["path"]) for i in c["inputs"]])  # the usual layout: out/
-    assert "leaves the folder" in failed(moved)
+    assert f"attack verify {moved} --root {os.path.relpath(cert.parent)}" in not_checked(moved)
     assert invoke("verify", moved, "--root", cert.parent).exit_code == 0
     (cert.parent / "sub" / "alias.csv").symlink_to(cert.parent / "release.csv")
     forge(moved, lambda c: c["inputs"][1].update(path="alias.csv"))  # a link that stays inside the wider folder
@@ -553,6 +567,40 @@ gamma = [0.1]
     assert invoke("run", folder / "scenario.toml", "--certificate", folder / "c.json", "--quiet").exit_code in (0, 1)
     forge(folder / "c.json", lambda c: c.update(inputs=[i for i in c["inputs"] if i["role"] != "original"]))
     opened.clear()  # attack run hashed it; verify must not
-    out = failed(folder / "c.json", "--rerun")
-    assert "names the data file" in out and "original.csv, outside the folder" in out
+    out = not_checked(folder / "c.json", "--rerun")
+    assert "names the data file original.csv: not checked: outside the certificate's folder" in out
     assert all(p.name != "original.csv" for p in opened)
+
+
+def test_attack_run_says_how_a_plain_verify_reaches_its_inputs(tmp_path, monkeypatch):
+    """attack run's default certificate lies in reports/, its inputs one folder up: the run says
+    which --root reaches them; a plain verify says NOT CHECKED (exit 3, not a failure) and
+    names the same command, which then verifies."""
+    for name, frame in (("external", EXTERNAL), ("release", RELEASE), ("original", ORIGINAL)):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    (tmp_path / "s.toml").write_text(
+        '[data]\nexternal = { path = "external.csv", id = "unit_id", codes = ["wz"] }\n'
+        'release = { path = "release.csv", id = "unit_id", codes = ["wz"] }\n'
+        'original = { path = "original.csv", id = "unit_id", codes = ["wz"] }\n'
+        '[linkage]\nkeys = ["turnover:metric"]\n[evaluation]\ngamma = [0.1]\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    ran = invoke("run", "s.toml")
+    assert ran.exit_code in (0, 1), ran.output
+    written = Path("reports") / "s.certificate.json"
+    command = f"attack verify {written} --root ."
+    assert f"certificate written to {written}; its inputs lie outside its folder, so check it with: {command}" \
+        in ran.stderr
+    assert command in not_checked(written)
+    outcome = verify(written)
+    assert outcome.status == "not checked" and not outcome.ok and outcome.root == Path(".")
+    document = outcome.to_dict()
+    assert document["status"] == "not checked" and document["root"] == "."
+    assert sum(c["outside"] for c in document["checks"]) == len(outcome.not_checked) == 4
+    assert "not checked (outside the folder)" in outcome._repr_html_()
+    done = invoke(*command.split()[1:])
+    assert done.exit_code == 0, done.output
+    assert verify(written, root=".").to_dict()["status"] == "verified"
+    invoke("keygen", "--out", "k")  # signed with the key given: still not authentic unless checked
+    forge(written, lambda c: None, signing.load_private_key(Path("k") / "private.pem"))
+    assert not verify(written, public_key=Path("k") / "public.pem").authentic
+    assert verify(written, public_key=Path("k") / "public.pem", root=".").authentic

@@ -13,7 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
+from reference_data import SDCMICRO
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (CI installs it)")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -118,3 +120,53 @@ def test_a_bad_value_shows_the_fields_error(page, served, tmp_path):
     assert page.locator(".field.wrong label").inner_text() == "gamma"
     assert page.locator(".field.wrong .field-error").inner_text() == "a γ value is given twice"
     page.screenshot(path=_shots(tmp_path) / "ui-error.png")
+
+
+def test_phone_and_desktop_widths_show_the_verdict_first_and_fold_the_notices(served, tmp_path):
+    """At 390 px the side navigation folds behind the Menu button, the header's buttons stay on
+    screen and the verdict is above the fold with the notices folded under it; at desktop width
+    the navigation is always there. No machine path is on screen at either width."""
+    frame = pd.read_csv(SDCMICRO / "testdata.csv").head(300)
+    frame.insert(0, "uid", range(len(frame)))
+    frame.to_csv(tmp_path / "td.csv", index=False)
+    entry = '{ path = "td.csv", id = "uid" }'
+    (tmp_path / "td.toml").write_text(
+        f'title = "testdata"\n[data]\nexternal = {entry}\nrelease = {entry}\noriginal = {entry}\n'
+        '[linkage]\nkeys = ["age:metric", "relat:nominal"]\nblock = ["urbrur"]\n[evaluation]\ncells = ["walls"]\n',
+        encoding="utf-8")
+    shots = _shots(tmp_path)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        phone.goto(served.url)
+        phone.fill('header [name="path"]', str(tmp_path / "td.toml"))
+        phone.click("text=Open")
+        phone.wait_for_selector("#toml")
+        assert not phone.is_visible("nav.side") and phone.is_visible("#menu")
+        for button in phone.locator("header button").all():  # nothing cut off at the right edge
+            box = button.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        phone.click("#menu")
+        assert phone.is_visible("nav.side")
+        phone.click("nav.side >> text=Run and results")
+        phone.click("#run")
+        phone.wait_for_selector("#verdict", timeout=RUN_TIMEOUT * 1000)
+        verdict = phone.locator("#verdict").bounding_box()
+        assert phone.inner_text("#verdict") == "NOT PASSED" and verdict["y"] + verdict["height"] <= 844
+        notices = phone.locator("details#notices")
+        assert notices.bounding_box()["y"] > verdict["y"]  # under the verdict, folded
+        assert notices.get_attribute("open") is None and not phone.is_visible("details#notices .notice")
+        assert "1 notice about the data" in notices.locator("summary").inner_text()
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        phone.screenshot(path=shots / "ui-results-phone.png")
+        notices.locator("summary").click()
+        assert "3 numeric columns used as codes: relat, urbrur, walls (file td.csv)" in notices.inner_text()
+        assert str(tmp_path) not in phone.inner_text("body")
+        desktop = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+        desktop.goto(served.url)
+        desktop.click("text=Run and results")
+        assert desktop.is_visible("nav.side") and not desktop.is_visible("#menu")
+        assert desktop.inner_text("#verdict") == "NOT PASSED"
+        assert str(tmp_path) not in desktop.inner_text("body")
+        browser.close()

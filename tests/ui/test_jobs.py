@@ -30,3 +30,6 @@ def test_the_commands_are_the_command_lines():
                               "--passphrase-env", "ATTACK_UI_PASSPHRASE"]
     assert verify_arguments(Path("c.json"), None, "offline") == ["verify", "c.json", "--offline"]
     assert verify_arguments(Path("c.json"), Path("p.pem"), "inputs") == ["verify", "c.json", "--public-key", "p.pem"]
+    # the UI reaches a run's inputs from the scenario's folder; offline opens none
+    assert verify_arguments(Path("r/c.json"), None, "rerun", root=Path("s")) == ["verify", "r/c.json", "--root", "s", "--rerun"]
+    assert verify_arguments(Path("c.json"), None, "offline", root=Path("s")) == ["verify", "c.json", "--offline"]

@@ -133,6 +133,16 @@ def test_record_level_links_only_on_request_with_the_warning(served, tmp_path):
         time.sleep(0.25)
     assert client.get("/job").json()["returncode"] == 0
     assert 'id="verdict" class="verdict passed">VERIFIED' in client.get("/results").text
+    # with its inputs: the certificate in reports/scenario/ reaches the scenario one folder up,
+    # since the UI gives the scenario's folder as --root
+    client.post("/certificate/verify", data={"certificate": "reports/scenario/scenario.certificate.json",
+                                             "public_key": "keys/public.pem", "mode": "inputs"})
+    for _ in range(600):
+        if not client.get("/job").json()["running"]:
+            break
+        time.sleep(0.25)
+    assert client.get("/job").json()["returncode"] == 0
+    assert 'id="verdict" class="verdict passed">VERIFIED' in client.get("/results").text
 
 
 def test_import_attack_does_not_import_the_ui():
@@ -190,3 +200,13 @@ def test_inspect_shows_the_column_report_of_a_data_file(served, tmp_path):
     form["data.release.path"] = "missing.csv"
     page = client.post("/screen/data", data=form).text
     assert "file missing.csv: file not found" in page  # as `attack inspect` words it
+
+
+def test_a_scenario_error_names_the_file_without_the_machines_folder(served, tmp_path):
+    client = _client(served)
+    bad = tmp_path / "bad" / "scenario.toml"
+    bad.parent.mkdir()
+    bad.write_text("title = \n", encoding="utf-8")  # not TOML
+    page = client.post("/scenario", data={"action": "load", "path": str(bad)}, follow_redirects=True).text
+    assert 'id="notice">file bad/scenario.toml: not a TOML file' in page  # relative to the session's folder
+    assert str(tmp_path) not in page

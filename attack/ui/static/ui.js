@@ -1,5 +1,16 @@
-// Progress of a background run: ask the server every half second, reload when it has ended.
+// The UI's script: the Menu button of narrow screens; the progress of a background run.
 "use strict";
+// On a narrow screen the side navigation is folded; the Menu button in the header opens it.
+(function () {
+  const menu = document.getElementById("menu");
+  const side = document.getElementById("side");
+  if (!menu || !side) return;
+  menu.addEventListener("click", function () {
+    const open = side.classList.toggle("open");
+    menu.setAttribute("aria-expanded", open ? "true" : "false");
+  });
+})();
+// Progress of a background run: ask the server every half second, reload when it has ended.
 (function () {
   const job = document.getElementById("job");
   if (!job || job.dataset.running !== "true") return;
