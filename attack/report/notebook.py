@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-__all__ = ["MAX_ROWS", "VERDICT_WORDS", "figures_of", "keep_figure", "one_line", "result_html",
+__all__ = ["MAX_ROWS", "VERDICT_WORDS", "fields_html", "figures_of", "keep_figure", "one_line", "result_html",
            "suppress_small_cells", "verdict_word"]
 
 #: The one set of verdict words of the terminal, the reports and the notebook display
@@ -53,6 +53,13 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return html.escape(str(value))
+
+
+def fields_html(title: str, fields: dict[str, Any]) -> str:
+    """The notebook display of a small result without a verdict: its scalar fields as facts."""
+    facts = [f"{name} = {value:.6g}" if isinstance(value, float) else f"{name} = {value}"
+             for name, value in fields.items() if value is None or isinstance(value, (str, int, float))]
+    return result_html(title, None, facts)
 
 
 def result_html(

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attack.report.notebook import fields_html
+
 
 @dataclass(frozen=True)
 class AttackerRisk:
@@ -50,6 +52,9 @@ class AttackerRisk:
     average: float
     lowest: float | None
     threshold: float
+
+    def _repr_html_(self) -> str:
+        return fields_html(f"{self.model} risk", self.to_dict())
 
     def to_dict(self) -> dict:
         return {"basis": self.basis, "highest": self.highest, "records_at_risk": self.records_at_risk,

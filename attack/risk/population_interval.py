@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attack.report.notebook import fields_html
+
 #: Units added per block, as a share of the units seated so far.
 BLOCK_SHARE = 0.02
 
@@ -48,6 +50,9 @@ class UniquesInterval:
     median: float
     replicates: int
     seed: int
+
+    def _repr_html_(self) -> str:
+        return fields_html("Population uniques: bootstrap interval", self.to_dict())
 
     def to_dict(self) -> dict:
         return {"model": self.model, "level": self.level, "lower": self.lower, "upper": self.upper,

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
-from attack.report.notebook import one_line, result_html
+from attack.report.notebook import fields_html, one_line, result_html
 from attack.risk.population_interval import UniquesInterval, interval_of, pitman_uniques_draws
 from attack.risk.population_models import (
     ClassSizes,
@@ -58,6 +58,9 @@ class UniquenessEstimate:
     uniques: float | None
     share: float | None
     parameters: dict[str, float]
+
+    def _repr_html_(self) -> str:
+        return fields_html(f"Population uniques: {self.model}", self.to_dict())
 
     def to_dict(self) -> dict:
         return {"model": self.model, "status": self.status, "uniques": self.uniques, "share": self.share,
