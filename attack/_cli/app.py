@@ -3,7 +3,6 @@ decided once from the verdict, the files written all or none, the notes on recor
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import signal
@@ -17,6 +16,7 @@ import click
 import attack
 from attack._cli.options import Say
 from attack.io.jsonio import to_json
+from attack.io.readback import load_json
 from attack.io.writers import (
     OWNER_ONLY,
     certificate_paths,
@@ -162,10 +162,7 @@ def protection_log(path: Path | None) -> dict | None:
     """The protection log of ``attack protect`` given to ``attack utility`` (None: none given)."""
     if path is None:
         return None
-    try:
-        log = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise attack.InputError(f"expected the JSON protection log of attack protect: {exc}", file=str(path)) from None
+    log = load_json(path, "JSON protection log of attack protect")
     if not isinstance(log, dict) or "method" not in log:
         raise attack.InputError("expected the JSON protection log of attack protect (no method)", file=str(path))
     return log

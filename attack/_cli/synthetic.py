@@ -5,7 +5,6 @@ the thin commands, and is the one place of the command line that reaches interna
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, overload
 
@@ -73,13 +72,9 @@ def names(text: str | None) -> list[str] | None:
 
 def json_document(path: Path) -> dict:
     """A JSON document read from a user's file; unreadable or invalid JSON is an input error."""
-    from attack.io.readers import read_file_bytes
+    from attack.io.readback import load_json
 
-    try:
-        document = json.loads(read_file_bytes(path).decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise attack.InputError(f"cannot read JSON: {str(exc)[:200] or 'nested too deeply'}",
-                                file=Path(path).name) from None
+    document = load_json(path, "JSON document")
     if not isinstance(document, dict):
         raise attack.InputError("expected a JSON object", file=Path(path).name)
     return document
