@@ -40,6 +40,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import attack
 from attack.errors import InputError
+from attack.report.documents import load_result
+from attack.study.result_check import check_result
 from attack.ui import jobs
 from attack.ui.forms import get, parse_path
 from attack.ui.session import Session
@@ -254,8 +256,12 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
         summary = None
         written = job.outputs.get("json") if job is not None and job.kind == "run" else None
         if job is not None and not job.running and job.returncode in (0, 1) and written and written.exists():
-            document = json.loads(written.read_text(encoding="utf-8"))
-            summary = {"passed": bool(document.get("passed")), "title": document.get("title", "")}
+            try:  # read back as attack report reads it: the verdict must follow from the figures
+                document, _ = load_result(written)
+                check_result(document, file=written.name)
+                summary = {"passed": document["passed"] is True, "title": document.get("title", "")}
+            except InputError as exc:
+                state.notice = str(exc)
         return page("results.html.j2", summary=summary, status=job.status() if job else None,
                     files=_offered(job), links_warning=LINKS_WARNING)
 
