@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import FrameType
@@ -26,6 +27,7 @@ from attack.io.writers import (
     record_file,
     write_files_atomic,
 )
+from attack.report.safe_text import VisibleControls
 
 __all__ = ["OWNER_ONLY", "RELEASE_NOTE", "Attack", "Files", "certificate_paths", "emit", "guard", "json_file",
            "note", "record_file", "say_record_level", "show_warnings", "to_json", "write"]
@@ -55,6 +57,9 @@ class Attack(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         previous = _leave_on_signals()
+        streams = sys.stdout, sys.stderr
+        # everything a command prints shows its bidirectional controls (attack.report.safe_text)
+        sys.stdout, sys.stderr = VisibleControls(sys.stdout), VisibleControls(sys.stderr)
         try:
             passed = super().invoke(ctx)
         except attack.InputError as exc:
@@ -70,6 +75,7 @@ class Attack(click.Group):
                        err=True)
             ctx.exit(2)
         finally:
+            sys.stdout, sys.stderr = streams
             for number, handler in previous.items():
                 signal.signal(number, handler)
         if passed is False:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from attack.errors import InputError
 from attack.report.documents import load_result, report_html, report_passed
+from attack.report.safe_text import checked_url
 from attack.study.result_check import check_result
 
 
@@ -58,6 +59,7 @@ def render_report(result: str | Path, *, board: bool = False, context: str | Non
         Address of the documentation site the board report's method links point to.
     """
     check_board(board, context)
+    checked_url(docs)
     result = Path(result)
     document, digest = load_result(result)
     check_result(document, file=str(result))

@@ -41,6 +41,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 import attack
 from attack.errors import InputError
 from attack.report.documents import load_result
+from attack.report.safe_text import shown
 from attack.study.result_check import check_result
 from attack.ui import jobs
 from attack.ui.forms import get, parse_path
@@ -143,7 +144,7 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
     state = State(session)
     csrf = new_token()
     templates = Environment(loader=PackageLoader("attack.ui", "templates"), autoescape=select_autoescape(),
-                            trim_blocks=True, lstrip_blocks=True)
+                            trim_blocks=True, lstrip_blocks=True, finalize=shown)
 
     def page(name: str, **context: Any) -> HTMLResponse:
         s = state.session

@@ -254,3 +254,11 @@ def test_the_uis_own_page_may_change_things(served, tmp_path):
     client.headers["referer"] = f"{base}/screen/data"
     client.post("/scenario", data={"action": "save_as", "path": "again.toml", "csrf": token})
     assert (tmp_path / "again.toml").exists()
+
+
+def test_no_bidirectional_control_reaches_a_page_of_the_ui(served, tmp_path):
+    client = _client(served)
+    (tmp_path / "tricky.toml").write_text('title = "PASSED \\u202eDESSAP TON"\n[data]\nrelease = { demo = "formal" }\n',
+                                         encoding="utf-8")
+    page = client.post("/scenario", data={"action": "load", "path": "tricky.toml"}).text
+    assert "\u202e" not in page and "[U+202E]DESSAP TON" in page
