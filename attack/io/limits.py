@@ -15,6 +15,8 @@ import io
 import os
 import zipfile
 
+import numpy as np
+
 from attack.errors import InputError
 
 #: Largest data file read unless ``ATTACK_MAX_INPUT_BYTES`` sets another limit (bytes).
@@ -80,3 +82,27 @@ def check_workbook(raw: bytes, name: str) -> None:
                              f"the limit of {MAX_COMPRESSION_RATIO} (a zip bomb?; "
                              "docs/reference/input-formats.md); save the sheet as CSV; nothing was read",
                              file=name)
+
+
+def check_rows(content: bytes, name: str) -> None:
+    """Refuse a CSV text with a line longer than ``MAX_CSV_ROW_BYTES``, naming the line, from the
+    positions of its line breaks (found chunk by chunk: no copy of the text is made)."""
+    limit, chunk = MAX_CSV_ROW_BYTES, 1 << 26
+    if len(content) <= limit:
+        return
+    view, previous, line = memoryview(content), -1, 1  # previous: the last line break seen
+    for offset in range(0, len(content), chunk):
+        breaks = np.flatnonzero(np.frombuffer(view[offset:offset + chunk], dtype=np.uint8) == 10) + offset
+        lengths = np.diff(breaks, prepend=previous) - 1
+        if lengths.size and int(lengths.max()) > limit:
+            _too_long(line + int(np.argmax(lengths > limit)), name)
+        if breaks.size:
+            line, previous = line + int(breaks.size), int(breaks[-1])
+    if len(content) - previous - 1 > limit:
+        _too_long(line, name)
+
+
+def _too_long(line: int, name: str) -> None:
+    raise InputError(f"line {line} is longer than the limit of {size_words(MAX_CSV_ROW_BYTES)} for a CSV row "
+                     "(docs/reference/input-formats.md); is it a CSV file, with the right quote character?",
+                     file=name)

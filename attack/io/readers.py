@@ -266,6 +266,7 @@ def _read_csv(raw: bytes, name: str, wanted: list[str] | None, options: ReadOpti
     import pyarrow.csv as pcsv
 
     encoding, content = _decode(raw, name, options.encoding)
+    limits.check_rows(content, name)
     sample = _sample(content)
     sep, quotechar = _dialect(sample, options.sep, name)
     if not sample.strip():

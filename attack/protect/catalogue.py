@@ -32,8 +32,9 @@ from pydantic import (
 
 from attack._version import __version__
 from attack.errors import InputError, from_validation
+from attack.io.columns import key_information
 from attack.io.readers import Table, frame_of, numeric_column
-from attack.io.table import file_name
+from attack.io.table import IN_MEMORY, file_name
 
 # the method modules declare their methods (``@protection_method``) when they are imported
 from attack.protect import (  # noqa: F401
@@ -248,6 +249,10 @@ def protect(
     if set(by) & set(columns):
         raise InputError("a --by variable cannot also be protected in the same step")
     work = data.copy()
+    if method in KEYED:  # the columns are key variables: named with the file before the method runs
+        for column in columns:
+            values = work[column]
+            key_information(source or IN_MEMORY, column, values.isna().to_numpy(), int(values.nunique()))
     if spec.numeric:
         for column in [*columns, *([typed["rank_by"]] if typed.get("rank_by") else [])]:
             if column not in work.columns:
@@ -279,6 +284,9 @@ def protect(
     }
     return Protected(release.reset_index(drop=True), log)
 
+
+#: Methods whose columns are categorical key variables (refused when missing throughout).
+KEYED = ("local-suppression", "risk-suppression")
 
 #: A whole number written as text, without a leading zero (which an integer would lose).
 _WHOLE = re.compile(r"-?(?:0|[1-9][0-9]*)")

@@ -228,7 +228,7 @@ def risk_suppression(
         variable = keys[int(np.argmax([len(np.unique(codes[codes[:, j] >= 0, j])) for j in range(len(keys))]))]
     if variable not in keys:
         raise InputError(f"the variable to suppress must be one of the keys, got {variable!r}")
-    risk = frequency_risk(data, keys, weight=weight, method=method, suda=False).risk
+    risk = frequency_risk(data, keys, weight=weight, method=method, suda=False, check_keys=False).risk
     hit = (risk > threshold) & data[variable].notna().to_numpy()
     out = data.copy()
     _suppress(out, variable, hit)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from attack._version import __version__
 from attack.errors import InputError
-from attack.io.columns import numeric_column
+from attack.io.columns import numeric_column, weight_plausibility
 from attack.io.readers import Table, as_table, require_columns
 from attack.report.notebook import one_line, result_html
 from attack.risk.frequencies import key_codes, key_frequencies
@@ -198,6 +198,7 @@ def frequency_risk(
     max_global_risk: float = 0.01,
     suda: bool = True,
     dis_fraction: float = 0.01,
+    check_keys: bool = True,
 ) -> FrequencyRisk:
     """Frequency risk of the categorical ``keys`` of ``frame`` (docs/method/frequency-risk.md).
 
@@ -230,6 +231,9 @@ def frequency_risk(
         Compute SUDA and DIS-SUDA scores.
     dis_fraction:
         Sampling fraction of the DIS-SUDA calibration.
+    check_keys:
+        Refuse a key missing in every row (a missing value matches every value, so it would
+        lower the counts) and warn of a key with one value; off for keys the tool derives itself.
     """
     keys = list(keys)
     if len(set(keys)) != len(keys):
@@ -246,7 +250,7 @@ def frequency_risk(
     table = as_table(frame)
     frame = table.frame
     require_columns(table, keys)
-    codes = key_codes(frame, keys)
+    codes = key_codes(table, keys, informative=check_keys)
     weights = _weights(table, weight)
     fk, big_fk = key_frequencies(codes, weights, alpha)
     risk = individual_risk(fk, None if weights is None else big_fk, method)
@@ -280,4 +284,5 @@ def _weights(table: Table, weight: str | None) -> np.ndarray | None:
     if bad.any():
         raise InputError("sampling weights must be positive numbers", file=table.source,
                          column=weight, row=int(np.flatnonzero(bad)[0]) + 1)
+    weight_plausibility(table.source, weight, values)
     return values
