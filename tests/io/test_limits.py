@@ -79,7 +79,7 @@ def test_the_size_limit_of_a_data_file_is_set_by_the_environment(files, monkeypa
 COMMANDS = [
     lambda f, out: ["risk", "--data", f, "--key", "sex", "--json", out],
     lambda f, out: ["inspect", f],
-    lambda f, out: ["protect", "--method", "local-suppression", "--input", f, "--output", out, "--columns", "sex"],
+    lambda f, out: ["protect", "--method", "local-suppression", "--input", f, "--out", out, "--columns", "sex"],
     lambda f, out: ["link", "--external", f, "--release", f.with_name("sound.xlsx"), "--external-id", "id",
                     "--release-id", "id", "--key", "sex:nominal", "--json", out],
     lambda f, out: ["utility", "--original", f, "--release", f.with_name("sound.xlsx")],
