@@ -81,3 +81,11 @@ def test_https_http_and_relative_links_are_written(result, tmp_path, url):
     code, output = run("report", result, "--board", "--context", "public-use", "--docs", url, "--out", out)
     assert code == 0, output
     assert f'href="{url}method/' in out.read_text(encoding="utf-8")
+
+
+def test_no_control_reaches_a_notebook_display():
+    from attack.report.notebook import one_line, result_html
+
+    shown = one_line("Result", True, f"title {''.join(CONTROLS)}") + result_html(
+        f"title {''.join(CONTROLS)}", True, [f"file {CONTROLS[0]}"])
+    assert not BIDI_CONTROLS & set(shown) and "[U+202E]" in shown
