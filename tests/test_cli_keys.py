@@ -43,6 +43,9 @@ KEYED = {
     "link nominal": lambda f, key, out: ["link", "--external", f, "--release", f, "--external-id", "id",
                                          "--release-id", "id", "--key", "sex:nominal", "--key", f"{key}:nominal",
                                          "--json", out],
+    "synth": lambda f, key, out: ["synth", "--original", f, "--synthetic", f, "--key", "sex", "--key", key,
+                                  "--target", "turnover", "--n-attacks", "10", "--json", out,
+                                  *(["--exclude", "empty"] if key != "empty" else [])],
 }
 
 
