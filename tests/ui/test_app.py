@@ -146,7 +146,7 @@ def hostile_site(tmp_path):
     thread.join(10)
 
 
-@pytest.mark.parametrize("target", ["original.csv", "scenario.toml", "new.toml"])
+@pytest.mark.parametrize("target", ["original.csv", "new.toml"])
 def test_a_page_on_another_port_cannot_drive_the_ui(served, hostile_site, tmp_path, target):
     site, site_url = hostile_site
     (tmp_path / "original.csv").write_text("id,turnover\n1,5\n", encoding="utf-8")
