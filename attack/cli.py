@@ -238,7 +238,8 @@ def report_command(result_path: Path, board: bool, context: str | None, out_path
                    pdf_path: Path | None, docs_url: str, quiet: bool) -> bool:
     """Report a result again from its JSON (attack run, demo, link, synth or tune --json): the
     regular HTML report, or with --board the report a release board files, as HTML and with --pdf
-    as PDF. Nothing is recomputed: every number comes from RESULT_PATH. Exit status 1 when the
+    as PDF. Every number comes from RESULT_PATH; a result whose verdict does not follow from its figures
+    (recomputed as attack verify does) is refused with exit 2. Exit status 1 when the
     result is NOT PASSED, else 0."""
     out_path = out_path or attack.report_path(result_path, board)
     app.guard([out_path, pdf_path], [result_path])

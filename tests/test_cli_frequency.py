@@ -44,7 +44,10 @@ def test_passed_and_quiet(tmp_path: Path) -> None:
     pd.DataFrame({"a": [1, 1, 1, 2, 2, 2], "b": ["x"] * 6}).to_csv(data, index=False)
     result = invoke(["risk", "--data", data, "--key", "a", "--key", "b", "--quiet", "--threshold", "0.5"])
     assert result.exit_code == 0, result.output
-    assert result.output == ""
+    assert result.output.splitlines() == []  # --quiet: not even the notice that the key b has one value
+    loud = invoke(["risk", "--data", data, "--key", "a", "--key", "b", "--threshold", "0.5"])
+    assert (f"attack: notice: file {data.name}, key column 'b' has one value in every row; it tells no unit from "
+            "another (is it the right column?)") in loud.output.splitlines()
 
 
 def test_bad_input_is_exit_2_without_partial_file(tmp_path: Path) -> None:

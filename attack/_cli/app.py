@@ -4,10 +4,10 @@ decided once from the verdict, the files written all or none, the notes on recor
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import signal
+import sys
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -20,6 +20,7 @@ import attack
 from attack._cli.options import Say
 from attack.io.jsonio import to_json
 from attack.io.notices import gathering
+from attack.io.readback import load_json
 from attack.io.writers import (
     OWNER_ONLY,
     certificate_paths,
@@ -30,6 +31,7 @@ from attack.io.writers import (
     verify_root,
     write_files_atomic,
 )
+from attack.report.safe_text import VisibleControls
 
 __all__ = ["OWNER_ONLY", "RELEASE_NOTE", "Attack", "Files", "certificate_paths", "emit", "guard", "json_file",
            "note", "record_file", "say_record_level", "show_warnings", "to_json", "write"]
@@ -62,6 +64,9 @@ class Attack(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         previous = _leave_on_signals()
+        streams = sys.stdout, sys.stderr
+        # everything a command prints shows its bidirectional controls (attack.report.safe_text)
+        sys.stdout, sys.stderr = VisibleControls(sys.stdout), VisibleControls(sys.stderr)
         try:
             with notices_on_stderr():
                 passed = super().invoke(ctx)
@@ -78,6 +83,7 @@ class Attack(click.Group):
                        err=True)
             ctx.exit(2)
         finally:
+            sys.stdout, sys.stderr = streams
             for number, handler in previous.items():
                 signal.signal(number, handler)
         if passed is False:
@@ -204,10 +210,7 @@ def protection_log(path: Path | None) -> dict | None:
     """The protection log of ``attack protect`` given to ``attack utility`` (None: none given)."""
     if path is None:
         return None
-    try:
-        log = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise attack.InputError(f"expected the JSON protection log of attack protect: {exc}", file=str(path)) from None
+    log = load_json(path, "JSON protection log of attack protect")
     if not isinstance(log, dict) or "method" not in log:
         raise attack.InputError("expected the JSON protection log of attack protect (no method)", file=str(path))
     return log

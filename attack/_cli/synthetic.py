@@ -74,13 +74,9 @@ def names(text: str | None) -> list[str] | None:
 
 def json_document(path: Path) -> dict:
     """A JSON document read from a user's file; unreadable or invalid JSON is an input error."""
-    from attack.io.readers import read_file_bytes
+    from attack.io.readback import load_json
 
-    try:
-        document = json.loads(read_file_bytes(path).decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise attack.InputError(f"cannot read JSON: {str(exc)[:200] or 'nested too deeply'}",
-                                file=Path(path).name) from None
+    document = load_json(path, "JSON document")
     if not isinstance(document, dict):
         raise attack.InputError("expected a JSON object", file=Path(path).name)
     return document

@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from attack.errors import InputError
-from attack.io.notices import NUMBER_AS_CODE, UNSHARED, notice, shown_name
+from attack.io.notices import NUMBER_AS_CODE, PLAUSIBILITY, UNSHARED, notice, shown_name
 from attack.io.table import Table, frame_of, source_name
 
 #: The roles a column can have; ``identifier`` and ``text`` are what ``describe_column``
@@ -225,10 +225,23 @@ def numeric_column(data: Table | pd.DataFrame, column: str, *, required: bool = 
             "finite number or a missing value",
             file=name, column=column, row=row + 1,
         )
-    if required and len(out) and np.isnan(out).all():
-        raise InputError("every value is missing, so the column carries no information",
-                         file=name, column=column)
+    if required:
+        key_information(name, column, np.isnan(out), len(np.unique(out[~np.isnan(out)])))
     return out
+
+
+def key_information(name: str, column: str, missing: np.ndarray, distinct: int) -> None:
+    """Refuse a key column whose every value is missing (a missing value matches every value, so
+    such a key would silently lower the counts), and warn, once per file and column, of a key
+    with one value in every row that has one (it tells no unit from another)."""
+    if len(missing) and bool(missing.all()):
+        raise InputError("every value is missing, so the column carries no information as a key (a missing "
+                         "value matches every value: it would lower the counts); drop the key or give its "
+                         "values", file=name, column=column)
+    if len(missing) > 1 and distinct == 1:
+        share = f" ({int(missing.sum())} missing)" if missing.any() else ""
+        notice(PLAUSIBILITY, name, f"key column {column!r} has one value in every row{share}; it tells no unit "
+               "from another (is it the right column?)")
 
 
 def code_column(data: Table | pd.DataFrame, column: str, *, required: bool = False,
@@ -252,9 +265,9 @@ def code_column(data: Table | pd.DataFrame, column: str, *, required: bool = Fal
     text = values.astype("string").str.strip()
     out = text.to_numpy(dtype=object, na_value=None)
     out[(text == "").fillna(False).to_numpy(dtype=bool)] = None
-    if required and len(out) and all(v is None for v in out):
-        raise InputError("every value is missing, so the column carries no information",
-                         file=name, column=column)
+    if required:
+        absent = np.array([v is None for v in out], dtype=bool)
+        key_information(name, column, absent, len(set(out[~absent])) if len(out) else 0)
     return out
 
 
@@ -417,3 +430,35 @@ def _shown(value: object) -> str:
     if isinstance(value, (float, np.floating)) and math.isfinite(value):
         return str(int(value)) if value == round(value) else f"{value:.10g}"
     return str(value)
+
+
+#: A weight this many times the median weight is implausible (one record standing for the rest).
+MAX_WEIGHT_RATIO = 1e4
+
+
+def weight_plausibility(name: str, column: str, weights: np.ndarray) -> None:
+    """Refuse sampling weights whose sum is not a finite number (a weight near 1.8e308), and
+    warn, naming file and column, of weights that cannot be inverse inclusion probabilities:
+    all or some below 1, or one more than ``MAX_WEIGHT_RATIO`` times the median."""
+    present = weights[np.isfinite(weights)]
+    if not present.size:
+        return
+    with np.errstate(over="ignore"):
+        total = float(np.sum(present))
+    if not np.isfinite(total):
+        raise InputError(f"the weights add up to more than the largest number (largest weight {present.max():g}); "
+                         "expected sampling weights (inverse inclusion probabilities)", file=name, column=column)
+    below = int((present < 1).sum())
+    if below == present.size:
+        notice(PLAUSIBILITY, name, f"weight column {column!r}: every weight is below 1 (largest "
+               f"{float(present.max()):g}); sampling weights are inverse inclusion probabilities, at least 1 — "
+               "are these the probabilities themselves?")
+    elif below:
+        notice(PLAUSIBILITY, name, f"weight column {column!r}: {below} weight(s) below 1; a sampling weight "
+               "(inverse inclusion probability) is at least 1")
+    median = float(np.median(present))
+    if median > 0 and float(present.max()) > MAX_WEIGHT_RATIO * median:
+        row = int(np.flatnonzero(weights == present.max())[0]) + 1
+        notice(PLAUSIBILITY, name, f"weight column {column!r}, row {row}: weight {float(present.max()):g} is more "
+               f"than {MAX_WEIGHT_RATIO:g} times the median {median:g}; one record would stand for the others "
+               "(is it a data error?)")

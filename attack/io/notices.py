@@ -31,6 +31,7 @@ _current: contextvars.ContextVar[_Gathered | None] = contextvars.ContextVar("att
 
 NUMBER_AS_CODE = "number-as-code"
 UNSHARED = "unshared-columns"
+PLAUSIBILITY = "plausibility"
 
 
 def shown_name(name: str) -> str:
@@ -111,8 +112,17 @@ def _unshared(by_file: dict[str, list[str]]) -> str:
     return "; ".join(sentence for sentences in by_file.values() for sentence in sentences)
 
 
+def _plausibility(by_file: dict[str, list[str]]) -> str:
+    """Doubts about keys and weights, one clause per file (a frame in memory that repeats what a
+    file was doubted for is not named twice)."""
+    seen = {sentence for file, sentences in by_file.items() if file != IN_MEMORY for sentence in sentences}
+    return "; ".join(f"file {file}, {sentence}" for file, sentences in by_file.items()
+                     for sentence in sentences if file != IN_MEMORY or sentence not in seen)
+
+
 #: How each kind of notice reads as its one line.
 _LINES: dict[str, Callable[[dict[str, list[str]]], str]] = {
     NUMBER_AS_CODE: _number_as_code,
     UNSHARED: _unshared,
+    PLAUSIBILITY: _plausibility,
 }

@@ -39,6 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from attack.errors import InputError, did_you_mean
+from attack.io import limits
 from attack.io.columns import (
     DEFAULT_NA,
     code_column,
@@ -47,6 +48,7 @@ from attack.io.columns import (
     quote,
     type_text,
 )
+from attack.io.limits import max_input_bytes
 from attack.io.table import ReadInfo, Table, as_table, frame_of, source_name
 
 __all__ = [
@@ -168,6 +170,7 @@ def read(path: str | Path, columns: Sequence[str] | None = None,
         if kind == "csv":
             frame, info = _read_csv(raw, name, wanted, options)
         elif kind in ("excel", "ods"):
+            limits.check_workbook(raw, name)
             try:
                 frame, info = _read_workbook(raw, name, kind, wanted, options)
             except (KeyError, zipfile.BadZipFile) as exc:  # e.g. an .xlsx renamed .ods
@@ -199,13 +202,15 @@ def read(path: str | Path, columns: Sequence[str] | None = None,
     return Table(frame, name, info, digest, len(raw), absent)
 
 
-def read_file_bytes(path: str | Path) -> bytes:
+def read_file_bytes(path: str | Path, limit: int | None = None) -> bytes:
     """The whole content of a regular file, read once (what is parsed is what is hashed);
-    a folder, a missing file or a special file (a FIFO, a device) is an ``InputError``."""
+    a folder, a missing file, a special file (a FIFO, a device) or a file larger than ``limit``
+    bytes (default ``attack.io.limits.max_input_bytes()``) is an ``InputError``."""
     path = Path(path)
     name = str(path)
     try:
-        mode = os.stat(path).st_mode
+        info = os.stat(path)
+        mode = info.st_mode
     except FileNotFoundError:
         raise InputError("file not found", file=name) from None
     except OSError as exc:
@@ -214,6 +219,7 @@ def read_file_bytes(path: str | Path) -> bytes:
         raise InputError("is a folder, not a data file", file=name)
     if not stat.S_ISREG(mode):
         raise InputError("is not a regular file (a FIFO, socket or device); give a data file", file=name)
+    limits.check_size(info.st_size, max_input_bytes() if limit is None else limit, name)
     try:
         return path.read_bytes()
     except OSError as exc:
@@ -260,6 +266,7 @@ def _read_csv(raw: bytes, name: str, wanted: list[str] | None, options: ReadOpti
     import pyarrow.csv as pcsv
 
     encoding, content = _decode(raw, name, options.encoding)
+    limits.check_rows(content, name)
     sample = _sample(content)
     sep, quotechar = _dialect(sample, options.sep, name)
     if not sample.strip():
@@ -277,7 +284,8 @@ def _read_csv(raw: bytes, name: str, wanted: list[str] | None, options: ReadOpti
     try:
         table = pcsv.read_csv(
             pa.BufferReader(content),
-            read_options=pcsv.ReadOptions(column_names=header, skip_rows=1, block_size=1 << 24),
+            read_options=pcsv.ReadOptions(column_names=header, skip_rows=1,
+                                           block_size=limits.MAX_CSV_ROW_BYTES),
             parse_options=pcsv.ParseOptions(  # quoted line breaks need the slower parser
                 delimiter=sep, quote_char=quotechar or False,
                 newlines_in_values=bool(quotechar and quotechar.encode() in content)),
@@ -410,14 +418,24 @@ def _number_format(sample: str, sep: str, quotechar: str | None,
 def _malformed(content: bytes, name: str, sep: str, quotechar: str | None, width: int,
                exc: Exception) -> InputError:
     """The row of a malformed CSV file (a wrong number of fields), found by rereading its text."""
+    too_long = InputError(f"has a row or field longer than the limit of {limits.size_words(limits.MAX_CSV_ROW_BYTES)} "
+                          "for a CSV row (docs/reference/input-formats.md); is it a CSV file, with the right "
+                          "quote character?", file=name)
+    if "straddling" in str(exc):
+        return too_long
     reader = csv.reader(io.StringIO(content.decode("utf-8", "replace"), newline=""), delimiter=sep,
                         quotechar=quotechar or '"')
-    next(reader, None)
-    for row_number, row in enumerate(reader, start=1):
-        if len(row) != width and row:
-            return InputError(
-                f"has {len(row)} fields where the header has {width} (separator {sep!r}); "
-                "is the separator right (--sep)?", file=name, row=row_number)
+    row_number = 0
+    try:
+        next(reader, None)
+        for row_number, row in enumerate(reader, start=1):
+            if len(row) != width and row:
+                return InputError(
+                    f"has {len(row)} fields where the header has {width} (separator {sep!r}); "
+                    "is the separator right (--sep)?", file=name, row=row_number)
+    except csv.Error:  # a field beyond the csv module's limit
+        too_long.row = row_number + 1
+        return too_long
     return InputError(f"cannot be read as CSV: {_short(exc)}", file=name)
 
 

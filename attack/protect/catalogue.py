@@ -13,6 +13,7 @@ warnings the method raised.
 from __future__ import annotations
 
 import copy
+import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,9 +33,10 @@ from pydantic import (
 
 from attack._version import __version__
 from attack.errors import InputError, did_you_mean, from_validation
+from attack.io.columns import key_information
 from attack.io.notices import gathered
 from attack.io.readers import Table, frame_of, numeric_column
-from attack.io.table import file_name
+from attack.io.table import IN_MEMORY, file_name
 
 # the method modules declare their methods (``@protection_method``) when they are imported
 from attack.protect import (  # noqa: F401
@@ -64,7 +66,7 @@ protection_method(
             "cp": Param("float", 1e-4, help="complexity parameter of CART"),
             "smoothing": Param("str", "none", ("none", "density")),
             "proper": Param("bool", False, help="fit the models to a bootstrap sample"),
-            "special_codes": Param("list", [], help="numbers that are codes, e.g. -8|-9")},
+            "special_codes": Param("numbers", [], help="numbers that are codes, e.g. -8|-9")},
 )(synthesis.synthesis)
 
 FAMILIES = ("reduction", "microaggregation", "noise", "categorical", "swapping", "synthesis")
@@ -168,12 +170,25 @@ def _file_value(read: Callable[[Any], Any]) -> BeforeValidator:
     return BeforeValidator(check)
 
 
+def _no_boolean(value: Any) -> Any:
+    """A number is never read from true/false (a scenario's ``k = true`` is not k = 1)."""
+    items = value if isinstance(value, list) else [value]
+    if any(isinstance(v, bool) for v in items):
+        raise ValueError(f"expected a number, got {str(value).lower()}")
+    return value
+
+
+_NUMBER = BeforeValidator(_no_boolean)
+_FINITE = Annotated[float, Field(allow_inf_nan=False)]
 _ANNOTATIONS: dict[str, Any] = {
-    "int": int,
-    "float": Annotated[float, Field(allow_inf_nan=False)],
+    "int": Annotated[int, _NUMBER],
+    "float": Annotated[_FINITE, _NUMBER],
     "str": str,
     "bool": bool,
     "list": Annotated[list, BeforeValidator(_listed)],
+    # items checked one by one: "1|x" names the item that is no number (validators run last first)
+    "ints": Annotated[list[int], _NUMBER, BeforeValidator(_listed)],
+    "numbers": Annotated[list[_FINITE], _NUMBER, BeforeValidator(_listed)],
     "mapping": Annotated[dict, _file_value(_mapping)],
     "matrix": Annotated[Any, _file_value(_matrix)],
 }
@@ -242,6 +257,10 @@ def protect(
     if set(by) & set(columns):
         raise InputError("a --by variable cannot also be protected in the same step")
     work = data.copy()
+    if method in KEYED:  # the columns are key variables: named with the file before the method runs
+        for column in columns:
+            values = work[column]
+            key_information(source or IN_MEMORY, column, values.isna().to_numpy(), int(values.nunique()))
     if spec.numeric:
         for column in [*columns, *([typed["rank_by"]] if typed.get("rank_by") else [])]:
             if column not in work.columns:
@@ -255,6 +274,7 @@ def protect(
             release, seeds = _within_groups(work, spec, columns, typed, by, seed)
         else:
             release, seeds = _call(spec, work, columns, typed, seed, details), None
+    release = input_types(data, release)
     log = {
         "method": method,
         "family": spec.family,
@@ -271,6 +291,42 @@ def protect(
         "tool": f"attack {__version__}",
     }
     return Protected(release.reset_index(drop=True), log)
+
+
+#: Methods whose columns are categorical key variables (refused when missing throughout).
+KEYED = ("local-suppression", "risk-suppression")
+
+#: A whole number written as text, without a leading zero (which an integer would lose).
+_WHOLE = re.compile(r"-?(?:0|[1-9][0-9]*)")
+
+
+def input_types(data: pd.DataFrame, release: pd.DataFrame) -> pd.DataFrame:
+    """``release`` with each column in its input's type wherever the protected values allow it:
+    an integer column (codes, counts) whose values are still whole numbers stays integer —
+    nullable ``Int64`` where the method left missing values (a suppressed code is missing, not
+    ``4.0``) — and a text column stays text. A column whose values the method made non-whole
+    (the means of microaggregation, noise) keeps its numbers with decimals: rounding them would
+    change the release. Integer codes a method wrote as text (recoded, coarsened to leading
+    digits) are integers again when every one is a whole number without a leading zero."""
+    out = release.copy()
+    for column in out.columns.intersection(data.columns):
+        before, values = data[column].dtype, out[column]
+        if values.dtype == before:
+            continue
+        if pd.api.types.is_integer_dtype(before) and pd.api.types.is_numeric_dtype(values.dtype) \
+                and not pd.api.types.is_bool_dtype(values.dtype):
+            present = pd.to_numeric(values, errors="coerce").dropna().astype(float)
+            if bool(np.isfinite(present).all()) and bool((present == np.round(present)).all()) \
+                    and (present.abs() < 2**53).all():
+                missing = bool(values.isna().any()) or isinstance(before, pd.api.extensions.ExtensionDtype)
+                out[column] = values.astype("Int64" if missing else before)
+        elif pd.api.types.is_integer_dtype(before) and not pd.api.types.is_numeric_dtype(values.dtype) \
+                and values.dropna().map(lambda v: isinstance(v, str) and _WHOLE.fullmatch(v) is not None).all():
+            out[column] = pd.to_numeric(values).astype("Int64" if values.isna().any() else before)
+        elif isinstance(before, pd.StringDtype) and values.dtype == object \
+                and values.map(lambda v: isinstance(v, str) or pd.isna(v)).all():
+            out[column] = values.astype(before)
+    return out
 
 
 def _call(spec: Method, data: pd.DataFrame, columns: list[str], params: dict[str, Any], seed: int,

@@ -14,9 +14,10 @@ from typing import Any, Literal, TypeVar
 
 __all__ = ["METHODS", "REQUIRED", "ColumnMode", "Method", "Param", "ParamKind", "protection_method"]
 
-ParamKind = Literal["int", "float", "str", "bool", "list", "mapping", "matrix"]
+ParamKind = Literal["int", "float", "str", "bool", "list", "mapping", "matrix", "ints", "numbers"]
 """How a parameter is read: a number, text or flag; a list from ``a|b`` (groups ``a|b;c|d``); a
-``mapping`` (CSV file with columns from,to) or ``matrix`` (CSV transition matrix)."""
+``mapping`` (CSV file with columns from,to) or ``matrix`` (CSV transition matrix); ``ints`` and
+``numbers``, lists from ``a|b`` whose every item is a whole number or a finite number."""
 
 ColumnMode = Literal["list", "each", "none"]
 

@@ -59,8 +59,8 @@ class Suppression:
     summary="suppress the fewest key values so that every key combination is shared by k records "
             "(missing matches any value; sdcMicro kAnon-style)",
     params={"k": Param("int", 2, help="minimum frequency of every key combination"),
-            "importance": Param("list", None, help="rank per key, 1 = most important (suppressed last), e.g. 1|3|2"),
-            "combs": Param("list", None, help="sizes of key subsets to protect in turn, e.g. 3|2 (default: all keys)"),
+            "importance": Param("ints", None, help="rank per key, 1 = most important (suppressed last), e.g. 1|3|2"),
+            "combs": Param("ints", None, help="sizes of key subsets to protect in turn, e.g. 3|2 (default: all keys)"),
             "variant": Param("str", "best", ("best", "sdcmicro"),
                              "sdcmicro: kAnon's passes exactly; best: also a variant, the fewer suppressions kept")})
 def local_suppression(
@@ -228,7 +228,7 @@ def risk_suppression(
         variable = keys[int(np.argmax([len(np.unique(codes[codes[:, j] >= 0, j])) for j in range(len(keys))]))]
     if variable not in keys:
         raise InputError(f"the variable to suppress must be one of the keys, got {variable!r}")
-    risk = frequency_risk(data, keys, weight=weight, method=method, suda=False).risk
+    risk = frequency_risk(data, keys, weight=weight, method=method, suda=False, check_keys=False).risk
     hit = (risk > threshold) & data[variable].notna().to_numpy()
     out = data.copy()
     _suppress(out, variable, hit)

@@ -4,12 +4,12 @@ and ``tune``), read back for ``attack report``: their kind, their runs, their re
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from attack.errors import InputError
+from attack.io.readback import read_document_bytes, read_json
 from attack.report.attack import render_html
 from attack.report.release import render_tune_html
 from attack.report.synthetic import render_synth_html
@@ -39,14 +39,8 @@ def load_result(path: str | Path) -> tuple[dict, str]:
     Raises ``InputError`` for an unreadable file, a file that is not JSON or a JSON document
     that is no result of ``attack``.
     """
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise InputError(f"cannot read the result: {error.strerror or error}", file=str(path)) from None
-    try:
-        document = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InputError(f"not a JSON result of attack ({error})", file=str(path)) from None
+    raw = read_document_bytes(path, "result")
+    document = read_json(raw, file=str(path), what="JSON result of attack")
     if not isinstance(document, dict) or not result_kind(document):
         raise InputError("not a result of attack run, demo, link, synth or tune (expected the JSON they write "
                          "with --json)", file=str(path))

@@ -3,7 +3,9 @@
 Every page is a template in ``attack/report/templates`` (``base.html.j2`` holds the page frame,
 ``macros.html.j2`` tables and figures); every value handed to a template is escaped unless it is
 marked safe, and only SVG plots made by matplotlib are (``svg``). Nothing a user writes —
-file, column, cell or category names, titles, notes — can add markup to a report.
+file, column, cell or category names, titles, notes — can add markup to a report, and every
+value shown has its bidirectional controls made visible (``attack.report.safe_text``); a link
+goes through the ``link`` filter, which refuses any scheme but https:, http: or none.
 """
 
 from __future__ import annotations
@@ -14,12 +16,16 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from attack.report.safe_text import checked_url, shown
+
 
 @cache
 def environment() -> Environment:
-    return Environment(loader=PackageLoader("attack.report", "templates"),
-                       autoescape=select_autoescape(["html", "j2"]), trim_blocks=True, lstrip_blocks=True,
-                       keep_trailing_newline=True)
+    env = Environment(loader=PackageLoader("attack.report", "templates"),
+                      autoescape=select_autoescape(["html", "j2"]), trim_blocks=True, lstrip_blocks=True,
+                      keep_trailing_newline=True, finalize=shown)
+    env.filters["link"] = checked_url
+    return env
 
 
 def render(template: str, **context: Any) -> str:

@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
+from attack.report.safe_text import visible_controls
+
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
@@ -39,10 +41,16 @@ def verdict_word(passed: bool | None) -> str:
 
 
 def one_line(kind: str, passed: bool | None, *facts: str) -> str:
-    """The short ``repr`` of a result: ``Kind(VERDICT; fact, fact)``, one line."""
+    """The short ``repr`` of a result: ``Kind(VERDICT; fact, fact)``, one line (bidirectional
+    controls shown by name)."""
     words = [] if passed is None else [verdict_word(passed)]
     body = "; ".join(words + ([", ".join(facts)] if facts else []))
-    return f"{kind}({body})".replace("\n", " ")
+    return visible_controls(f"{kind}({body})".replace("\n", " "))
+
+
+def _escaped(text: str) -> str:
+    """Text for the notebook's HTML: escaped, bidirectional controls shown by name."""
+    return html.escape(visible_controls(text))
 
 
 def _cell(value: Any) -> str:
@@ -52,7 +60,7 @@ def _cell(value: Any) -> str:
         return "–"
     if isinstance(value, float):
         return f"{value:.4g}"
-    return html.escape(str(value))
+    return _escaped(str(value))
 
 
 def fields_html(title: str, fields: dict[str, Any]) -> str:
@@ -77,16 +85,16 @@ def result_html(
     ``full`` names where the whole table is, e.g. ``result.cells``)."""
     colour = _COLOURS[None if passed is None else bool(passed)]
     parts = [f'<div class="attack-result"><p><strong style="color:{colour}">'
-             f"{verdict_word(passed)}</strong> — {html.escape(title)}</p>"]
+             f"{verdict_word(passed)}</strong> — {_escaped(title)}</p>"]
     if facts:
-        parts.append("<p>" + " · ".join(html.escape(f) for f in facts) + "</p>")
+        parts.append("<p>" + " · ".join(_escaped(f) for f in facts) + "</p>")
     if table is not None and len(table.columns):
         flags = [bool(f) for f in failing] if failing is not None else [False] * len(table)
         order = list(range(len(table)))
         if len(order) > max_rows:
             order = sorted(order, key=lambda i: not flags[i])[:max_rows]
             order.sort(key=lambda i: (not flags[i], i))
-        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
+        head = "".join(f"<th>{_escaped(str(c))}</th>" for c in table.columns)
         rows = []
         for i in order:
             style = f' style="{_FAIL_STYLE}"' if flags[i] else ""
@@ -95,7 +103,7 @@ def result_html(
             rows.append(f"<tr{style}>{cells}</tr>")
         parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
         if len(order) < len(table):
-            where = f"; the full table: {html.escape(full)}" if full else ""
+            where = f"; the full table: {_escaped(full)}" if full else ""
             parts.append(f"<p><small>{len(order)} of {len(table)} rows shown, failing rows "
                          f"first{where}.</small></p>")
     parts.append("</div>")

@@ -26,18 +26,28 @@ import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
+from attack.io.columns import key_information
 from attack.io.readers import require_columns
+from attack.io.table import Table, frame_of, source_name
 from attack.risk.key_cells import category_codes
 
 
-def key_codes(frame: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
-    """Integer codes of the key variables, one column per key, ``-1`` for a missing value."""
+def key_codes(data: Table | pd.DataFrame, keys: Sequence[str], *, informative: bool = False) -> np.ndarray:
+    """Integer codes of the key variables, one column per key, ``-1`` for a missing value. With
+    ``informative`` (keys a user named), a key missing in every row is an ``InputError`` and a key
+    with one value is warned of (``attack.io.columns.key_information``); without it the codes
+    follow sdcMicro's arithmetic for such keys too (its published cases include one, and a
+    suppression may leave a key missing throughout)."""
+    frame = frame_of(data)
     if not keys:
         raise InputError("at least one key variable is needed")
     require_columns(frame, keys)
     codes = np.empty((len(frame), len(keys)), dtype=np.int64)
     for j, key in enumerate(keys):
         codes[:, j] = category_codes(frame, key, warn=False)[0]
+        if informative:
+            present = codes[:, j][codes[:, j] >= 0]
+            key_information(source_name(data), key, codes[:, j] < 0, len(np.unique(present)))
     return codes
 
 

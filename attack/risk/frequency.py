@@ -17,7 +17,7 @@ import pandas as pd
 
 from attack._version import __version__
 from attack.errors import InputError
-from attack.io.columns import numeric_column
+from attack.io.columns import numeric_column, weight_plausibility
 from attack.io.notices import gathered
 from attack.io.readers import Table, as_table, require_columns
 from attack.report.notebook import one_line, result_html
@@ -235,6 +235,7 @@ def frequency_risk(
     bootstrap: int = 1000,
     seed: int = 0,
     context: ReleaseContext | None = None,
+    check_keys: bool = True,
 ) -> FrequencyRisk:
     """Frequency risk of the categorical ``keys`` of ``frame`` (docs/method/frequency-risk.md).
 
@@ -280,6 +281,9 @@ def frequency_risk(
     context:
         Release context (``attack.release_context``): its τ replaces ``threshold`` and its
         attacker model's measure enters the verdict.
+    check_keys:
+        Refuse a key missing in every row (a missing value matches every value, so it would
+        lower the counts) and warn of a key with one value; off for keys the tool derives itself.
     """
     keys = list(keys)
     if context is not None:
@@ -298,7 +302,7 @@ def frequency_risk(
     table = as_table(frame)
     frame = table.frame
     require_columns(table, keys)
-    codes = key_codes(frame, keys)
+    codes = key_codes(table, keys, informative=check_keys)
     weights = _weights(table, weight)
     fk, big_fk = key_frequencies(codes, weights, alpha)
     risk = individual_risk(fk, None if weights is None else big_fk, method)
@@ -341,4 +345,5 @@ def _weights(table: Table, weight: str | None) -> np.ndarray | None:
     if bad.any():
         raise InputError("sampling weights must be positive numbers", file=table.source,
                          column=weight, row=int(np.flatnonzero(bad)[0]) + 1)
+    weight_plausibility(table.source, weight, values)
     return values

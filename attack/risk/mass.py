@@ -169,7 +169,7 @@ def key_frequency_risk(release: pd.DataFrame, linkage: Linkage) -> dict:
     the population (risk ``1/f_k``; ``attack.frequency_risk``): aggregates only."""
     columns = {k.name: code_column(release, k.name) for k in linkage.keys if k.reads_codes}
     columns.update({b.label(): b.classes(release) for b in linkage.blocks})
-    result = frequency_risk(pd.DataFrame(columns), list(columns), suda=False)
+    result = frequency_risk(pd.DataFrame(columns), list(columns), suda=False, check_keys=False)
     full = result.to_dict()
     return {
         "keys": list(columns),

@@ -25,6 +25,7 @@ from typing import Any
 
 from attack._version import __version__
 from attack.errors import InputError
+from attack.io.readback import read_document_bytes, read_json
 from attack.study import signing
 
 CERTIFICATE_VERSION = 2
@@ -207,63 +208,18 @@ def load(path: str | Path) -> dict:
     """Read a certificate file: a JSON object in UTF-8 (a leading byte-order mark is skipped)
     with the certificate version this tool reads. A file that cannot be read so — not JSON, a
     key given twice in one object (JSON readers keep different occurrences, so a person and a
-    program could read different verdicts), nesting deeper than ``MAX_DEPTH`` levels — is an
-    ``InputError``. Whether its content has a certificate's structure is checked by
-    ``attack.study.certificate_schema.structure_problems``."""
+    program could read different verdicts), nesting deeper than ``attack.io.readback.MAX_DEPTH`` levels, a lone
+    surrogate, a file larger than the limit — is an ``InputError`` (the one reader of documents
+    read back, ``attack.io.readback``). Whether its content has a certificate's structure is
+    checked by ``attack.study.certificate_schema.structure_problems``."""
     path = Path(path)
     if not path.is_file():
         raise InputError("certificate not found (or not a regular file)", file=str(path))
-    try:
-        text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
-        certificate = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not a certificate (not UTF-8 text: byte {exc.start})", file=str(path)) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not a certificate (invalid JSON: {exc})", file=str(path)) from None
-    except RecursionError:
-        raise InputError(f"not a certificate (JSON nested deeper than {MAX_DEPTH} levels)", file=str(path)) from None
-    except _Refused as exc:
-        raise InputError(f"not a certificate ({exc})", file=str(path)) from None
+    certificate = read_json(read_document_bytes(path, "certificate"), file=str(path), what="certificate")
     if not isinstance(certificate, dict):
         raise InputError(f"not a certificate (a JSON {type(certificate).__name__}, not an object)", file=str(path))
-    if _depth(certificate) > MAX_DEPTH:
-        raise InputError(f"not a certificate (JSON nested deeper than {MAX_DEPTH} levels)", file=str(path))
     if certificate.get("certificate_version") != CERTIFICATE_VERSION:
         raise InputError(f"not a certificate of version {CERTIFICATE_VERSION} (certificate_version is "
                          f"{certificate.get('certificate_version')!r}; this attack {__version__} reads "
                          f"version {CERTIFICATE_VERSION})", file=str(path))
     return certificate
-
-
-#: Deepest nesting of a certificate (the real ones reach about ten levels).
-MAX_DEPTH = 64
-
-
-class _Refused(ValueError):
-    """A JSON text that is valid but not acceptable in a certificate."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise _Refused(f"the key {key!r} occurs twice in one object")
-        out[key] = value
-    return out
-
-
-def _no_constant(name: str) -> None:
-    raise _Refused(f"{name} is not a JSON number")
-
-
-def _depth(value: Any) -> int:
-    """Levels of nesting of a parsed JSON value, counted without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, (dict, list)):
-            deepest = max(deepest, level)
-            if level > MAX_DEPTH:
-                break
-            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
-    return deepest

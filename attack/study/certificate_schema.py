@@ -262,8 +262,52 @@ def structure_problems(certificate: dict[str, Any]) -> list[str]:
     model = MODELS.get(kind) if isinstance(kind, str) else None
     if model is None:
         return [f"kind is {certificate.get('kind')!r}; expected one of {', '.join(MODELS)}"]
+    return _problems(model, certificate)
+
+
+class ResultFigures(_Part):
+    """The verdict-bearing figures of a result of ``attack run``, ``demo`` or ``link`` in a
+    certificate's layout (``attack.study.certificate.certified_results``): one τ throughout."""
+
+    results: list[Run] = Field(min_length=1)
+    combined: Combined | None
+    single_attack: CertifiedSingleAttack | None
+
+    @model_validator(mode="after")
+    def _one_tau(self) -> ResultFigures:
+        taus = {run.tau for run in self.results}
+        taus |= {self.combined.tau} if self.combined is not None else set()
+        taus |= {self.single_attack.unit_risk.tau} if self.single_attack is not None else set()
+        if len(taus) > 1:
+            raise ValueError(f"the runs, the combined measure and the single attacks give different τ: "
+                             f"{', '.join(map(str, sorted(taus)))}")
+        return self
+
+
+class SyntheticFigures(_Part):
+    """The checks of a result of ``attack synth`` with the τ of its settings."""
+
+    tau: Tau
+    results: list[SyntheticCheck] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_tau(self) -> SyntheticFigures:
+        wrong = [f"checks[{i}].tau is {c.tau}, the settings' τ is {self.tau}"
+                 for i, c in enumerate(self.results) if c.tau != self.tau]
+        if wrong:
+            raise ValueError("; ".join(wrong))
+        return self
+
+
+def figure_problems(model: type[BaseModel], figures: dict[str, Any]) -> list[str]:
+    """One line per way the figures of a result document break ``model`` (``ResultFigures`` or
+    ``SyntheticFigures``; empty: they hold)."""
+    return _problems(model, figures)
+
+
+def _problems(model: type[BaseModel], data: dict[str, Any]) -> list[str]:
     try:
-        model.model_validate(certificate)
+        model.model_validate(data)
     except ValidationError as exc:
         return [_line(error) for error in exc.errors(include_url=False)]
     return []

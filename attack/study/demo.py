@@ -11,7 +11,6 @@ the demo runs through the same pipeline, JSON layout and certificate as ``attack
 from __future__ import annotations
 
 import html
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from attack.io.notices import gathered
+from attack.io.readback import read_toml
 from attack.report.notebook import one_line
 from attack.study.results import ScenarioResult, write_outputs
 from attack.study.scenario import Scenario, scenario_from_dict
@@ -55,8 +55,8 @@ class DemoResult:
 def demo_scenario(n_units: int = 17000, seed: int = 1, method: str = "greedy") -> Scenario:
     """The bundled demo scenario for a population of ``n_units`` firms generated from ``seed``,
     linked with ``method``."""
-    text = resources.files("attack.study.scenarios").joinpath(DEMO_SCENARIO).read_text(encoding="utf-8")
-    raw = tomllib.loads(text)
+    raw = read_toml(resources.files("attack.study.scenarios").joinpath(DEMO_SCENARIO).read_bytes(),
+                    file=DEMO_SCENARIO, what="scenario file")
     raw["data"]["demo"] = {"n_units": n_units, "seed": seed}
     raw["linkage"]["method"] = method
     return scenario_from_dict(raw, origin={"bundled": "demo", "n_units": n_units, "seed": seed, "method": method})

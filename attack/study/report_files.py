@@ -1,5 +1,6 @@
 """A result reported again from its JSON: the regular HTML report, or the report a release board
-files (with its PDF). Nothing is recomputed: every number comes from the result file."""
+files (with its PDF). Every number comes from the result file; its verdict is first recomputed from its figures as
+``attack verify`` does, and a result whose verdict does not follow is refused."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Any
 from attack.errors import InputError
 from attack.report.documents import load_result, report_html, report_passed
 from attack.report.notebook import one_line, result_html
+from attack.report.safe_text import checked_url
+from attack.study.result_check import check_result
 
 
 @dataclass(frozen=True)
@@ -74,8 +77,10 @@ def render_report(result: str | Path, *, board: bool = False, context: str | Non
         Address of the documentation site the board report's method links point to.
     """
     check_board(board, context)
+    checked_url(docs)
     result = Path(result)
     document, digest = load_result(result)
+    check_result(document, file=str(result))
     if board:
         from attack.report.board import BoardInput, render_board_html
 

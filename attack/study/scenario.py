@@ -15,7 +15,6 @@ or a size like ``"2GiB"``); it never changes the result.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,13 +27,13 @@ from attack.datasets.demo import DEMO_ID, demo_source, demo_table
 from attack.errors import InputError
 from attack.io.fingerprint import ReadLedger, frame_input
 from attack.io.notices import gathered
+from attack.io.readback import read_document_bytes, read_toml
 from attack.io.readers import (
     Table,
     as_table,
     frame_of,
     id_column,
     read,
-    read_file_bytes,
     require_codes,
 )
 from attack.linkage.engines import Engine
@@ -353,11 +352,8 @@ def scenario_file(path: str | Path) -> tuple[dict, bytes]:
     path = Path(path)
     if not path.exists():
         raise InputError("scenario file not found", file=str(path))
-    content = read_file_bytes(path)
-    try:
-        return tomllib.loads(content.decode("utf-8-sig")), content
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not valid TOML: {exc}", file=str(path)) from exc
+    content = read_document_bytes(path, "scenario file")
+    return read_toml(content, file=str(path), what="scenario file"), content
 
 
 def load_linkage_scenario(path: str | Path) -> Scenario:

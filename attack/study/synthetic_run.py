@@ -18,7 +18,7 @@ import pandas as pd
 
 from attack._version import __version__
 from attack.errors import InputError, did_you_mean
-from attack.io.columns import warn_unshared
+from attack.io.columns import key_information, warn_unshared
 from attack.io.notices import gathered
 from attack.io.table import Table, as_table, file_name
 from attack.io.writers import files_read
@@ -103,6 +103,10 @@ def attack_synthetic(
         if missing:
             raise InputError(f"column not found in the {role} file{did_you_mean(missing[0], frame.columns)}",
                              file=names.get(role), column=missing[0])
+    for key in spec.keys:  # the intruder's keys: one missing throughout tells nothing, one value no unit
+        if key in original.columns:
+            key_information(tables["original"].source, key, original[key].isna().to_numpy(),
+                            int(original[key].nunique()))
     prep = prepare(tables["original"].with_frame(original), columns, categorical=spec.categorical, scaling=spec.scaling,
                    categorical_mode=spec.categorical_mode, metric=spec.metric)
     space = Space(tuple(columns), prep, reference)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
@@ -206,11 +207,7 @@ def _digest(certificate: dict) -> VerificationCheck:
 def _verdict(certificate: dict) -> list[VerificationCheck]:
     """The verdict and every pass/fail mark recomputed from the certificate's own figures (the
     structure has been checked: every list is non-empty, every τ the scenario's)."""
-    problems: list[str] = []
-    if certificate["kind"] == "synthetic":
-        recomputed = _synthetic_verdict(certificate, problems)
-    else:
-        recomputed = _attack_verdict(certificate, problems)
+    recomputed, problems = recomputed_verdict(certificate)
     verdict = certificate["verdict"]
     for name, value in recomputed.items():
         if verdict.get(name) != value:
@@ -221,7 +218,17 @@ def _verdict(certificate: dict) -> list[VerificationCheck]:
     return [VerificationCheck(True, f"verdict ({word}) follows from the certificate's figures and τ")]
 
 
-def _synthetic_verdict(certificate: dict, problems: list[str]) -> dict:
+def recomputed_verdict(certificate: Mapping[str, Any]) -> tuple[dict, list[str]]:
+    """The verdict the figures of a certificate (its structure checked) give, and one line per
+    pass/fail mark in it that does not follow from its figures and τ. ``attack report`` checks a
+    result document with this same function (``attack.study.result_check``)."""
+    problems: list[str] = []
+    if certificate["kind"] == "synthetic":
+        return _synthetic_verdict(certificate, problems), problems
+    return _attack_verdict(certificate, problems), problems
+
+
+def _synthetic_verdict(certificate: Mapping[str, Any], problems: list[str]) -> dict:
     tau = certificate["scenario"]["settings"]["tau"]
     checks = copy.deepcopy(certificate["results"])
     for check in checks:
@@ -233,7 +240,7 @@ def _synthetic_verdict(certificate: dict, problems: list[str]) -> dict:
     return synthetic_verdict(checks)
 
 
-def _attack_verdict(certificate: dict, problems: list[str]) -> dict:
+def _attack_verdict(certificate: Mapping[str, Any], problems: list[str]) -> dict:
     tau = certificate["scenario"]["evaluation"]["tau"]
     results = copy.deepcopy(certificate["results"])
     for run in results:

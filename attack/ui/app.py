@@ -3,7 +3,11 @@
 Starlette serves server-rendered pages (Jinja2 templates shipped in the package) and one small
 script; there is no build step and nothing is loaded from the network. Every request must carry
 the session token (in the address the first time, then as a same-site cookie), and requests
-for another host name are refused, so a web page open in the same browser cannot drive the UI.
+for another host name are refused. A cookie does not tell ports apart (a page on another port of
+127.0.0.1 is "same-site"), so every state-changing request must also come from the UI's own
+origin (``Origin``, or ``Referer`` when a browser sends no ``Origin``: scheme, host and port) and
+carry the per-session form token (``csrf`` field or ``X-CSRF-Token`` header), which only the UI's
+own pages hold: a web page open in the same browser cannot drive the UI.
 """
 
 from __future__ import annotations
@@ -11,12 +15,12 @@ from __future__ import annotations
 import hmac
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
@@ -36,11 +40,18 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import attack
 from attack.errors import InputError
+from attack.report.documents import load_result
+from attack.report.safe_text import shown
+from attack.study.result_check import check_result
 from attack.ui import jobs
 from attack.ui.forms import get, parse_path
 from attack.ui.session import Session
 
 COOKIE = "attack_ui_token"
+#: Name of the per-session form token (a form field, or this header for a script).
+CSRF_FIELD, CSRF_HEADER = "csrf", "x-csrf-token"
+#: Methods that only read (everything else changes state and is checked for its origin).
+READING = frozenset({"GET", "HEAD", "OPTIONS"})
 #: File endings of data files offered on the data screen.
 DATA_SUFFIXES = (".csv", ".txt", ".tsv", ".parquet", ".xlsx", ".xls", ".ods", ".sav", ".dta", ".sas7bdat")
 #: The warning of the command line for the record-level links (``attack run --matches``).
@@ -91,14 +102,49 @@ class TokenGate:
             await PlainTextResponse("open the address that `attack ui` printed (it carries the session token)",
                                     status_code=403)(scope, receive, send)
             return
+        if scope["method"] not in READING and not same_origin(headers, scope.get("scheme", "http")):
+            await PlainTextResponse("refused: the request does not come from this UI's own page (Origin/Referer "
+                                    "of another origin, or none); nothing was changed",
+                                    status_code=403)(scope, receive, send)
+            return
         await self.app(scope, receive, send)
+
+
+def same_origin(headers: Mapping[str, str], scheme: str) -> bool:
+    """Whether a request comes from the server's own origin: its ``Origin`` header (or, when
+    there is none, its ``Referer``) names the scheme, host and port the request was sent to (the
+    ``Host`` header, which the gate has checked). A request with neither header is refused."""
+    own = f"{scheme}://{headers.get('host', '')}".lower()
+    origin = headers.get("origin")
+    if origin is None:
+        referer = headers.get("referer")
+        if not referer:
+            return False
+        parts = urlsplit(referer)
+        origin = f"{parts.scheme}://{parts.netloc}"
+    return hmac.compare_digest(origin.strip().lower(), own)
+
+
+def csrf_guarded(handler: Callable[[Request], Awaitable[Response]], csrf: str
+                 ) -> Callable[[Request], Awaitable[Response]]:
+    """``handler`` behind the per-session form token: a state-changing request without it (in
+    the ``csrf`` form field or the ``X-CSRF-Token`` header) is refused before anything is done."""
+    async def guarded(request: Request) -> Response:
+        if request.method not in READING:
+            given = request.headers.get(CSRF_HEADER) or str((await request.form()).get(CSRF_FIELD) or "")
+            if not (given and hmac.compare_digest(given, csrf)):
+                return PlainTextResponse("refused: the form token of this UI session is missing or wrong "
+                                         "(reload the page); nothing was changed", status_code=403)
+        return await handler(request)
+    return guarded
 
 
 def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> ASGIApp:
     """The UI for ``session``, behind the token gate (``hosts`` None: any host name)."""
     state = State(session)
+    csrf = new_token()
     templates = Environment(loader=PackageLoader("attack.ui", "templates"), autoescape=select_autoescape(),
-                            trim_blocks=True, lstrip_blocks=True)
+                            trim_blocks=True, lstrip_blocks=True, finalize=shown)
 
     def page(name: str, **context: Any) -> HTMLResponse:
         s = state.session
@@ -106,7 +152,8 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
         base = s.path.parent
         return HTMLResponse(templates.get_template(name).render(
             session=s, screens=s.screens(), toml=s.toml(), notice=notice and _shown(notice, base), job=state.job,
-            version=attack.__version__, scenario_error=s.error and _shown(str(s.error), base), **context))
+            version=attack.__version__, scenario_error=s.error and _shown(str(s.error), base), csrf=csrf,
+            **context))
 
     def back(url: str) -> RedirectResponse:
         return RedirectResponse(url, status_code=303)
@@ -147,7 +194,7 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
             elif action == "load":
                 await run_in_threadpool(s.load, path)
             else:
-                await run_in_threadpool(s.save_as, path)
+                await run_in_threadpool(lambda: s.save_as(path, replace=form.get("replace") == "on"))
         except (InputError, ValueError) as exc:
             state.notice = str(exc)
         return back(str(form.get("next") or "/screen/data"))
@@ -212,8 +259,12 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
         summary = None
         written = job.outputs.get("json") if job is not None and job.kind == "run" else None
         if job is not None and not job.running and job.returncode in (0, 1) and written and written.exists():
-            document = json.loads(written.read_text(encoding="utf-8"))
-            summary = {"passed": bool(document.get("passed")), "title": document.get("title", "")}
+            try:  # read back as attack report reads it: the verdict must follow from the figures
+                document, _ = load_result(written)
+                check_result(document, file=written.name)
+                summary = {"passed": document["passed"] is True, "title": document.get("title", "")}
+            except InputError as exc:
+                state.notice = str(exc)
         error, notices, messages = _said(job, state.session.path.parent)
         return page("results.html.j2", summary=summary, status=job.status() if job else None,
                     files=_offered(job), links_warning=LINKS_WARNING, run_error=error, notices=notices,
@@ -238,18 +289,21 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
             return PlainTextResponse(f"{name} {LINKS_WARNING}", status_code=403)
         return FileResponse(path, media_type="text/html; charset=utf-8" if path.suffix == ".html" else None)
 
+    def guard(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+        return csrf_guarded(handler, csrf)
+
     routes = [
-        Route("/", home),
-        Route("/screen/{slug}", screen, methods=["GET", "POST"]),
-        Route("/scenario", scenario, methods=["POST"]),
-        Route("/run", run, methods=["POST"]),
-        Route("/results", results),
-        Route("/job", job_status),
-        Route("/job/cancel", cancel, methods=["POST"]),
-        Route("/files/{name}", files),
-        Route("/certificate", certificate),
-        Route("/certificate/verify", verify, methods=["POST"]),
-        Route("/certificate/keygen", keygen, methods=["POST"]),
+        Route("/", guard(home)),
+        Route("/screen/{slug}", guard(screen), methods=["GET", "POST"]),
+        Route("/scenario", guard(scenario), methods=["POST"]),
+        Route("/run", guard(run), methods=["POST"]),
+        Route("/results", guard(results)),
+        Route("/job", guard(job_status)),
+        Route("/job/cancel", guard(cancel), methods=["POST"]),
+        Route("/files/{name}", guard(files)),
+        Route("/certificate", guard(certificate)),
+        Route("/certificate/verify", guard(verify), methods=["POST"]),
+        Route("/certificate/keygen", guard(keygen), methods=["POST"]),
         Mount("/static", StaticFiles(packages=[("attack.ui", "static")]), name="static"),
     ]
     return TokenGate(Starlette(routes=routes), token, hosts)

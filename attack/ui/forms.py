@@ -25,6 +25,8 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from attack.io.readback import MAX_DEPTH, depth
+
 Kind = Literal["text", "number", "integer", "choice", "bool", "lines", "toml", "group", "list"]
 Path = tuple[str | int, ...]
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -270,10 +272,13 @@ def _entry(line: str) -> Any:
 
 
 def _toml(text: str, fallback: Any) -> Any:
+    """``text`` as a TOML value; ``fallback`` when it is none, or nested deeper than any document
+    the tool reads back (``attack.io.readback.MAX_DEPTH``)."""
     try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+        value = tomllib.loads(f"v = {text}")["v"]
+    except (tomllib.TOMLDecodeError, RecursionError):
         return fallback
+    return fallback if depth(value) > MAX_DEPTH else value
 
 
 def put(document: dict[str, Any], path: Path, value: Any) -> None:

@@ -47,6 +47,7 @@ def is_loopback(host: str) -> bool:
 def bind(scenario: str | Path, *, host: str = LOOPBACK, port: int = 0) -> Served:
     """A server for the scenario file ``scenario`` (opened or made), bound to ``host``:``port``
     (port 0: a free one), with a new session token in its address."""
+    session = Session.open(scenario)  # a scenario file that cannot be read ends here, before any socket
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -56,7 +57,7 @@ def bind(scenario: str | Path, *, host: str = LOOPBACK, port: int = 0) -> Served
     token = new_token()
     name = f"[{host}]" if ":" in host else host
     hosts = frozenset({f"{name}:{bound}", f"localhost:{bound}"}) if is_loopback(host) else None
-    app = create_app(Session.open(scenario), token, hosts)
+    app = create_app(session, token, hosts)
     config = uvicorn.Config(app, log_level="warning", lifespan="off")
     return Served(f"http://{name}:{bound}/?token={token}", uvicorn.Server(config), sock)
 

@@ -21,6 +21,8 @@ from pydantic import BaseModel
 
 import attack
 from attack.errors import InputError
+from attack.io.readback import read_document_bytes, read_toml
+from attack.io.writers import check_outputs
 from attack.ui.forms import Path as FieldPath
 from attack.ui.forms import Widget, dotted, get, parse_path, prune, put, read, widgets
 from attack.ui.models import model_for
@@ -55,11 +57,14 @@ class Session:
     document: dict[str, Any] = field(default_factory=dict)
     error: InputError | None = None
     saved: bool = False
+    #: Files this session wrote (Save as may write over them again without asking).
+    written: set[Path] = field(default_factory=set)
 
     @classmethod
     def open(cls, path: str | Path) -> Session:
         """The session of ``path``: its settings when the file exists, none yet otherwise."""
         session = cls(Path(path).resolve())
+        _scenario_name(session.path)
         if session.path.exists():
             session.load(session.path)
         return session
@@ -93,15 +98,9 @@ class Session:
 
     def load(self, path: str | Path) -> None:
         """Edit the scenario file at ``path`` from now on."""
-        path = Path(path).expanduser().resolve()
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(exc.strerror or str(exc), file=str(path)) from None
-        try:
-            document = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise InputError(f"not a TOML file: {exc}", file=str(path)) from None
+        path = self.where(path)
+        _scenario_name(path)
+        document = read_toml(read_document_bytes(path, "scenario file"), file=str(path), what="scenario file")
         self.path, self.document = path, document
         self.error = self._check()
         self.saved = self.error is None
@@ -111,10 +110,39 @@ class Session:
         self.document = tomllib.loads(text)
         self._commit()
 
-    def save_as(self, path: str | Path) -> None:
-        """Write the settings to ``path`` and edit that file from now on."""
-        self.path = Path(path).expanduser().resolve()
+    def save_as(self, path: str | Path, *, replace: bool = False) -> None:
+        """Write the settings to ``path`` and edit that file from now on. Only a scenario file
+        (``.toml``) is written; never over a data file the settings name (the output guard of the
+        command line), and over an existing file this session did not write only with
+        ``replace`` (the user ticked "replace"). A refusal is an ``InputError``; nothing is written."""
+        target = self.where(path)
+        _scenario_name(target)
+        check_outputs([target], self.input_paths(target.parent))
+        if target.exists() and target != self.path and target not in self.written and not replace:
+            raise InputError('exists and was not written by this UI: tick "replace" to replace it '
+                             "(nothing was written)", file=str(path))
+        self.path = target
         self._commit()
+
+    def where(self, path: str | Path) -> Path:
+        """The file ``path`` names: a relative path is relative to the scenario's folder (as every
+        path the UI takes)."""
+        return (self.path.parent / Path(path).expanduser()).resolve()
+
+    def input_paths(self, base: Path) -> list[Path]:
+        """The data files the settings name (every ``path`` of a table), relative to ``base``."""
+        found: list[Path] = []
+        stack: list[Any] = [self.document]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, Mapping):
+                if isinstance(item.get("path"), str):
+                    named = Path(item["path"]).expanduser()
+                    found.append(named if named.is_absolute() else base / named)
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+        return found
 
     def apply(self, screen: Screen, form: Mapping[str, str], *, add: str | None = None,
               remove: str | None = None) -> None:
@@ -154,6 +182,7 @@ class Session:
             staged = self.path.with_name(f".{self.path.name}.ui-tmp")
             staged.write_text(self.toml(), encoding="utf-8")
             staged.replace(self.path)
+            self.written.add(self.path)
             self.saved = True
 
     def _check(self) -> InputError | None:
@@ -181,6 +210,13 @@ class Session:
             return None
         on_path = [n for n in leaves if self.error.field == n or self.error.field.startswith((f"{n}.", f"{n}["))]
         return max(on_path, key=len) if on_path else None
+
+
+def _scenario_name(path: Path) -> None:
+    """Refuse a file name that is not a scenario file's (the UI reads and writes only ``.toml``)."""
+    if path.suffix.lower() != ".toml":
+        raise InputError("the UI opens and writes scenario files only: give a name ending in .toml "
+                         "(nothing was written)", file=str(path))
 
 
 def _inside_present(path: FieldPath, document: Mapping[str, Any], top: Widget) -> bool:

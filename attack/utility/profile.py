@@ -37,7 +37,7 @@ import pandas as pd
 from scipy import stats
 
 from attack.errors import InputError
-from attack.io.columns import number_columns, warn_unshared
+from attack.io.columns import number_columns, warn_unshared, weight_plausibility
 from attack.io.notices import gathered
 from attack.io.readers import (
     Table,
@@ -334,6 +334,7 @@ def _weights(frame: Table | pd.DataFrame, column: str) -> np.ndarray:
             column=column,
             row=int(bad[0]) + 1,
         )
+    weight_plausibility(source_name(frame), column, w)
     return w
 
 

@@ -170,3 +170,64 @@ def test_phone_and_desktop_widths_show_the_verdict_first_and_fold_the_notices(se
         assert desktop.inner_text("#verdict") == "NOT PASSED"
         assert str(tmp_path) not in desktop.inner_text("body")
         browser.close()
+
+
+#: A page of another site on this machine: on load it posts a form to the UI, replacing the
+#: confidential original by the scenario ("save as"), as the audit of December 2026 did.
+HOSTILE = """<!doctype html><html><body>
+<form id="f" method="post" action="{ui}/scenario">
+<input name="action" value="save_as"><input name="path" value="{target}"><input name="replace" value="on">
+</form><script>document.getElementById("f").submit();</script></body></html>"""
+
+
+@pytest.fixture
+def hostile_site(tmp_path):
+    """An HTTP server on another port of 127.0.0.1 serving ``tmp_path/site``; stopped after the test."""
+    import functools
+    import http.server
+    import threading
+
+    site = tmp_path / "site"
+    site.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield site, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    thread.join(10)
+
+
+@pytest.mark.parametrize("target", ["original.csv", "new.toml"])
+def test_a_page_on_another_port_cannot_drive_the_ui(served, hostile_site, tmp_path, target):
+    site, site_url = hostile_site
+    (tmp_path / "original.csv").write_text("id,turnover\n1,5\n", encoding="utf-8")
+    (tmp_path / "scenario.toml").write_text('title = "mine"\n', encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    ui = served.url.split("/?")[0]
+    (site / "index.html").write_text(HOSTILE.format(ui=ui, target=target), encoding="utf-8")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_context().new_page()
+        page.goto(served.url)  # the user has the UI open: the browser holds its session cookie
+        page.wait_for_selector("#toml", state="attached")
+        answers = []
+        page.on("response", lambda r: answers.append((r.url, r.status)) if r.url.startswith(ui) else None)
+        page.goto(f"{site_url}/index.html")
+        page.wait_for_url(f"{ui}/scenario")
+        text = page.inner_text("body")
+        browser.close()
+    assert (f"{ui}/scenario", 403) in answers
+    assert "does not come from this UI's own page" in text
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+
+
+def test_save_as_over_the_original_is_refused_in_the_page(page, served, tmp_path):
+    (tmp_path / "original.csv").write_text("id,turnover\n1,5\n", encoding="utf-8")
+    page.click("#demo")
+    page.wait_for_selector("#toml")
+    page.fill('header [name="path"]', "original.csv")
+    page.click("text=Save as")
+    page.wait_for_selector("#notice")
+    assert "scenario files only" in page.inner_text("#notice")
+    assert (tmp_path / "original.csv").read_text(encoding="utf-8") == "id,turnover\n1,5\n"

@@ -68,6 +68,10 @@ def test_widget_kinds_hints_and_values_follow_the_model():
     ("toml", "worst", "worst"),
     ("toml", "0.2", 0.2),
     ("text", " x ", "x"),
+    # nested deeper than any document read back (or than Python's recursion): kept as typed
+    ("toml", "[" * 5000 + "]" * 5000, "[" * 5000 + "]" * 5000),
+    ("toml", "{a = " * 70 + "1" + "}" * 70, "{a = " * 70 + "1" + "}" * 70),
+    ("lines", "[" * 5000 + "]" * 5000, ["[" * 5000 + "]" * 5000]),
 ])
 def test_read_values_as_typed(kind, text, expected):
     widget = next(w for w in widgets(Outer, {}) if w.kind == kind) if kind != "integer" else by_name(

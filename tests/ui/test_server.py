@@ -3,6 +3,7 @@ record-level files."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -29,8 +30,16 @@ block = ["nace:prefix=2"]
 def _client(served) -> httpx.Client:
     base = served.url.split("/?")[0]
     client = httpx.Client(base_url=base, follow_redirects=True, timeout=60)
-    assert client.get(served.url).status_code == 200  # the token is exchanged for a cookie
+    page = client.get(served.url)
+    assert page.status_code == 200  # the token is exchanged for a cookie
+    # what the UI's own page sends with every form: its origin and the session's form token
+    client.headers.update({"origin": base, "x-csrf-token": csrf_of(page.text)})
     return client
+
+
+def csrf_of(page: str) -> str:
+    """The per-session form token a page of the UI carries."""
+    return re.search(r'<meta name="csrf-token" content="([0-9a-f]+)">', page).group(1)
 
 
 def _listening(port: int) -> list[str]:
@@ -208,5 +217,68 @@ def test_a_scenario_error_names_the_file_without_the_machines_folder(served, tmp
     bad.parent.mkdir()
     bad.write_text("title = \n", encoding="utf-8")  # not TOML
     page = client.post("/scenario", data={"action": "load", "path": str(bad)}, follow_redirects=True).text
-    assert 'id="notice">file bad/scenario.toml: not a TOML file' in page  # relative to the session's folder
+    assert 'id="notice">file bad/scenario.toml: not valid TOML' in page  # relative to the session's folder
     assert str(tmp_path) not in page
+
+
+#: Every state-changing request of the UI, with a form that would change something.
+CHANGES = [("/scenario", {"action": "save_as", "path": "hostile.toml"}),
+           ("/scenario", {"action": "demo", "units": "200"}),
+           ("/screen/evaluation", {"evaluation.tau": "0.9"}),
+           ("/run", {"kind": "run"}),
+           ("/job/cancel", {}),
+           ("/certificate/keygen", {"folder": "hostile-keys"}),
+           ("/certificate/verify", {"certificate": "x.json"})]
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("sent", ["other port", "other port, Referer only", "no Origin or Referer",
+                                  "own origin, no form token", "own origin, wrong form token"])
+def test_a_change_from_anything_but_the_uis_own_page_is_refused(served, tmp_path, sent):
+    client = _client(served)
+    (tmp_path / "scenario.toml").write_text(ONE_INTRUDER, encoding="utf-8")
+    before = _files(tmp_path)
+    base = served.url.split("/?")[0]
+    other = base.rsplit(":", 1)[0] + f":{int(base.rsplit(':', 1)[1]) + 1}"  # same host, another port
+    token = client.headers["x-csrf-token"]
+    headers = {"other port": {"origin": other},
+               "other port, Referer only": {"referer": other + "/page.html"},
+               "no Origin or Referer": {},
+               "own origin, no form token": {"origin": base},
+               "own origin, wrong form token": {"origin": base}}[sent]
+    hostile = httpx.Client(base_url=base, cookies=client.cookies, headers=headers, timeout=60)
+    for path, form in CHANGES:
+        fields = dict(form)
+        if sent.startswith(("other", "no Origin")):
+            fields["csrf"] = token  # refused even with the token (which another page cannot read)
+        elif sent.endswith("wrong form token"):
+            fields["csrf"] = "0" * len(token)
+        answer = hostile.post(path, data=fields)
+        assert answer.status_code == 403, (path, answer.text)
+        assert "refused" in answer.text and "nothing was changed" in answer.text
+    assert _files(tmp_path) == before
+
+
+def test_the_uis_own_page_may_change_things(served, tmp_path):
+    client = _client(served)
+    client.post("/scenario", data={"action": "demo", "units": "300"})
+    base = served.url.split("/?")[0]
+    token = client.headers.pop("x-csrf-token")
+    # a form of the page: its token as a field, its origin; or, without Origin, its Referer
+    assert client.post("/scenario", data={"action": "save_as", "path": "mine.toml", "csrf": token}).status_code == 200
+    assert (tmp_path / "mine.toml").exists()
+    del client.headers["origin"]
+    client.headers["referer"] = f"{base}/screen/data"
+    client.post("/scenario", data={"action": "save_as", "path": "again.toml", "csrf": token})
+    assert (tmp_path / "again.toml").exists()
+
+
+def test_no_bidirectional_control_reaches_a_page_of_the_ui(served, tmp_path):
+    client = _client(served)
+    (tmp_path / "tricky.toml").write_text('title = "PASSED \\u202eDESSAP TON"\n[data]\nrelease = { demo = "formal" }\n',
+                                         encoding="utf-8")
+    page = client.post("/scenario", data={"action": "load", "path": "tricky.toml"}).text
+    assert "\u202e" not in page and "[U+202E]DESSAP TON" in page

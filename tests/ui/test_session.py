@@ -84,3 +84,55 @@ def test_an_optional_table_is_added_with_its_defaults_and_taken_out(tmp_path):
     del form["single_attack.__present"]
     session.apply(intruders, form)
     assert "single_attack" not in session.document
+
+
+SCENARIO_WITH_FILES = """\
+title = "files"
+[data]
+external = { path = "external.csv", id = "id" }
+release = { path = "release.csv", id = "id" }
+[linkage]
+keys = ["turnover:metric"]
+"""
+
+
+@pytest.fixture
+def with_files(tmp_path):
+    """A session on a scenario naming two data files (the confidential original among them)."""
+    for name in ("external.csv", "release.csv"):
+        (tmp_path / name).write_text("id,turnover\n1,5\n", encoding="utf-8")
+    (tmp_path / "scenario.toml").write_text(SCENARIO_WITH_FILES, encoding="utf-8")
+    (tmp_path / "someone_elses.toml").write_text('title = "not yours"\n', encoding="utf-8")
+    (tmp_path / "link.toml").symlink_to(tmp_path / "release.csv")
+    (tmp_path / "hard.toml").hardlink_to(tmp_path / "release.csv")
+    return Session.open(tmp_path / "scenario.toml")
+
+
+@pytest.mark.parametrize(("target", "replace", "says"), [
+    ("release.csv", False, "scenario files only"),          # a data file of the scenario
+    ("release.csv", True, "scenario files only"),           # ... also when the user confirms
+    ("notes.txt", True, "scenario files only"),             # anything that is not a scenario file
+    ("link.toml", True, "scenario files only"),             # a .toml name linked to the original
+    ("hard.toml", True, "is also the input"),               # ... hard-linked to it
+    ("someone_elses.toml", False, 'tick "replace"'),        # a file this UI did not write
+])
+def test_save_as_writes_only_scenario_files_and_never_over_an_input(with_files, tmp_path, target, replace, says):
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    with pytest.raises(attack.InputError, match=says):
+        with_files.save_as(tmp_path / target, replace=replace)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+    assert with_files.path == tmp_path / "scenario.toml"
+
+
+def test_save_as_a_new_file_and_again_and_over_another_when_confirmed(with_files, tmp_path):
+    with_files.save_as(tmp_path / "copy.toml")
+    with_files.save_as(tmp_path / "copy.toml")  # written by this session: no question
+    assert tomllib.loads((tmp_path / "copy.toml").read_text())["title"] == "files"
+    with_files.save_as(tmp_path / "someone_elses.toml", replace=True)
+    assert tomllib.loads((tmp_path / "someone_elses.toml").read_text())["title"] == "files"
+
+
+def test_the_ui_opens_only_scenario_files(with_files, tmp_path):
+    with pytest.raises(attack.InputError, match="scenario files only"):
+        with_files.load(tmp_path / "release.csv")
+    assert with_files.path == tmp_path / "scenario.toml"
