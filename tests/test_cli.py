@@ -270,9 +270,10 @@ def test_matches_file_content_permissions_and_warning(tmp_path, data) -> None:
         reader = csv.reader(handle)
         header = next(reader)
         body = list(reader)
-    assert header == ["external_id", "release_id", "distance", "correct"]
+    assert header == ["external_id", "release_id", "distance", "correct", "match_probability"]
     assert len(body) == 5  # one row per assigned pair
-    got = {(e, r): (float(d), c) for e, r, d, c in body}
+    assert all(0.0 <= float(p) <= 1.0 for *_, p in body)  # every link has its probability
+    got = {(e, r): (float(d), c) for e, r, d, c, _ in body}
     assert set(got) == set(GREEDY.items())
     for (e, r), (distance, correct) in got.items():
         assert distance == pytest.approx(FIXTURE_DISTANCE[(e, r)], abs=1e-9)

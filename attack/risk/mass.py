@@ -208,7 +208,7 @@ def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray)
         },
         columns=list(LINK_COLUMNS),
     )
-    if links.spec.intruder != "distance" and links.match_probability is not None:  # link() sets it
+    if links.match_probability is not None:  # link() sets it for every intruder
         table["match_probability"] = links.match_probability[rows]
     return table
 
@@ -272,13 +272,14 @@ def needed_columns(
 
 
 def matches_csv(links: pd.DataFrame) -> str:
-    """Record-level links as CSV ``external_id,release_id,distance,correct``, one row per pair.
+    """Record-level links as CSV ``external_id,release_id,distance,correct,match_probability``,
+    one row per pair (``match_probability`` in [0, 1], docs/method/intruder-confidence.md).
 
     The text links identities to confidential records: write it only on request, owner-only.
     """
-    return links[["external_id", "release_id", "distance", "correct"]].to_csv(
-        index=False, float_format="%.12g"
-    )
+    columns = ["external_id", "release_id", "distance", "correct"]
+    columns += [c for c in ("match_probability",) if c in links.columns]
+    return links[columns].to_csv(index=False, float_format="%.12g")
 
 
 def mass_attack(

@@ -24,8 +24,8 @@ from attack.report.terminal import render_summary
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-#: Columns of ``AttackResult.links``, one row per linked external record; the Fellegi–Sunter
-#: intruder's links add ``match_probability`` (the distance intruder's are in the figures only).
+#: Columns of ``AttackResult.links``, one row per linked external record; every intruder's links
+#: add ``match_probability`` (docs/method/intruder-confidence.md).
 LINK_COLUMNS = ("external_id", "release_id", "distance", "n_best", "correct")
 
 
