@@ -211,6 +211,7 @@ LINK = stack(
     click.option("--json", "json_path", type=FILE, help="Write the result as JSON."),
     click.option("--html", "html_path", type=FILE, help="Write a self-contained HTML report."),
     click.option("--matches", "matches_path", type=FILE, help="Write record-level links (confidential)."),
+    click.option("--explain", is_flag=True, help="Add the attribution of the re-identification rate to the keys (Shapley values; re-links with every subset of the keys) to the JSON."),
 )
 
 

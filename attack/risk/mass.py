@@ -35,6 +35,7 @@ from attack.linkage.engines import Engine
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.link import Links, link
 from attack.linkage.settings import Linkage
+from attack.risk.attribution import explain_attack
 from attack.risk.evaluation import score
 from attack.risk.frequency import frequency_risk
 from attack.risk.learned import describe, held_out, learned_linkage, training_split
@@ -312,6 +313,7 @@ def mass_attack(
     progress: bool = False,
     name: str | None = None,
     reading: ReadOptions | None = None,
+    explain: bool = False,
 ) -> AttackResult:
     """Link ``external`` to ``release`` as a rational intruder would and score the attack.
 
@@ -338,6 +340,9 @@ def mass_attack(
     mapping of its fields) and ``progress`` (a progress bar over the blocks) never change a
     figure. ``reading`` (``attack.io.readers.ReadOptions``: separator, decimal mark,
     encoding, sheet, missing-value codes, code columns) applies to every path given.
+    ``explain`` adds ``figures["attribution"]`` (the Shapley value of each key in the
+    re-identification rate, summing to it) and ``figures["explanation"]`` (the method, the
+    leave-one-key-out changes and the failing cells' attributions; docs/method/attribution.md).
 
     Settings are checked before any file is read; bad ones raise ``attack.InputError``
     naming the argument.
@@ -367,7 +372,12 @@ def mass_attack(
         original_id=original_id if has_original else None,
     )
     require_codes([data.external, data.release, data.original])
-    return run_attack(data, linkage, evaluation, name=name, engine=solve)
+    result = run_attack(data, linkage, evaluation, name=name, engine=solve)
+    if not explain:
+        return result
+    explained = explain_attack(data, linkage, evaluation, engine=solve)
+    return replace(result, figures={**result.figures, "attribution": dict(explained.shares),
+                                    "explanation": explained.to_dict()})
 
 
 def attack_specs(
