@@ -802,6 +802,8 @@ def _settings_tables(result: Mapping[str, Any]) -> list[tuple[str, ReportTable]]
 
 def _run_context(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_count: int) -> dict:
     """What the template shows of one run: tables, plots with captions, notes."""
+    from attack.report.attribution import attribution_context
+
     r = run["result"]
     tau = float(r["tau"])
     gammas = _gammas(r)
@@ -840,6 +842,7 @@ def _run_context(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_
         "summary": _summary_table(r), "figures": figures,
         "cells": _cell_table(r, detailed=True, min_count=min_count), "cell_notes": notes,
         "settings": _settings_tables(r),
+        "attribution": attribution_context(r, f"r{index}a", min_count),
     }
 
 
