@@ -31,18 +31,18 @@ def main() -> None:
 @options.talk
 @options.reading
 def link_command(external_path: Path, release_path: Path, original_path: Path | None, json_path: Path | None,
-                 html_path: Path | None, matches_path: Path | None, engine: dict, say: options.Say,
-                 reading: attack.ReadOptions, **settings: Any) -> bool:
+                 html_path: Path | None, matches_path: Path | None, records_path: Path | None, engine: dict,
+                 say: options.Say, reading: attack.ReadOptions, **settings: Any) -> bool:
     """Link an external file to a release and score the attack.
 
     Exit status: 0 when every cell's disclosure risk is below τ, 1 when the verdict is NOT
     PASSED, 2 for a usage or input error."""
     inputs = [external_path, release_path, original_path]
-    app.guard([json_path, html_path, matches_path], inputs)
+    app.guard([json_path, html_path, matches_path, records_path], inputs)
     result = attack.mass_attack(external_path, release_path, original=original_path, engine=engine,
                                 progress=not say.quiet, name=f"{external_path.name} against {release_path.name}",
-                                reading=reading, **app.given(settings))
-    return app.emit(result, json_path, html_path, matches_path, say=say, inputs=inputs)
+                                reading=reading, records=records_path is not None, **app.given(settings))
+    return app.emit(result, json_path, html_path, matches_path, say=say, inputs=inputs, records_path=records_path)
 
 
 @main.command("run")
@@ -50,8 +50,8 @@ def link_command(external_path: Path, release_path: Path, original_path: Path | 
 @options.engine
 @options.talk
 def run_command(scenario_path: Path, json_path: Path | None, html_path: Path | None, matches_path: Path | None,
-                certificate_path: Path | None, sign_path: Path | None, passphrase_env: str | None,
-                engine: dict, say: options.Say) -> bool:
+                records_path: Path | None, certificate_path: Path | None, sign_path: Path | None,
+                passphrase_env: str | None, engine: dict, say: options.Say) -> bool:
     """Run the attack described by a scenario file (TOML) and certify the result; the options
     override the file's [engine] table.
 
@@ -60,19 +60,20 @@ def run_command(scenario_path: Path, json_path: Path | None, html_path: Path | N
     scenario = attack.load_scenario(scenario_path)
     key = None if sign_path is None else attack.load_private_key(sign_path, attack.passphrase_from_env(passphrase_env))
     if isinstance(scenario, attack.SyntheticScenario):
-        if matches_path:
-            raise attack.InputError("--matches applies to linkage scenarios; a synthetic release has no links")
+        if matches_path or records_path:
+            raise attack.InputError("--matches and --records apply to linkage scenarios; a synthetic release has no links")
         return synthetic_data.run(scenario, json_path, html_path, certificate_path, key, say.quiet)
     json_path = json_path or scenario.outputs.get("json")
     html_path = html_path or scenario.outputs.get("html")
     matches_path = matches_path or scenario.outputs.get("matches")
+    records_path = records_path or scenario.outputs.get("records")
     certificate = attack.certificate_path(scenario, json_path, certificate_path)
     inputs = scenario.input_paths()
-    app.guard([*app.certificate_paths(certificate), json_path, html_path, matches_path], inputs)
-    result = scenario.run(engine=engine, progress=not say.quiet)
+    app.guard([*app.certificate_paths(certificate), json_path, html_path, matches_path, records_path], inputs)
+    result = scenario.run(engine=engine, progress=not say.quiet, records=records_path is not None)
     sealed = result.certificate(certificate.parent, key=key)
     return app.emit(result, json_path, html_path, matches_path, certificate=(certificate, sealed), say=say,
-                    inputs=inputs)
+                    inputs=inputs, records_path=records_path)
 
 
 @main.command("verify")

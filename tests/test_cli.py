@@ -977,3 +977,18 @@ def test_every_command_that_prints_a_summary_can_be_quiet(tmp_path, data) -> Non
                                         str(data["release"]), "--code", "wz", "--quiet"])
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
+
+
+def test_records_file_of_link_and_run(tmp_path, data) -> None:
+    records = tmp_path / "records.csv"
+    result = invoke(base_args(data) + FIXTURE_EVAL + ["--records", records, "--json", tmp_path / "r.json"])
+    assert result.exit_code == 1, result.output
+    assert stat.S_IMODE(records.stat().st_mode) == 0o600 and str(records) in result.stderr
+    table = pd.read_csv(records)
+    assert len(table) == len(RELEASE) and int(table["any: reidentified"].sum()) == 3  # the fixture's 3 hits
+    assert "margin" not in (tmp_path / "r.json").read_text()  # the JSON stays aggregate
+    scenario = write_scenario(tmp_path, SCENARIO.format(method="greedy") + 'records = "out/records.csv"\n')
+    assert invoke(["run", scenario]).exit_code == 1
+    written = scenario.parent / "out" / "records.csv"
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600
+    assert pd.read_csv(written)["any: reidentified"].sum() == 3

@@ -211,6 +211,7 @@ LINK = stack(
     click.option("--json", "json_path", type=FILE, help="Write the result as JSON."),
     click.option("--html", "html_path", type=FILE, help="Write a self-contained HTML report."),
     click.option("--matches", "matches_path", type=FILE, help="Write record-level links (confidential)."),
+    click.option("--records", "records_path", type=FILE, help="Write the risk of every release record (confidential, owner-only): re-identified, match probability, margin to the runner-up, frequency risk, targets disclosed within γ."),
     click.option("--explain", is_flag=True, help="Add the attribution of the re-identification rate to the keys (Shapley values; re-links with every subset of the keys) to the JSON."),
 )
 
@@ -220,6 +221,7 @@ RUN = stack(
     click.option("--json", "json_path", type=FILE, help="Override the scenario's JSON output."),
     click.option("--html", "html_path", type=FILE, help="Override the scenario's HTML output."),
     click.option("--matches", "matches_path", type=FILE, help="Write record-level links (confidential)."),
+    click.option("--records", "records_path", type=FILE, help="Write the risk of every release record (confidential, owner-only)."),
     click.option("--certificate", "certificate_path", type=FILE, help="Where the certificate goes (default: beside the JSON, or reports/)."),
     click.option("--sign", "sign_path", type=FILE, help="Sign the certificate with this Ed25519 private key (from attack keygen)."),
     click.option("--passphrase-env", metavar="VAR", help="Environment variable holding the private key's passphrase."),

@@ -191,6 +191,10 @@ class AttackResult:
     units:
         Record-level outcome per verifiable external record (unit, cell, correct; in memory
         only), for the maximum over intruders of a scenario run.
+    records:
+        Record-level outcome per release record (``attack.risk.records.RECORD_COLUMNS``,
+        disclosed targets per γ, frequency risk; in memory only), when asked for
+        (``mass_attack(records=True)``).
     passed, tau:
         The verdict (every cell's disclosure risk below τ for every γ) and τ.
     n_external, n_verifiable, n_correct, reidentification_rate:
@@ -209,6 +213,7 @@ class AttackResult:
     timings: Mapping[str, float] = field(default_factory=dict, repr=False)
     inputs: tuple[str, ...] = field(default=(), repr=False)
     units: pd.DataFrame | None = field(default=None, repr=False)
+    records: pd.DataFrame | None = field(default=None, repr=False)
     passed: bool = field(init=False)
     tau: float = field(init=False)
     n_external: int = field(init=False)

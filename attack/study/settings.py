@@ -118,6 +118,7 @@ class Output(SettingsTable):
     html: str | None = None
     matches: str | None = None
     certificate: str | None = None
+    records: str | None = None
 
 
 class Combine(SettingsTable):
