@@ -16,18 +16,18 @@ rates-alone runs), the peak resident memory and the load average.
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import resource
 import time
 
 from bench_scale import synthetic
 
+from attack.io.writers import table_content
 from attack.linkage.blocking import Block
 from attack.linkage.keys import Metric
 from attack.linkage.settings import Linkage
 from attack.risk.mass import AttackInput, run_attack
-from attack.risk.records import records_csv, records_table
+from attack.risk.records import records_table
 from attack.risk.settings import Evaluation
 
 
@@ -53,11 +53,10 @@ def main() -> None:
     rates_2, _ = attack(args.units, False)
     start = time.process_time()
     table = records_table([("intruder", result.records)])
-    buffer = io.BytesIO()
-    table.to_parquet(buffer, index=False)
+    table_content(table, "records.parquet")
     parquet = time.process_time() - start
     start = time.process_time()
-    records_csv(table)
+    table_content(table, "records.csv")
     csv = time.process_time() - start
     rates = (rates_1 + rates_2) / 2
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20

@@ -32,7 +32,7 @@ from attack.linkage.link import Links
 from attack.risk.evaluation import _usefulness as usefulness  # the scoring's rule, not a copy
 from attack.risk.settings import Evaluation
 
-__all__ = ["RECORD_COLUMNS", "record_outcomes", "records_csv", "records_table", "runner_up"]
+__all__ = ["RECORD_COLUMNS", "record_outcomes", "records_table", "runner_up"]
 
 #: Columns of one intruder's outcome per release record (``record_outcomes``), before the
 #: ``disclosed γ=…`` columns, one per γ, and ``frequency_risk`` where the keys are categorical.
@@ -106,18 +106,18 @@ def record_outcomes(links: Links, external_ids: np.ndarray, release: Table, rele
     truth_rows = (release_row if truth_ids is release_ids
                   else pd.Index(truth_ids).get_indexer(release_ids[release_row]))
     useful, _ = usefulness(release, truth, truth_rows, release_row, hit & (truth_rows >= 0), targets, spec)
-    table = pd.DataFrame({
-        "release_id": release_ids, "linked": np.zeros(n_release, dtype=bool), "reidentified": np.zeros(n_release, dtype=bool),
-        "match_probability": np.full(n_release, np.nan), "margin": np.full(n_release, np.nan)})
-    table.loc[release_row, "linked"] = True
-    table.loc[release_row, "reidentified"] = hit
-    table.loc[release_row, "match_probability"] = probability[chosen]
-    table.loc[release_row, "margin"] = runner_up(links)[chosen] - links.distance[chosen]
+    columns: dict[str, object] = {"release_id": release_ids}
+    for name, values, empty in (("linked", True, False), ("reidentified", hit, False),
+                                ("match_probability", probability[chosen], np.nan),
+                                ("margin", runner_up(links)[chosen] - links.distance[chosen], np.nan)):
+        column = np.full(n_release, empty)
+        column[release_row] = values
+        columns[name] = column
     for g, gamma in enumerate(spec.gammas):
-        table[f"disclosed γ={gamma.label}"] = _joined(useful[g], targets, release_row, n_release)
+        columns[f"disclosed γ={gamma.label}"] = _joined(useful[g], targets, release_row, n_release)
     if frequency is not None:
-        table["frequency_risk"] = frequency
-    return table
+        columns["frequency_risk"] = frequency
+    return pd.DataFrame(columns)
 
 
 def _joined(flags: np.ndarray, names: Sequence[str], rows: np.ndarray, n: int) -> pd.Categorical:
@@ -187,8 +187,3 @@ def records_table(outcomes: Sequence[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
     if frequency:
         columns["any: frequency_risk"] = np.max(np.column_stack(frequency), axis=1)
     return pd.DataFrame(columns)
-
-
-def records_csv(table: pd.DataFrame) -> str:
-    """The per-record risk table as CSV (confidential: write it owner-only, on request)."""
-    return table.to_csv(index=False, float_format="%.12g")

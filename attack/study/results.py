@@ -18,6 +18,7 @@ from attack.io.writers import (
     certificate_paths,
     check_outputs,
     json_file,
+    record_file,
     write_files_atomic,
 )
 from attack.report.attack import render_html, render_markdown
@@ -25,7 +26,7 @@ from attack.report.certificate import render_html as render_certificate
 from attack.report.notebook import figures_of, one_line, result_html
 from attack.report.terminal import render_summary
 from attack.risk.mass import matches_csv
-from attack.risk.records import records_csv, records_table
+from attack.risk.records import records_table
 from attack.risk.results import (
     AttackResult,
     CombinedRisk,
@@ -277,7 +278,7 @@ def write_outputs(
             raise InputError("--matches writes the links of one intruder; this scenario has several")
         files[Path(matches)] = (matches_csv(runs[0].links), OWNER_ONLY)
     if records is not None:
-        files[Path(records)] = (records_csv(release_records(result)), OWNER_ONLY)
+        files[Path(records)] = record_file(release_records(result), records)
     return write_files_atomic(files, inputs)
 
 
