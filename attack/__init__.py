@@ -112,6 +112,11 @@ _LAZY = {
     "UtilityProfile": ("attack.utility.profile", "UtilityProfile"),
     "ml_utility": ("attack.utility.ml", "ml_utility"),
     "MlUtility": ("attack.utility.ml", "MlUtility"),
+    **{name: ("attack.risk.attribution", name) for name in ("Attribution", "CellAttribution", "explain_attack")},
+    **{name: ("attack.risk.records", name) for name in ("record_outcomes", "records_table")},
+    "release_records": ("attack.study.results", "release_records"),
+    **{name: ("attack.study.remedy", name) for name in ("remedy", "remedy_table", "RemedyResult", "RemedyRound")},
+    "AttackInput": ("attack.risk.mass", "AttackInput"),
 }
 
 
@@ -154,6 +159,8 @@ __all__ = [
     "render_report", "report_path", "RenderedReport",
     "generate_keypair", "load_private_key", "passphrase_from_env", "protection_listing", "protection_methods",
     "TuneResult", "UtilityProfile",
+    "Attribution", "CellAttribution", "explain_attack", "record_outcomes", "records_table", "release_records",
+    "remedy", "remedy_table", "RemedyResult", "RemedyRound", "AttackInput",
 ]
 
 

@@ -291,6 +291,13 @@ TUNE = stack(
 )
 
 
+REMEDY = stack(
+    click.argument("scenario_path", type=FILE),
+    click.option("--json", "json_path", type=FILE, help="Where the remedy's results go (aggregates only)."),
+    out_option("release_path", "Where the remedied release goes (owner-only; default: [remedy] release)."),
+)
+
+
 UTILITY = stack(
     click.option("--original", "original_path", required=True, type=FILE, help="The confidential original."),
     click.option("--release", "release_path", required=True, type=FILE, help="The candidate release."),
