@@ -8,9 +8,9 @@ the variables the attribution names:
 
 1. attack the release (every intruder of the scenario, records kept);
 2. stop when the scenario passes (every cell below τ on the measure it decides on);
-3. in every failing cell, choose the re-identified records to treat: twice the share
-   ``1 − τ / P_c`` of them, plus one (``OVERSHOOT``: a treated link breaks only with some
-   probability), those with the smallest margin to the runner-up first
+3. in every failing cell, choose the re-identified records to treat: the share
+   ``1 − τ / P_c`` of them, plus one, raised by half of it for every earlier round the cell
+   failed (``OVERSHOOT``: a treated link breaks only with some probability), those with the smallest margin to the runner-up first
    (the links the least change breaks), and move each one step up the ladder of values;
 4. rebuild the release from the base: each treated record takes, on the variables the
    attribution names, its values in the uniform candidate of its step (the whole base protected
@@ -51,9 +51,10 @@ from attack.study.scenario import Scenario
 from attack.study.settings import Remedy
 from attack.study.tuning import Candidate, _utility, tune, tune_table
 
-#: How many more records a round treats than the share ``1 − τ/P`` a failing cell must lose:
-#: a treated link breaks only with some probability, and a broken one may be replaced.
-OVERSHOOT = 2.0
+#: How much the number of records a round treats in a failing cell grows, beyond the share
+#: ``1 − τ/P`` it must lose, with every earlier round the cell failed: a treated link breaks only
+#: with some probability, and a broken one may be replaced.
+OVERSHOOT = 0.5
 
 __all__ = ["Remedy", "RemedyResult", "RemedyRound", "remedy", "remedy_table"]
 
@@ -223,6 +224,7 @@ def remedy(scenario: Scenario, table: Remedy | Mapping | None = None, *,
     cells, labels = _cells_of(scenario, base, base_id, truth, truth_id)
     outcome: ScenarioResult | None = None
     candidates: dict[int, pd.DataFrame] = {}
+    failed: dict[str, int] = {}
 
     def ladder(step: int) -> pd.DataFrame:
         if step not in candidates:
@@ -248,7 +250,7 @@ def remedy(scenario: Scenario, table: Remedy | Mapping | None = None, *,
             break
         if variables is None:
             variables = _attributed(scenario, current, base_id, spec.columns, engine)
-        treat = _to_treat(failing, cells, labels, hit, records, level, len(spec.values), tau)
+        treat = _to_treat(failing, cells, labels, hit, records, level, len(spec.values), tau, failed)
         level[treat] += 1
         rounds.append(RemedyRound(**summary, n_treated=int(treat.size), n_records_protected=int((level >= 0).sum())))
         if say:
@@ -298,9 +300,11 @@ def _label(cell: Mapping[str, str]) -> str:
 
 
 def _to_treat(failing: list[Mapping[str, Any]], cells: np.ndarray, labels: list[str], hit: np.ndarray,
-              records: pd.DataFrame, level: np.ndarray, n_values: int, tau: float) -> np.ndarray:
-    """Rows to move one step up: per failing cell, ``OVERSHOOT`` times the share ``1 − τ/P``
-    (plus one) of its re-identified records that can still be treated, smallest margin first."""
+              records: pd.DataFrame, level: np.ndarray, n_values: int, tau: float,
+              failed: dict[str, int]) -> np.ndarray:
+    """Rows to move one step up: per failing cell, the share ``(1 + OVERSHOOT·r)(1 − τ/P)``
+    (plus one) of its re-identified records that can still be treated, smallest margin first;
+    ``r`` counts the earlier rounds in which the cell failed (``failed``, updated)."""
     margins = np.column_stack([records[c].to_numpy(dtype=float) for c in records.columns
                                if c.endswith(": margin") and not c.startswith("any:")])
     margin = np.nanmin(np.where(hit[:, None], margins, np.inf), axis=1)  # the most certain intruder's doubt
@@ -312,7 +316,10 @@ def _to_treat(failing: list[Mapping[str, Any]], cells: np.ndarray, labels: list[
             continue
         risk = max(r for r in cell["disclosure_risk"].values() if r is not None)
         rows = np.flatnonzero((cells == index) & hit & (level < n_values - 1))
-        need = min(rows.size, math.ceil(OVERSHOOT * rows.size * (1.0 - tau / risk)) + 1) if risk > 0 else 0
+        label = _label(cell["cell"])
+        share = (1.0 + OVERSHOOT * failed.get(label, 0)) * (1.0 - tau / risk) if risk > 0 else 0.0
+        failed[label] = failed.get(label, 0) + 1
+        need = min(rows.size, math.ceil(share * rows.size) + 1) if risk > 0 else 0
         chosen.append(rows[np.argsort(margin[rows], kind="stable")[:need]])
     return np.unique(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.int64)
 
