@@ -46,13 +46,16 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     )
     from attack.linkage.truth import TruthResult, link_names
     from attack.protect.catalogue import Protected
+    from attack.risk.attribution import Attribution, CellAttribution, explain_attack
     from attack.risk.frequency import FrequencyRisk, frequency_risk
-    from attack.risk.mass import mass_attack
+    from attack.risk.mass import AttackInput, mass_attack
+    from attack.risk.records import record_outcomes, records_table
     from attack.risk.results import AttackResult
     from attack.study.demo import DemoResult, demo_scenario, run_demo
     from attack.study.outputs import certificate_path, tune_paths
+    from attack.study.remedy import RemedyResult, RemedyRound, remedy, remedy_table
     from attack.study.report_files import RenderedReport, render_report, report_path
-    from attack.study.results import ScenarioResult, write_outputs
+    from attack.study.results import ScenarioResult, release_records, write_outputs
     from attack.study.scenario import Scenario
     from attack.study.schema import json_schema
     from attack.study.signing import generate_keypair, load_private_key, passphrase_from_env

@@ -25,6 +25,7 @@ from attack.report.attack import (
     MIN_CELL_COUNT,
     PLOT_RC,
     ReportTable,
+    attribution_context,
     fmt_num,
     risk_by_gamma_figure,
     risk_heatmap_figure,
@@ -211,7 +212,7 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
                            f"{releases[-1]} with the highest cell risk); colours diverge at τ = {tau:g}.",
                 "method": _METHOD["risk"]})
 
-    keys = _attribution_section(runs)
+    key_risk = _attribution_section(runs)
     criteria = _BoardSection("criteria", "The three criteria of the Article 29 Working Party (Opinion 05/2014)")
     single = document.get("single_attack")
     frequency = any(r["result"].get("frequency_risk") for r in runs)
@@ -230,13 +231,11 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
          "statistics or models) was NOT TESTED"],
     ])))
     criteria.method = (_METHOD["single"] if single else _METHOD["risk"], "what each measure covers")
-    return passed, _headline(passed, document, kind), [data, intruders, risk, *keys, criteria]
+    return passed, _headline(passed, document, kind), [data, intruders, risk, *key_risk, criteria]
 
 
 def _attribution_section(runs: Sequence[Mapping[str, Any]]) -> list[_BoardSection]:
     """The key variables that carry the risk, for each attack explained (``attack link --explain``)."""
-    from attack.report.attribution import attribution_context
-
     section = _BoardSection("keys", "Key variables that carry the risk",
                             method=(_METHOD["attribution"], "Shapley values over the keys"))
     for i, r in enumerate(runs):

@@ -29,6 +29,7 @@ from attack.io.readers import id_column
 from attack.linkage.link import link
 from attack.linkage.settings import Linkage
 from attack.report.notebook import one_line, result_html
+from attack.risk.attack_options import code_columns, solve_options
 from attack.risk.evaluation import score
 from attack.risk.settings import Evaluation
 
@@ -177,8 +178,6 @@ def explain_attack(
     ``data`` is an ``attack.risk.mass.AttackInput``. Exact Shapley values up to
     ``MAX_EXACT_KEYS`` keys; above, ``permutations`` seeded random orders (``seed``).
     """
-    from attack.risk.mass import code_columns, solve_options
-
     if linkage.learn_weights is not None:
         raise InputError("the attribution re-links with subsets of the keys and is not defined for learned "
                          "weights; drop learn_weights to explain the attack", field="learn_weights")
@@ -227,8 +226,11 @@ def explain_attack(
 
     shares, loo, error = attribute(lambda mask: worth(mask)[0])
     cells = []
+    def cell_risk(c: int, gamma: str) -> Callable[[int], float]:
+        return lambda mask: worth(mask)[1][c][gamma]
+
     for c, gamma in failing:
-        c_shares, c_loo, _ = attribute(lambda mask, c=c, gamma=gamma: worth(mask)[1][c][gamma])
+        c_shares, c_loo, _ = attribute(cell_risk(c, gamma))
         cells.append(CellAttribution(
             cell=dict(full_cells[c]["cell"]), gamma=gamma, n_verifiable=int(full_cells[c]["n_verifiable"]),
             disclosure_risk=float(risks[c][gamma]), shares=dict(zip(labels, c_shares, strict=True)),

@@ -32,9 +32,9 @@ from attack.io.readers import (
 )
 from attack.io.writers import files_read
 from attack.linkage.engines import Engine
-from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.link import Links, link
 from attack.linkage.settings import Linkage
+from attack.risk.attack_options import code_columns, solve_options
 from attack.risk.attribution import explain_attack
 from attack.risk.evaluation import score
 from attack.risk.frequency import FrequencyRisk, frequency_risk
@@ -205,18 +205,6 @@ def key_frequency_summary(result: FrequencyRisk) -> dict:
     }
 
 
-def solve_options(engine: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Keyword arguments of ``attack.linkage.link.link`` from engine settings, with the
-    defaults for what they leave open (local engine, all cores, the default memory budget)."""
-    engine = dict(engine or {})
-    return {
-        "engine": engine.get("name") or "local",
-        "jobs": engine.get("jobs"),
-        "scheduler": engine.get("scheduler"),
-        "progress": bool(engine.get("progress", False)),
-        "memory_budget": engine.get("memory_budget") or DEFAULT_MEMORY_BUDGET,
-    }
-
 
 def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray) -> pd.DataFrame:
     """The record-level links, one row per linked external record (``LINK_COLUMNS``)."""
@@ -271,11 +259,6 @@ def check_columns(data: AttackInput, linkage: Linkage, evaluation: Evaluation) -
                 raise InputError(f"a {what} may not be {hidden[column]}: the intruder does not know it",
                                  field="keys" if what == "key" else "block", column=column)
 
-
-def code_columns(linkage: Linkage) -> list[str]:
-    """Release columns the intruder treats as codes (non-metric keys, unbinned blocking keys)."""
-    keys = [c for k in linkage.keys if k.reads_codes for c in k.columns]
-    return keys + [b.name for b in linkage.blocks if b.bins is None]
 
 
 def needed_columns(

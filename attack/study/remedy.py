@@ -33,6 +33,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -243,18 +244,18 @@ def remedy(scenario: Scenario, table: Remedy | Mapping | None = None, *,
         hit = records["any: reidentified"].to_numpy()
         failing = [c for c in judged if not c["passed"]]
         risks = [r for c in judged for r in c["disclosure_risk"].values() if r is not None]
-        summary = dict(round=number, passed=bool(outcome.passed), n_failing_cells=len(failing),
-                       max_cell_risk=max(risks) if risks else 0.0, n_reidentified=int(hit.sum()))
+        round_of = partial(RemedyRound, number, bool(outcome.passed), len(failing), max(risks) if risks else 0.0,
+                           int(hit.sum()))
         if outcome.passed:
-            rounds.append(RemedyRound(**summary, n_treated=0, n_records_protected=int((level >= 0).sum())))
+            rounds.append(round_of(0, int((level >= 0).sum())))
             break
         if variables is None:
             variables = _attributed(scenario, current, base_id, spec.columns, engine)
         treat = _to_treat(failing, cells, labels, hit, records, level, len(spec.values), tau, failed)
         level[treat] += 1
-        rounds.append(RemedyRound(**summary, n_treated=int(treat.size), n_records_protected=int((level >= 0).sum())))
+        rounds.append(round_of(int(treat.size), int((level >= 0).sum())))
         if say:
-            say(f"round {number}: {len(failing)} failing cells, max risk {summary['max_cell_risk']:.4f}; "
+            say(f"round {number}: {len(failing)} failing cells, max risk {rounds[-1].max_cell_risk:.4f}; "
                 f"treating {treat.size} records")
         if treat.size == 0:
             break

@@ -265,7 +265,7 @@ def write_outputs(
     """
     check_outputs([*(certificate_paths(certificate[0]) if certificate else []), json, html, matches, records],
                   inputs)
-    files: dict[Path, tuple[str, int | None]] = {}
+    files: dict[Path, tuple[str | bytes, int | None]] = {}
     if certificate is not None:
         files.update(certificate_files(*certificate))
     if json is not None:
