@@ -109,7 +109,7 @@ def test_faithfulness_on_fifty_generated_scenarios() -> None:
     any other single key in at least 90 % of 50 generated scenarios."""
     faithful = 0
     for seed in range(50):
-        data, linkage = scenario(seed)
+        data, linkage = scenario(seed, n=150, n_keys=3)
         explained = explain_attack(data, linkage, Evaluation.of(tau=0.5, targets=["w"]))
         assert abs(math.fsum(explained.shares.values()) - explained.reidentification_rate) <= 1e-9
         faithful += explained.leave_one_out[explained.largest] >= max(explained.leave_one_out.values()) - 1e-12

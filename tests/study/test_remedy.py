@@ -21,7 +21,7 @@ title = "remedy test"
 release = {{ demo = "formal" }}
 original = {{ demo = "original" }}
 external = {{ demo = "worst_case" }}
-demo = {{ n_units = 800, seed = 2 }}
+demo = {{ n_units = 500, seed = 2 }}
 [linkage]
 method = "greedy"
 block = ["nace:prefix=2"]
@@ -58,7 +58,7 @@ def test_remedy_passes_with_less_loss_than_the_best_uniform_setting(outcome) -> 
     assert outcome.il1s < outcome.uniform.utility["il1s"]
     assert outcome.lower_loss_than_uniform is True
     # the remedy treated only records it re-identified, one step at a time
-    assert sum(outcome.records_by_value.values()) <= 800
+    assert sum(outcome.records_by_value.values()) <= 500
     doc = outcome.to_dict()
     json.dumps(doc)
     assert doc["information_loss"] == {"measure": "IL1s", "value": outcome.il1s}
@@ -81,7 +81,7 @@ def test_cli_writes_json_and_owner_only_release(tmp_path) -> None:
     assert stat.S_IMODE((tmp_path / "remedied.csv").stat().st_mode) == 0o600
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["passed"] is True and doc["uniform"] is None and doc["uniform_compared"] is False
-    assert len(pd.read_csv(tmp_path / "remedied.csv")) == 800
+    assert len(pd.read_csv(tmp_path / "remedied.csv")) == 500
 
 
 def test_bad_tables() -> None:
