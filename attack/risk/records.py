@@ -129,7 +129,13 @@ def _joined(flags: np.ndarray, names: Sequence[str], rows: np.ndarray, n: int) -
         patterns, inverse = np.unique(flags, axis=0, return_inverse=True)
     else:
         packed = flags.astype(np.int64) @ (np.int64(1) << np.arange(k, dtype=np.int64))
-        present, inverse = np.unique(packed, return_inverse=True)
+        if k <= 20:  # few patterns: count them instead of sorting a million codes
+            present = np.flatnonzero(np.bincount(packed, minlength=1))
+            lookup = np.zeros(int(present[-1]) + 1 if present.size else 1, dtype=np.int64)
+            lookup[present] = np.arange(present.size)
+            inverse = lookup[packed]
+        else:
+            present, inverse = np.unique(packed, return_inverse=True)
         patterns = (present[:, None] >> np.arange(k)) & 1 == 1
     return _categorical([";".join(n for n, on in zip(names, p, strict=True) if on) for p in patterns],
                         inverse.reshape(-1), rows, n)

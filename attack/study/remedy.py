@@ -148,10 +148,10 @@ class RemedyResult:
     def _repr_html_(self) -> str:
         return result_html("The least change that passes", self.passed, self._facts(), self.table())
 
-    def to_markdown(self, title: str = "attack remedy") -> str:
+    def to_markdown(self, title: str = "attack remedy: the least change that passes") -> str:
         """The summary ``attack remedy`` prints: verdict, the rounds, the remedy beside the
         best uniform setting."""
-        lines = [f"# {title}: the least change that passes", "",
+        lines = [f"# {title}", "",
                  f"**{'PASSED' if self.passed else 'NOT PASSED'}** after {len(self.rounds)} rounds of attack and "
                  f"remedy ({self.method}, {self.parameter} = {', '.join(map(repr, self.values))}, seed {self.seed}; "
                  f"variables {', '.join(self.variables)}; τ = {self.tau:g}).", "",
