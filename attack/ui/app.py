@@ -164,6 +164,8 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
         env: dict[str, str] = {}
         if form.get("kind") == "tune":
             arguments, outputs = jobs.tune_arguments(s.path, folder)
+        elif form.get("kind") == "remedy":
+            arguments, outputs = jobs.remedy_arguments(s.path, folder)
         else:
             key_text = str(form.get("key") or "").strip()
             key = None if not key_text else (s.path.parent / Path(key_text).expanduser())

@@ -174,6 +174,13 @@ def tune_arguments(scenario: Path, folder: Path) -> tuple[list[str], dict[str, P
     return ["tune", str(scenario), "--json", str(outputs["json"]), "--html", str(outputs["html"])], outputs
 
 
+def remedy_arguments(scenario: Path, folder: Path) -> tuple[list[str], dict[str, Path]]:
+    """The ``attack remedy`` command of a UI run and the file it writes into ``folder`` (the JSON,
+    aggregates only; the remedied release only where the scenario's [remedy] table names it)."""
+    outputs = {"json": folder / f"{scenario.stem}.remedy.json"}
+    return ["remedy", str(scenario), "--json", str(outputs["json"])], outputs
+
+
 def verify_arguments(certificate: Path, public_key: Path | None, mode: str) -> list[str]:
     """The ``attack verify`` command: ``mode`` is offline, inputs (the default) or rerun."""
     arguments = ["verify", str(certificate)]

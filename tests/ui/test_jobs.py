@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attack.ui.jobs import Job, run_arguments, verify_arguments
+from attack.ui.jobs import Job, remedy_arguments, run_arguments, verify_arguments
 
 
 def test_progress_messages_and_error_from_stderr():
@@ -30,3 +30,9 @@ def test_the_commands_are_the_command_lines():
                               "--passphrase-env", "ATTACK_UI_PASSPHRASE"]
     assert verify_arguments(Path("c.json"), None, "offline") == ["verify", "c.json", "--offline"]
     assert verify_arguments(Path("c.json"), Path("p.pem"), "inputs") == ["verify", "c.json", "--public-key", "p.pem"]
+
+
+def test_the_remedy_command_writes_its_json_into_the_folder():
+    arguments, outputs = remedy_arguments(Path("/d/s.toml"), Path("/o"))
+    assert arguments == ["remedy", "/d/s.toml", "--json", "/o/s.remedy.json"]
+    assert outputs == {"json": Path("/o/s.remedy.json")}
