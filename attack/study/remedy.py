@@ -19,9 +19,12 @@ the variables the attribution names:
 5. repeat; a record already at the strongest value is not treated further, and when no record
    of a failing cell can be treated the remedy stops, NOT PASSED.
 
-The variables are the key columns with a positive Shapley value in the failing cells' disclosure
-risk (``attack.risk.attribution``, summed over intruders and cells), among the tune table's
-columns; ``variables`` in ``[remedy]`` names them instead. The declared information loss is
+The variables are the tune table's columns without the keys that carry none of the failing
+cells' disclosure risk: a key stays when its Shapley value in the failing cells' P_γ
+(``attack.risk.attribution``, summed over intruders and cells) is positive, every other column
+(a target, whose released values the intruder learns) stays; when no record of a failing cell
+can be stepped up any more, the dropped keys are added back. ``variables`` in ``[remedy]`` names
+them instead (and is never widened). The declared information loss is
 IL1s over the tune table's utility variables (docs/method/utility.md), with the utility profile
 beside it; the best uniform setting of ``attack tune`` for the same τ is reported alongside when
 ``compare`` is on. The procedure is greedy: it reports the change it made, not a proven minimum.
@@ -258,7 +261,12 @@ def remedy(scenario: Scenario, table: Remedy | Mapping | None = None, *,
             say(f"round {number}: {len(failing)} failing cells, max risk {rounds[-1].max_cell_risk:.4f}; "
                 f"treating {treat.size} records")
         if treat.size == 0:
-            break
+            wider = [c for c in spec.columns if c not in variables]
+            if settings.variables or not wider:
+                break
+            variables += wider  # the kept variables alone cannot do it: the dropped keys too
+            if say:
+                say(f"round {number}: no record left to treat on the keys; widening to {', '.join(variables)}")
         current = _rebuilt(base, level, ladder, variables)
     assert outcome is not None
     utility = _utility(truth, truth_id, current, base_id, spec)
@@ -327,17 +335,21 @@ def _to_treat(failing: list[Mapping[str, Any]], cells: np.ndarray, labels: list[
 
 def _attributed(scenario: Scenario, release: pd.DataFrame, release_id: str, columns: list[str],
                 engine: Mapping[str, Any] | None) -> list[str]:
-    """Key columns with a positive summed attribution in the failing cells' P_γ, over intruders,
-    among ``columns`` (all of ``columns`` when none is named)."""
+    """The tune ``columns`` the remedy changes: every column that is not an intruder's key (the
+    targets, whose released values the intruder learns), and the keys with a positive summed
+    attribution in the failing cells' P_γ, over intruders (all of ``columns`` when that leaves
+    none)."""
     total: dict[str, float] = {}
+    keys: set[str] = set()
     candidate = scenario.with_release(release, release_id)
     for intruder in candidate.intruders:
+        keys.update(c for k in intruder.linkage.keys for c in k.columns)
         data = candidate.load_data(intruder, candidate.sources["release"])
         explained = explain_attack(data, intruder.linkage, candidate.evaluation, engine=engine)
         for cell in explained.cells:
             for key, share in cell.shares.items():
                 total[key] = total.get(key, 0.0) + share
-    named = [k for k, share in sorted(total.items(), key=lambda kv: -kv[1]) if share > 0 and k in columns]
+    named = [c for c in columns if c not in keys or total.get(c, 0.0) > 0]
     return named or list(columns)
 
 
