@@ -106,14 +106,14 @@ class Attribution:
                 f"largest: {self.largest}"]
 
     def __repr__(self) -> str:
-        return one_line("Attribution", True, *self._facts())
+        return one_line("Attribution", None, *self._facts())
 
     def _repr_html_(self) -> str:
         import pandas as pd
 
         table = pd.DataFrame({"key": list(self.keys), "attribution": [self.shares[k] for k in self.keys],
                               "leave_one_out": [self.leave_one_out[k] for k in self.keys]})
-        return result_html("Risk per key variable", True, self._facts(), table)
+        return result_html("Risk per key variable", None, self._facts(), table)
 
 
 def key_labels(linkage: Linkage) -> tuple[str, ...]:

@@ -124,3 +124,11 @@ def test_labels_and_refusals() -> None:
         explain_attack(data, plain.model_copy(update={"learn_weights": 0.5}), Evaluation.of(targets=["w"]))
     with pytest.raises(InputError, match="permutations"):
         explain_attack(data, plain, Evaluation.of(targets=["w"]), permutations=1)
+
+
+def test_typed_result_shows_itself_without_a_verdict() -> None:
+    data, linkage = scenario(5, n=60, n_keys=2)
+    explained = explain_attack(data, linkage, Evaluation.of(tau=0.5, targets=["w"]))
+    assert repr(explained).startswith("Attribution(exact Shapley values over 2 keys")
+    assert "<table" in explained._repr_html_() and "PASSED" not in repr(explained)
+    assert explained.to_dict()["attribution"] == dict(explained.shares)
