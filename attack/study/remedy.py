@@ -25,8 +25,9 @@ cells' disclosure risk: a key stays when its Shapley value in the failing cells'
 (a target, whose released values the intruder learns) stays; when no record of a failing cell
 can be stepped up any more, the dropped keys are added back. ``variables`` in ``[remedy]`` names
 them instead (and is never widened). The declared information loss is
-IL1s over the tune table's utility variables (docs/method/utility.md), with the utility profile
-beside it; the best uniform setting of ``attack tune`` for the same τ is reported alongside when
+IL1s over the tune table's utility variables (docs/method/utility.md), or the number of values
+suppressed for a method of the reduction family (IL1s leaves incomplete rows out), with the
+utility profile beside it; the best uniform setting of ``attack tune`` for the same τ is reported alongside when
 ``compare`` is on. The procedure is greedy: it reports the change it made, not a proven minimum.
 """
 
@@ -45,8 +46,8 @@ from pydantic import ValidationError
 
 from attack.errors import InputError, from_validation
 from attack.io.readers import frame_of, id_column
+from attack.protect.catalogue import METHODS, protect
 from attack.protect.catalogue import _changed as changed_values  # the protection log's count
-from attack.protect.catalogue import protect
 from attack.report.notebook import one_line, result_html
 from attack.risk.attribution import explain_attack
 from attack.risk.evaluation import _cells as cell_codes  # the scoring's cells, not a copy
@@ -111,6 +112,8 @@ class RemedyResult:
     uniform: Candidate | None = field(default=None, repr=False)
     uniform_values_changed: Mapping[str, int] | None = None
     compared: bool = False
+    values_suppressed: int = 0
+    uniform_values_suppressed: int | None = None
 
     @property
     def il1s(self) -> float | None:
@@ -118,12 +121,31 @@ class RemedyResult:
         return self.utility.get("il1s")
 
     @property
-    def lower_loss_than_uniform(self) -> bool | None:
-        """Whether the remedy passes with lower IL1s than the best uniform setting (None when
-        not compared or either has no IL1s; False when the remedy does not pass)."""
-        if self.uniform is None or self.il1s is None or self.uniform.utility.get("il1s") is None:
+    def measure(self) -> str:
+        """The declared information-loss measure: the number of values suppressed for a method
+        of the reduction family (IL1s leaves rows with a missing value out, so it would fall),
+        IL1s otherwise."""
+        return SUPPRESSED if METHODS[self.method].family == "reduction" else "IL1s"
+
+    @property
+    def loss(self) -> float | None:
+        """The remedy's information loss on the declared measure."""
+        return _loss(self.measure, self.utility, self.values_suppressed)
+
+    @property
+    def uniform_loss(self) -> float | None:
+        """The best uniform setting's information loss on the declared measure (None without one)."""
+        if self.uniform is None:
             return None
-        return self.passed and self.il1s < float(self.uniform.utility["il1s"])
+        return _loss(self.measure, self.uniform.utility, self.uniform_values_suppressed)
+
+    @property
+    def lower_loss_than_uniform(self) -> bool | None:
+        """Whether the remedy passes with lower information loss than the best uniform setting
+        (None when not compared or either has no figure; False when the remedy does not pass)."""
+        if self.loss is None or self.uniform_loss is None:
+            return None
+        return self.passed and self.loss < self.uniform_loss
 
     def _facts(self) -> list[str]:
         facts = [f"τ = {self.tau:g}", f"{len(self.rounds)} rounds", f"{sum(self.values_changed.values())} values changed"]
@@ -137,14 +159,16 @@ class RemedyResult:
         return one_line("RemedyResult", self.passed, *self._facts())
 
     def table(self) -> pd.DataFrame:
-        """The remedy beside the best uniform setting: values changed, IL1s, utility checks passed."""
+        """The remedy beside the best uniform setting: values changed, IL1s, the declared
+        information loss (``measure``), utility checks passed."""
         rows = [{"release": "remedy", "passed": self.passed, "values_changed": sum(self.values_changed.values()),
-                 "il1s": self.il1s, "utility_checks_passed": _checks_passed(self.utility)}]
+                 "il1s": self.il1s, "information_loss": self.loss,
+                 "utility_checks_passed": _checks_passed(self.utility)}]
         if self.uniform is not None:
             rows.append({"release": f"uniform {self.parameter} = {self.uniform.value!r}",
                          "passed": bool(self.uniform.risk["passed"]),
                          "values_changed": sum((self.uniform_values_changed or {}).values()),
-                         "il1s": self.uniform.utility.get("il1s"),
+                         "il1s": self.uniform.utility.get("il1s"), "information_loss": self.uniform_loss,
                          "utility_checks_passed": _checks_passed(self.uniform.utility)})
         return pd.DataFrame(rows)
 
@@ -158,11 +182,13 @@ class RemedyResult:
                  f"**{'PASSED' if self.passed else 'NOT PASSED'}** after {len(self.rounds)} rounds of attack and "
                  f"remedy ({self.method}, {self.parameter} = {', '.join(map(repr, self.values))}, seed {self.seed}; "
                  f"variables {', '.join(self.variables)}; τ = {self.tau:g}).", "",
-                 "| release | passed | values changed | IL1s | utility checks passed |", "|---|---|---:|---:|---|"]
+                 f"| release | passed | values changed | information loss ({self.measure}) | IL1s | "
+                 "utility checks passed |", "|---|---|---:|---:|---:|---|"]
         for row in self.table().to_dict("records"):
-            il1s = "–" if row["il1s"] is None or pd.isna(row["il1s"]) else f"{row['il1s']:.4f}"
+            il1s, loss = ("–" if row[c] is None or pd.isna(row[c]) else f"{row[c]:.4g}"
+                          for c in ("il1s", "information_loss"))
             lines.append(f"| {row['release']} | {'yes' if row['passed'] else 'no'} | {row['values_changed']} | "
-                         f"{il1s} | {row['utility_checks_passed']} |")
+                         f"{loss} | {il1s} | {row['utility_checks_passed']} |")
         if self.compared and self.uniform is None:
             lines += ["", "No value of the tune grid passes uniformly."]
         return "\n".join(lines) + "\n"
@@ -173,6 +199,7 @@ class RemedyResult:
         if self.uniform is not None:
             uniform = {"value": self.uniform.value, "seed": self.uniform.seed, "passed": bool(self.uniform.risk["passed"]),
                        "values_changed": dict(self.uniform_values_changed or {}),
+                       "values_suppressed": self.uniform_values_suppressed,
                        "il1s": self.uniform.utility.get("il1s"), "utility": dict(self.uniform.utility),
                        "utility_checks_passed": _checks_passed(self.uniform.utility)}
         return {
@@ -187,13 +214,30 @@ class RemedyResult:
             "rounds": [r.to_dict() for r in self.rounds],
             "records_by_value": dict(self.records_by_value),
             "values_changed": dict(self.values_changed),
-            "information_loss": {"measure": "IL1s", "value": self.il1s},
+            "information_loss": {"measure": self.measure, "value": self.loss,
+                                 "uniform": self.uniform_loss},
             "utility": dict(self.utility),
             "utility_checks_passed": _checks_passed(self.utility),
             "uniform": uniform,
             "uniform_compared": self.compared,
             "lower_loss_than_uniform": self.lower_loss_than_uniform,
         }
+
+
+#: The information-loss measure of suppression: values made missing.
+SUPPRESSED = "values suppressed"
+
+
+def _loss(measure: str, utility: Mapping[str, Any], suppressed: int | None) -> float | None:
+    if measure == SUPPRESSED:
+        return None if suppressed is None else float(suppressed)
+    value = utility.get("il1s")
+    return None if value is None else float(value)
+
+
+def _suppressed(before: pd.DataFrame, after: pd.DataFrame, columns: list[str]) -> int:
+    """Values of ``columns`` missing after but not before."""
+    return int(sum((after[c].isna() & before[c].notna()).sum() for c in columns))
 
 
 def _checks_passed(utility: Mapping[str, Any]) -> str:
@@ -270,19 +314,21 @@ def remedy(scenario: Scenario, table: Remedy | Mapping | None = None, *,
         current = _rebuilt(base, level, ladder, variables)
     assert outcome is not None
     utility = _utility(truth, truth_id, current, base_id, spec)
-    uniform, uniform_changed = None, None
+    uniform, uniform_changed, uniform_suppressed = None, None, None
     if settings.compare:
         tuned = tune(scenario, say=say, engine=engine)
         uniform = tuned.chosen
         if uniform is not None:
             uniform_changed = changed_values(base, uniform.release.reset_index(drop=True), list(spec.columns))
+            uniform_suppressed = _suppressed(base, uniform.release.reset_index(drop=True), list(spec.columns))
     return RemedyResult(
         tau=tau, method=spec.method, parameter=spec.parameter, values=tuple(spec.values), seed=seed,
         variables=tuple(variables or ()), passed=bool(outcome.passed), rounds=tuple(rounds),
         records_by_value={repr(spec.values[v]): int((level == v).sum()) for v in range(len(spec.values))},
         values_changed=changed_values(base, current, list(variables or spec.columns)), utility=utility,
         release=current, outcome=outcome, uniform=uniform, uniform_values_changed=uniform_changed,
-        compared=settings.compare)
+        compared=settings.compare, values_suppressed=_suppressed(base, current, list(spec.columns)),
+        uniform_values_suppressed=uniform_suppressed)
 
 
 def _judged_cells(outcome: ScenarioResult) -> list[Mapping[str, Any]]:

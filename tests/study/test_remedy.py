@@ -61,7 +61,7 @@ def test_remedy_passes_with_less_loss_than_the_best_uniform_setting(outcome) -> 
     assert sum(outcome.records_by_value.values()) <= 500
     doc = outcome.to_dict()
     json.dumps(doc)
-    assert doc["information_loss"] == {"measure": "IL1s", "value": outcome.il1s}
+    assert doc["information_loss"] == {"measure": "IL1s", "value": outcome.il1s, "uniform": outcome.uniform.utility["il1s"]}
     assert doc["uniform"]["value"] == outcome.uniform.value and doc["passed"] is True
 
 
@@ -89,3 +89,40 @@ def test_bad_tables() -> None:
         remedy_table({"max_rounds": 0})
     with pytest.raises(InputError, match="unknown|extra|not permitted"):
         remedy_table({"rounds": 3})
+
+
+def test_targeted_local_suppression_counts_the_values_it_suppresses(tmp_path) -> None:
+    """Categorical keys, the worst case (the release's own codes): the remedy suppresses only in
+    the records the intruder re-identifies and is judged on the number of values suppressed."""
+    rng = np.random.default_rng(3)
+    n = 400
+    release = pd.DataFrame({"unit": [f"u{i}" for i in range(n)], "region": rng.choice(list("abcdefgh"), n),
+                            "size": rng.choice(["s", "m", "l", "xl"], n, p=[0.5, 0.3, 0.15, 0.05]),
+                            "form": rng.choice(["x", "y", "z"], n), "sector": rng.choice(list("pqrstu"), n),
+                            "w": rng.lognormal(size=n)})
+    release.to_csv(tmp_path / "rel.csv", index=False)
+    release.sample(frac=1.0, random_state=1).drop(columns="w").to_csv(tmp_path / "ext.csv", index=False)
+    (tmp_path / "s.toml").write_text("""
+[data]
+release = { path = "rel.csv", id = "unit" }
+external = { path = "ext.csv", id = "unit" }
+[linkage]
+keys = ["region:nominal", "size:nominal", "form:nominal", "sector:nominal"]
+[evaluation]
+tau = 0.5
+targets = ["w"]
+cells = ["size"]
+[tune]
+method = "local-suppression"
+parameter = "k"
+values = [2, 3, 5, 10]
+columns = ["region", "size", "form", "sector"]
+[tune.utility]
+variables = ["w"]
+""")
+    outcome = remedy(load_scenario(tmp_path / "s.toml"))
+    assert outcome.measure == "values suppressed" and outcome.passed
+    suppressed = int(outcome.release[["region", "size", "form", "sector"]].isna().to_numpy().sum())
+    assert outcome.loss == suppressed == outcome.values_suppressed > 0
+    assert outcome.uniform is not None and outcome.loss < outcome.uniform_loss
+    assert outcome.to_dict()["information_loss"]["measure"] == "values suppressed"
