@@ -75,7 +75,8 @@ def attribution_figure(explanation: Mapping[str, Any]) -> Figure:
 
 def attribution_caption(explanation: Mapping[str, Any], min_count: int) -> str:
     rate = float(explanation["reidentification_rate"])
-    return (f"{explanation['method'].capitalize()} of the re-identification rate ({rate:.4f}) over the keys: "
+    method = str(explanation["method"])
+    return (f"{method[:1].upper() + method[1:]} of the re-identification rate ({rate:.4f}) over the keys: "
             f"the attributions sum to the rate (a coalition's value is the rate of the intruder linking with "
             f"those keys only; no key, no link). Dots: the rate lost when one key is left out. Failing cells "
             f"with fewer than {min_count} verifiable units are not shown.")

@@ -36,5 +36,6 @@ def test_report_context_has_a_plot_and_none_without_explanation() -> None:
     shown = attribution_context({"explanation": EXPLANATION}, "t", 3)
     assert shown is not None and shown["svg"].count("<svg") == 1
     assert shown["caption"] == attribution_caption(EXPLANATION, 3) and "sum to the rate" in shown["caption"]
+    assert shown["caption"].startswith("Exact Shapley values of the re-identification rate (0.5000)")
     assert len(shown["table"].rows) == 2 and all(shown["cells"].failing)
     assert attribution_context({}, "t", 3) is None
