@@ -146,9 +146,10 @@ def _terminal() -> tuple[int, int]:
 
 
 def run_arguments(scenario: Path, folder: Path, *, matches: bool, key: Path | None,
-                  passphrase: bool = True) -> tuple[list[str], dict[str, Path]]:
+                  passphrase: bool = True, records: bool = False) -> tuple[list[str], dict[str, Path]]:
     """The ``attack run`` command of a UI run and the files it writes into ``folder``; with
-    ``key`` it signs, reading the key's passphrase (when ``passphrase``) from the environment."""
+    ``key`` it signs, reading the key's passphrase (when ``passphrase``) from the environment;
+    ``records`` adds the risk of every release record (record-level, owner-only)."""
     stem = scenario.stem
     outputs = {
         "json": folder / f"{stem}.json",
@@ -161,6 +162,9 @@ def run_arguments(scenario: Path, folder: Path, *, matches: bool, key: Path | No
     if matches:
         outputs["matches"] = folder / f"{stem}.links.csv"
         arguments += ["--matches", str(outputs["matches"])]
+    if records:
+        outputs["records"] = folder / f"{stem}.records.csv"
+        arguments += ["--records", str(outputs["records"])]
     if key is not None:
         arguments += ["--sign", str(key)]
         if passphrase:

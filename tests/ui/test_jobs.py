@@ -36,3 +36,9 @@ def test_the_remedy_command_writes_its_json_into_the_folder():
     arguments, outputs = remedy_arguments(Path("/d/s.toml"), Path("/o"))
     assert arguments == ["remedy", "/d/s.toml", "--json", "/o/s.remedy.json"]
     assert outputs == {"json": Path("/o/s.remedy.json")}
+
+
+def test_the_run_command_writes_the_records_on_request():
+    arguments, outputs = run_arguments(Path("/d/s.toml"), Path("/o"), matches=False, key=None, records=True)
+    assert arguments[-2:] == ["--records", "/o/s.records.csv"] and outputs["records"] == Path("/o/s.records.csv")
+    assert "records" not in run_arguments(Path("/d/s.toml"), Path("/o"), matches=False, key=None)[1]
