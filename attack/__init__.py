@@ -47,8 +47,9 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.linkage.truth import TruthResult, link_names
     from attack.protect.catalogue import Protected
     from attack.risk.attackers import AttackerRisk
+    from attack.risk.attribution import Attribution, CellAttribution, explain_attack
     from attack.risk.frequency import FrequencyRisk, frequency_risk
-    from attack.risk.mass import mass_attack
+    from attack.risk.mass import AttackInput, mass_attack
     from attack.risk.population_interval import UniquesInterval
     from attack.risk.population_risk import PopulationRisk, population_risk
     from attack.risk.population_uniqueness import (
@@ -56,13 +57,15 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
         UniquenessEstimate,
         population_uniqueness,
     )
+    from attack.risk.records import record_outcomes, records_table
     from attack.risk.release_context import ReleaseContext, release_context, resolve_context
     from attack.risk.results import AttackResult
     from attack.study.budget_ledger import read_budget_ledger
     from attack.study.demo import DemoResult, demo_scenario, run_demo
     from attack.study.outputs import certificate_path, tune_paths
+    from attack.study.remedy import RemedyResult, RemedyRound, remedy, remedy_table
     from attack.study.report_files import RenderedReport, render_report, report_path
-    from attack.study.results import ScenarioResult, write_outputs
+    from attack.study.results import ScenarioResult, release_records, write_outputs
     from attack.study.scenario import Scenario
     from attack.study.schema import json_schema
     from attack.study.signing import generate_keypair, load_private_key, passphrase_from_env
@@ -146,6 +149,11 @@ _LAZY = {
     "read_budget_ledger": ("attack.study.budget_ledger", "read_budget_ledger"),
     **{name: ("attack.synthetic_attacks.inference_confidence", name) for name in
        ("ConfidentInference", "confident_inference")},
+    **{name: ("attack.risk.attribution", name) for name in ("Attribution", "CellAttribution", "explain_attack")},
+    **{name: ("attack.risk.records", name) for name in ("record_outcomes", "records_table")},
+    "release_records": ("attack.study.results", "release_records"),
+    **{name: ("attack.study.remedy", name) for name in ("remedy", "remedy_table", "RemedyResult", "RemedyRound")},
+    "AttackInput": ("attack.risk.mass", "AttackInput"),
 }
 
 
@@ -193,6 +201,8 @@ __all__ = [
     "epsilon_lower_bound", "EpsilonBound", "check_claim", "ClaimCheck", "PrivacyClaim", "BudgetLedger",
     "read_budget_ledger", "confident_inference", "ConfidentInference",
     "DataNotice",
+    "Attribution", "CellAttribution", "explain_attack", "record_outcomes", "records_table", "release_records",
+    "remedy", "remedy_table", "RemedyResult", "RemedyRound", "AttackInput",
 ]
 
 

@@ -32,14 +32,15 @@ def main() -> None:
 @options.talk
 @options.reading
 def link_command(external_path: Path, release_path: Path, original_path: Path | None, json_path: Path | None,
-                 html_path: Path | None, matches_path: Path | None, engine: dict, say: options.Say,
-                 reading: attack.ReadOptions, context_value: str | None = None, **settings: Any) -> bool:
+                 html_path: Path | None, matches_path: Path | None, records_path: Path | None, engine: dict,
+                 say: options.Say, reading: attack.ReadOptions, context_value: str | None = None,
+                 **settings: Any) -> bool:
     """Link an external file to a release and score the attack.
 
     Exit status: 0 when every cell's disclosure risk is below τ, 1 when the verdict is NOT
     PASSED, 2 for a usage or input error."""
     inputs = [external_path, release_path, original_path]
-    app.guard([json_path, html_path, matches_path], inputs)
+    app.guard([json_path, html_path, matches_path, records_path], inputs)
     context = None if context_value is None else attack.resolve_context(context_value)
     if context is not None:
         if click.get_current_context().get_parameter_source("tau") == click.core.ParameterSource.COMMANDLINE:
@@ -47,10 +48,10 @@ def link_command(external_path: Path, release_path: Path, original_path: Path | 
         settings["tau"] = context.tau
     result = attack.mass_attack(external_path, release_path, original=original_path, engine=engine,
                                 progress=not say.quiet, name=f"{external_path.name} against {release_path.name}",
-                                reading=reading, **app.given(settings))
+                                reading=reading, records=records_path is not None, **app.given(settings))
     if context is not None:
         result = dataclasses.replace(result, figures={**result.figures, "context": context.record()})
-    return app.emit(result, json_path, html_path, matches_path, say=say, inputs=inputs)
+    return app.emit(result, json_path, html_path, matches_path, say=say, inputs=inputs, records_path=records_path)
 
 
 @main.command("run")
@@ -58,8 +59,8 @@ def link_command(external_path: Path, release_path: Path, original_path: Path | 
 @options.engine
 @options.talk
 def run_command(scenario_path: Path, json_path: Path | None, html_path: Path | None, matches_path: Path | None,
-                certificate_path: Path | None, sign_path: Path | None, passphrase_env: str | None,
-                engine: dict, say: options.Say) -> bool:
+                records_path: Path | None, certificate_path: Path | None, sign_path: Path | None,
+                passphrase_env: str | None, engine: dict, say: options.Say) -> bool:
     """Run the attack described by a scenario file (TOML) and certify the result; the options
     override the file's [engine] table.
 
@@ -68,19 +69,20 @@ def run_command(scenario_path: Path, json_path: Path | None, html_path: Path | N
     scenario = attack.load_scenario(scenario_path)
     key = None if sign_path is None else attack.load_private_key(sign_path, attack.passphrase_from_env(passphrase_env))
     if isinstance(scenario, attack.SyntheticScenario):
-        if matches_path:
-            raise attack.InputError("--matches applies to linkage scenarios; a synthetic release has no links")
+        if matches_path or records_path:
+            raise attack.InputError("--matches and --records apply to linkage scenarios; a synthetic release has no links")
         return synthetic_data.run(scenario, json_path, html_path, certificate_path, key, say.quiet)
     json_path = json_path or scenario.outputs.get("json")
     html_path = html_path or scenario.outputs.get("html")
     matches_path = matches_path or scenario.outputs.get("matches")
+    records_path = records_path or scenario.outputs.get("records")
     certificate = attack.certificate_path(scenario, json_path, certificate_path)
     inputs = scenario.input_paths()
-    app.guard([*app.certificate_paths(certificate), json_path, html_path, matches_path], inputs)
-    result = scenario.run(engine=engine, progress=not say.quiet)
+    app.guard([*app.certificate_paths(certificate), json_path, html_path, matches_path, records_path], inputs)
+    result = scenario.run(engine=engine, progress=not say.quiet, records=records_path is not None)
     sealed = result.certificate(certificate.parent, key=key)
     return app.emit(result, json_path, html_path, matches_path, certificate=(certificate, sealed), say=say,
-                    inputs=inputs)
+                    inputs=inputs, records_path=records_path)
 
 
 @main.command("verify")
@@ -392,3 +394,36 @@ def synthesize_command(**flags: Any) -> None:
     """Make a synthetic file by sequential conditional synthesis, as synthpop does
     (docs/method/synthesis.md)."""
     return synthetic_data.run_synthesize(**flags)
+
+@main.command("remedy")
+@options.REMEDY
+@options.engine
+@options.quiet
+def remedy_command(scenario_path: Path, json_path: Path | None, release_path: Path | None, engine: dict,
+                   quiet: bool) -> bool:
+    """Protect only where the intruders succeed: the [tune] table's method, one step at a time,
+    on the re-identified records of failing cells and the variables the attribution names, until
+    every cell is below τ; the best uniform setting of attack tune beside it
+    (docs/method/remedy.md).
+
+    Exit status: 0 when the remedied release passes, 1 when it does not, 2 for a usage or input
+    error."""
+    scenario = attack.load_scenario(scenario_path)
+    if isinstance(scenario, attack.SyntheticScenario):
+        raise attack.InputError("attack remedy applies to linkage scenarios")
+    settings = attack.remedy_table(getattr(scenario.settings, "remedy", None))
+    release_path = release_path or (scenario.base / settings.release if settings.release else None)
+    inputs = scenario.input_paths()
+    app.guard([json_path, release_path], inputs)
+    outcome = attack.remedy(scenario, settings, say=None if quiet else app.note, engine=engine)
+    files: app.Files = {}
+    if json_path:
+        files[json_path] = app.json_file(outcome.to_dict())
+    if release_path:
+        files[release_path] = app.record_file(outcome.release, release_path)
+    app.write(files, inputs)
+    if release_path:
+        app.note(app.RELEASE_NOTE.format(path=release_path))
+    if not quiet:
+        click.echo(outcome.to_markdown(scenario.title))
+    return outcome.passed

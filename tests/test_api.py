@@ -55,6 +55,8 @@ def test_the_public_names_are_pinned():
         "epsilon_lower_bound", "EpsilonBound", "check_claim", "ClaimCheck", "PrivacyClaim", "BudgetLedger",
         "read_budget_ledger", "confident_inference", "ConfidentInference",
         "DataNotice",
+        "Attribution", "CellAttribution", "explain_attack", "record_outcomes", "records_table", "release_records",
+        "remedy", "remedy_table", "RemedyResult", "RemedyRound", "AttackInput",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None
@@ -163,7 +165,8 @@ def test_attack_result_figures_and_tables():
     assert len(cells) == 2 * len(result.figures["cells"])
     assert cells["passed"].tolist() == [c["passed"] for c in result.figures["cells"] for _ in (1, 2)]
     assert result.passed == all(c["passed"] for c in result.figures["cells"])
-    assert set(result.links.columns) == {"external_id", "release_id", "distance", "n_best", "correct"}
+    assert set(result.links.columns) == {"external_id", "release_id", "distance", "n_best", "correct",
+                                         "match_probability"}
     assert result.links["correct"].sum() == result.figures["n_correct"]
     assert "<table" in result._repr_html_()
     assert result.to_markdown().startswith("#")

@@ -270,9 +270,10 @@ def test_matches_file_content_permissions_and_warning(tmp_path, data) -> None:
         reader = csv.reader(handle)
         header = next(reader)
         body = list(reader)
-    assert header == ["external_id", "release_id", "distance", "correct"]
+    assert header == ["external_id", "release_id", "distance", "correct", "match_probability"]
     assert len(body) == 5  # one row per assigned pair
-    got = {(e, r): (float(d), c) for e, r, d, c in body}
+    assert all(0.0 <= float(p) <= 1.0 for *_, p in body)  # every link has its probability
+    got = {(e, r): (float(d), c) for e, r, d, c, _ in body}
     assert set(got) == set(GREEDY.items())
     for (e, r), (distance, correct) in got.items():
         assert distance == pytest.approx(FIXTURE_DISTANCE[(e, r)], abs=1e-9)
@@ -976,3 +977,18 @@ def test_every_command_that_prints_a_summary_can_be_quiet(tmp_path, data) -> Non
                                         str(data["release"]), "--code", "wz", "--quiet"])
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
+
+
+def test_records_file_of_link_and_run(tmp_path, data) -> None:
+    records = tmp_path / "records.csv"
+    result = invoke(base_args(data) + FIXTURE_EVAL + ["--records", records, "--json", tmp_path / "r.json"])
+    assert result.exit_code == 1, result.output
+    assert stat.S_IMODE(records.stat().st_mode) == 0o600 and str(records) in result.stderr
+    table = pd.read_csv(records)
+    assert len(table) == len(RELEASE) and int(table["any: reidentified"].sum()) == 3  # the fixture's 3 hits
+    assert "margin" not in (tmp_path / "r.json").read_text()  # the JSON stays aggregate
+    scenario = write_scenario(tmp_path, SCENARIO.format(method="greedy") + 'records = "out/records.csv"\n')
+    assert invoke(["run", scenario]).exit_code == 1
+    written = scenario.parent / "out" / "records.csv"
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600
+    assert pd.read_csv(written)["any: reidentified"].sum() == 3

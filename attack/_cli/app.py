@@ -170,7 +170,7 @@ def guard(outputs: Sequence[str | Path | None], inputs: Sequence[str | Path | No
 
 def emit(result: attack.AttackResult | attack.ScenarioResult, json_path: Path | None, html_path: Path | None,
          matches_path: Path | None, *, say: Say, certificate: tuple[Path, Mapping[str, Any]] | None = None,
-         inputs: Sequence[str | Path | None] = ()) -> bool:
+         inputs: Sequence[str | Path | None] = (), records_path: Path | None = None) -> bool:
     """Write the requested files of a linkage result (all or none), print its summary; returns
     the verdict."""
     runs = result.runs if isinstance(result, attack.ScenarioResult) else [result]
@@ -179,9 +179,11 @@ def emit(result: attack.AttackResult | attack.ScenarioResult, json_path: Path | 
             stages = ", ".join(f"{stage} {sec:.2f} s" for stage, sec in run.timings.items())
             note(f"timings ({run.name}): {stages}")
     attack.write_outputs(result, json=json_path, html=html_path, matches=matches_path,
-                         certificate=certificate, timings=say.timings, inputs=inputs)
+                         certificate=certificate, timings=say.timings, inputs=inputs, records=records_path)
     if matches_path:
         say_record_level(matches_path, HOLDS_LINKS)
+    if records_path:
+        say_record_level(records_path, HOLDS_RISKS)
     if certificate and not say.quiet:
         note(f"certificate written to {certificate[0]}{how_to_verify(*certificate)}")
     if not say.quiet:

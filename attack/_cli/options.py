@@ -223,6 +223,8 @@ LINK = stack(
     click.option("--external-coverage", type=click.FloatRange(0, 1, min_open=True), help="Share of the population the external file covers: adds the expected re-identifications in the population with their interval."),
     click.option("--release-fraction", type=click.FloatRange(0, 1, min_open=True), help="Sampling fraction of the release (1 for a complete file): adds the expected re-identifications in the population."),
     click.option("--context", "context_value", metavar="NAME|FILE", help="Release context: public-use, scientific-use, enclave or a TOML file with the [context] questionnaire; its tau replaces --tau and the result records it (docs/method/release-context.md)."),
+    click.option("--records", "records_path", type=FILE, help="Write the risk of every release record (confidential, owner-only): re-identified, match probability, margin to the runner-up, frequency risk, targets disclosed within γ."),
+    click.option("--explain", is_flag=True, help="Add the attribution of the re-identification rate to the keys (Shapley values; re-links with every subset of the keys) to the JSON."),
 )
 
 
@@ -231,6 +233,7 @@ RUN = stack(
     click.option("--json", "json_path", type=FILE, help="Override the scenario's JSON output."),
     click.option("--html", "html_path", type=FILE, help="Override the scenario's HTML output."),
     click.option("--matches", "matches_path", type=FILE, help="Write record-level links (confidential)."),
+    click.option("--records", "records_path", type=FILE, help="Write the risk of every release record (confidential, owner-only)."),
     click.option("--certificate", "certificate_path", type=FILE, help="Where the certificate goes (default: beside the JSON, or reports/)."),
     click.option("--sign", "sign_path", type=FILE, help="Sign the certificate with this Ed25519 private key (from attack keygen)."),
     click.option("--passphrase-env", metavar="VAR", help="Environment variable holding the private key's passphrase."),
@@ -297,6 +300,13 @@ TUNE = stack(
     click.option("--json", "json_path", type=FILE, help="Where the tuning results go (default: the scenario's [output] json with .tune.json, else reports/SCENARIO.tune.json; never the file attack run writes)."),
     click.option("--html", "html_path", type=FILE, help="HTML report with the risk-utility plot (default: the scenario's [output] html with .tune.html)."),
     out_option("release_path", "Where the chosen release goes (default: [tune] release).", old=("--release",)),
+)
+
+
+REMEDY = stack(
+    click.argument("scenario_path", type=FILE),
+    click.option("--json", "json_path", type=FILE, help="Where the remedy's results go (aggregates only)."),
+    out_option("release_path", "Where the remedied release goes (owner-only; default: [remedy] release)."),
 )
 
 

@@ -105,6 +105,7 @@ def link(
     scheduler: str | None = None,
     progress: bool = False,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    blocking: Blocking | None = None,
 ) -> Links:
     """Run the mass linkage of ``external`` against ``release`` (docs/method/linkage.md).
 
@@ -112,13 +113,15 @@ def link(
     on the Dask cluster at ``scheduler`` if given (``attack.engines.map_blocks``); the links
     do not depend on these options. ``progress`` shows a progress line on a terminal. A block
     whose dense cost matrix exceeds ``memory_budget`` bytes goes to a candidate-based solver.
+    ``blocking`` reuses the blocks of an earlier linkage of the same files with the same blocks
+    (``spec.make_blocking``; the blocks do not depend on the keys).
     """
     ext = _only(external, spec.external_columns())
     rel = _only(release, spec.release_columns())
     seed = 0 if spec.seed is None else spec.seed
     model: DistanceModel | fellegi_sunter.MatchWeights
     if spec.intruder == "fellegi-sunter":
-        blocking = spec.make_blocking(ext, rel)
+        blocking = spec.make_blocking(ext, rel) if blocking is None else blocking
         fitted = fellegi_sunter.fit(ext, rel, spec.keys, blocking, seed=seed)
         model = fitted.weights
     else:
@@ -126,7 +129,7 @@ def link(
             ext, rel, spec.keys, standardise=spec.standardise, metric_distance=spec.metric_distance,
             winsorise=spec.winsorise,
         )
-        blocking = spec.make_blocking(ext, rel)
+        blocking = spec.make_blocking(ext, rel) if blocking is None else blocking
     rank = _sequential_rank(len(ext), spec)
     tasks = [
         BlockTask(

@@ -881,7 +881,31 @@ def _run_context(run: Mapping[str, Any], index: int, with_gamma_plot: bool, min_
         "summary": _summary_table(r), "figures": figures,
         "cells": _cell_table(r, detailed=True, min_count=min_count), "cell_notes": notes,
         "settings": _settings_tables(r),
+        "attribution": attribution_context(r, f"r{index}a", min_count),
     }
+
+
+def attribution_context(result: Mapping[str, Any], prefix: str, min_count: int) -> dict | None:
+    """What a report shows of one attack's attribution to the keys (None without ``--explain``;
+    ``attack.report.key_risk``)."""
+    from attack.report import key_risk as attribution
+
+    explanation = result.get("explanation")
+    if not explanation:
+        return None
+
+    def table(rows: attribution.Rows | None) -> ReportTable | None:
+        if rows is None:
+            return None
+        out = ReportTable(rows[0], rows[1])
+        for row in rows[2]:
+            out.add(row, failing=rows[0][0] == "cell")
+        return out
+
+    return {"table": table(attribution.key_rows(explanation)),
+            "cells": table(attribution.cell_rows(explanation, min_count)),
+            "svg": svg(svg_figure(attribution.attribution_figure(explanation), prefix)),
+            "caption": attribution.attribution_caption(explanation, min_count)}
 
 
 def render_html(

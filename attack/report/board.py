@@ -25,6 +25,7 @@ from attack.report.attack import (
     MIN_CELL_COUNT,
     PLOT_RC,
     ReportTable,
+    attribution_context,
     fmt_num,
     risk_by_gamma_figure,
     risk_heatmap_figure,
@@ -58,6 +59,7 @@ _METHOD = {  # method pages of the documentation, relative to the site root
     "single": "method/single-attacks.html", "frequency": "method/frequency-risk.html",
     "synthetic": "method/synthetic-attacks.html", "membership": "method/membership-family.html",
     "utility": "method/utility.html", "protection": "method/protection.html",
+    "attribution": "method/attribution.html",
 }
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -215,6 +217,7 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
                            f"{releases[-1]} with the highest cell risk); colours diverge at τ = {tau:g}.",
                 "method": _METHOD["risk"]})
 
+    key_risk = _attribution_section(runs)
     criteria = _BoardSection("criteria", "The three criteria of the Article 29 Working Party (Opinion 05/2014)")
     single = document.get("single_attack")
     frequency = any(r["result"].get("frequency_risk") for r in runs)
@@ -233,7 +236,22 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
          "statistics or models) was NOT TESTED"],
     ])))
     criteria.method = (_METHOD["single"] if single else _METHOD["risk"], "what each measure covers")
-    return passed, _headline(passed, document, kind), [data, intruders, risk, criteria]
+    return passed, _headline(passed, document, kind), [data, intruders, risk, *key_risk, criteria]
+
+
+def _attribution_section(runs: Sequence[Mapping[str, Any]]) -> list[_BoardSection]:
+    """The key variables that carry the risk, for each attack explained (``attack link --explain``)."""
+    section = _BoardSection("keys", "Key variables that carry the risk",
+                            method=(_METHOD["attribution"], "Shapley values over the keys"))
+    for i, r in enumerate(runs):
+        shown = attribution_context(r["result"], f"board-keys{i}", MIN_CELL_COUNT)
+        if shown is None:
+            continue
+        section.tables.append((f"{r['name']}: attribution of the re-identification rate", shown["table"]))
+        if shown["cells"] is not None:
+            section.tables.append((f"{r['name']}: failing cells", shown["cells"]))
+        section.figures.append({"svg": shown["svg"], "caption": shown["caption"], "method": _METHOD["attribution"]})
+    return [section] if section.tables else []
 
 
 def _headline(passed: bool, document: Mapping[str, Any], kind: str) -> str:

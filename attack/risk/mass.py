@@ -33,12 +33,14 @@ from attack.io.readers import (
 )
 from attack.io.writers import files_read
 from attack.linkage.engines import Engine
-from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.link import Links, link
 from attack.linkage.settings import Linkage
+from attack.risk.attack_options import code_columns, solve_options
+from attack.risk.attribution import explain_attack
 from attack.risk.evaluation import score
-from attack.risk.frequency import frequency_risk
+from attack.risk.frequency import FrequencyRisk, frequency_risk
 from attack.risk.learned import describe, held_out, learned_linkage, training_split
+from attack.risk.records import record_outcomes
 from attack.risk.results import LINK_COLUMNS, AttackResult
 from attack.risk.settings import Evaluation
 from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES
@@ -77,6 +79,7 @@ def run_attack(
     role: str = "",
     release_name: str | None = None,
     engine: Mapping[str, Any] | None = None,
+    records: bool = False,
 ) -> AttackResult:
     """Simulate the mass attack (Destatis handbook, §13.4) and score it against the ground truth.
 
@@ -85,12 +88,13 @@ def run_attack(
     depend on it. This is the one place every entry point (the API, ``attack link``, scenario
     runs, the demo, tuning, certificate reruns) links and scores. With ``linkage.learn_weights``
     the intruder learns the key weights from a known share of the units and attacks the rest
-    (``attack.risk.learned``).
+    (``attack.risk.learned``). ``records`` keeps the outcome per release record
+    (``AttackResult.records``, ``attack.risk.records``; in memory only).
     """
     data = data.as_tables()
     if linkage.learn_weights is not None:
         run = {"name": name, "intruder_name": intruder_name, "role": role, "release_name": release_name,
-               "engine": engine}
+               "engine": engine, "records": records}
         return _learned_attack(data, linkage, linkage.learn_weights, evaluation, run)
     clock = _Stopwatch()
     check_columns(data, linkage, evaluation)
@@ -117,8 +121,17 @@ def run_attack(
         match_probability=links.match_probability,
     )
     figures = scored.figures
+    frequency = None
     if any(k.reads_codes for k in linkage.keys):
-        figures["frequency_risk"] = key_frequency_risk(data.release, linkage)
+        frequency = key_frequency(data.release, linkage)
+        figures["frequency_risk"] = key_frequency_summary(frequency)
+    outcome = None
+    if records:
+        truth, truth_ids = ((data.original, original_ids) if data.original is not None and original_ids is not None
+                            else (data.release, release_ids))
+        outcome = record_outcomes(links, external_ids, data.release, release_ids, truth, truth_ids, evaluation,
+                                  figures["evaluation"]["targets"],
+                                  None if frequency is None else frequency.records()["risk"].to_numpy())
     figures["linkage"] = links.describe()
     figures["truth"] = "original" if data.original is not None else "release values"
     figures["reading"] = {role: reading for role, table in
@@ -137,6 +150,7 @@ def run_attack(
         timings=clock.laps,
         inputs=files_read(data.external, data.release, data.original),
         units=scored.units,
+        records=outcome,
     )
 
 
@@ -167,12 +181,22 @@ FREQUENCY_NOTE = ("frequency risk counts how rare each release record's combinat
 def key_frequency_risk(release: pd.DataFrame, linkage: Linkage) -> dict:
     """Frequency risk of the release on the intruder's categorical keys and blocks, taken as
     the population (risk ``1/f_k``; ``attack.frequency_risk``): aggregates only."""
+    return key_frequency_summary(key_frequency(release, linkage))
+
+
+def key_frequency(release: pd.DataFrame, linkage: Linkage) -> FrequencyRisk:
+    """The frequency risk of every release record on the intruder's categorical keys and
+    blocks (``key_frequency_risk``; record-level)."""
     columns = {k.name: code_column(release, k.name) for k in linkage.keys if k.reads_codes}
     columns.update({b.label(): b.classes(release) for b in linkage.blocks})
-    result = frequency_risk(pd.DataFrame(columns), list(columns), suda=False, check_keys=False)
+    return frequency_risk(pd.DataFrame(columns), list(columns), suda=False, check_keys=False)
+
+
+def key_frequency_summary(result: FrequencyRisk) -> dict:
+    """The aggregates of ``key_frequency`` that an attack's JSON carries."""
     full = result.to_dict()
     return {
-        "keys": list(columns),
+        "keys": list(result.keys),
         "records": full["records"],
         "sample_uniques": full["sample_uniques"],
         "k_anonymity": full["k_anonymity"],
@@ -181,18 +205,6 @@ def key_frequency_risk(release: pd.DataFrame, linkage: Linkage) -> dict:
         "note": FREQUENCY_NOTE,
     }
 
-
-def solve_options(engine: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Keyword arguments of ``attack.linkage.link.link`` from engine settings, with the
-    defaults for what they leave open (local engine, all cores, the default memory budget)."""
-    engine = dict(engine or {})
-    return {
-        "engine": engine.get("name") or "local",
-        "jobs": engine.get("jobs"),
-        "scheduler": engine.get("scheduler"),
-        "progress": bool(engine.get("progress", False)),
-        "memory_budget": engine.get("memory_budget") or DEFAULT_MEMORY_BUDGET,
-    }
 
 
 def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray) -> pd.DataFrame:
@@ -209,7 +221,7 @@ def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray)
         },
         columns=list(LINK_COLUMNS),
     )
-    if links.spec.intruder != "distance" and links.match_probability is not None:  # link() sets it
+    if links.match_probability is not None:  # link() sets it for every intruder
         table["match_probability"] = links.match_probability[rows]
     return table
 
@@ -249,11 +261,6 @@ def check_columns(data: AttackInput, linkage: Linkage, evaluation: Evaluation) -
                                  field="keys" if what == "key" else "block", column=column)
 
 
-def code_columns(linkage: Linkage) -> list[str]:
-    """Release columns the intruder treats as codes (non-metric keys, unbinned blocking keys)."""
-    keys = [c for k in linkage.keys if k.reads_codes for c in k.columns]
-    return keys + [b.name for b in linkage.blocks if b.bins is None]
-
 
 def needed_columns(
     role: str, id_column: str, linkage: Linkage, evaluation: Evaluation, has_original: bool
@@ -273,13 +280,14 @@ def needed_columns(
 
 
 def matches_csv(links: pd.DataFrame) -> str:
-    """Record-level links as CSV ``external_id,release_id,distance,correct``, one row per pair.
+    """Record-level links as CSV ``external_id,release_id,distance,correct,match_probability``,
+    one row per pair (``match_probability`` in [0, 1], docs/method/intruder-confidence.md).
 
     The text links identities to confidential records: write it only on request, owner-only.
     """
-    return links[["external_id", "release_id", "distance", "correct"]].to_csv(
-        index=False, float_format="%.12g"
-    )
+    columns = ["external_id", "release_id", "distance", "correct"]
+    columns += [c for c in ("match_probability",) if c in links.columns]
+    return links[columns].to_csv(index=False, float_format="%.12g")
 
 
 @gathered
@@ -315,6 +323,8 @@ def mass_attack(
     progress: bool = False,
     name: str | None = None,
     reading: ReadOptions | None = None,
+    explain: bool = False,
+    records: bool = False,
 ) -> AttackResult:
     """Link ``external`` to ``release`` as a rational intruder would and score the attack.
 
@@ -344,6 +354,11 @@ def mass_attack(
     mapping of its fields) and ``progress`` (a progress bar over the blocks) never change a
     figure. ``reading`` (``attack.io.readers.ReadOptions``: separator, decimal mark,
     encoding, sheet, missing-value codes, code columns) applies to every path given.
+    ``explain`` adds ``figures["attribution"]`` (the Shapley value of each key in the
+    re-identification rate, summing to it) and ``figures["explanation"]`` (the method, the
+    leave-one-key-out changes and the failing cells' attributions; docs/method/attribution.md).
+    ``records`` keeps the risk of every release record (``AttackResult.records``;
+    docs/method/record-risk.md).
 
     Settings are checked before any file is read; bad ones raise ``attack.InputError``
     naming the argument.
@@ -373,7 +388,12 @@ def mass_attack(
         original_id=original_id if has_original else None,
     )
     require_codes([data.external, data.release, data.original])
-    return run_attack(data, linkage, evaluation, name=name, engine=solve)
+    result = run_attack(data, linkage, evaluation, name=name, engine=solve, records=records)
+    if not explain:
+        return result
+    explained = explain_attack(data, linkage, evaluation, engine=solve)
+    return replace(result, figures={**result.figures, "attribution": dict(explained.shares),
+                                    "explanation": explained.to_dict()})
 
 
 def attack_specs(

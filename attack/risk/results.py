@@ -24,8 +24,8 @@ from attack.report.terminal import render_summary
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-#: Columns of ``AttackResult.links``, one row per linked external record; the Fellegi–Sunter
-#: intruder's links add ``match_probability`` (the distance intruder's are in the figures only).
+#: Columns of ``AttackResult.links``, one row per linked external record; every intruder's links
+#: add ``match_probability`` (docs/method/intruder-confidence.md).
 LINK_COLUMNS = ("external_id", "release_id", "distance", "n_best", "correct")
 
 
@@ -191,6 +191,10 @@ class AttackResult:
     units:
         Record-level outcome per verifiable external record (unit, cell, correct; in memory
         only), for the maximum over intruders of a scenario run.
+    records:
+        Record-level outcome per release record (``attack.risk.records.RECORD_COLUMNS``,
+        disclosed targets per γ, frequency risk; in memory only), when asked for
+        (``mass_attack(records=True)``).
     passed, tau:
         The verdict (every cell's disclosure risk below τ for every γ) and τ.
     n_external, n_verifiable, n_correct, reidentification_rate:
@@ -209,6 +213,7 @@ class AttackResult:
     timings: Mapping[str, float] = field(default_factory=dict, repr=False)
     inputs: tuple[str, ...] = field(default=(), repr=False)
     units: pd.DataFrame | None = field(default=None, repr=False)
+    records: pd.DataFrame | None = field(default=None, repr=False)
     passed: bool = field(init=False)
     tau: float = field(init=False)
     n_external: int = field(init=False)

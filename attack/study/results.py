@@ -18,6 +18,7 @@ from attack.io.writers import (
     certificate_paths,
     check_outputs,
     json_file,
+    record_file,
     write_files_atomic,
 )
 from attack.report.attack import render_html, render_markdown
@@ -25,6 +26,7 @@ from attack.report.certificate import render_html as render_certificate
 from attack.report.notebook import figures_of, one_line, result_html
 from attack.report.terminal import render_summary
 from attack.risk.mass import matches_csv
+from attack.risk.records import records_table
 from attack.risk.results import (
     AttackResult,
     CombinedRisk,
@@ -259,15 +261,19 @@ def write_outputs(
     certificate: tuple[str | Path, Mapping[str, Any]] | None = None,
     timings: bool = False,
     inputs: Sequence[str | Path | None] = (),
+    records: str | Path | None = None,
 ) -> list[Path]:
     """Write the requested files, all or none of them (atomically), none of them over one of
     ``inputs`` or over another output.
 
-    ``matches`` (record-level links, one intruder only) is written owner-only; ``certificate``
-    is ``(path, sealed certificate)`` and gets a printable HTML twin beside it.
+    ``matches`` (record-level links, one intruder only) and ``records`` (the risk of every
+    release record, ``attack.risk.records``; the runs must have been made with records) are
+    written owner-only; ``certificate`` is ``(path, sealed certificate)`` and gets a printable
+    HTML twin beside it.
     """
-    check_outputs([*(certificate_paths(certificate[0]) if certificate else []), json, html, matches], inputs)
-    files: dict[Path, tuple[str, int | None]] = {}
+    check_outputs([*(certificate_paths(certificate[0]) if certificate else []), json, html, matches, records],
+                  inputs)
+    files: dict[Path, tuple[str | bytes, int | None]] = {}
     if certificate is not None:
         files.update(certificate_files(*certificate))
     if json is not None:
@@ -279,7 +285,24 @@ def write_outputs(
         if len(runs) != 1:
             raise InputError("--matches writes the links of one intruder; this scenario has several")
         files[Path(matches)] = (matches_csv(runs[0].links), OWNER_ONLY)
+    if records is not None:
+        files[Path(records)] = record_file(release_records(result), records)
     return write_files_atomic(files, inputs)
+
+
+def release_records(result: AttackResult | ScenarioResult) -> pd.DataFrame:
+    """The risk of every release record, one table over the releases (a ``release`` column
+    first when there are several), from runs made with records (``attack.risk.records``)."""
+    runs = [result] if isinstance(result, AttackResult) else list(result.runs)
+    if any(run.records is None for run in runs):
+        raise InputError("the per-record risk was not kept for this run; run it with records")
+    releases = list(dict.fromkeys(run.release["name"] for run in runs))
+    tables = []
+    for release in releases:
+        table = records_table([(run.intruder["name" if isinstance(result, ScenarioResult) else "file"], run.records)
+                               for run in runs if run.release["name"] == release])
+        tables.append(table.assign(release=release)[["release", *table.columns]] if len(releases) > 1 else table)
+    return pd.concat(tables, ignore_index=True)
 
 
 def certificate_files(path: str | Path, sealed: Mapping[str, Any]) -> dict[Path, tuple[str, int | None]]:

@@ -113,17 +113,19 @@ class Scenario:
         return tomli_w.dumps(self.settings.model_dump(mode="json", by_alias=True, exclude_defaults=True))
 
     @gathered
-    def run(self, *, engine: Mapping[str, Any] | Any | None = None, progress: bool = False) -> ScenarioResult:
+    def run(self, *, engine: Mapping[str, Any] | Any | None = None, progress: bool = False,
+            records: bool = False) -> ScenarioResult:
         """Attack every release with every intruder and judge the cells.
 
         ``engine`` (an ``attack.Engine`` or a mapping with ``name``, ``jobs``,
         ``scheduler``, ``memory_budget``) overrides the scenario's ``[engine]`` table entry by
         entry; neither changes the figures. Each run keeps its own record of the bytes it read
-        (the files its certificate binds).
+        (the files its certificate binds). ``records`` keeps the risk of every release record
+        (``attack.risk.records``; the scenario's ``records`` output).
         """
-        return replace(self, ledger=self.ledger.copy())._run(engine, progress)
+        return replace(self, ledger=self.ledger.copy())._run(engine, progress, records)
 
-    def _run(self, engine: Mapping[str, Any] | Any | None, progress: bool) -> ScenarioResult:
+    def _run(self, engine: Mapping[str, Any] | Any | None, progress: bool, records: bool = False) -> ScenarioResult:
         base, override = self.engine.fixed(), engine_settings(engine)
         if override.get("name", "dask") != "dask":  # the file's scheduler goes with its dask engine
             base.pop("scheduler", None)
@@ -135,7 +137,7 @@ class Scenario:
                 attacks.append((release_name, intruder, run_attack(
                     self.load_data(intruder, source), intruder.linkage, self.evaluation, name=name,
                     intruder_name=intruder.name, role=intruder.role, release_name=release_name or None,
-                    engine=solve,
+                    engine=solve, records=records,
                 )))
         runs = [result for _, _, result in attacks]
         combined = None

@@ -119,6 +119,7 @@ class Output(SettingsTable):
     html: str | None = None
     matches: str | None = None
     certificate: str | None = None
+    records: str | None = None
 
 
 class Combine(SettingsTable):
@@ -251,6 +252,17 @@ class Tune(SettingsTable):
         return self
 
 
+class Remedy(SettingsTable):
+    """The ``[remedy]`` table of `attack remedy` (with the scenario's ``[tune]`` table, whose
+    method and ladder it applies only where the intruders succeed; docs/method/remedy.md)."""
+
+    variables: list[str] | None = Field(None, description="Variables to change (default: the keys the "
+                                        "attribution names among the tune table's columns).")
+    max_rounds: int = Field(50, ge=1, description="Most rounds of attack and remedy.")
+    compare: bool = Field(True, description="Run attack tune's grid too and report its best uniform setting.")
+    release: str | None = Field(None, description="Where the remedied release goes (owner-only).")
+
+
 def _listed_in_one_direction(values: list[Any]) -> None:
     """The tuning grid is read in the order given, weak to strong: numbers must run in one
     direction without repeats, or "the weakest passing value" would mean nothing."""
@@ -279,6 +291,7 @@ class ScenarioSettings(SettingsTable):
     natural_protection: NaturalProtection | None = None
     single_attack: SingleAttack | None = None
     tune: Tune | None = Field(None, description="Tuning grid of `attack tune`.")
+    remedy: Remedy | None = Field(None, description="Targeted protection of `attack remedy`.")
     context: ReleaseContext | None = Field(None, description="Release-context questionnaire: sets evaluation.tau "
                                                              "(docs/method/release-context.md).")
 

@@ -57,6 +57,11 @@ DATA_SUFFIXES = (".csv", ".txt", ".tsv", ".parquet", ".xlsx", ".xls", ".ods", ".
 #: The warning of the command line for the record-level links (``attack run --matches``).
 LINKS_WARNING = ("links external identities to confidential release records; it was written with "
                  "owner-only permissions (0600). Keep it inside the secure environment.")
+#: The warning of the command line for the per-record risks (``attack run --records``).
+RECORDS_WARNING = ("holds record-level risks that point at the riskiest records of the confidential file; it was "
+                   "written with owner-only permissions (0600). Keep it inside the secure environment.")
+#: The record-level outputs of a run and the warning each is offered with.
+RECORD_LEVEL = {"matches": LINKS_WARNING, "records": RECORDS_WARNING}
 #: The options of ``attack inspect`` for the reading fields of a data entry.
 READ_FLAGS = {"sep": "--sep", "decimal": "--decimal", "encoding": "--encoding", "sheet": "--sheet"}
 
@@ -212,12 +217,14 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
         env: dict[str, str] = {}
         if form.get("kind") == "tune":
             arguments, outputs = jobs.tune_arguments(s.path, folder)
+        elif form.get("kind") == "remedy":
+            arguments, outputs = jobs.remedy_arguments(s.path, folder)
         else:
             key_text = str(form.get("key") or "").strip()
             key = None if not key_text else (s.path.parent / Path(key_text).expanduser())
             passphrase = str(form.get("passphrase") or "")
             arguments, outputs = jobs.run_arguments(s.path, folder, matches=form.get("matches") == "on", key=key,
-                                                    passphrase=bool(passphrase))
+                                                    passphrase=bool(passphrase), records=form.get("records") == "on")
             if key is not None and passphrase:
                 env[jobs.PASSPHRASE_VARIABLE] = passphrase
         folder.mkdir(parents=True, exist_ok=True)
@@ -267,8 +274,7 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
                 state.notice = str(exc)
         error, notices, messages = _said(job, state.session.path.parent)
         return page("results.html.j2", summary=summary, status=job.status() if job else None,
-                    files=_offered(job), links_warning=LINKS_WARNING, run_error=error, notices=notices,
-                    messages=messages)
+                    files=_offered(job), run_error=error, notices=notices, messages=messages)
 
     async def job_status(request: Request) -> Response:
         return JSONResponse(state.job.status() if state.job else {"running": False})
@@ -285,8 +291,8 @@ def create_app(session: Session, token: str, hosts: frozenset[str] | None) -> AS
         if name not in offered or not offered[name][1].exists():
             return PlainTextResponse("no such file", status_code=404)
         what, path = offered[name]
-        if what == "matches" and request.query_params.get("confirm") != "yes":
-            return PlainTextResponse(f"{name} {LINKS_WARNING}", status_code=403)
+        if what in RECORD_LEVEL and request.query_params.get("confirm") != "yes":
+            return PlainTextResponse(f"{name} {RECORD_LEVEL[what]}", status_code=403)
         return FileResponse(path, media_type="text/html; charset=utf-8" if path.suffix == ".html" else None)
 
     def guard(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
@@ -368,7 +374,7 @@ def _offered(job: jobs.Job | None) -> list[dict[str, Any]]:
     """The files of the last run that may be downloaded; the record-level ones marked."""
     if job is None or job.running:
         return []
-    return [{"name": p.name, "what": what, "record_level": what == "matches"}
+    return [{"name": p.name, "what": what, "record_level": what in RECORD_LEVEL, "warning": RECORD_LEVEL.get(what, "")}
             for what, p in job.outputs.items() if p.exists()]
 
 

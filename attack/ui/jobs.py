@@ -147,9 +147,10 @@ def _terminal() -> tuple[int, int]:
 
 
 def run_arguments(scenario: Path, folder: Path, *, matches: bool, key: Path | None,
-                  passphrase: bool = True) -> tuple[list[str], dict[str, Path]]:
+                  passphrase: bool = True, records: bool = False) -> tuple[list[str], dict[str, Path]]:
     """The ``attack run`` command of a UI run and the files it writes into ``folder``; with
-    ``key`` it signs, reading the key's passphrase (when ``passphrase``) from the environment."""
+    ``key`` it signs, reading the key's passphrase (when ``passphrase``) from the environment;
+    ``records`` adds the risk of every release record (record-level, owner-only)."""
     stem = scenario.stem
     outputs = {
         "json": folder / f"{stem}.json",
@@ -162,6 +163,9 @@ def run_arguments(scenario: Path, folder: Path, *, matches: bool, key: Path | No
     if matches:
         outputs["matches"] = folder / f"{stem}.links.csv"
         arguments += ["--matches", str(outputs["matches"])]
+    if records:
+        outputs["records"] = folder / f"{stem}.records.csv"
+        arguments += ["--records", str(outputs["records"])]
     if key is not None:
         arguments += ["--sign", str(key)]
         if passphrase:
@@ -173,6 +177,13 @@ def tune_arguments(scenario: Path, folder: Path) -> tuple[list[str], dict[str, P
     """The ``attack tune`` command of a UI run and the files it writes into ``folder``."""
     outputs = {"json": folder / f"{scenario.stem}.tune.json", "html": folder / f"{scenario.stem}.tune.html"}
     return ["tune", str(scenario), "--json", str(outputs["json"]), "--html", str(outputs["html"])], outputs
+
+
+def remedy_arguments(scenario: Path, folder: Path) -> tuple[list[str], dict[str, Path]]:
+    """The ``attack remedy`` command of a UI run and the file it writes into ``folder`` (the JSON,
+    aggregates only; the remedied release only where the scenario's [remedy] table names it)."""
+    outputs = {"json": folder / f"{scenario.stem}.remedy.json"}
+    return ["remedy", str(scenario), "--json", str(outputs["json"])], outputs
 
 
 def verify_arguments(certificate: Path, public_key: Path | None, mode: str, root: Path | None = None) -> list[str]:

@@ -85,3 +85,23 @@ def test_relation_3_joint_mdav_falls_to_about_a_third_or_less(results: dict[str,
     # issue 6: "joint MDAV falls to about a third or less" of separate MA; measured 0.336 here
     # (at 4,000 units it is 0.56: the relation needs the handbook's population size)
     assert rate(results["mdav"]) <= 0.35 * rate(results["separate_ma"])
+
+
+@pytest.mark.parametrize("intruder", ["distance", "fellegi-sunter"])
+def test_every_link_of_every_intruder_has_a_match_probability(intruder: str) -> None:
+    import io
+
+    import numpy as np
+
+    from attack.risk.mass import mass_attack, matches_csv
+
+    rng = np.random.default_rng(4)
+    people = pd.DataFrame({"unit": [f"u{i}" for i in range(120)], "x": rng.normal(size=120),
+                           "y": rng.integers(0, 5, 120).astype(str), "w": rng.lognormal(size=120)})
+    external = people.iloc[20:].assign(x=lambda d: d["x"] + rng.normal(0, 0.05, len(d)))
+    result = mass_attack(external, people.iloc[:100], keys=["x:metric", "y:nominal"], external_id="unit",
+                         release_id="unit", tau=0.5, targets=["w"], intruder=intruder, truth_complete=True)
+    written = pd.read_csv(io.StringIO(matches_csv(result.links)))
+    assert len(written) == result.figures["n_matched"] > 0
+    assert written["match_probability"].between(0.0, 1.0).all()
+    assert written["match_probability"].notna().all()

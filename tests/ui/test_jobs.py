@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attack.ui.jobs import Job, run_arguments, verify_arguments
+from attack.ui.jobs import Job, remedy_arguments, run_arguments, verify_arguments
 
 
 def test_progress_messages_and_error_from_stderr():
@@ -33,3 +33,15 @@ def test_the_commands_are_the_command_lines():
     # the UI reaches a run's inputs from the scenario's folder; offline opens none
     assert verify_arguments(Path("r/c.json"), None, "rerun", root=Path("s")) == ["verify", "r/c.json", "--root", "s", "--rerun"]
     assert verify_arguments(Path("c.json"), None, "offline", root=Path("s")) == ["verify", "c.json", "--offline"]
+
+
+def test_the_remedy_command_writes_its_json_into_the_folder():
+    arguments, outputs = remedy_arguments(Path("/d/s.toml"), Path("/o"))
+    assert arguments == ["remedy", "/d/s.toml", "--json", "/o/s.remedy.json"]
+    assert outputs == {"json": Path("/o/s.remedy.json")}
+
+
+def test_the_run_command_writes_the_records_on_request():
+    arguments, outputs = run_arguments(Path("/d/s.toml"), Path("/o"), matches=False, key=None, records=True)
+    assert arguments[-2:] == ["--records", "/o/s.records.csv"] and outputs["records"] == Path("/o/s.records.csv")
+    assert "records" not in run_arguments(Path("/d/s.toml"), Path("/o"), matches=False, key=None)[1]
