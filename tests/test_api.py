@@ -241,7 +241,7 @@ def test_demo_scenario_is_an_ordinary_scenario(tmp_path):
 
 
 #: Public classes that are settings or inputs, not results: they have no verdict to show.
-NOT_RESULTS = {"Scenario", "SyntheticScenario", "ReadOptions", "Table"}
+NOT_RESULTS = {"Scenario", "SyntheticScenario", "ReadOptions", "Table", "AttackInput"}
 
 
 def _public_result_types() -> dict[str, type]:

@@ -28,7 +28,7 @@ from attack.errors import InputError
 from attack.io.readers import id_column
 from attack.linkage.link import link
 from attack.linkage.settings import Linkage
-from attack.report.notebook import one_line, result_html
+from attack.report.notebook import fields_html, one_line, result_html
 from attack.risk.attack_options import code_columns, solve_options
 from attack.risk.evaluation import score
 from attack.risk.settings import Evaluation
@@ -55,6 +55,9 @@ class CellAttribution:
     disclosure_risk: float
     shares: Mapping[str, float]
     leave_one_out: Mapping[str, float]
+
+    def _repr_html_(self) -> str:
+        return fields_html("Attribution of a cell's risk", self.to_dict())
 
     def to_dict(self) -> dict[str, Any]:
         return {"cell": dict(self.cell), "gamma": self.gamma, "n_verifiable": self.n_verifiable,

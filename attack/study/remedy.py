@@ -48,7 +48,7 @@ from attack.errors import InputError, from_validation
 from attack.io.readers import frame_of, id_column
 from attack.protect.catalogue import METHODS, protect
 from attack.protect.catalogue import _changed as changed_values  # the protection log's count
-from attack.report.notebook import one_line, result_html
+from attack.report.notebook import fields_html, one_line, result_html
 from attack.risk.attribution import explain_attack
 from attack.risk.evaluation import _cells as cell_codes  # the scoring's cells, not a copy
 from attack.study.results import ScenarioResult, release_records
@@ -85,6 +85,9 @@ class RemedyRound:
     n_reidentified: int
     n_treated: int
     n_records_protected: int
+
+    def _repr_html_(self) -> str:
+        return fields_html("Remedy round", self.to_dict())
 
     def to_dict(self) -> dict[str, Any]:
         return {"round": self.round, "passed": self.passed, "n_failing_cells": self.n_failing_cells,
