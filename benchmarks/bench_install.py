@@ -86,10 +86,10 @@ def run_line(line: str, clone: Path, env: dict[str, str], log: Path) -> tuple[fl
     return seconds, done.returncode, last[0]
 
 
-def newcomer(folder: Path) -> tuple[Path, dict[str, str], list[str]]:
+def newcomer(folder: Path) -> tuple[Path, dict[str, str], list[str], float]:
     """A clone in ``folder``/newcomer (a folder holding nothing else) with an empty per-user
     cache, and the README's line 1 run there (its time printed): the clone, the environment,
-    the README's two lines."""
+    the README's two lines, when line 1 ended (``time.time()``)."""
     clone = folder / "newcomer" / "attack"
     subprocess.run(["git", "clone", "--quiet", str(CHECKOUT), str(clone)], check=True)
     env = newcomer_env(folder / "cache")
@@ -100,7 +100,7 @@ def newcomer(folder: Path) -> tuple[Path, dict[str, str], list[str]]:
           flush=True)
     if code:
         raise SystemExit((folder / "line1.log").read_text()[-3000:])
-    return clone, env, lines
+    return clone, env, lines, time.time()
 
 
 def command(case: str, venv: Path, clone: Path, folder: Path) -> list[str]:
@@ -142,6 +142,16 @@ def compiled(cache: Path) -> bool:
     return any((cache / "attack" / "numba").glob("compiled-*"))
 
 
+def background_seconds(cache: Path, since: float, timeout: float = 900.0) -> float | None:
+    """Seconds from ``since`` (a ``time.time()``) until the background compile into ``cache``
+    finished (waited for up to ``timeout`` s: its folder is removed afterwards)."""
+    deadline = time.monotonic() + timeout
+    while not compiled(cache) and time.monotonic() < deadline:
+        time.sleep(1)
+    markers = list((cache / "attack" / "numba").glob("compiled-*"))
+    return markers[0].stat().st_mtime - since if markers else None
+
+
 def row(case: str, kind: str, first: Measured, later: Measured, note: str) -> str:
     diff, diff_cpu = first.seconds - later.seconds, first.cpu_seconds - later.cpu_seconds
     return (f"{case:>10} {kind:>9} {first.seconds:>7.1f} {later.seconds:>7.1f} {diff:>6.1f} "
@@ -166,13 +176,13 @@ def main() -> None:
     print("the cores are shared: every time is an upper bound for a quiet machine", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         if not args.skip_test_line:     # the README's order: line 2 right after line 1
-            clone, env, lines = newcomer(Path(tmp) / "first")
+            clone, env, lines, _ = newcomer(Path(tmp) / "first")
             seconds, code, last = run_line(f". .venv/bin/activate && {lines[1]}", clone, env,
                                            Path(tmp) / "first" / "line2.log")
             print(f"line 2: {seconds:.1f} s (budget {LINE_BUDGETS[1]:.0f} s: "
                   f"{'met' if seconds <= LINE_BUDGETS[1] else 'OVER'}), exit {code}: {lines[1]}\n"
                   f"        {last}", flush=True)
-        clone, env, _ = newcomer(Path(tmp) / "second")     # line 1 again, then the first uses
+        clone, env, _, ended = newcomer(Path(tmp) / "second")  # line 1 again, then the first uses
         cache, venv = Path(env["XDG_CACHE_HOME"]), clone / ".venv"
         print(f"{'case':>10} {'cache':>9} {'first s':>7} {'later s':>7} {'diff':>6} "
               f"{'first cpu':>9} {'later cpu':>9} {'diff cpu':>8} {'GiB':>6}  budget "
@@ -192,6 +202,11 @@ def main() -> None:
                      "ATTACK_BACKGROUND_COMPILE": "0"}
             print(row(case, "no cache", timed(cmd, folder, empty), timed(cmd, folder, empty),
                       "(information: compiled on first use)"), flush=True)
+        after = background_seconds(cache, ended)
+        print("background compile started by line 1: "
+              + (f"finished {after:.0f} s after line 1 ended" if after is not None
+                 else "not finished within 15 min"), flush=True)
+        background_seconds(Path(tmp) / "first" / "cache", ended)   # before its folder goes
     print(f"uptime: {uptime()}")
 
 
