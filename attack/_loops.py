@@ -156,8 +156,8 @@ def start_background_compile() -> subprocess.Popen[bytes] | None:
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True,
                                 env={**os.environ, BACKGROUND: "1"})
-    except OSError:         # no writable cache folder, no process: the loops compile on use
-        return None
+    except (OSError, RuntimeError):  # no (writable) cache folder or home, no process: the
+        return None                   # loops compile on first use
 
 
 @contextmanager
