@@ -6,11 +6,12 @@ case).
 
 The script clones this checkout (its last commit) into a new empty folder and runs there, with
 an empty per-user cache (``XDG_CACHE_HOME``: no compiled loops from earlier runs; pip keeps its
-own download cache), the two lines of the README's quick start exactly as written (the first
-code block under "## Quick start"): line 1 creates a virtual environment, installs the package
-and runs ``attack demo``; line 2 installs the test extra and runs the whole test suite. Line 2
-runs in a shell that activates the environment line 1 made, as the shell of line 1 would be.
-Budgets: line 1 at most 90 s, line 2 at most 5 min.
+own download cache), the two lines of the README's quick start exactly as written
+(``tools/quick_start.py``: the first code block under "## Quick start"): line 1 creates a
+virtual environment, installs the package and runs ``attack demo``; line 2 installs the test
+extra and runs the whole test suite. Line 2 runs in a shell that activates the environment
+line 1 made, as the shell of line 1 would be. Budgets: line 1 at most 90 s, line 2 at most
+5 min.
 
 Then a second clone, with an empty cache of its own, runs line 1 again, and each case runs
 twice in its environment right after it, from an empty folder: the first run after the install
@@ -48,21 +49,6 @@ CASES = ("demo", "link-100k", "mdav-100k")
 CHECKOUT = Path(__file__).resolve().parent.parent
 
 
-def quick_start(readme: Path) -> list[str]:
-    """The lines of the first code block under "## Quick start" (what ``.ci/run`` runs too)."""
-    lines, inside, block = [], False, False
-    for line in readme.read_text(encoding="utf-8").splitlines():
-        if line.startswith("## Quick start"):
-            inside = True
-        elif inside and line.startswith("```"):
-            if block:
-                return lines
-            block = True
-        elif block:
-            lines.append(line)
-    raise SystemExit("README.md has no code block under '## Quick start'")
-
-
 def newcomer_env(cache: Path) -> dict[str, str]:
     """This process's environment as a new user's shell has it: no virtual environment or
     PYTHONPATH of ours, the per-user cache in ``cache``, pip's download cache where it was."""
@@ -93,7 +79,8 @@ def newcomer(folder: Path) -> tuple[Path, dict[str, str], list[str], float]:
     clone = folder / "newcomer" / "attack"
     subprocess.run(["git", "clone", "--quiet", str(CHECKOUT), str(clone)], check=True)
     env = newcomer_env(folder / "cache")
-    lines = quick_start(clone / "README.md")
+    lines = subprocess.run([sys.executable, str(clone / "tools" / "quick_start.py")], check=True,
+                           capture_output=True, text=True).stdout.splitlines()
     seconds, code, _ = run_line(lines[0], clone, env, folder / "line1.log")
     print(f"line 1: {seconds:.1f} s (budget {LINE_BUDGETS[0]:.0f} s: "
           f"{'met' if seconds <= LINE_BUDGETS[0] else 'OVER'}), exit {code}: {lines[0]}",
