@@ -23,6 +23,7 @@ import importlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from attack import _loops
 from attack._version import __version__
 from attack.errors import DataNotice, InputError
 
@@ -273,3 +274,8 @@ def protection_listing() -> str:
     from attack.protect.catalogue import listing
 
     return listing()
+
+
+# The compiled loops not yet on disk for this code, numba and machine compile in a detached
+# low-priority process, so that a command's first use of one finds it compiled (attack._loops).
+_loops.start_background_compile()

@@ -1,11 +1,12 @@
 """Compile every numba loop of the package into its disk cache, by running each path that uses one
 on toy data.
 
-numba compiles a loop the first time it is called and keeps the machine code on disk (next to
-the module, in ``__pycache__``, keyed by the module's content, the loop's argument types, the
-processor and the numba version). Building a wheel runs this module (``setup.py``), so that an
-installation starts with every loop on disk and its first run is as quick as later ones. After
-installing a wheel built on another machine or with another numba, run it once:
+numba compiles a loop the first time it is called and keeps the machine code on disk
+(``attack._loops``: a per-user folder, keyed by the module's content, the loop's argument types,
+the processor and the numba version). The first import of the package starts this module in a
+detached background process at the lowest priority (``main(background=True)``) when the loops
+are not all there yet, so that a command's first use of a loop finds it compiled. Run it in the
+foreground to compile everything at once (it waits for a background compile running meanwhile):
 ``python -m attack._precompile``.
 
 Each step goes through the code a real run takes, so that the argument types are those of a
@@ -23,6 +24,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pandas as pd
+
+from attack._loops import BACKGROUND, compile_lock, compiled_key, done_marker
 
 TINY_BUDGET = "1KiB"   # every block "too large" for a dense matrix: the large-block solvers
 UNITS = 600            # firms of the toy demo population
@@ -96,13 +99,24 @@ def precompile(log: Callable[[str], None] = lambda line: None,
     return lines
 
 
-def main() -> None:
-    """Every lane in a process of its own, as many at once as there are cores."""
-    workers = max(1, min(len(LANES), os.cpu_count() or 1))
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for lines in pool.map(precompile, [_ignore] * len(LANES), LANES):
-            for line in lines:
-                print(line, file=sys.stderr)
+def main(background: bool = False) -> None:
+    """Every lane in a process of its own, as many at once as there are cores, under the
+    compile lock; then the marker that every loop is on disk (``attack._loops.done_marker``).
+    In the ``background`` (at the lowest priority) nothing is printed, and nothing is done when
+    another process holds the lock or the marker is there."""
+    os.environ[BACKGROUND] = "1"        # the workers start no background compile of their own
+    if background and hasattr(os, "nice"):
+        os.nice(19)
+    key = compiled_key()
+    with compile_lock(wait=not background) as held:
+        if background and (not held or done_marker(key).exists()):
+            return
+        workers = max(1, min(len(LANES), os.cpu_count() or 1))
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            for lines in pool.map(precompile, [_ignore] * len(LANES), LANES):
+                for line in lines if not background else ():
+                    print(line, file=sys.stderr)
+        done_marker(key).touch()
 
 
 def _ignore(line: str) -> None:

@@ -10,13 +10,14 @@ in its disk cache.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from attack._loops import njit
 
 
 def _inner():
     """``njit`` for a loop called only by other compiled loops: kept on disk like the others,
     but without the wrappers that let Python call it (a good part of compiling a small loop)."""
-    return njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+    return njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 @_inner()
@@ -135,7 +136,7 @@ def tree_links(left, right, start, end, perm, n_points):  # pragma: no cover - c
     return parent, leaf_of
 
 
-@njit(cache=True)
+@njit()
 def greedy(x_ext, x_rel, ext_ptr, ext_rows, rel_ptr, rel_rows, constant, margin, metric, a, b, offset, scale, weight,
            leaf, limit):  # pragma: no cover - compiled
     """Procedure II over groups of records with identical key values (docs/method/linkage.md).
@@ -199,7 +200,7 @@ def greedy(x_ext, x_rel, ext_ptr, ext_rows, rel_ptr, rel_rows, constant, margin,
     return out_row[:made], out_col[:made], out_cost[:made], out_group[:made]
 
 
-@njit(cache=True)
+@njit()
 def tie_counts(groups, costs, x_ext, x_rel, ext_ptr, ext_rows, rel_ptr, rel_rows, constant, margin, tolerance, metric,
                a, b, offset, scale, weight, leaf):  # pragma: no cover - compiled
     """Release records (taken or not) within ``tolerance`` of ``costs[k]`` for external group
@@ -258,7 +259,7 @@ def reach_to(query, lo, hi, node):  # pragma: no cover - compiled
     return reach
 
 
-@njit(cache=True)
+@njit()
 def rank_value(values, n, k):  # pragma: no cover - compiled
     """The value of rank ``k`` (from 0) among ``values[:n]``, which it reorders: three-way
     partitions around a median of three (much shorter to compile than ``np.partition``)."""
@@ -286,7 +287,7 @@ def rank_value(values, n, k):  # pragma: no cover - compiled
             return pivot
 
 
-@njit(cache=True)
+@njit()
 def build_tree(points, leaf):  # pragma: no cover - compiled
     m, d = points.shape
     capacity = 2 * (m // ((leaf + 1) // 2) + 1) + 1
@@ -453,7 +454,7 @@ def order(cols, costs):  # pragma: no cover - compiled
         costs[at], cols[at] = c, j
 
 
-@njit(cache=True)
+@njit()
 def refill(query, k, row, points, rows, perm, start, end, left, right, lo, hi,
            metric, a, b, offset, scale, weight):  # pragma: no cover - compiled
     found, reach = nearest(query, k, points, perm, start, end, left, right, lo, hi)
@@ -465,7 +466,7 @@ def refill(query, k, row, points, rows, perm, start, end, left, right, lo, hi,
     return cols, costs, reach
 
 
-@njit(cache=True)
+@njit()
 def first_lists(cols, metric, a, b, offset, scale, weight):  # pragma: no cover - compiled
     n, k = cols.shape
     costs = np.empty((n, k))

@@ -29,8 +29,8 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from numba import njit
 
+from attack._loops import njit
 from attack.linkage import fellegi_sunter
 from attack.linkage.assignment import TIE_TOLERANCE
 from attack.linkage.fellegi_sunter import MatchWeights
@@ -130,7 +130,7 @@ def _codes(kinds, ext, rel, place, near) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit()
 def _level(kind, a, b, near):  # pragma: no cover - compiled
     """The level of one key, as ``Comparison.levels`` computes it."""
     if np.isnan(a) or np.isnan(b):
@@ -144,7 +144,7 @@ def _level(kind, a, b, near):  # pragma: no cover - compiled
     return 2
 
 
-@njit(cache=True)
+@njit()
 def _code(kinds, ext, rel, i, j, place, near):  # pragma: no cover - compiled
     out = 0
     for k in range(kinds.size):
@@ -152,7 +152,7 @@ def _code(kinds, ext, rel, i, j, place, near):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True)
+@njit()
 def _window(kind, level, a, values, n_present, near):  # pragma: no cover - compiled
     """Positions ``[lo, hi)`` in a key's sorted release values of every value that can compare at
     ``level`` with ``a`` (exact, near, or missing); (−1, −1) when the level selects no window."""
@@ -174,7 +174,7 @@ def _window(kind, level, a, values, n_present, near):  # pragma: no cover - comp
     return -1, -1
 
 
-@njit(cache=True)
+@njit()
 def _driver(kinds, ext, i, combo, values, n_present, near):  # pragma: no cover - compiled
     """The key whose window for combination ``combo`` and external row ``i`` is narrowest:
     ``(key, lo, hi)``; key −1 when no key selects a window, −2 when the row cannot show the
@@ -192,7 +192,7 @@ def _driver(kinds, ext, i, combo, values, n_present, near):  # pragma: no cover 
     return best, best_lo, best_hi
 
 
-@njit(cache=True)
+@njit()
 def _greedy(kinds, ext, rel, order, values, n_present, combos, tiers, tier_of, place,
             near):  # pragma: no cover - compiled
     n_ext, n_rel = ext.shape[1], rel.shape[1]
@@ -242,7 +242,7 @@ def _greedy(kinds, ext, rel, order, values, n_present, combos, tiers, tier_of, p
     return rows[ordered], cols[ordered]
 
 
-@njit(cache=True)
+@njit()
 def _next_free(skip, j):  # pragma: no cover - compiled
     root = j
     while skip[root] != root:
@@ -254,7 +254,7 @@ def _next_free(skip, j):  # pragma: no cover - compiled
     return root
 
 
-@njit(cache=True)
+@njit()
 def _tie_counts(kinds, ext, rel, order, values, n_present, combos, place, near, rows,
                 tied):  # pragma: no cover - compiled
     """Release rows of the block at each link's cost: per tied combination, counted in its
@@ -281,7 +281,7 @@ def _tie_counts(kinds, ext, rel, order, values, n_present, combos, place, near, 
     return out
 
 
-@njit(cache=True)
+@njit()
 def _not_far(kinds, ext, rel, order, values, n_present, i, near):  # pragma: no cover - compiled
     """Release rows that compare at a level other than far (or different) on some key present in
     external row ``i``; each counted once, under the first such key."""

@@ -15,7 +15,8 @@ potential returns to 0), and only those are assigned again.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from attack._loops import njit
 
 
 class Assignment:
@@ -75,7 +76,7 @@ class Assignment:
             edges = by_col[first + np.arange(count.sum())]
 
 
-@njit(cache=True)
+@njit()
 def augment(ptr: np.ndarray, col: np.ndarray, cost: np.ndarray, v: np.ndarray, row_of_col: np.ndarray,  # pragma: no cover - compiled
             col_of_row: np.ndarray, todo: np.ndarray) -> None:
     """Assign each row of ``todo`` along a shortest augmenting path (columns labelled by

@@ -51,7 +51,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from attack._loops import njit
 
 LEAF = 32        # records per leaf (at most; at least half as many)
 FAN_BITS = 7     # searches first bound boxes of 2**FAN_BITS leaves,
@@ -70,14 +72,14 @@ REORDER = {"nsz", "arcp", "contract", "reassoc"}
 def _inner(**options):
     """``njit`` for a loop called only by other compiled loops: kept on disk like the others,
     but without the wrappers that let Python call it (a good part of compiling a small loop)."""
-    return njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, **options)
+    return njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, **options)
 
 
 def _inlined():
     """``njit`` for a short step of the MDAV loop: its code is put into its callers instead of
     being compiled on its own (every loop compiled on its own is optimised again with all the
     loops it calls)."""
-    return njit(cache=True, inline="always")
+    return njit(inline="always")
 
 
 def _two_threads():
@@ -88,7 +90,7 @@ def _two_threads():
     only_prange = {"comprehension": False, "reduction": False, "inplace_binop": False,
                    "setitem": False, "numpy": False, "stencil": False, "fusion": False,
                    "prange": True}
-    return njit(cache=True, parallel=only_prange)
+    return njit(parallel=only_prange)
 
 
 def mdav_groups(z: np.ndarray, k: int, keys: np.ndarray) -> np.ndarray:
@@ -195,7 +197,7 @@ def _sift(values, order, i, n):  # pragma: no cover - compiled
 # --- exact sums ----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit()
 def _grow(parts, used, j, x):  # pragma: no cover - compiled
     """Add ``x`` to the expansion ``parts[j, :used[j]]`` exactly (Shewchuk's grow-expansion)."""
     i = 0
@@ -213,7 +215,7 @@ def _grow(parts, used, j, x):  # pragma: no cover - compiled
     used[j] = i + 1
 
 
-@njit(cache=True)
+@njit()
 def _rounded(parts, used, j):  # pragma: no cover - compiled
     """The expansion ``parts[j, :used[j]]`` correctly rounded (half to even), as ``math.fsum``."""
     n = used[j]
@@ -238,7 +240,7 @@ def _rounded(parts, used, j):  # pragma: no cover - compiled
     return hi
 
 
-@njit(cache=True)
+@njit()
 def _exact_sums(z, parts, used):  # pragma: no cover - compiled
     for i in range(z.shape[0]):
         for j in range(z.shape[1]):
@@ -248,7 +250,7 @@ def _exact_sums(z, parts, used):  # pragma: no cover - compiled
 # --- building ------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit()
 def _split(features, rank, order, depth):  # pragma: no cover - compiled
     """Reorder ``order`` (positions into ``features``) into the leaves of a balanced k-d tree of
     ``depth`` levels: every span is halved at the median of its widest feature; within a leaf
@@ -326,7 +328,7 @@ def _select(key, order, a, b, target):  # pragma: no cover - compiled
             return
 
 
-@njit(cache=True)
+@njit()
 def _features(rotated, anchor):  # pragma: no cover - compiled
     """The split coordinates of every record (rotated, and ``RADIAL`` times the radius) and
     its radius, the distance from ``anchor``."""
@@ -342,7 +344,7 @@ def _features(rotated, anchor):  # pragma: no cover - compiled
     return features, radius
 
 
-@njit(cache=True)
+@njit()
 def _leaf_order(z, keys, rows, rotated, radius, anchor, order, leaf_start):  # pragma: no cover
     """Per record in leaf order (``order``): its leaf, radius, first principal coordinate and
     the length of the rest (about ``anchor``), row, original and rotated coordinates, key."""
@@ -426,7 +428,7 @@ def _leaf_box(leaf, node, rotated, anchor, alive, leaf_start, lo, hi, count,
     reach[node] = far
 
 
-@njit(cache=True)
+@njit()
 def _init_nodes(rotated, anchor, radius, tail, alive, leaf_start, depth, lo, hi, count, reach,
                 floor, tail_max):  # pragma: no cover - compiled
     """Every node's box, count, reach, floor and tail_max, leaves first (a leaf's records are
@@ -700,7 +702,7 @@ def _nearest_and_farthest(q, centre, k, tree, rotation, margin):  # pragma: no c
     return near, _winner(found_d, found, tree[2])
 
 
-@njit(cache=True)
+@njit()
 def _winner(found_d, found, keys):  # pragma: no cover - compiled
     if _farther(found_d[1], found[1], found_d[0], found[0], keys):
         return found[1]
@@ -732,7 +734,7 @@ def _nearest_in_two(centre, k, tree, rotation, margin):  # pragma: no cover - co
     return _nearest_of(centre, near_d, near_k, near)
 
 
-@njit(cache=True)
+@njit()
 def _near_query(centre, k, threads, tree, rotation, margin):  # pragma: no cover - compiled
     """What a "nearest" search of the record at ``centre`` needs: the record, rotated, its
     radius, the lower bound of every box of the first scan, and an empty list of the ``k - 1``
@@ -748,7 +750,7 @@ def _near_query(centre, k, threads, tree, rotation, margin):  # pragma: no cover
             np.full((threads, k - 1), np.inf), np.full((threads, k - 1), -1, dtype=np.int64))
 
 
-@njit(cache=True)
+@njit()
 def _near_part(centre, q, qy, rq, tree, margin, box_bound, next_box, shared, me, near_d, near_k,
                near):  # pragma: no cover - compiled
     """Thread ``me``'s part of a "nearest" search into its list ``near``: thread 0 first reads
@@ -787,7 +789,7 @@ def _near_part(centre, q, qy, rq, tree, margin, box_bound, next_box, shared, me,
                 shared[me] = near_d[m - 1]
 
 
-@njit(cache=True)
+@njit()
 def _nearest_of(centre, near_d, near_k, near):  # pragma: no cover - compiled
     """``centre`` and the ``k - 1`` nearest of the threads' lists together (each record once)."""
     m = near.shape[1]
@@ -810,7 +812,7 @@ def _nearest_of(centre, near_d, near_k, near):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True)
+@njit()
 def _closer(centre, points, alive, keys, q, start, end, near_d, near_k,
             near):  # pragma: no cover - compiled
     """Merge the remaining records at positions [start, end) other than ``centre`` into the
@@ -871,7 +873,7 @@ def _group(centre, k, tree, rotation, margin, parts, used, group, label):  # pra
     _take(_nearest_in_two(centre, k, tree, rotation, margin), tree, parts, used, group, label)
 
 
-@njit(cache=True)
+@njit()
 def _shell(tree, ref, size):  # pragma: no cover - compiled
     """The outer shell about ``ref``: the positions of (at most) ``size`` remaining records
     farther from ``ref`` than all others, by decreasing distance; their distances; the
@@ -894,7 +896,7 @@ def _shell(tree, ref, size):  # pragma: no cover - compiled
     return where[order], far[order], outside, ref.copy(), np.zeros(1, dtype=np.int64)
 
 
-@njit(cache=True)
+@njit()
 def _outermost(c, tree, shell, margin):  # pragma: no cover - compiled
     """The remaining record farthest from ``c`` (ties: largest key) if the shell shows it (a
     record can be no farther from ``c`` than from the shell's ``ref`` plus |c - ref|), else
@@ -925,7 +927,7 @@ def _outermost(c, tree, shell, margin):  # pragma: no cover - compiled
     return best, read
 
 
-@njit(cache=True)
+@njit()
 def _farthest_from_centroid(c, tree, shell, rotation, margin):  # pragma: no cover - compiled
     """The remaining record farthest from the centroid ``c``, from the outer shell if it can
     tell (a new shell about ``c`` when it cannot, or when it took more than ``SHELL_READS``
@@ -940,7 +942,7 @@ def _farthest_from_centroid(c, tree, shell, rotation, margin):  # pragma: no cov
     return r, shell
 
 
-@njit(cache=True)
+@njit()
 def _run(tree, rotation, margin, parts, used, n, group, label, k,
          stop):  # pragma: no cover - compiled
     """The MDAV loop until fewer than ``stop`` records remain (then the tree is rebuilt) or

@@ -25,9 +25,9 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from numba import njit
 from scipy.stats import rankdata
 
+from attack._loops import njit
 from attack.errors import InputError
 from attack.protect.registry import REQUIRED, Param, protection_method
 from attack.risk.frequencies import key_codes, key_frequencies
@@ -161,7 +161,7 @@ def _k_anonymise(codes: np.ndarray, subset: list[int], rank: np.ndarray, k: int,
     codes[:, subset] = view
 
 
-@njit(cache=True)
+@njit()
 def _scan(view: np.ndarray, i: int) -> tuple[int, np.ndarray]:
     """For record ``i``: its f_k by sdcMicro's rule with alpha = 1 (the records it is compatible
     with, where a complete record of two or more keys does not count records whose keys are all

@@ -355,9 +355,9 @@ def _singles_out(table: _Table, queries: _Queries) -> np.ndarray:
 @cache
 def _singles_out_kernel() -> Callable[..., np.ndarray]:
     """The compiled scan of ``_singles_out`` (numba, compiled once and cached on disk)."""
-    from numba import njit
+    from attack._loops import njit
 
-    @njit(cache=True)
+    @njit()
     def scan(order: np.ndarray, rank: np.ndarray, values: np.ndarray, columns: np.ndarray,  # pragma: no cover - compiled
              ops: np.ndarray, qvalues: np.ndarray, lo: np.ndarray, hi: np.ndarray,
              pick: np.ndarray) -> np.ndarray:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 
 import pytest
 
-# The UI is an optional extra: without it these tests skip, except in CI, which installs it.
+# The UI is an optional extra: the README's test command runs without it. CI installs it
+# afterwards and runs this folder alone (.ci/run), where collecting no test fails the run.
 _MISSING = [name for name in ("starlette", "uvicorn", "multipart", "httpx")
             if __import__("importlib").util.find_spec(name) is None]
-if _MISSING and os.environ.get("CI"):
-    raise RuntimeError(f"CI must install the ui extra and the test extra: {', '.join(_MISSING)} missing")
 #: Without the extra, the test files of this folder are not collected (nothing to import them with).
 collect_ignore_glob = ["test_*.py"] if _MISSING else []
 
