@@ -35,12 +35,12 @@ from attack.linkage.engines import Engine
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.link import Links, link
 from attack.linkage.settings import Linkage
-from attack.risk.evaluation import score
+from attack.risk.evaluation import roles_of, score
 from attack.risk.frequency import frequency_risk
 from attack.risk.learned import describe, held_out, learned_linkage, training_split
 from attack.risk.results import LINK_COLUMNS, AttackResult
 from attack.risk.settings import Evaluation
-from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES
+from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES, DEFAULT_MIN_SCORED
 
 
 @dataclass
@@ -99,6 +99,10 @@ def run_attack(
     original_ids = None
     if data.original is not None:
         original_ids = id_column(data.original, data.original_id or data.release_id)
+    # every release column's role, and a released direct identifier named, before any linkage
+    roles = roles_of(data.release, data.original if data.original is not None else data.release, evaluation,
+                     id_columns=(data.release_id, data.original_id or data.release_id),
+                     code_columns=code_columns(linkage), external_ids=external_ids)
     clock.lap("checks")
     links = link(data.external, data.release, linkage, **solve_options(engine))
     clock.lap("linkage")
@@ -114,6 +118,7 @@ def run_attack(
         categorical=code_columns(linkage),
         id_columns=(data.release_id, data.original_id or data.release_id),
         match_probability=links.match_probability,
+        roles=roles,
     )
     figures = scored.figures
     if any(k.reads_codes for k in linkage.keys):
@@ -232,7 +237,7 @@ def check_columns(data: AttackInput, linkage: Linkage, evaluation: Evaluation) -
     has_original = data.original is not None
     truth = data.original if has_original else data.release
     truth_id = (data.original_id or data.release_id) if has_original else data.release_id
-    targets = list(evaluation.targets or ())
+    targets = evaluation.target_names
     require_columns(data.external, [data.external_id, *linkage.external_columns()])
     require_columns(data.release, [data.release_id, *linkage.release_columns(), *targets])
     require_columns(truth, [truth_id, *targets, *(c.name for c in evaluation.cells)])
@@ -258,17 +263,15 @@ def needed_columns(
     role: str, id_column: str, linkage: Linkage, evaluation: Evaluation, has_original: bool
 ) -> list[str] | None:
     """Columns a file in ``role`` (external, release, original) must provide, so readers load
-    nothing else; None (every column) where the evaluated variables default to all numeric
-    columns."""
+    nothing else; None (every column) for the release, every column of which gets a role
+    (``attack.risk.roles``), and where the evaluated variables default to the inferred targets."""
     cells = [c.name for c in evaluation.cells]
     if role == "external":
         return [id_column, *linkage.external_columns()]
-    if evaluation.targets is None:
+    if evaluation.targets is None or role == "release":
         return None
-    targets = list(evaluation.targets)
-    if role == "release":
-        return [id_column, *linkage.release_columns(), *targets, *([] if has_original else cells)]
-    return [id_column, *targets, *cells]
+    declared = [c for c, r in evaluation.roles.items() if r == "target"]
+    return [id_column, *evaluation.target_names, *declared, *cells]
 
 
 def matches_csv(links: pd.DataFrame) -> str:
@@ -307,6 +310,11 @@ def mass_attack(
     truth_complete: bool = False,
     min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES,
     risk_on: str = "all",
+    roles: Mapping[str, str] | None = None,
+    identity: str = "judged",
+    identity_limit: float | None = None,
+    min_scored: int = DEFAULT_MIN_SCORED,
+    harmless: Sequence[str] = (),
     engine: Engine | Mapping[str, Any] | None = None,
     progress: bool = False,
     name: str | None = None,
@@ -337,6 +345,14 @@ def mass_attack(
     mapping of its fields) and ``progress`` (a progress bar over the blocks) never change a
     figure. ``reading`` (``attack.io.readers.ReadOptions``: separator, decimal mark,
     encoding, sheet, missing-value codes, code columns) applies to every path given.
+    ``targets`` are ``NAME[:TYPE[:OPTION...]]`` (numeric, categorical, ordinal, string, date;
+    ``attack.risk.targets``); ``roles`` maps release columns to their role, the others are
+    inferred (``attack.risk.roles``). ``identity="judged"`` gives every cell's
+    re-identification rate the limit ``identity_limit`` (default ``tau``);
+    ``"discloses-nothing"`` declares that re-identification alone discloses nothing (the
+    handbook's perturbed business data). A verdict resting on fewer than ``min_scored`` scored
+    units or links is NOT PASSED, and so is one while a direct identifier not in ``harmless``
+    is released (docs/method/roles.md).
 
     Settings are checked before any file is read; bad ones raise ``attack.InputError``
     naming the argument.
@@ -347,7 +363,8 @@ def mass_attack(
         gamma_by_variable=gamma_by_variable, tau=tau, zero_tolerance=zero_tolerance,
         standardise=standardise, metric_distance=metric_distance, seed=seed, winsorise=winsorise,
         intruder=intruder, truth_complete=truth_complete, min_probabilities=min_probabilities, risk_on=risk_on,
-        learn_weights=learn_weights,
+        learn_weights=learn_weights, roles=roles, identity=identity, identity_limit=identity_limit,
+        min_scored=min_scored, harmless=harmless,
     )
     has_original = original is not None
     original_id = original_id or release_id
@@ -375,7 +392,8 @@ def attack_specs(
     zero_tolerance: float, standardise: str, metric_distance: str, seed: int | None, winsorise: bool = False,
     intruder: str = "distance", truth_complete: bool = False,
     min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES, risk_on: str = "all",
-    learn_weights: float | None = None,
+    learn_weights: float | None = None, roles: Mapping[str, str] | None = None, identity: str = "judged",
+    identity_limit: float | None = None, min_scored: int = DEFAULT_MIN_SCORED, harmless: Sequence[str] = (),
 ) -> tuple[Linkage, Evaluation]:
     """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
     schema of scenario files (``Linkage``,
@@ -387,7 +405,9 @@ def attack_specs(
     evaluation = _validated(Evaluation, {"gamma": gammas, "gamma_by_variable": gamma_by_variable, "tau": tau,
                                          "targets": targets, "cells": cells, "zero_tolerance": zero_tolerance,
                                          "truth_complete": truth_complete, "min_probability": min_probabilities,
-                                         "risk_on": risk_on},
+                                         "risk_on": risk_on, "roles": dict(roles or {}), "identity": identity,
+                                         "identity_limit": identity_limit, "min_scored": min_scored,
+                                         "harmless": harmless},
                             {"gamma": "gammas", "min_probability": "min_probabilities"})
     return linkage, evaluation
 

@@ -45,6 +45,7 @@ size = { column = "employees", threshold = 25 }
 cells = ["wz"]
 gamma = [0.1]
 targets = ["turnover", "employees", "costs"]
+identity = "discloses-nothing"  # perturbed business data: the cells judge usefulness
 """
 
 
