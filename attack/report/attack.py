@@ -317,6 +317,40 @@ def _comparison_table(runs: Sequence[Mapping[str, Any]]) -> ReportTable:
     return t
 
 
+def basis_lines(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The first lines under the verdict: what it rests on (the scored targets with their types
+    and the identity rule), the roles that were inferred, and why a run cannot be PASSED beyond
+    its cells (``judged_on`` of docs/method/risk.md); identical lines of several runs once."""
+    out: list[str] = []
+    for run in runs:
+        r = run["result"]
+        block = r.get("judged_on")
+        if block is None:
+            continue
+        targets = block.get("targets") or {}
+        named = ", ".join(f"{name} ({t['type']}" + (f", compared on {t['compared_on']}" if "compared_on" in t else "")
+                          + ")" for name, t in targets.items()) or "none"
+        identity = block["identity"]
+        rule = (f"re-identification rate below {_short(identity['limit'])} in every cell ({identity['on']})"
+                if identity["limit"] is not None else "re-identification alone declared to disclose nothing")
+        lines = [f"Judged on: targets {named}; identity: {rule}; at least {block['min_scored']} scored units "
+                 f"and {block['links_are']} (here {block['n_scored_units']} and {block['n_scored_links']})."]
+        columns = (r.get("roles") or {}).get("columns") or {}
+        inferred = [f"{c} ({v['role'].replace('_', ' ')})" for c, v in columns.items() if v.get("inferred")]
+        if inferred:
+            lines.append("Roles inferred (declare them to change): " + ", ".join(inferred) + ".")
+        if block.get("harmless"):
+            lines.append("Direct identifiers declared harmless: " + ", ".join(block["harmless"]) + ".")
+        lines += [f"Not PASSED whatever the cells: {reason}." for reason in block.get("reasons") or ()]
+        prefix = f"{run.get('name', '')}: " if len(runs) > 1 else ""
+        out += [prefix + line for line in lines if prefix + line not in out]
+    return out
+
+
+def _reasons(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    return [reason for run in runs for reason in (run["result"].get("judged_on") or {}).get("reasons") or ()]
+
+
 def _verdict(
     runs: Sequence[Mapping[str, Any]], combined: Mapping[str, Any] | None = None
 ) -> tuple[bool, str, list[str]]:
@@ -338,7 +372,10 @@ def _verdict(
         headline = f"PASSED: every cell below {tau_text}" if ok else (
             f"NOT PASSED: cells at or above {tau_text} for some γ"
         )
-    lines = []
+    reasons = _reasons(runs)
+    if reasons and (ok or not any(_failing(r["result"]) for r in runs)):
+        ok, headline = False, f"NOT PASSED: {reasons[0]}"
+    lines = basis_lines(runs)
     for run in runs:
         r = run["result"]
         word = verdict_word(r["passed"])

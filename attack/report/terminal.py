@@ -14,6 +14,7 @@ from attack.report.attack import (
     _short,
     _unit_risk_line,
     _verdict,
+    basis_lines,
     fmt_num,
     md_table,
     suppressed,
@@ -98,7 +99,7 @@ def render_summary(
         raise ValueError("no runs to report")
     _, headline, _ = _verdict(runs, combined)
     table, left = _runs_table(runs, min_cell_count)
-    out = [f"# {title}", "", f"**{headline}**", "", md_table(table)]
+    out = [f"# {title}", "", f"**{headline}**", "", *basis_lines(runs), "", md_table(table)]
     if left:
         out.append(f"… and {left} more runs, all PASSED")
     cells = _cell_lines(runs, combined, min_cell_count)

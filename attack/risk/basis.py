@@ -68,16 +68,4 @@ def reasons(block: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def basis_line(block: Mapping[str, Any]) -> str:
-    """One line naming what the verdict rests on: the scored targets with their types and the
-    identity rule."""
-    targets = block.get("targets") or {}
-    named = ", ".join(f"{name} ({t['type']}" + (f", on {t['compared_on']}" if "compared_on" in t else "") + ")"
-                      for name, t in targets.items()) or "none"
-    identity = block["identity"]
-    rule = ("re-identification rate < " + f"{identity['limit']:g} per cell ({identity['on']})"
-            if identity["limit"] is not None else "re-identification alone declared to disclose nothing")
-    return f"Judged on: targets {named}; identity: {rule}."
-
-
-__all__ = ["basis_line", "judged_on", "reasons"]
+__all__ = ["judged_on", "reasons"]

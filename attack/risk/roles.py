@@ -11,9 +11,9 @@ undeclared column gets the first rule that applies:
 3. a direct identifier: named like one (``ssn``, ``passport``, ``email``, ``phone``,
    ``given_name``, ...), or named like an identifier (``rec_id``, ``person_nr``) and unique
    per record, or unique per record and agreeing with the external file's identifiers;
-4. a cluster id: named like an identifier but shared by several records, or named like a
+4. a weight: named like one (``weight``, ``wgt``, ``gewicht``, ``expansion``);
+5. a cluster id: named like an identifier but shared by several records, or named like a
    cluster (``household``, ``hid``, ``psu``, ``enterprise``);
-5. a weight: named like one (``weight``, ``wgt``, ``gewicht``, ``expansion``);
 6. a stratum: named like one (``stratum``, ``strata``);
 7. other: an unbinned cell variable, codes or text, whole numbers with few values (at most
    ``CODE_VALUES`` distinct values, each used ten times on average: numeric codes), a column
@@ -160,10 +160,10 @@ def _inferred(release: Table | pd.DataFrame, truth: Table | pd.DataFrame, column
         return "direct_identifier", "named like an identifier and unique per record"
     if unique and external and np.mean([v in external for v in values]) >= AGREEMENT_SHARE:
         return "direct_identifier", "unique per record and agrees with the external file's identifiers"
-    if idlike or set(tokens) & _CLUSTER_TOKENS:
-        return "cluster_id", "named like an identifier or a cluster (household, enterprise) and shared by records"
     if set(tokens) & _WEIGHT_TOKENS or any(t.startswith("weight") for t in tokens):
         return "weight", "named like a weight"
+    if idlike or set(tokens) & _CLUSTER_TOKENS:
+        return "cluster_id", "named like an identifier or a cluster (household, enterprise) and shared by records"
     if set(tokens) & _STRATUM_TOKENS:
         return "stratum", "named like a stratum"
     if column in cells:
