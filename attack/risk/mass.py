@@ -274,6 +274,12 @@ def needed_columns(
     return [id_column, *evaluation.target_names, *declared, *cells]
 
 
+def release_columns(id_column: str, linkage: Linkage, evaluation: Evaluation, has_original: bool) -> list[str]:
+    """The columns the release must have (it is read whole: every column gets a role)."""
+    cells = [] if has_original else [c.name for c in evaluation.cells]
+    return [id_column, *linkage.release_columns(), *evaluation.target_names, *cells]
+
+
 def matches_csv(links: pd.DataFrame) -> str:
     """Record-level links as CSV ``external_id,release_id,distance,correct``, one row per pair.
 
@@ -374,10 +380,13 @@ def mass_attack(
             return as_table(data)
         return read(Path(data), needed_columns(role, id_name, linkage, evaluation, has_original), reading)
 
+    external_table = frame(external, "external", external_id)
+    release_table = frame(release, "release", release_id)
+    require_columns(release_table, release_columns(release_id, linkage, evaluation, has_original))
     data = AttackInput(
-        external=frame(external, "external", external_id),
+        external=external_table,
         external_id=external_id,
-        release=frame(release, "release", release_id),
+        release=release_table,
         release_id=release_id,
         original=frame(original, "original", original_id) if has_original else None,
         original_id=original_id if has_original else None,

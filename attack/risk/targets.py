@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
-from attack.io.columns import code_column, is_number, numeric_column, quote
+from attack.io.columns import code_column, is_number, numeric_column, quote, require_number_columns
 from attack.io.table import Table, frame_of, source_name
 from attack.risk.thresholds import TARGET_TYPES, Gamma
 
@@ -119,13 +119,16 @@ class Comparison:
 def resolve(target: Target, release: Table | pd.DataFrame, truth: Table | pd.DataFrame,
             released_rows: np.ndarray, truth_rows: np.ndarray) -> Comparison:
     """The comparison of ``target``, its type taken from the column when not declared (a number
-    column in both files is numeric, anything else categorical), checked on the units' own
+    column in either file is numeric, and a text value in it an error naming the row; anything
+    else categorical), checked on the units' own
     pairs (``released_rows[i]`` and ``truth_rows[i]`` hold the same unit) for a degenerate
     scale."""
     kind = target.kind
     if kind is None:
-        both = all(is_number(frame_of(f), target.name) for f in (release, truth))
-        kind = "numeric" if both else "categorical"
+        for frame in (release, truth):
+            require_number_columns(frame, [target.name])
+        either = any(is_number(frame_of(f), target.name) for f in (release, truth))
+        kind = "numeric" if either else "categorical"
     if kind == "numeric":
         return _numeric_scale(target, release, truth, released_rows, truth_rows)
     if kind == "categorical" and target.option("prefix") is None:

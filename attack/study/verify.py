@@ -241,8 +241,9 @@ def _combined(results: list[dict], certified: dict, lam: float, tau: float, prob
     """The combined measure recomputed from the runs' cells (λ-weighted worst case and mean of
     the realistic intruders per cell), compared cell by cell with the certified one."""
     try:
+        limits = {(r.get("judged_on") or {}).get("identity", {}).get("limit") for r in results}
         fresh = combine([(r["intruder"], {"cells": r["cells"], "disclosure_risk": r["overall"]["disclosure_risk"]})
-                         for r in results], lam, tau)
+                         for r in results], lam, tau, limits.pop() if len(limits) == 1 else None)
     except (InputError, TypeError) as exc:  # e.g. two worst cases, a run cell without an estimate
         problems.append(f"the combined measure cannot be recomputed from the runs: {exc}")
         return certified
