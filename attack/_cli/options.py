@@ -25,7 +25,13 @@ from attack.linkage.engines import ENGINES, parse_size
 from attack.linkage.fellegi_sunter import INTRUDERS
 from attack.linkage.keys import key_types, parse_key
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
-from attack.risk.thresholds import COLUMN_ROLES, DEFAULT_MIN_SCORED, IDENTITY_RULES, RISK_BASES, TARGET_TYPES
+from attack.risk.thresholds import (
+    COLUMN_ROLES,
+    DEFAULT_MIN_SCORED,
+    IDENTITY_RULES,
+    RISK_BASES,
+    TARGET_TYPES,
+)
 from attack.synthetic_attacks.choices import METRICS, SCALINGS
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -35,14 +35,14 @@ import pandas as pd
 
 from attack.errors import InputError
 from attack.io.columns import number_columns, require_number_columns
-from attack.io.readers import Table, frame_of, numeric_column, source_name
+from attack.io.readers import Table, frame_of, source_name
 from attack.linkage.blocking import Block
 from attack.report.labels import cell_label
 from attack.risk.basis import judged_on
 from attack.risk.roles import Roles, assign_roles
 from attack.risk.settings import Evaluation
-from attack.risk.targets import Comparison, resolve, usefulness
 from attack.risk.stats import wilson_interval
+from attack.risk.targets import Comparison, resolve, usefulness
 
 HISTOGRAM_BINS = 20
 

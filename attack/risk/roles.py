@@ -48,7 +48,7 @@ AGREEMENT_SHARE = 0.5
 _DIRECT_NAMES = re.compile(r"^(ssn|soc_sec(_id)?|social_security(_number|_id)?|passport(_no|_nr|_number)?|e_?mail|"
                            r"(tele)?phone(_number)?|mobile|iban|tax_?id|given_name|first_name|forename|full_name|"
                            r"vorname|svnr|steuer_?id)$")
-_ID_TOKENS = {"id", "ids", "nr", "no", "number", "ident", "identifier", "idnr", "recid", "uid", "pid", "hid", "hhid"}
+_ID_TOKENS = {"id", "ids", "nr", "no", "ident", "identifier", "idnr", "recid", "uid", "pid", "hid", "hhid"}
 _CLUSTER_TOKENS = {"hid", "hhid", "household", "hh", "family", "enterprise", "firm", "company", "establishment",
                    "cluster", "psu"}
 _WEIGHT_TOKENS = {"weight", "weights", "wgt", "wght", "gewicht", "expansion", "hrf", "pweight", "fweight", "wt"}

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -236,11 +236,10 @@ def usefulness(comparison: Comparison, release: Table | pd.DataFrame, truth: Tab
     return np.repeat(same[None, :], len(gammas), axis=0), evaluated
 
 
-def _codes_at(comparison: Comparison, target: Target):  # type: ignore[no-untyped-def]
+def _codes_at(comparison: Comparison, target: Target) -> Callable[[str], str]:
+    """A code as compared: its first N characters at a declared or mapped prefix, else whole."""
     digits = int(target.option("prefix") or 0) or comparison._digits
-    if digits:
-        return lambda v: v[:digits]
-    return lambda v: v
+    return (lambda v: v[:digits]) if digits else (lambda v: v)
 
 
 def _normalised(text: str) -> str:
@@ -263,8 +262,8 @@ def _ordinal_close(target: Target, release: Table | pd.DataFrame, truth: Table |
             raise InputError(f"ordinal target {target.name!r} holds text; give its order "
                              f"({target.name}:ordinal:order=A|B|C)", field="targets", column=target.name) from None
     rank = {c: i for i, c in enumerate(classes)}
-    for frame, values in ((release, released), (truth, true)):
-        stray = [v for v in values if v is not None and v not in rank]
+    for frame, given in ((release, released), (truth, true)):
+        stray = [v for v in given if v is not None and v not in rank]
         if stray:
             raise InputError(f"value {quote(stray[0])} is not in the declared order {order!r}",
                              file=source_name(frame), column=target.name)
