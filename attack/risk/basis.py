@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from attack.risk.roles import Roles
+from attack.risk.roles import ColumnRoles
 from attack.risk.settings import Evaluation
-from attack.risk.targets import Comparison
+from attack.risk.targets import TargetComparison
 
 
-def judged_on(summary: Mapping[str, Any], roles: Roles, comparisons: Sequence[Comparison],
+def judged_on(summary: Mapping[str, Any], roles: ColumnRoles, comparisons: Sequence[TargetComparison],
               spec: Evaluation) -> dict[str, Any]:
     """The ``judged_on`` block of an attack's JSON: the scored targets with their types, the
     identity rule, the counts the verdict rests on, the released direct identifiers, and the

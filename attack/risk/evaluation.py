@@ -39,10 +39,10 @@ from attack.io.readers import Table, frame_of, source_name
 from attack.linkage.blocking import Block
 from attack.report.labels import cell_label
 from attack.risk.basis import judged_on
-from attack.risk.roles import Roles, assign_roles
+from attack.risk.roles import ColumnRoles, assign_roles
 from attack.risk.settings import Evaluation
 from attack.risk.stats import wilson_interval
-from attack.risk.targets import Comparison, resolve, usefulness
+from attack.risk.targets import TargetComparison, resolve, usefulness
 
 HISTOGRAM_BINS = 20
 
@@ -60,7 +60,7 @@ def default_targets(release: Table | pd.DataFrame, truth: Table | pd.DataFrame, 
 
 def roles_of(release: Table | pd.DataFrame, truth: Table | pd.DataFrame, spec: Evaluation, *,
              id_columns: Sequence[str] = (), key_columns: Sequence[str] = (), code_columns: Sequence[str] = (),
-             external_ids: np.ndarray | None = None) -> Roles:
+             external_ids: np.ndarray | None = None) -> ColumnRoles:
     """Every release column's role (``attack.risk.roles``) under ``spec``: its declared roles,
     targets and harmless identifiers; keys and unbinned cell variables are never targets. A
     column that is mostly numbers but holds text is an error rather than silently left out."""
@@ -104,7 +104,7 @@ def score(
     id_columns: Sequence[str] = (),
     match_probability: np.ndarray | None = None,
     key_columns: Sequence[str] = (),
-    roles: Roles | None = None,
+    roles: ColumnRoles | None = None,
 ) -> Scored:
     """Score links (``release_row[i]`` for external record ``i``, −1 = none) against the truth.
 
@@ -222,7 +222,7 @@ def _usefulness(
     truth_rows: np.ndarray,
     linked_row: np.ndarray,
     correct: np.ndarray,
-    comparisons: Sequence[Comparison],
+    comparisons: Sequence[TargetComparison],
     spec: Evaluation,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Boolean arrays (γ, record, variable) of useful values and (record, variable) of evaluated

@@ -73,7 +73,7 @@ class ColumnRole:
 
 
 @dataclass(frozen=True)
-class Roles:
+class ColumnRoles:
     """The role of every release column and the targets scored."""
 
     columns: tuple[ColumnRole, ...]
@@ -115,7 +115,7 @@ def assign_roles(
     cell_columns: Collection[str],
     external_ids: np.ndarray | None = None,
     harmless: Sequence[str] = (),
-) -> Roles:
+) -> ColumnRoles:
     """The role of every column of ``release`` (module docstring) and the targets: the declared
     ones plus the columns declared as targets, or else every column inferred as a target."""
     frame = frame_of(release)
@@ -144,7 +144,7 @@ def assign_roles(
         chosen = tuple([*(targets or ()), *declared_targets])
     else:
         chosen = tuple(Target(c.column) for c in columns if c.role == "target")
-    return Roles(tuple(columns), chosen, tuple(harmless))
+    return ColumnRoles(tuple(columns), chosen, tuple(harmless))
 
 
 def _inferred(release: Table | pd.DataFrame, truth: Table | pd.DataFrame, column: str,
@@ -190,4 +190,4 @@ def _unique(release: Table | pd.DataFrame, column: str) -> tuple[bool, np.ndarra
     return bool(pd.unique(present).size >= UNIQUE_SHARE * len(values)), present
 
 
-__all__ = ["ColumnRole", "Roles", "assign_roles"]
+__all__ = ["ColumnRole", "ColumnRoles", "assign_roles"]

@@ -99,7 +99,7 @@ def parse_target(text: str) -> Target:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class TargetComparison:
     """How one target is compared: its resolved type and, when the release is on a coarser
     scale than the original, the mapping applied to the original (None: compared as is)."""
 
@@ -117,7 +117,7 @@ class Comparison:
 
 
 def resolve(target: Target, release: Table | pd.DataFrame, truth: Table | pd.DataFrame,
-            released_rows: np.ndarray, truth_rows: np.ndarray) -> Comparison:
+            released_rows: np.ndarray, truth_rows: np.ndarray) -> TargetComparison:
     """The comparison of ``target``, its type taken from the column when not declared (a number
     column in either file is numeric, and a text value in it an error naming the row; anything
     else categorical), checked on the units' own
@@ -137,9 +137,9 @@ def resolve(target: Target, release: Table | pd.DataFrame, truth: Table | pd.Dat
         released = _date_parts(release, target.name)[released_rows]
         level = _coarsest(released)
         if level < 3:
-            return Comparison(target, kind, f"the released {('year', 'month')[level - 1]}", level)
-        return Comparison(target, kind, None, 3)
-    return Comparison(target, kind)
+            return TargetComparison(target, kind, f"the released {('year', 'month')[level - 1]}", level)
+        return TargetComparison(target, kind, None, 3)
+    return TargetComparison(target, kind)
 
 
 def _example(release: Table | pd.DataFrame, column: str, unit_pairs: tuple[object, object], why: str) -> InputError:
@@ -153,19 +153,19 @@ def _example(release: Table | pd.DataFrame, column: str, unit_pairs: tuple[objec
 
 
 def _numeric_scale(target: Target, release: Table | pd.DataFrame, truth: Table | pd.DataFrame,
-                   released_rows: np.ndarray, truth_rows: np.ndarray) -> Comparison:
+                   released_rows: np.ndarray, truth_rows: np.ndarray) -> TargetComparison:
     released = numeric_column(release, target.name)[released_rows]
     true = numeric_column(truth, target.name)[truth_rows]
     both = np.isfinite(released) & np.isfinite(true) & (released != 0) & (true != 0)
     if both.sum() < SCALE_PAIRS:
-        return Comparison(target, "numeric")
+        return TargetComparison(target, "numeric")
     r, t = released[both], true[both]
     gap = float(np.median(np.log10(np.abs(r) / np.abs(t))))
     if abs(gap) < SCALE_GAP:
-        return Comparison(target, "numeric")
+        return TargetComparison(target, "numeric")
     digits = int(round(-gap))
     if digits > 0 and np.mean(np.trunc(t / 10.0**digits) == r) >= MAPPING_SHARE:
-        return Comparison(target, "numeric", f"the original truncated to 10^{digits} (the released scale)", digits)
+        return TargetComparison(target, "numeric", f"the original truncated to 10^{digits} (the released scale)", digits)
     i = int(np.argmax(both))
     raise _example(release, target.name, (_plain(released[i]), _plain(true[i])),
                    f"the released values live on another scale than the original (median ratio "
@@ -177,25 +177,25 @@ def _plain(value: float) -> object:
 
 
 def _code_scale(target: Target, release: Table | pd.DataFrame, truth: Table | pd.DataFrame,
-                released_rows: np.ndarray, truth_rows: np.ndarray) -> Comparison:
+                released_rows: np.ndarray, truth_rows: np.ndarray) -> TargetComparison:
     released = code_column(release, target.name, warn=False)[released_rows]
     true = code_column(truth, target.name, warn=False)[truth_rows]
     present = np.array([a is not None and b is not None for a, b in zip(released, true, strict=True)], dtype=bool)
     if present.sum() < SCALE_PAIRS:
-        return Comparison(target, "categorical")
+        return TargetComparison(target, "categorical")
     r, t = released[present], true[present]
     known = set(code_column(truth, target.name, warn=False)) - {None}
     if np.mean([v in known for v in r]) >= 0.5:
-        return Comparison(target, "categorical")
+        return TargetComparison(target, "categorical")
     for digits in range(1, max(len(v) for v in t)):
         if np.mean([a == b[:digits] for a, b in zip(r, t, strict=True)]) >= MAPPING_SHARE:
-            return Comparison(target, "categorical", f"the original's first {digits} characters "
+            return TargetComparison(target, "categorical", f"the original's first {digits} characters "
                               "(the released level of the code)", digits)
     raise _example(release, target.name, (r[0], t[0]), "the released codes are not the original's "
                    "(recoded classes) and no code prefix maps one onto the other")
 
 
-def usefulness(comparison: Comparison, release: Table | pd.DataFrame, truth: Table | pd.DataFrame,
+def usefulness(comparison: TargetComparison, release: Table | pd.DataFrame, truth: Table | pd.DataFrame,
                released_rows: np.ndarray, truth_rows: np.ndarray, gammas: Sequence[Gamma],
                zero_tolerance: float) -> tuple[np.ndarray, np.ndarray]:
     """Per γ and pair, whether the released value is useful, and per pair whether it is
@@ -236,7 +236,7 @@ def usefulness(comparison: Comparison, release: Table | pd.DataFrame, truth: Tab
     return np.repeat(same[None, :], len(gammas), axis=0), evaluated
 
 
-def _codes_at(comparison: Comparison, target: Target) -> Callable[[str], str]:
+def _codes_at(comparison: TargetComparison, target: Target) -> Callable[[str], str]:
     """A code as compared: its first N characters at a declared or mapped prefix, else whole."""
     digits = int(target.option("prefix") or 0) or comparison._digits
     return (lambda v: v[:digits]) if digits else (lambda v: v)
@@ -316,4 +316,4 @@ def _day_number(parts: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["Comparison", "Target", "parse_target", "resolve", "usefulness"]
+__all__ = ["TargetComparison", "Target", "parse_target", "resolve", "usefulness"]
