@@ -124,7 +124,7 @@ def assign_roles(
             raise InputError("a column given a role (or declared harmless) is not in the release",
                              file=source_name(release), column=name)
     named = {t.name: t for t in targets or ()}
-    external = None if external_ids is None else {v for v in external_ids if v is not None}
+    external = None if external_ids is None else pd.unique(pd.Series(external_ids, dtype=object).dropna())
     columns = []
     for column in frame.columns:
         if column in declared:
@@ -148,17 +148,17 @@ def assign_roles(
 
 
 def _inferred(release: Table | pd.DataFrame, truth: Table | pd.DataFrame, column: str,
-              codes: Collection[str], cells: Collection[str], external: set | None) -> tuple[str, str]:
+              codes: Collection[str], cells: Collection[str], external: np.ndarray | None) -> tuple[str, str]:
     frame = frame_of(release)
     tokens = _tokens(column)
     lower = "_".join(tokens)
     if _DIRECT_NAMES.match(lower):
         return "direct_identifier", "named like a direct identifier"
     idlike = bool(tokens) and (tokens[-1] in _ID_TOKENS or lower in ("rec_id", "record_id"))
-    unique, values = _unique(release, column)
+    unique = _unique(release, column)
     if idlike and unique:
         return "direct_identifier", "named like an identifier and unique per record"
-    if unique and external and np.mean([v in external for v in values]) >= AGREEMENT_SHARE:
+    if unique and external is not None and external.size and _agrees(release, column, external):
         return "direct_identifier", "unique per record and agrees with the external file's identifiers"
     if set(tokens) & _WEIGHT_TOKENS or any(t.startswith("weight") for t in tokens):
         return "weight", "named like a weight"
@@ -181,13 +181,20 @@ def _inferred(release: Table | pd.DataFrame, truth: Table | pd.DataFrame, column
     return "target", "a number column (every metric variable, the handbook's default)"
 
 
-def _unique(release: Table | pd.DataFrame, column: str) -> tuple[bool, np.ndarray]:
-    """Whether the column tells (nearly) every record apart, and its present values as codes."""
-    values = code_column(release, column, warn=False)
-    present = np.array([v for v in values if v is not None], dtype=object)
-    if present.size < 3:
-        return False, present
-    return bool(pd.unique(present).size >= UNIQUE_SHARE * len(values)), present
+def _unique(release: Table | pd.DataFrame, column: str) -> bool:
+    """Whether the column tells (nearly) every record apart."""
+    values = frame_of(release)[column]
+    return bool(values.notna().sum() >= 3 and values.nunique() >= UNIQUE_SHARE * len(values))
+
+
+def _agrees(release: Table | pd.DataFrame, column: str, external: np.ndarray) -> bool:
+    """Whether at least ``AGREEMENT_SHARE`` of the column's values are external identifiers (a
+    column of fractional numbers never is)."""
+    values = frame_of(release)[column].dropna()
+    if pd.api.types.is_float_dtype(values.dtype) and not bool((values == np.round(values)).all()):
+        return False
+    codes = pd.Series(code_column(release, column, warn=False), dtype=object).dropna()
+    return bool(len(codes) and codes.isin(external).mean() >= AGREEMENT_SHARE)
 
 
 __all__ = ["ColumnRole", "ColumnRoles", "assign_roles"]
