@@ -19,8 +19,9 @@ correctly linked unit is *useful* to the intruder when
 The share of useful values and P_γ = h · u generalise unchanged: for a non-numeric target the
 usefulness does not depend on γ. A comparison is never silently degenerate: a numeric target
 whose released values live on another scale than the original (``1915`` against
-``19151111``) is compared on the released scale when the released values are the original
-truncated to a power of ten (the mapping is recorded), and a categorical target whose codes
+``19151111``, thousands of euros against euros) is compared on the released scale when the
+released values are the original truncated or rounded to a power of ten (the mapping is
+recorded), and a categorical target whose codes
 were recoded is compared at the code prefix that maps them; otherwise the run stops with an
 ``InputError`` naming the file, the column and an example pair.
 """
@@ -107,6 +108,7 @@ class TargetComparison:
     kind: str
     scale: str | None = None
     _digits: int = 0  #: numeric truncation to 10^digits, or the categorical prefix length
+    _rounded: bool = False  #: numeric: rounded (not truncated) to 10^digits
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"type": self.kind}
@@ -166,6 +168,9 @@ def _numeric_scale(target: Target, release: Table | pd.DataFrame, truth: Table |
     digits = int(round(-gap))
     if digits > 0 and np.mean(np.trunc(t / 10.0**digits) == r) >= MAPPING_SHARE:
         return TargetComparison(target, "numeric", f"the original truncated to 10^{digits} (the released scale)", digits)
+    if digits > 0 and np.mean(np.round(t / 10.0**digits) == r) >= MAPPING_SHARE:
+        return TargetComparison(target, "numeric", f"the original rounded to 10^{digits} (the released scale)",
+                                digits, _rounded=True)
     i = int(np.argmax(both))
     raise _example(release, target.name, (_plain(released[i]), _plain(true[i])),
                    f"the released values live on another scale than the original (median ratio "
@@ -206,7 +211,8 @@ def usefulness(comparison: TargetComparison, release: Table | pd.DataFrame, trut
         true = numeric_column(truth, column)[truth_rows]
         evaluated = ~np.isnan(true)
         if comparison.scale is not None:
-            same = np.trunc(true / 10.0**comparison._digits) == released
+            mapped = (np.round if comparison._rounded else np.trunc)(true / 10.0**comparison._digits)
+            same = mapped == released
             return np.repeat(same[None, :], len(gammas), axis=0), evaluated
         with np.errstate(divide="ignore", invalid="ignore"):
             deviation = np.abs(released - true) / np.abs(true)

@@ -81,6 +81,16 @@ def test_a_number_coarsened_by_truncation_is_compared_on_the_released_scale():
     assert "truncated to 10^4" in result["judged_on"]["targets"]["t"]["compared_on"]
 
 
+def test_a_number_released_in_thousands_is_compared_in_thousands():
+    # 25 turnovers released in thousands (rounded): 24 as the original rounds them, one off by 1
+    true = [123_456.0 + 10_007 * i for i in range(25)]
+    released = [round(t / 1000) for t in true]
+    released[3] += 1
+    result = _run(true, released, "t")
+    assert result["usefulness"]["0.1"] == pytest.approx(24 / 25)
+    assert "rounded to 10^3" in result["judged_on"]["targets"]["t"]["compared_on"]
+
+
 def test_a_comparison_on_another_scale_stops_naming_column_and_an_example_pair():
     true = [1000.0 + 37 * i for i in range(25)]
     with pytest.raises(InputError, match=r"column 't'.*released value 1000000 against its original 1000"):
