@@ -232,6 +232,7 @@ LINK = stack(
     click.option("--identity-limit", type=click.FloatRange(0, 1, min_open=True), help="Limit of every cell's re-identification rate (default: --tau)."),
     click.option("--min-scored", type=click.IntRange(min=1), default=DEFAULT_MIN_SCORED, show_default=True, help="Fewest scored units and links (confident links with --risk-on confident) a verdict may rest on."),
     click.option("--harmless", multiple=True, metavar="COLUMN", help="A released direct identifier declared harmless (recorded; repeatable)."),
+    click.option("--protection-log", "protection_log", type=FILE, help="The protection log of attack protect: a target it recoded or coarsened is compared with the original mapped the same way."),
 )
 
 

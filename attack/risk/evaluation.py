@@ -26,7 +26,7 @@ carry the confident figures per threshold P (docs/method/intruder-confidence.md)
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,6 +105,7 @@ def score(
     match_probability: np.ndarray | None = None,
     key_columns: Sequence[str] = (),
     roles: ColumnRoles | None = None,
+    recodings: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Scored:
     """Score links (``release_row[i]`` for external record ``i``, −1 = none) against the truth.
 
@@ -112,7 +113,8 @@ def score(
     known to hold codes and ``id_columns`` the identifiers; neither is ever a default target.
     ``match_probability`` (per external record, NaN without a link) adds the confident links
     at every ``spec.min_probabilities`` (docs/method/intruder-confidence.md). Several external
-    records may name one unit; each is scored.
+    records may name one unit; each is scored. ``recodings`` (per column, the code map of the
+    protection log) compares a recoded target with the original recoded the same way.
     """
     if match_probability is not None and spec.risk_on == "confident":
         keep = np.nan_to_num(match_probability, nan=-1.0) >= spec.min_probabilities[0]
@@ -134,7 +136,8 @@ def score(
         for frame in (release, truth):
             if column not in frame_of(frame).columns:
                 raise InputError("target column is missing", file=source_name(frame), column=column)
-    comparisons = [resolve(t, release, truth, true_row[verifiable], truth_rows) for t in roles.targets]
+    comparisons = [resolve(t, release, truth, true_row[verifiable], truth_rows, (recodings or {}).get(t.name))
+                   for t in roles.targets]
     stray = sorted({name for g in spec.gammas for name in g.by_variable} - set(targets))
     if stray:
         raise InputError(f"a per-variable γ is given for {stray[0]!r}, which is not an evaluated variable "

@@ -6,10 +6,11 @@ ground truth are used afterwards, for scoring only.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -40,6 +41,7 @@ from attack.risk.frequency import frequency_risk
 from attack.risk.learned import describe, held_out, learned_linkage, training_split
 from attack.risk.results import LINK_COLUMNS, AttackResult
 from attack.risk.settings import Evaluation
+from attack.risk.targets import recodings
 from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES, DEFAULT_MIN_SCORED
 
 
@@ -59,6 +61,9 @@ class AttackInput:
     release_id: str
     original: Table | pd.DataFrame | None = None
     original_id: str | None = None
+    #: per column, the code map ``attack protect`` applied (its protection log): targets compared
+    #: with the original recoded the same way
+    recodings: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def as_tables(self) -> AttackInput:
         """The same input with every frame as a table built in memory."""
@@ -119,6 +124,7 @@ def run_attack(
         id_columns=(data.release_id, data.original_id or data.release_id),
         match_probability=links.match_probability,
         roles=roles,
+        recodings=data.recodings,
     )
     figures = scored.figures
     if any(k.reads_codes for k in linkage.keys):
@@ -321,6 +327,7 @@ def mass_attack(
     identity_limit: float | None = None,
     min_scored: int = DEFAULT_MIN_SCORED,
     harmless: Sequence[str] = (),
+    protection_log: Mapping[str, Any] | str | os.PathLike | None = None,
     engine: Engine | Mapping[str, Any] | None = None,
     progress: bool = False,
     name: str | None = None,
@@ -358,7 +365,9 @@ def mass_attack(
     ``"discloses-nothing"`` declares that re-identification alone discloses nothing (the
     handbook's perturbed business data). A verdict resting on fewer than ``min_scored`` scored
     units or links is NOT PASSED, and so is one while a direct identifier not in ``harmless``
-    is released (docs/method/roles.md).
+    is released (docs/method/roles.md). ``protection_log`` (the JSON log of ``attack protect``,
+    a path or its parsed content) supplies the code maps it applied: a recoded or coarsened
+    target is compared with the original mapped the same way.
 
     Settings are checked before any file is read; bad ones raise ``attack.InputError``
     naming the argument.
@@ -390,6 +399,7 @@ def mass_attack(
         release_id=release_id,
         original=frame(original, "original", original_id) if has_original else None,
         original_id=original_id if has_original else None,
+        recodings=recodings(read_protection_log(protection_log)) if protection_log is not None else {},
     )
     require_codes([data.external, data.release, data.original])
     return run_attack(data, linkage, evaluation, name=name, engine=solve)
@@ -436,6 +446,21 @@ def _validated(model: type[_Settings], values: dict, names: dict[str, str]) -> _
         name, index = (head, "") if bracket < 0 else (head[:bracket], head[bracket:])
         error = InputError(error.message, field=names.get(name, name) + index + dot + rest)
     raise error
+
+def read_protection_log(log: Mapping[str, Any] | str | os.PathLike) -> Mapping[str, Any]:
+    """The protection log of ``attack protect``, from its path or as given."""
+    if isinstance(log, Mapping):
+        return log
+    try:
+        content = json.loads(Path(log).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(f"expected the JSON protection log of attack protect: {exc}",
+                         file=Path(log).name, field="protection_log") from None
+    if not isinstance(content, dict) or "method" not in content:
+        raise InputError("expected the JSON protection log of attack protect (no method)", file=Path(log).name,
+                         field="protection_log")
+    return content
+
 
 def engine_settings(engine: Engine | Mapping[str, Any] | None) -> dict[str, Any]:
     """The entries an engine setting fixes, validated (None entries are left to the defaults

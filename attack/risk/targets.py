@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -109,6 +109,7 @@ class TargetComparison:
     scale: str | None = None
     _digits: int = 0  #: numeric truncation to 10^digits, or the categorical prefix length
     _rounded: bool = False  #: numeric: rounded (not truncated) to 10^digits
+    _recoding: Mapping[str, str] | None = field(default=None, compare=False, hash=False)  #: original → released code
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"type": self.kind}
@@ -119,12 +120,17 @@ class TargetComparison:
 
 
 def resolve(target: Target, release: Table | pd.DataFrame, truth: Table | pd.DataFrame,
-            released_rows: np.ndarray, truth_rows: np.ndarray) -> TargetComparison:
+            released_rows: np.ndarray, truth_rows: np.ndarray,
+            recoding: Mapping[str, str] | None = None) -> TargetComparison:
     """The comparison of ``target``, its type taken from the column when not declared (a number
     column in either file is numeric, and a text value in it an error naming the row; anything
     else categorical), checked on the units' own
     pairs (``released_rows[i]`` and ``truth_rows[i]`` hold the same unit) for a degenerate
-    scale."""
+    scale. A ``recoding`` (original code → released code, from the protection log of ``attack
+    protect``) compares the released codes with the original's recoded the same way."""
+    if recoding is not None:
+        return TargetComparison(target, "categorical", "the original recoded as the protection log records",
+                                _recoding=recoding)
     kind = target.kind
     if kind is None:
         for frame in (release, truth):
@@ -233,6 +239,9 @@ def usefulness(comparison: TargetComparison, release: Table | pd.DataFrame, trut
     released_c = code_column(release, column, warn=False)[released_rows]
     true_c = code_column(truth, column, warn=False)[truth_rows]
     evaluated = np.array([v is not None for v in true_c], dtype=bool)
+    if comparison._recoding is not None:
+        recode = comparison._recoding
+        true_c = np.array([None if v is None else recode.get(v, v) for v in true_c], dtype=object)
     if kind == "ordinal":
         same = _ordinal_close(comparison.target, release, truth, released_c, true_c)
     else:
@@ -240,6 +249,19 @@ def usefulness(comparison: TargetComparison, release: Table | pd.DataFrame, trut
         same = np.array([a is not None and b is not None and norm(a) == norm(b)
                          for a, b in zip(released_c, true_c, strict=True)], dtype=bool)
     return np.repeat(same[None, :], len(gammas), axis=0), evaluated
+
+
+def recodings(log: Mapping[str, object]) -> dict[str, dict[str, str]]:
+    """Per column, the code map ``attack protect`` applied (original → released code), from its
+    protection log (``details.COLUMN.mapping``; recoding and coarsening record one)."""
+    details = log.get("details")
+    out: dict[str, dict[str, str]] = {}
+    if isinstance(details, Mapping):
+        for column, entry in details.items():
+            mapping = entry.get("mapping") if isinstance(entry, Mapping) else None
+            if isinstance(mapping, Mapping) and mapping:
+                out[str(column)] = {str(k): str(v) for k, v in mapping.items()}
+    return out
 
 
 def _codes_at(comparison: TargetComparison, target: Target) -> Callable[[str], str]:
@@ -322,4 +344,4 @@ def _day_number(parts: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["TargetComparison", "Target", "parse_target", "resolve", "usefulness"]
+__all__ = ["Target", "TargetComparison", "parse_target", "recodings", "resolve", "usefulness"]

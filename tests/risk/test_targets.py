@@ -3,12 +3,15 @@ the released scale of a coarsened target, and the refusal of a degenerate compar
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from attack.errors import InputError
 from attack.risk.evaluation import evaluate
+from attack.risk.mass import mass_attack
 from attack.risk.settings import Evaluation
 from attack.risk.targets import parse_target
 
@@ -112,3 +115,32 @@ def test_target_spellings_are_checked():
                          ("x:categorical:prefix=0", "above 0"), ("x:ordinal:order=a|a", "twice")]:
         with pytest.raises(InputError, match=message):
             parse_target(bad)
+
+
+def test_recoded_classes_are_compared_through_the_protection_log(tmp_path):
+    # 30 units with classes a, b, c, d; the release recodes a, b → "low" and c, d → "high", and
+    # one unit's released class is off. Without the code map the run stops (no prefix maps the
+    # codes); with the protection log the original is recoded the same way: u = 29/30.
+    true = [["a", "b", "c", "d"][i % 4] for i in range(30)]
+    recode = {"a": "low", "b": "low", "c": "high", "d": "high"}
+    released = [recode[v] for v in true]
+    released[5] = "high" if released[5] == "low" else "low"
+    with pytest.raises(InputError, match="recoded classes"):
+        _run(true, released, "t")
+    ids = np.array([f"u{i}" for i in range(30)], dtype=object)
+    original = pd.DataFrame({"id": ids, "k": ["x"] * 30, "t": true})
+    release = original.assign(t=released)
+    spec = Evaluation.of(gamma=[0.1], tau=0.5, targets=["t"], identity="discloses-nothing")
+    scored = evaluate(np.arange(30), ids, release, ids, spec, original=original, original_ids=ids,
+                      id_columns=("id",), recodings={"t": recode})
+    assert scored["usefulness"]["0.1"] == pytest.approx(29 / 30)
+    # the same map read from the protection log file of attack protect
+    log = tmp_path / "rel.protection.json"
+    log.write_text(json.dumps({"method": "coarsen", "details": {"t": {"mapping": recode}}}))
+    linked = mass_attack(original[["id", "k"]], release, original=original, keys=["k:nominal"], external_id="id",
+                         release_id="id", tau=0.5, targets=["t"], protection_log=log, identity="discloses-nothing")
+    assert linked.figures["judged_on"]["targets"]["t"] == {
+        "type": "categorical", "compared_on": "the original recoded as the protection log records"}
+    with pytest.raises(InputError, match="protection log"):
+        mass_attack(original[["id", "k"]], release, keys=["k:nominal"], external_id="id", release_id="id",
+                    tau=0.5, protection_log=tmp_path / "missing.json")
