@@ -100,6 +100,10 @@ class Evaluation(SettingsTable):
                 parse_target(text)
             except InputError as exc:
                 raise InputError(exc.message, field=f"targets[{i}]") from None
+        for i, name in enumerate(self.target_names):
+            if self.roles.get(name, "target") != "target":
+                raise InputError(f"{name!r} is declared a target and given the role {self.roles[name]!r}; "
+                                 "a column has one role", field=f"targets[{i}]")
         if self.identity == "discloses-nothing" and self.identity_limit is not None:
             raise InputError("identity = 'discloses-nothing' sets no limit; drop identity_limit", field="identity_limit")
         return self

@@ -111,7 +111,8 @@ def test_roles_identity_and_typed_targets_are_scenario_fields():
     assert validate(MINIMAL).evaluation.reidentification_limit == 0.5  # judged, at τ
     for bad, field in [({"roles": {"hid": "household"}}, "evaluation.roles.hid"),
                        ({"targets": ["x:colour"]}, "evaluation.targets[0]"),
-                       ({"identity": "discloses-nothing", "identity_limit": 0.3}, "evaluation.identity_limit")]:
+                       ({"identity": "discloses-nothing", "identity_limit": 0.3}, "evaluation.identity_limit"),
+                       ({"targets": ["w"], "roles": {"w": "weight"}}, "evaluation.targets[0]")]:
         with pytest.raises(InputError) as caught:
             validate({**MINIMAL, "evaluation": bad})
         assert caught.value.field == field, caught.value
