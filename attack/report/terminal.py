@@ -71,8 +71,11 @@ def _cell_lines(runs: Sequence[Mapping[str, Any]], combined: Mapping[str, Any] |
             risk, gamma = max(((float(v), g) for g, v in cell["disclosure_risk"].items() if v is not None),
                               default=(float("nan"), ""))
             label = cell.get("label") or cell_label(cell["cell"])
+            identity = ""
+            if cell.get("identity_passed") is False:
+                identity = f"; re-identification rate {fmt_num(cell['reidentification_rate'])} at or above its limit"
             found.append((risk, f"{name}: {label}: risk {fmt_num(risk)} at γ = {gamma} "
-                                f"(τ = {_short(result['tau'])})"))
+                                f"(τ = {_short(result['tau'])}){identity}"))
     found.sort(key=lambda item: -item[0])
     lines = [f"- {text}" for _, text in found[:MAX_CELL_LINES]]
     if len(found) > MAX_CELL_LINES:

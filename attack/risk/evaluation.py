@@ -160,6 +160,7 @@ def score(
         for cell in cells:
             cell["identity_passed"] = cell["reidentification_rate"] < limit
             cell["passed"] = cell["passed"] and cell["identity_passed"]
+            cell["upper_bound_exceeds_tau"] = cell["upper_bound_exceeds_tau"] and cell["passed"]
     absent = np.flatnonzero(true_row < 0) if spec.truth_complete else np.zeros(0, dtype=np.int64)
     absent_linked = release_row[absent] >= 0
     if spec.truth_complete:
