@@ -39,7 +39,7 @@ def link_command(external_path: Path, release_path: Path, original_path: Path | 
 
     Exit status: 0 when every cell's disclosure risk is below τ, 1 when the verdict is NOT
     PASSED, 2 for a usage or input error."""
-    inputs = [external_path, release_path, original_path]
+    inputs = [external_path, release_path, original_path, settings.get("protection_log")]
     app.guard([json_path, html_path, matches_path, records_path], inputs)
     context = None if context_value is None else attack.resolve_context(context_value)
     if context is not None:

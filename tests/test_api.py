@@ -122,7 +122,8 @@ def test_mass_attack_on_frames_equals_attack_link_on_files(tmp_path):
 
 def test_declared_reading_options_read_only_the_needed_columns(tmp_path):
     """German CSV (semicolon, decimal comma) with an unneeded column that is not readable as
-    numbers: the options apply to the paths, and the extra column is never read."""
+    numbers: the options apply to the paths; the extra column is never read from the external
+    file and is given a role (other: text) in the release, every column of which is read."""
     from attack.io.readers import ReadOptions
 
     paths = {}
@@ -134,6 +135,9 @@ def test_declared_reading_options_read_only_the_needed_columns(tmp_path):
     frames = attack.mass_attack(EXTERNAL, RELEASE, **FIXTURE_ARGS).to_dict()
     assert german.pop("reading")["external"]["sep"] == ";"
     frames.pop("reading")
+    assert german["roles"]["columns"].pop("remark") == {
+        "role": "other", "inferred": True, "reason": "codes or text (declare it as a target to score it)"}
+    german["roles"]["inferred"].remove("remark")
     for document in (german, frames):
         document.pop("name"), document.pop("intruder"), document.pop("release")
     assert german == frames

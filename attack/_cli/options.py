@@ -26,7 +26,13 @@ from attack.linkage.engines import ENGINES, parse_size
 from attack.linkage.fellegi_sunter import INTRUDERS
 from attack.linkage.keys import key_types, parse_key
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
-from attack.risk.thresholds import RISK_BASES
+from attack.risk.thresholds import (
+    COLUMN_ROLES,
+    DEFAULT_MIN_SCORED,
+    IDENTITY_RULES,
+    RISK_BASES,
+    TARGET_TYPES,
+)
 from attack.synthetic_attacks.choices import METRICS, SCALINGS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -63,6 +69,16 @@ def _gamma_vars(_ctx: click.Context, _param: click.Parameter, values: Sequence[s
         return attack.gammas_by_variable(values)
     except attack.InputError as exc:
         raise click.BadParameter(str(exc)) from exc
+
+
+def _roles(_ctx: click.Context, _param: click.Parameter, values: Sequence[str]) -> dict[str, str] | None:
+    out = {}
+    for value in values:
+        column, eq, role = value.rpartition("=")
+        if not eq or not column or role not in COLUMN_ROLES:
+            raise click.BadParameter(f"{value!r}: expected COLUMN=ROLE, ROLE one of {', '.join(COLUMN_ROLES)}")
+        out[column] = role
+    return out or None
 
 
 def finite(_ctx: click.Context, _param: click.Parameter, values: Sequence[float]) -> Sequence[float]:
@@ -209,7 +225,7 @@ LINK = stack(
     click.option("--gamma", "gammas", multiple=True, help="Usefulness threshold γ (repeatable; default 0.05 and 0.1)."),
     click.option("--gamma-var", "gamma_by_variable", multiple=True, callback=_gamma_vars, metavar="NAME=G1[,G2...]", help="Per-variable γ_i, one per --gamma."),
     click.option("--tau", type=float, default=LINKAGE_TAU, show_default=True, help="Risk limit τ per cell, on the point estimate (why 0.5, and why attack synth defaults to 0.1: docs/reference/defaults.md)."),
-    click.option("--target", "targets", multiple=True, help="Evaluated variable (default: all numeric release columns)."),
+    click.option("--target", "targets", multiple=True, metavar="NAME[:TYPE[:OPTION]]", help="Evaluated variable, TYPE " + "|".join(TARGET_TYPES) + ", e.g. nace:categorical:prefix=2, dob:date:days=30 (default: the columns whose inferred role is target)."),
     click.option("--cell", "cells", multiple=True, callback=_classifiers, metavar="NAME[:prefix=N|:bins=B,...]", help="Cell variable."),
     click.option("--zero-tolerance", type=float, default=0.0, show_default=True, help="A true zero is useful when |released| <= this."),
     click.option("--intruder", type=click.Choice(INTRUDERS), default="distance", show_default=True, help="The intruder's model: weighted distances, or Fellegi–Sunter match weights (m by EM, u from random pairs)."),
@@ -225,6 +241,12 @@ LINK = stack(
     click.option("--context", "context_value", metavar="NAME|FILE", help="Release context: public-use, scientific-use, enclave or a TOML file with the [context] questionnaire; its tau replaces --tau and the result records it (docs/method/release-context.md)."),
     click.option("--records", "records_path", type=FILE, help="Write the risk of every release record (confidential, owner-only): re-identified, match probability, margin to the runner-up, frequency risk, targets disclosed within γ."),
     click.option("--explain", is_flag=True, help="Add the attribution of the re-identification rate to the keys (Shapley values; re-links with every subset of the keys) to the JSON."),
+    click.option("--role", "roles", multiple=True, callback=_roles, metavar="COLUMN=ROLE", help="Role of a release column, ROLE " + "|".join(COLUMN_ROLES) + " (repeatable; the others are inferred, docs/method/roles.md)."),
+    click.option("--identity", type=click.Choice(IDENTITY_RULES), default="judged", show_default=True, help="judged: every cell's re-identification rate must stay below --identity-limit; discloses-nothing: re-identification alone discloses nothing here (perturbed business data)."),
+    click.option("--identity-limit", type=click.FloatRange(0, 1, min_open=True), help="Limit of every cell's re-identification rate (default: --tau)."),
+    click.option("--min-scored", type=click.IntRange(min=1), default=DEFAULT_MIN_SCORED, show_default=True, help="Fewest scored units and links (confident links with --risk-on confident) a verdict may rest on."),
+    click.option("--harmless", multiple=True, metavar="COLUMN", help="A released direct identifier declared harmless (recorded; repeatable)."),
+    click.option("--protection-log", "protection_log", type=FILE, help="The protection log of attack protect: a target it recoded or coarsened is compared with the original mapped the same way."),
 )
 
 

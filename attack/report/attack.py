@@ -335,6 +335,48 @@ def _comparison_table(runs: Sequence[Mapping[str, Any]]) -> ReportTable:
     return t
 
 
+def basis_lines(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The first lines under the verdict: what it rests on (the scored targets with their types
+    and the identity rule), the roles that were inferred, and why a run cannot be PASSED beyond
+    its cells (``judged_on`` of docs/method/risk.md). A line every run shares is shown once,
+    the others with the run's name."""
+    per_run = [(str(run.get("name", "")), _run_basis(run["result"])) for run in runs
+               if run["result"].get("judged_on") is not None]
+    shared = [line for line in per_run[0][1] if all(line in lines for _, lines in per_run)] if per_run else []
+    out = list(shared)
+    for name, lines in per_run:
+        out += [f"{name}: {line}" for line in lines if line not in shared]
+    return out
+
+
+def _run_basis(result: Mapping[str, Any]) -> list[str]:
+    block = result["judged_on"]
+    groups: dict[str, list[str]] = {}
+    for name, t in (block.get("targets") or {}).items():
+        kind = t["type"] + (f", compared on {t['compared_on']}" if "compared_on" in t else "")
+        groups.setdefault(kind, []).append(name)
+    named = "; ".join(f"{', '.join(names)} ({kind})" for kind, names in groups.items()) or "none"
+    identity = block["identity"]
+    rule = (f"re-identification rate below {_short(identity['limit'])} in every cell ({identity['on']})"
+            if identity["limit"] is not None else "re-identification alone declared to disclose nothing")
+    lines = [f"Judged on: targets {named}. Identity: {rule}. At least {block['min_scored']} scored units "
+             f"and {block['links_are']}."]
+    roles: dict[str, list[str]] = {}
+    for column, entry in ((result.get("roles") or {}).get("columns") or {}).items():
+        if entry.get("inferred"):
+            roles.setdefault(entry["role"].replace("_", " "), []).append(column)
+    if roles:
+        lines.append("Roles inferred (declare them to change): "
+                     + "; ".join(f"{role}: {', '.join(columns)}" for role, columns in roles.items()) + ".")
+    if block.get("harmless"):
+        lines.append("Direct identifiers declared harmless: " + ", ".join(block["harmless"]) + ".")
+    return lines + [f"Not PASSED whatever the cells: {reason}." for reason in block.get("reasons") or ()]
+
+
+def _reasons(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    return [reason for run in runs for reason in (run["result"].get("judged_on") or {}).get("reasons") or ()]
+
+
 def _verdict(
     runs: Sequence[Mapping[str, Any]], combined: Mapping[str, Any] | None = None
 ) -> tuple[bool, str, list[str]]:
@@ -356,7 +398,10 @@ def _verdict(
         headline = f"PASSED: every cell below {tau_text}" if ok else (
             f"NOT PASSED: cells at or above {tau_text} for some γ"
         )
-    lines = []
+    reasons = _reasons(runs)
+    if reasons and (ok or not any(_failing(r["result"]) for r in runs)):
+        ok, headline = False, f"NOT PASSED: {reasons[0]}"
+    lines = basis_lines(runs)
     for run in runs:
         r = run["result"]
         word = verdict_word(r["passed"])

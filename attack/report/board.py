@@ -26,6 +26,7 @@ from attack.report.attack import (
     PLOT_RC,
     ReportTable,
     attribution_context,
+    basis_lines,
     fmt_num,
     risk_by_gamma_figure,
     risk_heatmap_figure,
@@ -158,7 +159,8 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
     keys = [k.get("name", "?") if isinstance(k, Mapping) else str(k) for k in linkage.get("keys", [])]
     data.lines.append(f"Quasi-identifiers the intruder links on (keys): {', '.join(keys) or '–'}; "
                       f"blocking on {', '.join(map(str, linkage.get('blocking', []))) or 'nothing'}.")
-    data.lines.append("Variables whose released values count as disclosed when within γ of the truth: "
+    data.lines.append("Variables whose released values count as disclosed when useful (numeric within γ of the "
+                      "truth, other types by agreement; docs/method/roles.md): "
                       + (", ".join(map(str, evaluation.get("targets", []))) or "–") + ".")
     cells = [variable_name(v) for v in evaluation.get("cell_variables", [])]
     data.lines.append(f"Risk is judged per cell of {', '.join(cells) or 'the whole file'} "
@@ -436,6 +438,7 @@ def render_board_html(document: Mapping[str, Any], board: BoardInput) -> str:
         passed, headline, sections = _tune_sections(document)
     else:
         passed, headline, sections = _linkage_sections(document, kind)
+    verdict_lines = [] if kind in ("synthetic", "tune") else basis_lines(document_runs(document))
     name, meaning = CONTEXTS[board.context]
     context = _BoardSection("context", "Release context")
     context.lines += [f"Planned release: {name}. {meaning}",
@@ -469,6 +472,6 @@ def render_board_html(document: Mapping[str, Any], board: BoardInput) -> str:
                            "every input and is checked with attack verify.")
     ordered = [context, *sections, _BoardSection("decision", "Decision and sign-off"), reproduce]
     return render("board.html.j2", title=f"Release-board report: {document.get('title') or KINDS[kind]}",
-                  passed=passed, headline=headline, verdict_lines=[], sections=ordered, digest=board.digest,
+                  passed=passed, headline=headline, verdict_lines=verdict_lines, sections=ordered, digest=board.digest,
                   file_name=board.file_name, docs=board.docs, context_name=name,
                   footer="Aggregates only. Confidential until cleared for release.")

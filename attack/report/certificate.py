@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from attack.report.attack import basis_lines
 from attack.report.html import render
 from attack.report.labels import cell_label
 from attack.report.notebook import verdict_word
@@ -44,7 +45,7 @@ def _scenario_lines(certificate: Mapping[str, Any]) -> list[str]:
             f"sought: {', '.join(settings.get('targets', [])) or 'no targets'}",
             f"every check decides on the upper 95% bound against τ = {settings.get('tau')}",
         ]
-    lines = []
+    lines = basis_lines([{"name": r.get("name", ""), "result": r} for r in certificate.get("results", [])])
     for intruder in scenario.get("intruders", []):
         linkage = intruder.get("linkage", {})
         keys = ", ".join(k.get("name", "?") if isinstance(k, Mapping) else str(k) for k in linkage.get("keys", []))

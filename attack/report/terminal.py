@@ -14,6 +14,7 @@ from attack.report.attack import (
     _short,
     _unit_risk_line,
     _verdict,
+    basis_lines,
     fmt_num,
     md_table,
     suppressed,
@@ -86,8 +87,11 @@ def _cell_lines(runs: Sequence[Mapping[str, Any]], combined: Mapping[str, Any] |
                 continue
             risk, gamma = cell_peak(cell) or (float("nan"), "")
             label = cell.get("label") or cell_label(cell["cell"])
+            identity = ""
+            if cell.get("identity_passed") is False:
+                identity = f"; re-identification rate {fmt_num(cell['reidentification_rate'])} at or above its limit"
             found.append((risk, f"{name}: {label}: risk {fmt_num(risk)} at γ = {gamma} "
-                                f"(τ = {_short(result['tau'])})"))
+                                f"(τ = {_short(result['tau'])}){identity}"))
     found.sort(key=lambda item: -item[0])
     lines = [f"- {text}" for _, text in found[:MAX_CELL_LINES]]
     if len(found) > MAX_CELL_LINES:
@@ -114,7 +118,7 @@ def render_summary(
         raise ValueError("no runs to report")
     _, headline, _ = _verdict(runs, combined)
     table, left = _runs_table(runs, min_cell_count)
-    out = [f"# {title}", "", f"**{headline}**", "", md_table(table)]
+    out = [f"# {title}", "", f"**{headline}**", "", *basis_lines(runs), "", md_table(table)]
     if left:
         out.append(f"… and {left} more runs, all PASSED")
     cells = _cell_lines(runs, combined, min_cell_count)

@@ -34,8 +34,19 @@ def resolve_lambda(value: float | str) -> float:
 
 
 
-def combine(results: Sequence[tuple[str, Mapping]], lam: float, tau: float) -> dict:
-    """Combined disclosure risk per cell from ``(role, result)`` pairs of one release."""
+def _combined_rate(lam: float, worst: Mapping | None, realistic: Sequence[Mapping]) -> float | None:
+    """λ · h_worst + (1 − λ) · mean(h_realistic) of one cell, with the coverage rule of the risk."""
+    mean = sum(c["reidentification_rate"] for c in realistic) / len(realistic) if realistic else None
+    if mean is not None and worst is not None:
+        return lam * worst["reidentification_rate"] + (1 - lam) * mean
+    return mean if mean is not None else (None if worst is None else worst["reidentification_rate"])
+
+
+def combine(results: Sequence[tuple[str, Mapping]], lam: float, tau: float,
+            identity_limit: float | None = None) -> dict:
+    """Combined disclosure risk per cell from ``(role, result)`` pairs of one release. With
+    ``identity_limit`` the cells' re-identification rates are combined the same way and a cell
+    passes only below that limit too (docs/method/roles.md)."""
     if not results:
         raise InputError("no intruder to combine")
     worst = [r for role, r in results if role == "worst"]
@@ -76,6 +87,12 @@ def combine(results: Sequence[tuple[str, Mapping]], lam: float, tau: float) -> d
             else "no estimate"
         )
         passed = all(v is not None and v < tau for v in risk.values())
+        identity: dict[str, object] = {}
+        if identity_limit is not None:
+            rate = _combined_rate(lam, worst_cell, covering)
+            identity = {"reidentification_rate": rate,
+                        "identity_passed": rate is not None and rate < identity_limit}
+            passed = passed and bool(identity["identity_passed"])
         cells.append(
             {
                 **entry,
@@ -85,6 +102,7 @@ def combine(results: Sequence[tuple[str, Mapping]], lam: float, tau: float) -> d
                 "n_realistic": len(covering),
                 "n_verifiable": largest_n,  # the largest count behind the cell (for suppression)
                 "rule": rule,
+                **identity,
                 "passed": passed,
             }
         )

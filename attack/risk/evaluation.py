@@ -26,7 +26,7 @@ carry the confident figures per threshold P (docs/method/intruder-confidence.md)
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,12 +35,15 @@ import pandas as pd
 
 from attack.errors import InputError
 from attack.io.columns import number_columns, require_number_columns
-from attack.io.readers import Table, frame_of, numeric_column, source_name
+from attack.io.readers import Table, frame_of, source_name
 from attack.linkage.blocking import Block
 from attack.report.labels import cell_label
+from attack.risk.basis import judged_on
 from attack.risk.population_linkage import population_reidentifications
+from attack.risk.roles import ColumnRoles, assign_roles
 from attack.risk.settings import Evaluation
 from attack.risk.stats import wilson_interval
+from attack.risk.targets import TargetComparison, resolve, usefulness
 
 HISTOGRAM_BINS = 20
 
@@ -56,15 +59,32 @@ def default_targets(release: Table | pd.DataFrame, truth: Table | pd.DataFrame, 
     return number_columns(frame_of(release), exclude, candidates)
 
 
+def roles_of(release: Table | pd.DataFrame, truth: Table | pd.DataFrame, spec: Evaluation, *,
+             id_columns: Sequence[str] = (), key_columns: Sequence[str] = (), code_columns: Sequence[str] = (),
+             external_ids: np.ndarray | None = None) -> ColumnRoles:
+    """Every release column's role (``attack.risk.roles``) under ``spec``: its declared roles,
+    targets and harmless identifiers; keys and unbinned cell variables are never targets. A
+    column that is mostly numbers but holds text is an error rather than silently left out."""
+    cells = [c.name for c in spec.cells if c.bins is None]
+    if spec.targets is None:
+        exclude = {*id_columns, *key_columns, *code_columns, *cells, *spec.roles}
+        require_number_columns(release, [c for c in frame_of(release).columns
+                                         if c not in exclude and c in frame_of(truth).columns])
+    return assign_roles(release, truth, declared=spec.roles, targets=spec.target_specs, id_columns=id_columns,
+                        key_columns=[*key_columns, *code_columns], code_columns=code_columns, cell_columns=cells,
+                        external_ids=external_ids, harmless=spec.harmless)
+
+
 @dataclass(frozen=True)
 class Scored:
     """The scored links: the JSON-ready figures, and per verifiable external record its ``unit``,
     its ``cell`` (categorical; each category the cell's values as sorted JSON) and whether its
     link is ``correct`` — record-level, in memory only, for the maximum over intruders
-    (``attack.risk.any_intruder``)."""
+    (``attack.risk.any_intruder``) — and how each target was compared (for the risk per record)."""
 
     figures: dict
     units: pd.DataFrame
+    comparisons: tuple[TargetComparison, ...] = ()
 
 
 def evaluate(*args: Any, **kwargs: Any) -> dict:
@@ -85,6 +105,9 @@ def score(
     categorical: Sequence[str] = (),
     id_columns: Sequence[str] = (),
     match_probability: np.ndarray | None = None,
+    key_columns: Sequence[str] = (),
+    roles: ColumnRoles | None = None,
+    recodings: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Scored:
     """Score links (``release_row[i]`` for external record ``i``, −1 = none) against the truth.
 
@@ -92,7 +115,8 @@ def score(
     known to hold codes and ``id_columns`` the identifiers; neither is ever a default target.
     ``match_probability`` (per external record, NaN without a link) adds the confident links
     at every ``spec.min_probabilities`` (docs/method/intruder-confidence.md). Several external
-    records may name one unit; each is scored.
+    records may name one unit; each is scored. ``recodings`` (per column, the code map of the
+    protection log) compares a recoded target with the original recoded the same way.
     """
     if match_probability is not None and spec.risk_on == "confident":
         keep = np.nan_to_num(match_probability, nan=-1.0) >= spec.min_probabilities[0]
@@ -106,17 +130,16 @@ def score(
             file=source_name(release),
         )
     truth, truth_rows = _truth(release, release_ids, true_row[verifiable], original, original_ids)
-    exclude = set(id_columns)
-    exclude.update(categorical)
-    exclude.update(c.name for c in spec.cells if c.bins is None)
-    if spec.targets is not None:
-        targets = list(spec.targets)
-    else:
-        targets = default_targets(release, truth, sorted(exclude))
+    if roles is None:
+        roles = roles_of(release, truth, spec, id_columns=id_columns, key_columns=key_columns,
+                         code_columns=categorical, external_ids=external_ids)
+    targets = [t.name for t in roles.targets]
     for column in targets:
         for frame in (release, truth):
             if column not in frame_of(frame).columns:
                 raise InputError("target column is missing", file=source_name(frame), column=column)
+    comparisons = [resolve(t, release, truth, true_row[verifiable], truth_rows, (recodings or {}).get(t.name))
+                   for t in roles.targets]
     stray = sorted({name for g in spec.gammas for name in g.by_variable} - set(targets))
     if stray:
         raise InputError(f"a per-variable γ is given for {stray[0]!r}, which is not an evaluated variable "
@@ -126,9 +149,7 @@ def score(
     linked_row = release_row[verifiable]
     linked = linked_row >= 0
     correct = linked & (linked_row == true_row[verifiable])
-    useful, evaluated = _usefulness(
-        release, truth, truth_rows, linked_row, correct, targets, spec
-    )
+    useful, evaluated = _usefulness(release, truth, truth_rows, linked_row, correct, comparisons, spec)
     cell_codes, cell_values = _cells(truth, truth_rows, spec.cells)
 
     outcome = (linked, correct, useful, evaluated)
@@ -136,7 +157,12 @@ def score(
     per_cell = _figures(cell_codes, len(cell_values), *outcome, spec, len(targets))
     cells = [{"cell": values, "label": cell_label(values), **figures}
              for values, figures in zip(cell_values, per_cell, strict=True)]
-    passed = all(c["passed"] for c in cells)
+    limit = spec.reidentification_limit
+    if limit is not None:
+        for cell in cells:
+            cell["identity_passed"] = cell["reidentification_rate"] < limit
+            cell["passed"] = cell["passed"] and cell["identity_passed"]
+            cell["upper_bound_exceeds_tau"] = cell["upper_bound_exceeds_tau"] and cell["passed"]
     absent = np.flatnonzero(true_row < 0) if spec.truth_complete else np.zeros(0, dtype=np.int64)
     absent_linked = release_row[absent] >= 0
     if spec.truth_complete:
@@ -154,6 +180,8 @@ def score(
     if np.unique(units).size < units.size:
         summary["n_units_verifiable"] = int(np.unique(units).size)
         summary["n_units_reidentified"] = int(np.unique(units[correct]).size)
+    judged = judged_on(summary, roles, comparisons, spec)
+    passed = all(c["passed"] for c in cells) and not judged["reasons"]
     result = {
         "n_external": int(external_ids.size),
         **summary,
@@ -163,6 +191,8 @@ def score(
         "usefulness_by_variable": _by_variable(useful, evaluated, correct, targets, spec),
         "cells": cells,
         "evaluation": spec.to_dict(targets),
+        "judged_on": judged,
+        "roles": roles.to_dict(),
     }
     if spec.external_coverage is not None or spec.release_fraction is not None:
         result["population_reidentifications"] = population_reidentifications(
@@ -173,7 +203,7 @@ def score(
     labels = [json.dumps(v, ensure_ascii=False) for v in cell_values]  # the cells' order and variables' order
     units = pd.DataFrame({"unit": external_ids[verifiable], "correct": correct,
                           "cell": pd.Categorical.from_codes(cell_codes, categories=labels)})
-    return Scored(result, units)
+    return Scored(result, units, tuple(comparisons))
 
 
 def _truth(
@@ -202,26 +232,18 @@ def _usefulness(
     truth_rows: np.ndarray,
     linked_row: np.ndarray,
     correct: np.ndarray,
-    targets: Sequence[str],
+    comparisons: Sequence[TargetComparison],
     spec: Evaluation,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Boolean arrays (γ, record, variable) of useful values and (record, variable) of evaluated
-    values, for correctly linked records only (docs/method/risk.md)."""
-    n, k = correct.size, len(targets)
+    values, for correctly linked records only, each target by its type (``attack.risk.targets``)."""
+    n, k = correct.size, len(comparisons)
     useful = np.zeros((len(spec.gammas), n, k), dtype=bool)
     evaluated = np.zeros((n, k), dtype=bool)
     rows = np.flatnonzero(correct)
-    for j, column in enumerate(targets):
-        true = numeric_column(truth, column)[truth_rows[rows]]
-        released = numeric_column(release, column)[linked_row[rows]]
-        evaluated[rows, j] = ~np.isnan(true)
-        zero = true == 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            deviation = np.abs(released - true) / np.abs(true)
-        zero_ok = np.abs(released) <= spec.zero_tolerance
-        for g, gamma in enumerate(spec.gammas):
-            ok = np.where(zero, zero_ok, deviation < gamma.for_variable(column))
-            useful[g, rows, j] = ok & ~np.isnan(released) & ~np.isnan(true)
+    for j, comparison in enumerate(comparisons):
+        useful[:, rows, j], evaluated[rows, j] = usefulness(
+            comparison, release, truth, linked_row[rows], truth_rows[rows], spec.gammas, spec.zero_tolerance)
     return useful, evaluated
 
 

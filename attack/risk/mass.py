@@ -6,10 +6,11 @@ ground truth are used afterwards, for scoring only.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,13 +38,14 @@ from attack.linkage.link import Links, link
 from attack.linkage.settings import Linkage
 from attack.risk.attack_options import code_columns, solve_options
 from attack.risk.attribution import explain_attack
-from attack.risk.evaluation import score
+from attack.risk.evaluation import roles_of, score
 from attack.risk.frequency import FrequencyRisk, frequency_risk
 from attack.risk.learned import describe, held_out, learned_linkage, training_split
 from attack.risk.records import record_outcomes
 from attack.risk.results import LINK_COLUMNS, AttackResult
 from attack.risk.settings import Evaluation
-from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES
+from attack.risk.targets import recodings
+from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES, DEFAULT_MIN_SCORED
 
 
 @dataclass
@@ -62,6 +64,9 @@ class AttackInput:
     release_id: str
     original: Table | pd.DataFrame | None = None
     original_id: str | None = None
+    #: per column, the code map ``attack protect`` applied (its protection log): targets compared
+    #: with the original recoded the same way
+    recodings: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def as_tables(self) -> AttackInput:
         """The same input with every frame as a table built in memory."""
@@ -104,6 +109,10 @@ def run_attack(
     original_ids = None
     if data.original is not None:
         original_ids = id_column(data.original, data.original_id or data.release_id)
+    # every release column's role, and a released direct identifier named, before any linkage
+    roles = roles_of(data.release, data.original if data.original is not None else data.release, evaluation,
+                     id_columns=(data.release_id, data.original_id or data.release_id),
+                     code_columns=code_columns(linkage), external_ids=external_ids)
     clock.lap("checks")
     links = link(data.external, data.release, linkage, **solve_options(engine))
     clock.lap("linkage")
@@ -119,6 +128,8 @@ def run_attack(
         categorical=code_columns(linkage),
         id_columns=(data.release_id, data.original_id or data.release_id),
         match_probability=links.match_probability,
+        roles=roles,
+        recodings=data.recodings,
     )
     figures = scored.figures
     frequency = None
@@ -130,7 +141,7 @@ def run_attack(
         truth, truth_ids = ((data.original, original_ids) if data.original is not None and original_ids is not None
                             else (data.release, release_ids))
         outcome = record_outcomes(links, external_ids, data.release, release_ids, truth, truth_ids, evaluation,
-                                  figures["evaluation"]["targets"],
+                                  scored.comparisons,
                                   None if frequency is None else frequency.records()["risk"].to_numpy())
     figures["linkage"] = links.describe()
     figures["truth"] = "original" if data.original is not None else "release values"
@@ -245,7 +256,7 @@ def check_columns(data: AttackInput, linkage: Linkage, evaluation: Evaluation) -
     has_original = data.original is not None
     truth = data.original if has_original else data.release
     truth_id = (data.original_id or data.release_id) if has_original else data.release_id
-    targets = list(evaluation.targets or ())
+    targets = evaluation.target_names
     require_columns(data.external, [data.external_id, *linkage.external_columns()])
     require_columns(data.release, [data.release_id, *linkage.release_columns(), *targets])
     require_columns(truth, [truth_id, *targets, *(c.name for c in evaluation.cells)])
@@ -266,17 +277,21 @@ def needed_columns(
     role: str, id_column: str, linkage: Linkage, evaluation: Evaluation, has_original: bool
 ) -> list[str] | None:
     """Columns a file in ``role`` (external, release, original) must provide, so readers load
-    nothing else; None (every column) where the evaluated variables default to all numeric
-    columns."""
+    nothing else; None (every column) for the release, every column of which gets a role
+    (``attack.risk.roles``), and where the evaluated variables default to the inferred targets."""
     cells = [c.name for c in evaluation.cells]
     if role == "external":
         return [id_column, *linkage.external_columns()]
-    if evaluation.targets is None:
+    if evaluation.targets is None or role == "release":
         return None
-    targets = list(evaluation.targets)
-    if role == "release":
-        return [id_column, *linkage.release_columns(), *targets, *([] if has_original else cells)]
-    return [id_column, *targets, *cells]
+    declared = [c for c, r in evaluation.roles.items() if r == "target"]
+    return [id_column, *evaluation.target_names, *declared, *cells]
+
+
+def release_columns(id_column: str, linkage: Linkage, evaluation: Evaluation, has_original: bool) -> list[str]:
+    """The columns the release must have (it is read whole: every column gets a role)."""
+    cells = [] if has_original else [c.name for c in evaluation.cells]
+    return [id_column, *linkage.release_columns(), *evaluation.target_names, *cells]
 
 
 def matches_csv(links: pd.DataFrame) -> str:
@@ -319,6 +334,12 @@ def mass_attack(
     risk_on: str = "all",
     external_coverage: float | None = None,
     release_fraction: float | None = None,
+    roles: Mapping[str, str] | None = None,
+    identity: str = "judged",
+    identity_limit: float | None = None,
+    min_scored: int = DEFAULT_MIN_SCORED,
+    harmless: Sequence[str] = (),
+    protection_log: Mapping[str, Any] | str | os.PathLike | None = None,
     engine: Engine | Mapping[str, Any] | None = None,
     progress: bool = False,
     name: str | None = None,
@@ -359,6 +380,16 @@ def mass_attack(
     leave-one-key-out changes and the failing cells' attributions; docs/method/attribution.md).
     ``records`` keeps the risk of every release record (``AttackResult.records``;
     docs/method/record-risk.md).
+    ``targets`` are ``NAME[:TYPE[:OPTION...]]`` (numeric, categorical, ordinal, string, date;
+    ``attack.risk.targets``); ``roles`` maps release columns to their role, the others are
+    inferred (``attack.risk.roles``). ``identity="judged"`` gives every cell's
+    re-identification rate the limit ``identity_limit`` (default ``tau``);
+    ``"discloses-nothing"`` declares that re-identification alone discloses nothing (the
+    handbook's perturbed business data). A verdict resting on fewer than ``min_scored`` scored
+    units or links is NOT PASSED, and so is one while a direct identifier not in ``harmless``
+    is released (docs/method/roles.md). ``protection_log`` (the JSON log of ``attack protect``,
+    a path or its parsed content) supplies the code maps it applied: a recoded or coarsened
+    target is compared with the original mapped the same way.
 
     Settings are checked before any file is read; bad ones raise ``attack.InputError``
     naming the argument.
@@ -370,6 +401,7 @@ def mass_attack(
         standardise=standardise, metric_distance=metric_distance, seed=seed, winsorise=winsorise,
         intruder=intruder, truth_complete=truth_complete, min_probabilities=min_probabilities, risk_on=risk_on,
         learn_weights=learn_weights, external_coverage=external_coverage, release_fraction=release_fraction,
+        roles=roles, identity=identity, identity_limit=identity_limit, min_scored=min_scored, harmless=harmless,
     )
     has_original = original is not None
     original_id = original_id or release_id
@@ -379,13 +411,17 @@ def mass_attack(
             return as_table(data)
         return read(Path(data), needed_columns(role, id_name, linkage, evaluation, has_original), reading)
 
+    external_table = frame(external, "external", external_id)
+    release_table = frame(release, "release", release_id)
+    require_columns(release_table, release_columns(release_id, linkage, evaluation, has_original))
     data = AttackInput(
-        external=frame(external, "external", external_id),
+        external=external_table,
         external_id=external_id,
-        release=frame(release, "release", release_id),
+        release=release_table,
         release_id=release_id,
         original=frame(original, "original", original_id) if has_original else None,
         original_id=original_id if has_original else None,
+        recodings=recodings(read_protection_log(protection_log)) if protection_log is not None else {},
     )
     require_codes([data.external, data.release, data.original])
     result = run_attack(data, linkage, evaluation, name=name, engine=solve, records=records)
@@ -403,7 +439,8 @@ def attack_specs(
     intruder: str = "distance", truth_complete: bool = False,
     min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES, risk_on: str = "all",
     learn_weights: float | None = None, external_coverage: float | None = None,
-    release_fraction: float | None = None,
+    release_fraction: float | None = None, roles: Mapping[str, str] | None = None, identity: str = "judged",
+    identity_limit: float | None = None, min_scored: int = DEFAULT_MIN_SCORED, harmless: Sequence[str] = (),
 ) -> tuple[Linkage, Evaluation]:
     """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
     schema of scenario files (``Linkage``,
@@ -416,7 +453,9 @@ def attack_specs(
                                          "targets": targets, "cells": cells, "zero_tolerance": zero_tolerance,
                                          "truth_complete": truth_complete, "min_probability": min_probabilities,
                                          "risk_on": risk_on, "external_coverage": external_coverage,
-                                         "release_fraction": release_fraction},
+                                         "release_fraction": release_fraction, "roles": dict(roles or {}),
+                                         "identity": identity, "identity_limit": identity_limit,
+                                         "min_scored": min_scored, "harmless": harmless},
                             {"gamma": "gammas", "min_probability": "min_probabilities"})
     return linkage, evaluation
 
@@ -436,6 +475,21 @@ def _validated(model: type[_Settings], values: dict, names: dict[str, str]) -> _
         name, index = (head, "") if bracket < 0 else (head[:bracket], head[bracket:])
         error = InputError(error.message, field=names.get(name, name) + index + dot + rest)
     raise error
+
+def read_protection_log(log: Mapping[str, Any] | str | os.PathLike) -> Mapping[str, Any]:
+    """The protection log of ``attack protect``, from its path or as given."""
+    if isinstance(log, Mapping):
+        return log
+    try:
+        content = json.loads(Path(log).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(f"expected the JSON protection log of attack protect: {exc}",
+                         file=Path(log).name, field="protection_log") from None
+    if not isinstance(content, dict) or "method" not in content:
+        raise InputError("expected the JSON protection log of attack protect (no method)", file=Path(log).name,
+                         field="protection_log")
+    return content
+
 
 def engine_settings(engine: Engine | Mapping[str, Any] | None) -> dict[str, Any]:
     """The entries an engine setting fixes, validated (None entries are left to the defaults

@@ -31,6 +31,7 @@ from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.link import Links
 from attack.risk.evaluation import _usefulness as usefulness  # the scoring's rule, not a copy
 from attack.risk.settings import Evaluation
+from attack.risk.targets import TargetComparison
 
 __all__ = ["RECORD_COLUMNS", "record_outcomes", "records_table", "runner_up"]
 
@@ -77,7 +78,7 @@ def runner_up(links: Links, memory_budget: int = DEFAULT_MEMORY_BUDGET) -> np.nd
 
 
 def record_outcomes(links: Links, external_ids: np.ndarray, release: Table, release_ids: np.ndarray,
-                    truth: Table, truth_ids: np.ndarray, spec: Evaluation, targets: Sequence[str],
+                    truth: Table, truth_ids: np.ndarray, spec: Evaluation, comparisons: Sequence[TargetComparison],
                     frequency: np.ndarray | None = None) -> pd.DataFrame:
     """One intruder's outcome per release record (rows in release order; ``RECORD_COLUMNS`` and
     one ``disclosed γ=…`` column per γ naming, ``;``-separated, the targets whose released value
@@ -105,7 +106,8 @@ def record_outcomes(links: Links, external_ids: np.ndarray, release: Table, rele
     hit = correct[chosen]
     truth_rows = (release_row if truth_ids is release_ids
                   else pd.Index(truth_ids).get_indexer(release_ids[release_row]))
-    useful, _ = usefulness(release, truth, truth_rows, release_row, hit & (truth_rows >= 0), targets, spec)
+    useful, _ = usefulness(release, truth, truth_rows, release_row, hit & (truth_rows >= 0), comparisons, spec)
+    targets = [c.target.name for c in comparisons]
     columns: dict[str, object] = {"release_id": release_ids}
     for name, values, empty in (("linked", True, False), ("reidentified", hit, False),
                                 ("match_probability", probability[chosen], np.nan),

@@ -17,10 +17,15 @@ from pydantic import AfterValidator, Field, ValidationError, model_validator
 from attack.defaults import LINKAGE_TAU
 from attack.errors import InputError, from_validation
 from attack.linkage.settings import BlockEntry, SettingsTable
+from attack.risk.targets import Target, parse_target
 from attack.risk.thresholds import (
+    COLUMN_ROLES,
     DEFAULT_GAMMAS,
     DEFAULT_MIN_PROBABILITIES,
+    DEFAULT_MIN_SCORED,
+    IDENTITY_RULES,
     RISK_BASES,
+    TARGET_TYPES,
     Gamma,
     gammas_from,
 )
@@ -47,7 +52,8 @@ class Evaluation(SettingsTable):
         description="Usefulness thresholds γ: relative deviations below γ count as useful.")
     gamma_by_variable: dict[str, list[GammaValue]] | None = None
     tau: float = Field(LINKAGE_TAU, gt=0, le=1, description="Threshold τ: every cell's risk must stay below it.")
-    targets: list[str] | None = Field(None, min_length=1, description="Variables the intruder wants.")
+    targets: list[str] | None = Field(None, min_length=1, description="Variables the intruder wants: "
+                                      "NAME[:TYPE[:OPTION...]], TYPE " + "|".join(TARGET_TYPES) + ".")
     cells: list[BlockEntry] = Field(default_factory=list, description="Cell variables.")
     zero_tolerance: float = Field(0.0, ge=0, allow_inf_nan=False)
     truth_complete: bool = Field(False, description="The ground truth covers every external record: one whose "
@@ -63,6 +69,19 @@ class Evaluation(SettingsTable):
     release_fraction: float | None = Field(
         None, gt=0, le=1, description="Sampling fraction of the release (1 for a complete file): adds the "
         "expected re-identifications in the population.")
+
+    roles: dict[str, Literal[COLUMN_ROLES]] = Field(  # type: ignore[valid-type]
+        default_factory=dict, description="Role of release columns (" + ", ".join(COLUMN_ROLES) + "); the "
+        "others are inferred (docs/method/roles.md).")
+    identity: Literal[IDENTITY_RULES] = Field(  # type: ignore[valid-type]
+        "judged", description="'judged': every cell's re-identification rate must stay below identity_limit; "
+        "'discloses-nothing': the data holder declares that re-identification alone discloses nothing here.")
+    identity_limit: float | None = Field(None, gt=0, le=1, description="Limit of the re-identification rate "
+                                         "per cell (default: tau).")
+    min_scored: int = Field(DEFAULT_MIN_SCORED, ge=1, description="Fewest scored units and links (confident "
+                            "links with risk_on = 'confident') a verdict may rest on.")
+    harmless: list[str] = Field(default_factory=list, description="Released direct identifiers the data holder "
+                                "declares harmless (recorded).")
 
     @classmethod
     def of(cls, **values: Any) -> Evaluation:
@@ -82,7 +101,35 @@ class Evaluation(SettingsTable):
                 raise InputError(f"needs {len(self.gamma)} values, one per γ", field=f"gamma_by_variable.{name}")
         if len(set(self.min_probability)) != len(self.min_probability):
             raise InputError("a minimum match probability is given twice", field="min_probability")
+        for i, text in enumerate(self.targets or ()):
+            try:
+                parse_target(text)
+            except InputError as exc:
+                raise InputError(exc.message, field=f"targets[{i}]") from None
+        for i, name in enumerate(self.target_names):
+            if self.roles.get(name, "target") != "target":
+                raise InputError(f"{name!r} is declared a target and given the role {self.roles[name]!r}; "
+                                 "a column has one role", field=f"targets[{i}]")
+        if self.identity == "discloses-nothing" and self.identity_limit is not None:
+            raise InputError("identity = 'discloses-nothing' sets no limit; drop identity_limit", field="identity_limit")
         return self
+
+    @property
+    def target_specs(self) -> tuple[Target, ...] | None:
+        """The declared targets, parsed (None: inferred from the columns' roles)."""
+        return None if self.targets is None else tuple(parse_target(t) for t in self.targets)
+
+    @property
+    def target_names(self) -> list[str]:
+        """The columns of the declared targets."""
+        return [t.name for t in self.target_specs or ()]
+
+    @property
+    def reidentification_limit(self) -> float | None:
+        """The limit of every cell's re-identification rate (None: not judged)."""
+        if self.identity == "discloses-nothing":
+            return None
+        return self.tau if self.identity_limit is None else self.identity_limit
 
     @cached_property
     def gammas(self) -> tuple[Gamma, ...]:
@@ -111,6 +158,11 @@ class Evaluation(SettingsTable):
                 out[name] = getattr(self, name)
         if self.truth_complete:
             out["truth_complete"] = True
+        out["identity"] = self.identity
+        out["identity_limit"] = self.reidentification_limit
+        out["min_scored"] = self.min_scored
+        if self.harmless:
+            out["harmless"] = list(self.harmless)
         if self.risk_on != "all":
             out["risk_on"] = f"confident links (match probability >= {self.min_probabilities[0]:g})"
         return out

@@ -64,4 +64,20 @@ def gammas_from(
     return tuple(out)
 
 
-__all__ = ["DEFAULT_GAMMAS", "DEFAULT_MIN_PROBABILITIES", "DEFAULT_TAU", "RISK_BASES", "Gamma", "gammas_from"]
+#: The roles a release column can have, declared once (docs/method/roles.md).
+COLUMN_ROLES: tuple[str, ...] = ("unit_id", "direct_identifier", "key", "target", "weight", "cluster_id",
+                                 "stratum", "other")
+#: The kinds of target variable and how each is scored for usefulness (docs/method/risk.md).
+TARGET_TYPES: tuple[str, ...] = ("numeric", "categorical", "ordinal", "string", "date")
+#: How identity disclosure is judged: the re-identification rate has its own limit ("judged"), or
+#: the data holder declares that re-identification alone discloses nothing here (the handbook's
+#: perturbed business data).
+IDENTITY_RULES: tuple[str, ...] = ("judged", "discloses-nothing")
+#: The fewest scored units, links and (with risk_on = "confident") confident links a verdict may
+#: rest on; fewer, and the run is NOT PASSED whatever its rates (docs/method/risk.md). Three is
+#: the floor below which the reports already suppress a cell's figures.
+DEFAULT_MIN_SCORED = 3
+
+
+__all__ = ["COLUMN_ROLES", "DEFAULT_GAMMAS", "DEFAULT_MIN_PROBABILITIES", "DEFAULT_MIN_SCORED", "DEFAULT_TAU",
+           "IDENTITY_RULES", "RISK_BASES", "TARGET_TYPES", "Gamma", "gammas_from"]

@@ -33,7 +33,7 @@ KINDS = ("run", "demo", "synthetic")
 _CELL_FIELDS = (
     "n_verifiable", "n_correct", "n_false", "n_none", "reidentification_rate",
     "reidentification_rate_ci", "false_match_rate", "usefulness", "disclosure_risk",
-    "disclosure_risk_ci", "passed",
+    "disclosure_risk_ci", "passed", "identity_passed",
 )
 SCOPE = ("relative to the modelled intruders and their knowledge; an intruder with other or "
          "expert knowledge is out of scope")
@@ -85,6 +85,7 @@ def certified_results(runs: Sequence[Mapping[str, Any]]) -> list[dict]:
             "cells": [{"cell": c["cell"], **{k: c[k] for k in _CELL_FIELDS if k in c}}
                       for c in result["cells"]],
             **({"frequency_risk": result["frequency_risk"]} if "frequency_risk" in result else {}),
+            **({"judged_on": result["judged_on"]} if "judged_on" in result else {}),
         })
     return out
 
@@ -102,18 +103,30 @@ def n_endangered(single_attack: Mapping | None) -> int:
     return int(((single_attack or {}).get("unit_risk") or {}).get("n_endangered", 0))
 
 
-def attack_verdict(failing: list[dict], endangered: int) -> dict:
-    """The verdict of a mass-attack certificate from its failing cells and endangered targets."""
-    anonymous = not failing and not endangered
+def unjudged_runs(results: Sequence[Mapping]) -> list[dict]:
+    """The runs that cannot be PASSED whatever their cells say (``attack.risk.basis``): too few
+    scored units or links, a released direct identifier, nothing judged."""
+    return [{"run": r["name"], "reasons": list(r["judged_on"]["reasons"])}
+            for r in results if (r.get("judged_on") or {}).get("reasons")]
+
+
+def attack_verdict(failing: list[dict], endangered: int, unjudged: Sequence[Mapping] = ()) -> dict:
+    """The verdict of a mass-attack certificate from its failing cells, endangered targets and
+    the runs that cannot be PASSED (``unjudged_runs``)."""
+    anonymous = not failing and not endangered and not unjudged
     if anonymous:
         statement = ("factually anonymous with respect to the stated scenario: every cell's "
                      "disclosure risk is below tau for every gamma")
     else:
         reasons = [f"{len(failing)} cell(s) at or above tau"] if failing else []
         reasons += [f"{endangered} single-attack target(s) with R(u) at or above tau"] if endangered else []
+        reasons += [f"run {u['run']}: {reason}" for u in unjudged for reason in u["reasons"]]
         statement = "not certified: " + "; ".join(reasons)
-    return {"factually_anonymous": anonymous, "statement": statement, "failing_cells": failing,
-            "endangered_targets": endangered, "scope": SCOPE}
+    out = {"factually_anonymous": anonymous, "statement": statement, "failing_cells": failing,
+           "endangered_targets": endangered, "scope": SCOPE}
+    if unjudged:
+        out["unjudged_runs"] = [dict(u) for u in unjudged]
+    return out
 
 
 def synthetic_verdict(checks: Sequence[Mapping]) -> dict:
@@ -157,7 +170,7 @@ def build(
     sign it. ``kind`` is "run" (a scenario file) or "demo"; ``rerun`` says how to repeat the
     attack (the scenario input, or the demo's parameters)."""
     results = certified_results(runs)
-    verdict = attack_verdict(failing_cells(results, combined), n_endangered(single_attack))
+    verdict = attack_verdict(failing_cells(results, combined), n_endangered(single_attack), unjudged_runs(results))
     body = _header(kind, rerun, inputs, seeds, created) | {
         "scenario": scenario,
         "results": results,

@@ -72,10 +72,31 @@ class _Figures(_Part):
 class Cell(_Figures):
     cell: Label
     passed: bool
+    identity_passed: bool | None = None
 
 
 class Overall(_Figures):
     passed: bool | None = None
+
+
+class IdentityRule(_Part):
+    rule: str
+    limit: Annotated[float, Field(gt=0, le=1)] | None
+    on: str
+
+
+class JudgedOn(_Part):
+    """What a run's verdict rests on (``attack.risk.basis``)."""
+
+    targets: dict[str, dict[str, Any]]
+    identity: IdentityRule
+    min_scored: Annotated[int, Field(ge=1)]
+    n_scored_units: Count
+    n_scored_links: Count
+    links_are: str
+    direct_identifiers: list[str]
+    harmless: list[str]
+    reasons: list[str]
 
 
 class Run(_Part):
@@ -86,6 +107,16 @@ class Run(_Part):
     passed: bool
     overall: Overall
     cells: list[Cell] = Field(min_length=1)
+    judged_on: JudgedOn | None = None
+
+    @model_validator(mode="after")
+    def _judged_cells(self) -> Run:
+        if self.judged_on is not None and self.judged_on.identity.limit is not None:
+            for i, cell in enumerate(self.cells):
+                if cell.reidentification_rate is None or cell.identity_passed is None:
+                    raise ValueError(f"cells[{i}] needs reidentification_rate and identity_passed: "
+                                     "identity is judged")
+        return self
 
 
 class Combined(_Part):

@@ -90,10 +90,13 @@ class ScenarioResult:
     @property
     def passed(self) -> bool:
         """The verdict: every cell below τ — on the combined measure when there is one, else in
-        every run — and, with single attacks, no target endangered (R(u) ≥ τ)."""
+        every run — with single attacks, no target endangered (R(u) ≥ τ), and no run that
+        cannot be PASSED whatever its cells (``attack.risk.basis``: too few scored units or
+        links, a released direct identifier)."""
         cells = self.combined.passed if self.combined is not None else all(r.passed for r in self.runs)
         endangered = None if self.single_attack is None else self.single_attack.n_endangered
-        return bool(cells) and not endangered
+        unjudged = any((r.figures.get("judged_on") or {}).get("reasons") for r in self.runs)
+        return bool(cells) and not endangered and not unjudged
 
     @property
     def cells(self) -> pd.DataFrame:

@@ -143,7 +143,7 @@ class Scenario:
         combined = None
         if self.lam is not None:
             combined = CombinedRisk(combine([(r.intruder["role"], r.figures) for r in runs], self.lam,
-                                            self.evaluation.tau))
+                                            self.evaluation.tau, self.evaluation.reidentification_limit))
         by_any = tuple(
             {"release": runs_of[0][1].release["name"], **any_intruder([(i.name, r.units) for i, r in runs_of])}
             for runs_of in ([(i, r) for rel, i, r in attacks if rel == name] for name in self.releases)

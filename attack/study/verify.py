@@ -23,6 +23,7 @@ from attack.io.fingerprint import sha256_file, sha256_frame
 from attack.io.jsonio import cell_key
 from attack.io.writers import verify_root
 from attack.report.notebook import one_line, result_html, verdict_word
+from attack.risk.basis import reasons as basis_reasons
 from attack.risk.combine import combine
 from attack.study import signing
 from attack.study.certificate import (
@@ -33,6 +34,7 @@ from attack.study.certificate import (
     load,
     signed_bytes,
     synthetic_verdict,
+    unjudged_runs,
 )
 from attack.study.certificate_schema import structure_problems
 
@@ -244,20 +246,32 @@ def _attack_verdict(certificate: Mapping[str, Any], problems: list[str]) -> dict
     tau = certificate["scenario"]["evaluation"]["tau"]
     results = copy.deepcopy(certificate["results"])
     for run in results:
-        _judge_cells(run["cells"], tau, run["name"], problems)
-        expected = all(c["passed"] for c in run["cells"])
+        judged = run.get("judged_on")
+        limit = None if judged is None else judged["identity"]["limit"]
+        _judge_cells(run["cells"], tau, run["name"], problems, limit)
+        blockers = [] if judged is None else basis_reasons(judged)
+        if judged is not None and blockers != judged["reasons"]:
+            problems.append(f"run {run['name']}: certified reasons {judged['reasons']} but its counts give {blockers}")
+        expected = all(c["passed"] for c in run["cells"]) and not blockers
         for where, marked in (("", run["passed"]), (" overall", run["overall"].get("passed", expected))):
             if marked is not expected:
                 problems.append(f"run {run['name']}{where}: marked {_mark(marked)} against its cells")
     combined = None
     if certificate["combined"] is not None:
         combined = _combined(results, certificate["combined"], certificate["scenario"]["lam"], tau, problems)
-    return attack_verdict(failing_cells(results, combined), _endangered(certificate["single_attack"], problems))
+    return attack_verdict(failing_cells(results, combined), _endangered(certificate["single_attack"], problems),
+                          unjudged_runs(results))
 
 
-def _judge_cells(cells: list[dict], tau: float, where: str, problems: list[str]) -> None:
+def _judge_cells(cells: list[dict], tau: float, where: str, problems: list[str], limit: float | None = None) -> None:
     for cell in cells:
         expected = all(v is not None and v < tau for v in cell["disclosure_risk"].values())
+        if limit is not None:
+            identity = isinstance(cell["reidentification_rate"], float) and cell["reidentification_rate"] < limit
+            if cell.get("identity_passed") is not identity:
+                problems.append(f"{where}, cell {_label(cell)}: re-identification rate {cell['reidentification_rate']} "
+                                f"against the limit {limit} says {_mark(identity)}")
+            expected = expected and identity
         if cell["passed"] is not expected:
             problems.append(f"{where}, cell {_label(cell)}: marked {_mark(cell['passed'])} but its disclosure "
                             f"risks {cell['disclosure_risk']} against τ = {tau} say {_mark(expected)}")
@@ -268,8 +282,9 @@ def _combined(results: list[dict], certified: dict, lam: float, tau: float, prob
     """The combined measure recomputed from the runs' cells (λ-weighted worst case and mean of
     the realistic intruders per cell), compared cell by cell with the certified one."""
     try:
+        limits = {(r.get("judged_on") or {}).get("identity", {}).get("limit") for r in results}
         fresh = combine([(r["intruder"], {"cells": r["cells"], "disclosure_risk": r["overall"]["disclosure_risk"]})
-                         for r in results], lam, tau)
+                         for r in results], lam, tau, limits.pop() if len(limits) == 1 else None)
     except (InputError, TypeError) as exc:  # e.g. two worst cases, a run cell without an estimate
         problems.append(f"the combined measure cannot be recomputed from the runs: {exc}")
         return certified

@@ -244,3 +244,19 @@ def test_handbook_combinations_are_reproduced(worst, realistic, expected):
     combined = combine(results, resolve_lambda("kse_ch35"), tau=0.5)
     assert combined["cells"][0]["disclosure_risk"]["0.05"] == pytest.approx(expected, abs=5e-5)
     assert combined["cells"][0]["rule"] == "combined"
+
+
+def test_the_identity_limit_judges_the_combined_reidentification_rate():
+    # one cell: worst case h = 0.9, P = 0.2; realistic h = 0.4 and 0.2, P = 0.1 and 0.1; λ = 0.2:
+    # P = 0.2·0.2 + 0.8·0.1 = 0.12 < τ; h = 0.2·0.9 + 0.8·0.3 = 0.42 (< 0.5 passes, not < 0.4)
+    def run(h, p):
+        return {"cells": [{"cell": {"wz": "15"}, "n_verifiable": 10, "reidentification_rate": h,
+                           "disclosure_risk": {"0.1": p}}], "disclosure_risk": {"0.1": p}}
+    runs = [("worst", run(0.9, 0.2)), ("realistic", run(0.4, 0.1)), ("realistic", run(0.2, 0.1))]
+    without = combine(runs, 0.2, 0.5)
+    assert without["cells"][0]["disclosure_risk"]["0.1"] == pytest.approx(0.12)
+    assert "identity_passed" not in without["cells"][0] and without["passed"] is True
+    judged = combine(runs, 0.2, 0.5, identity_limit=0.5)["cells"][0]
+    assert judged["reidentification_rate"] == pytest.approx(0.42) and judged["passed"] is True
+    strict = combine(runs, 0.2, 0.5, identity_limit=0.4)
+    assert strict["cells"][0]["identity_passed"] is False and strict["passed"] is False

@@ -48,7 +48,7 @@ def _score(release, truth, links, spec, external_ids=None):
     external_ids = ids if external_ids is None else np.asarray(external_ids, dtype=object)
     truth = truth.copy()
     return evaluate(np.asarray(links), external_ids, release, ids, spec,
-                    original=truth, original_ids=truth["id"].to_numpy(dtype=object))
+                    original=truth, original_ids=truth["id"].to_numpy(dtype=object), id_columns=("id",))
 
 
 def test_usefulness_is_strict_and_relative_to_the_truth():

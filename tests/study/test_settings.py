@@ -99,3 +99,20 @@ def test_nested_tables_are_checked_up_front(change, field, needle):
 
 def test_a_memory_size_satisfies_the_json_schema():
     jsonschema.validate({**MINIMAL, "engine": {"memory_budget": "2GiB"}}, json_schema())
+
+
+def test_roles_identity_and_typed_targets_are_scenario_fields():
+    raw = {**MINIMAL, "evaluation": {"roles": {"hid": "cluster_id"}, "identity": "discloses-nothing",
+                                     "targets": ["nace:categorical:prefix=2", "dob:date:days=30"],
+                                     "harmless": ["rec_id"], "min_scored": 10}}
+    jsonschema.validate(raw, json_schema())
+    evaluation = validate(raw).evaluation
+    assert evaluation.reidentification_limit is None and evaluation.target_names == ["nace", "dob"]
+    assert validate(MINIMAL).evaluation.reidentification_limit == 0.5  # judged, at τ
+    for bad, field in [({"roles": {"hid": "household"}}, "evaluation.roles.hid"),
+                       ({"targets": ["x:colour"]}, "evaluation.targets[0]"),
+                       ({"identity": "discloses-nothing", "identity_limit": 0.3}, "evaluation.identity_limit"),
+                       ({"targets": ["w"], "roles": {"w": "weight"}}, "evaluation.targets[0]")]:
+        with pytest.raises(InputError) as caught:
+            validate({**MINIMAL, "evaluation": bad})
+        assert caught.value.field == field, caught.value

@@ -28,6 +28,7 @@ gamma = [0.1]
 tau = {tau}
 targets = ["turnover", "employees", "costs"]
 cells = ["wz"]
+identity = "discloses-nothing"
 [output]
 json = "out/result.json"
 """

@@ -45,6 +45,7 @@ size = { column = "employees", threshold = 25 }
 cells = ["wz"]
 gamma = [0.1]
 targets = ["turnover", "employees", "costs"]
+identity = "discloses-nothing"  # perturbed business data: the cells judge usefulness
 """
 
 
@@ -334,6 +335,10 @@ def test_the_rerun_alone_catches_single_attacks_removed_when_the_scenario_is_for
     (lambda c: c["verdict"].update(statement="certified"), "verdict statement is 'certified'"),
     (lambda c: c["verdict"].update(scope="any intruder"), "verdict scope is 'any intruder'"),
     (lambda c: c["verdict"].update(failing_cells=[]), "verdict failing_cells is []"),
+    (lambda c: c["results"][0]["judged_on"].update(n_scored_units=1), "fewer than the minimum of 3"),
+    (lambda c: c["results"][0]["judged_on"].update(direct_identifiers=["rec_id"]), "direct identifier(s) released: rec_id"),
+    (lambda c: c["results"][0]["judged_on"]["identity"].update(limit=0.5)
+     or [cell.update(identity_passed=True) for cell in c["results"][0]["cells"]], "against the limit 0.5 says NOT PASSED"),
 ])
 def test_each_verdict_bearing_part_is_recomputed(cert, change, expected):
     out = failed(forge(cert, change))
