@@ -130,21 +130,28 @@ NOTICE_PREFIX = "attack: notice: "
 @contextlib.contextmanager
 def notices_on_stderr() -> Iterator[None]:
     """One command is one run: its notices (``attack.DataNotice``) are gathered and printed at
-    its end, one line per kind, as ``attack: notice: ...`` on stderr; ``--quiet`` silences them. Other warnings are shown as Python shows them."""
+    its end, one line per kind, as ``attack: notice: ...`` on stderr; ``--quiet`` silences them,
+    and so does an input error (its one line is all a failed command prints). Other warnings are
+    shown as Python shows them."""
+    failed = False
     with warnings.catch_warnings():
         warnings.simplefilter("always", attack.DataNotice)
         shown = warnings.showwarning
 
         def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                  file: TextIO | None = None, line: str | None = None) -> None:
-            if issubclass(category, attack.DataNotice):
-                click.echo(f"{NOTICE_PREFIX}{message}", err=True)
-            else:
+            if not issubclass(category, attack.DataNotice):
                 shown(message, category, filename, lineno, file, line)
+            elif not failed:
+                click.echo(f"{NOTICE_PREFIX}{message}", err=True)
 
         warnings.showwarning = show
         with gathering():
-            yield
+            try:
+                yield
+            except attack.InputError:
+                failed = True
+                raise
 
 
 def note(line: str) -> None:
