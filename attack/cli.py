@@ -103,8 +103,8 @@ def verify_command(certificate_path: Path, public_key: Path | None, rerun: bool,
 
     Exit status: 0 when every check performed passes, 1 when one fails (also a certificate
     that is JSON but breaks the certificate's structure), 2 for a usage error or a file that
-    cannot be read as a certificate, 3 when none failed but inputs outside the certificate's
-    folder were not checked (give --root DIR, a folder holding the certificate and its
+    cannot be read as a certificate, and also 2 when none failed but inputs outside the
+    certificate's folder were not checked (give --root DIR, a folder holding the certificate and its
     inputs). Without --public-key the signer is not verified and the certificate is never
     called authentic."""
     outcome = attack.verify(certificate_path, public_key=public_key, rerun=rerun, offline=offline, root=root)

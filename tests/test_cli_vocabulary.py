@@ -54,7 +54,7 @@ def test_out_is_the_spelling_and_the_old_one_is_a_hidden_deprecated_alias(tmp_pa
 
 def test_every_command_that_prints_can_be_quiet():
     printing = {"link", "run", "tune", "utility", "synth", "truth", "risk", "protect", "synthesize",
-                "tune-synthesis", "demo", "keygen", "verify", "report"}
+                "tune-synthesis", "demo", "keygen", "verify", "report", "remedy"}
     for name in printing:
         assert "--quiet" in {o for p in main.commands[name].params for o in p.opts}, name
     # what a command prints *is* its output: the schema, a file's interpretation, the UI's address

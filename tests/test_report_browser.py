@@ -101,7 +101,10 @@ def test_dom_verdict_first_plots_inline_no_network(
     assert headline.start() < dom.index("<table")
     assert f"<strong>{headline.group(1)}</strong>" in source
     banner = dom[headline.start():dom.index("</div>", headline.start())]
-    assert banner.count("<li>") == source.count('<section class="run"')  # one line per run
+    # the lines of what the verdict rests on (targets, identity rule, minimum), then one per run
+    runs = source.count('<section class="run"')
+    assert banner.count("<li>Judged on:") == 1
+    assert len(re.findall(r"<li>[^<]*(?:NOT PASSED|PASSED), \d+ of \d+ cells", banner)) == runs
     # Every inline plot made it into the DOM as SVG (one comparison plot, then per run a heat
     # map and a risk-by-γ or histogram plot).
     n_svg = source.count("<svg")

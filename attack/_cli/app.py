@@ -38,7 +38,7 @@ __all__ = ["OWNER_ONLY", "RELEASE_NOTE", "Attack", "Files", "certificate_paths",
 
 #: Exit status of ``attack verify`` when no check failed but inputs outside the certificate's
 #: folder were not opened (not checked: neither verified nor failed).
-EXIT_NOT_CHECKED = 3
+EXIT_NOT_CHECKED = 2
 #: Exit status after Ctrl-C (SIGINT) and after SIGTERM: 128 + the signal number, as shells report.
 EXIT_ON_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
 

@@ -260,8 +260,8 @@ def code_column(data: Table | pd.DataFrame, column: str, *, required: bool = Fal
         _warn_number_as_code(name, column)
     if pd.api.types.is_float_dtype(values.dtype):
         finite = values.dropna()
-        if np.isfinite(finite).all() and (finite == np.round(finite)).all():
-            values = values.astype("Int64")
+        if np.isfinite(finite).all() and (finite == np.round(finite)).all() and (finite.abs() < 2.0**63).all():
+            values = values.astype("Int64")  # whole numbers that fit a 64-bit integer read as codes 4, not 4.0
     text = values.astype("string").str.strip()
     out = text.to_numpy(dtype=object, na_value=None)
     out[(text == "").fillna(False).to_numpy(dtype=bool)] = None

@@ -52,7 +52,7 @@ class VerificationCheck:
     ok: bool | None
     text: str
     #: not performed because a file lies outside the folder verify may open (``--root``): the
-    #: certificate is then neither verified nor failed, but not checked (exit status 3)
+    #: certificate is then neither verified nor failed, but not checked (exit status 2: give --root)
     outside: bool = False
 
     def line(self) -> str:

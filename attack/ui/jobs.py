@@ -127,6 +127,8 @@ class Job:
             "percent": None if percent is None else int(percent),
             "seconds": round(elapsed, 1),
             "returncode": self.returncode,
+            # attack verify's usage error for inputs outside the certificate's folder (--root)
+            "not_checked": self.kind == "verify" and ": NOT CHECKED: " in text,
             "outcome": "cancelled" if self.cancelled else OUTCOMES.get(self.returncode or 0, "error")
             if self.returncode is not None else None,
         }

@@ -225,13 +225,15 @@ def test_exact_runs_report_the_gap_to_procedure_ii():
 
 
 def test_readers_are_asked_for_the_needed_columns_only():
-    from attack.risk.mass import needed_columns
+    from attack.risk.mass import needed_columns, release_columns
 
     spec = Linkage(keys=KEYS, block=BLOCKS)
     assert needed_columns("external", "unit_id", spec, EVALUATION, True) == [
         "unit_id", "turnover", "employees", "wz", "region",
     ]
-    assert needed_columns("release", "unit_id", spec, EVALUATION, True) == [
+    # the release is read whole: every column gets a role (attack.risk.roles); these it must have
+    assert needed_columns("release", "unit_id", spec, EVALUATION, True) is None
+    assert release_columns("unit_id", spec, EVALUATION, True) == [
         "unit_id", "turnover", "employees", "wz", "region", "turnover", "employees", "costs",
     ]
     assert needed_columns("original", "unit_id", spec, EVALUATION, True) == [
