@@ -211,6 +211,7 @@ LINK = stack(
     click.option("--json", "json_path", type=FILE, help="Write the result as JSON."),
     click.option("--html", "html_path", type=FILE, help="Write a self-contained HTML report."),
     click.option("--matches", "matches_path", type=FILE, help="Write record-level links (confidential)."),
+    click.option("--cluster", metavar="COLUMN|EXT_COLUMN:REL_COLUMN", help="Cluster column (household, enterprise, employer): the cluster-aware intruder links whole clusters, then their members, reported beside the person-level attack."),
 )
 
 

@@ -37,6 +37,15 @@ from attack.linkage.keys import KeyEntry
 from attack.linkage.passes import block_passes, make_pass_blocks
 
 
+def parse_cluster(text: str) -> tuple[str, str]:
+    """``"hid"`` (the same column in both files) or ``"ext_hid:rel_hid"``: the external and the
+    release cluster columns."""
+    external, colon, release = str(text).partition(":")
+    if not external or (colon and not release) or ":" in release:
+        raise InputError(f"a cluster is a column, or EXT_COLUMN:REL_COLUMN, not {text!r}", field="cluster")
+    return external, release or external
+
+
 class SettingsTable(SettingsModel):
     """A table of settings: unknown fields are refused, values cannot change after validation."""
 
@@ -92,6 +101,9 @@ class Linkage(SettingsTable):
                                                         "Fellegi–Sunter match weights.")
     learn_weights: float | None = Field(default=None, gt=0, lt=1, description="Share of the verifiable units the "
                                         "intruder knows; he learns the key weights from them and attacks the rest.")
+    cluster: Annotated[str, parses(parse_cluster)] | None = Field(default=None, description="Cluster column "
+                                    "(COLUMN, or EXT_COLUMN:REL_COLUMN): the intruder links whole clusters, then "
+                                    "their members (docs/method/structure.md).")
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -171,6 +183,8 @@ class Linkage(SettingsTable):
             out["intruder"] = self.intruder
         if self.learn_weights is not None:
             out["learn_weights"] = self.learn_weights
+        if self.cluster is not None:
+            out["cluster"] = self.cluster
         if self.method == "sequential":
             out["order"] = "input" if self.seed is None else f"random (seed {self.seed})"
         return out
@@ -196,4 +210,5 @@ else:
         "scenario's ``[linkage]``.", __module__=__name__, **_optional(Linkage))
 
 
-__all__ = ["BlockEntry", "BlockingEntry", "IntruderLinkage", "Linkage", "Number", "SettingsTable", "parses"]
+__all__ = ["BlockEntry", "BlockingEntry", "IntruderLinkage", "Linkage", "Number", "SettingsTable", "parse_cluster",
+           "parses"]

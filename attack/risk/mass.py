@@ -34,12 +34,13 @@ from attack.io.writers import files_read
 from attack.linkage.engines import Engine
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.link import Links, link
-from attack.linkage.settings import Linkage
+from attack.linkage.settings import Linkage, parse_cluster
 from attack.risk.evaluation import score
 from attack.risk.frequency import frequency_risk
 from attack.risk.learned import describe, held_out, learned_linkage, training_split
 from attack.risk.results import LINK_COLUMNS, AttackResult
 from attack.risk.settings import Evaluation
+from attack.risk.structure import cluster_risk
 from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES
 
 
@@ -119,6 +120,12 @@ def run_attack(
     if any(k.reads_codes for k in linkage.keys):
         figures["frequency_risk"] = key_frequency_risk(data.release, linkage)
     figures["linkage"] = links.describe()
+    if linkage.cluster is not None:
+        figures["structure"] = cluster_risk(
+            data.external, data.release, linkage, evaluation, scored, external_ids=external_ids,
+            release_ids=release_ids, original=data.original, original_ids=original_ids,
+            categorical=code_columns(linkage), id_columns=(data.release_id, data.original_id or data.release_id),
+        ).to_dict()
     figures["truth"] = "original" if data.original is not None else "release values"
     figures["reading"] = {role: reading for role, table in
                           (("external", data.external), ("release", data.release), ("original", data.original))
@@ -233,8 +240,9 @@ def check_columns(data: AttackInput, linkage: Linkage, evaluation: Evaluation) -
     truth = data.original if has_original else data.release
     truth_id = (data.original_id or data.release_id) if has_original else data.release_id
     targets = list(evaluation.targets or ())
-    require_columns(data.external, [data.external_id, *linkage.external_columns()])
-    require_columns(data.release, [data.release_id, *linkage.release_columns(), *targets])
+    require_columns(data.external, [data.external_id, *linkage.external_columns(), *structure_columns(linkage, 0)])
+    require_columns(data.release, [data.release_id, *linkage.release_columns(), *targets,
+                                   *structure_columns(linkage, 1)])
     require_columns(truth, [truth_id, *targets, *(c.name for c in evaluation.cells)])
     hidden = {data.release_id: "the release's id column (hidden from the intruder)",
               data.external_id: "the external file's ground-truth id column"}
@@ -246,6 +254,12 @@ def check_columns(data: AttackInput, linkage: Linkage, evaluation: Evaluation) -
             if column in hidden:
                 raise InputError(f"a {what} may not be {hidden[column]}: the intruder does not know it",
                                  field="keys" if what == "key" else "block", column=column)
+
+
+def structure_columns(linkage: Linkage, side: int) -> list[str]:
+    """The cluster column of the external (``side`` 0) or release file (1), when the intruder
+    sees clusters."""
+    return [] if linkage.cluster is None else [parse_cluster(linkage.cluster)[side]]
 
 
 def code_columns(linkage: Linkage) -> list[str]:
@@ -262,12 +276,13 @@ def needed_columns(
     columns."""
     cells = [c.name for c in evaluation.cells]
     if role == "external":
-        return [id_column, *linkage.external_columns()]
+        return [id_column, *linkage.external_columns(), *structure_columns(linkage, 0)]
     if evaluation.targets is None:
         return None
     targets = list(evaluation.targets)
     if role == "release":
-        return [id_column, *linkage.release_columns(), *targets, *([] if has_original else cells)]
+        return [id_column, *linkage.release_columns(), *targets, *([] if has_original else cells),
+                *structure_columns(linkage, 1)]
     return [id_column, *targets, *cells]
 
 
@@ -307,6 +322,7 @@ def mass_attack(
     truth_complete: bool = False,
     min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES,
     risk_on: str = "all",
+    cluster: str | None = None,
     engine: Engine | Mapping[str, Any] | None = None,
     progress: bool = False,
     name: str | None = None,
@@ -337,6 +353,8 @@ def mass_attack(
     mapping of its fields) and ``progress`` (a progress bar over the blocks) never change a
     figure. ``reading`` (``attack.io.readers.ReadOptions``: separator, decimal mark,
     encoding, sheet, missing-value codes, code columns) applies to every path given.
+    ``cluster`` (a column, or ``"EXT_COLUMN:REL_COLUMN"``) adds the cluster-aware intruder, who links
+    whole clusters, then their members (``figures["structure"]``, docs/method/structure.md).
 
     Settings are checked before any file is read; bad ones raise ``attack.InputError``
     naming the argument.
@@ -347,7 +365,7 @@ def mass_attack(
         gamma_by_variable=gamma_by_variable, tau=tau, zero_tolerance=zero_tolerance,
         standardise=standardise, metric_distance=metric_distance, seed=seed, winsorise=winsorise,
         intruder=intruder, truth_complete=truth_complete, min_probabilities=min_probabilities, risk_on=risk_on,
-        learn_weights=learn_weights,
+        learn_weights=learn_weights, cluster=cluster,
     )
     has_original = original is not None
     original_id = original_id or release_id
@@ -375,14 +393,14 @@ def attack_specs(
     zero_tolerance: float, standardise: str, metric_distance: str, seed: int | None, winsorise: bool = False,
     intruder: str = "distance", truth_complete: bool = False,
     min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES, risk_on: str = "all",
-    learn_weights: float | None = None,
+    learn_weights: float | None = None, cluster: str | None = None,
 ) -> tuple[Linkage, Evaluation]:
     """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
     schema of scenario files (``Linkage``,
     ``Evaluation``); errors name the argument (``keys[1].weight``)."""
     linkage = _validated(Linkage, {"keys": keys, "block": blocks, "method": method, "standardise": standardise,
                                    "metric_distance": metric_distance, "seed": seed, "winsorise": winsorise,
-                                   "intruder": intruder, "learn_weights": learn_weights},
+                                   "intruder": intruder, "learn_weights": learn_weights, "cluster": cluster},
                         {"block": "blocks"})
     evaluation = _validated(Evaluation, {"gamma": gammas, "gamma_by_variable": gamma_by_variable, "tau": tau,
                                          "targets": targets, "cells": cells, "zero_tolerance": zero_tolerance,

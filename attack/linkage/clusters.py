@@ -1,0 +1,287 @@
+"""The cluster-aware intruder: link whole clusters first, then members inside matched clusters
+(docs/method/structure.md).
+
+A cluster is a household of persons, an enterprise of establishments or an employer of
+employees: the rows of a file that share a cluster identifier. The intruder knows the clusters
+of both files (the household number of the release, the households of his register). He
+compares two clusters by their composition: clusters are blocked by their *signature* — the
+size and the multiset of the members' blocking classes (a household of two women and a man in
+Tyrol) — and a pair of clusters of one signature costs the minimum total distance of a
+one-to-one assignment of their members, members paired only within one blocking class (an
+optimal member-to-member assignment inside the pair). Clusters are then assigned one to one
+with the project's assignment methods (``attack.linkage.assignment``), and every member of a
+matched cluster is linked to the member the cluster's assignment gave it.
+
+A signature block small enough (``DENSE_CLUSTER_PAIRS``) gets the full cost matrix; a larger
+one gets candidate pairs, the ``NEIGHBOURS`` nearest release clusters of each external cluster
+and vice versa by a lower bound of the cost (per coordinate, members sorted within each
+blocking class: a relaxation of the joint assignment), exact costs for the candidates and
+Procedure II on them; such a block is reported as not proven.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from attack.errors import InputError
+from attack.io.readers import Table, as_table, code_column, source_name
+from attack.linkage.assignment import assign
+from attack.linkage.blocking import AnyBlock, Block
+from attack.linkage.candidates import embedding
+from attack.linkage.distances import DistanceModel, build_distance_model
+from attack.linkage.settings import Linkage
+
+#: Signature blocks with at most this many cluster pairs get the full cost matrix.
+DENSE_CLUSTER_PAIRS = 250_000
+#: Candidate release clusters per external cluster (and back) in larger blocks.
+NEIGHBOURS = 10
+#: Member alignments enumerated per signature; beyond, each pair is solved by the Hungarian method.
+MAX_ALIGNMENTS = 720
+#: Member distances computed at a time (memory of one step: this many float64 values times the alignments).
+_PAIR_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class ClusterLinks:
+    """Links of the cluster-aware intruder.
+
+    Per external record ``release_row`` (−1 without a link through its cluster) and ``distance``
+    (its member distance); per external cluster (codes ``0 … n−1`` of ``external_cluster``) the
+    release cluster it is linked to (``linked_cluster``, −1 none) and the pair's cost. Cluster
+    codes number the clusters in order of first appearance in each file.
+    """
+
+    release_row: np.ndarray
+    distance: np.ndarray
+    external_cluster: np.ndarray
+    release_cluster: np.ndarray
+    linked_cluster: np.ndarray
+    cluster_distance: np.ndarray
+    columns: tuple[str, str]
+    n_blocks: int
+    n_candidate_blocks: int
+    n_unblocked: int
+    method: str
+
+    @property
+    def n_external_clusters(self) -> int:
+        return int(self.linked_cluster.size)
+
+    @property
+    def n_release_clusters(self) -> int:
+        return int(self.release_cluster.max(initial=-1) + 1)
+
+    def describe(self) -> dict:
+        """JSON-ready description of how the clusters were linked (aggregates only)."""
+        return {
+            "external_column": self.columns[0],
+            "release_column": self.columns[1],
+            "method": self.method,
+            "n_external_clusters": self.n_external_clusters,
+            "n_release_clusters": self.n_release_clusters,
+            "n_linked_clusters": int((self.linked_cluster >= 0).sum()),
+            "signature_blocks": self.n_blocks,
+            "candidate_blocks": self.n_candidate_blocks,
+            "proven": self.method == "hungarian" and self.n_candidate_blocks == 0,
+            "n_clusters_without_partner": self.n_unblocked,
+            "evidence": "size and the members' blocking classes (blocks); members' keys by an optimal "
+                        "member-to-member assignment",
+        }
+
+
+def link_clusters(external: Table | pd.DataFrame, release: Table | pd.DataFrame, spec: Linkage,
+                  columns: tuple[str, str]) -> ClusterLinks:
+    """Link the clusters of ``external`` to those of ``release`` one to one, then their members
+    (module docstring); ``spec`` gives keys, blocks and the assignment method."""
+    if spec.intruder != "distance":
+        raise InputError("the cluster-aware intruder compares distances; use it with the distance intruder",
+                         field="cluster")
+    if any(isinstance(entry, AnyBlock) for entry in spec.block):
+        raise InputError("blocking alternatives (a|b) are not combined with clusters; give single blocking keys",
+                         field="cluster")
+    ext, rel = as_table(external), as_table(release)
+    ext_cluster = _cluster_codes(ext, columns[0])
+    rel_cluster = _cluster_codes(rel, columns[1])
+    key_ext = ext.with_frame(ext.frame[list(dict.fromkeys(c for k in spec.keys for c in k.external_columns))])
+    key_rel = rel.with_frame(rel.frame[list(dict.fromkeys(c for k in spec.keys for c in k.columns))])
+    model = build_distance_model(key_ext, key_rel, spec.keys, standardise=spec.standardise,
+                                 metric_distance=spec.metric_distance, winsorise=spec.winsorise)
+    ext_class, rel_class = member_classes(ext.frame, rel.frame, spec.blocks)
+    coords = embedding(model)
+    ext_sides = _by_signature(ext_cluster, ext_class)
+    rel_sides = _by_signature(rel_cluster, rel_class)
+    n_ext_clusters = int(ext_cluster.max(initial=-1) + 1)
+    linked = np.full(n_ext_clusters, -1, dtype=np.int64)
+    cluster_distance = np.full(n_ext_clusters, np.nan)
+    release_row = np.full(len(ext.frame), -1, dtype=np.int64)
+    distance = np.full(len(ext.frame), np.nan)
+    n_blocks = n_candidates = 0
+    for signature in sorted(set(ext_sides) & set(rel_sides)):
+        (ext_ids, ext_members), (rel_ids, rel_members) = ext_sides[signature], rel_sides[signature]
+        alignments = member_alignments(signature)
+        n_blocks += 1
+        if ext_ids.size * rel_ids.size <= DENSE_CLUSTER_PAIRS or coords is None:
+            a, b = (g.ravel() for g in np.meshgrid(np.arange(ext_ids.size), np.arange(rel_ids.size),
+                                                    indexing="ij"))
+            cost, best = pair_costs(model, ext_members[a], rel_members[b], alignments)
+            rows, cols = assign(cost.reshape(ext_ids.size, rel_ids.size), spec.method)
+            chosen = best.reshape(ext_ids.size, rel_ids.size, -1)[rows, cols]
+            chosen_cost = cost.reshape(ext_ids.size, rel_ids.size)[rows, cols]
+        else:
+            n_candidates += 1
+            a, b = _candidates(coords, ext_members, rel_members, signature)
+            cost, best = pair_costs(model, ext_members[a], rel_members[b], alignments)
+            take = candidate_greedy(a, b, cost)
+            rows, cols, chosen, chosen_cost = a[take], b[take], best[take], cost[take]
+        linked[ext_ids[rows]] = rel_ids[cols]
+        cluster_distance[ext_ids[rows]] = chosen_cost
+        members, partners = ext_members[rows], rel_members[cols][np.arange(rows.size)[:, None], chosen]
+        release_row[members.ravel()] = partners.ravel()
+        distance[members.ravel()] = model.pair_cost(members.ravel(), partners.ravel())
+    unblocked = n_ext_clusters - sum(ids.size for sig, (ids, _) in ext_sides.items() if sig in rel_sides)
+    return ClusterLinks(release_row, distance, ext_cluster, rel_cluster, linked, cluster_distance,
+                        columns, n_blocks, n_candidates, unblocked, spec.method)
+
+
+def _cluster_codes(table: Table, column: str) -> np.ndarray:
+    """Cluster code of every row (order of first appearance); a missing cluster id is an error."""
+    if column not in table.frame.columns:
+        raise InputError("cluster column is missing", file=source_name(table), column=column)
+    values = code_column(table, column, warn=False)
+    codes, _ = pd.factorize(values, use_na_sentinel=True)
+    missing = np.flatnonzero(codes < 0)
+    if missing.size:
+        raise InputError("cluster identifier is missing; every record belongs to a cluster",
+                         file=source_name(table), column=column, row=int(missing[0]) + 1)
+    return codes.astype(np.int64)
+
+
+def member_classes(external: pd.DataFrame, release: pd.DataFrame,
+                   blocks: Sequence[Block]) -> tuple[np.ndarray, np.ndarray]:
+    """Joint blocking class of every external and release record (−1: a missing blocking value,
+    a class of its own); all 0 without blocks."""
+    if not blocks:
+        return np.zeros(len(external), dtype=np.int64), np.zeros(len(release), dtype=np.int64)
+    joint = pd.DataFrame({str(i): np.concatenate([b.classes(external, b.external_column), b.classes(release, b.name)])
+                          for i, b in enumerate(blocks)})
+    group = joint.groupby(list(joint.columns), sort=True, dropna=True).ngroup().to_numpy().astype(np.int64)
+    return group[: len(external)], group[len(external):]
+
+
+def _by_signature(cluster: np.ndarray, classes: np.ndarray) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
+    """Clusters grouped by signature (the sorted classes of their members): per signature the
+    cluster codes and a matrix of their member rows, members ordered by class, then row."""
+    order = np.lexsort((np.arange(cluster.size), classes, cluster))
+    sizes = np.bincount(cluster)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    out: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+    for size in np.unique(sizes[sizes > 0]):
+        ids = np.flatnonzero(sizes == size)
+        rows = order[starts[ids][:, None] + np.arange(size)[None, :]]
+        sig, inverse = np.unique(classes[rows], axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        for k, signature in enumerate(sig):
+            pick = np.flatnonzero(inverse == k)
+            out[tuple(int(c) for c in signature)] = (ids[pick], rows[pick])
+    return out
+
+
+def member_alignments(signature: Sequence[int]) -> np.ndarray | None:
+    """Every one-to-one alignment of the members of two clusters of ``signature`` that pairs
+    members of one class only (rows: alignments; entry i: the partner of member i); None when
+    there are more than ``MAX_ALIGNMENTS``."""
+    groups = [list(g) for _, g in itertools.groupby(range(len(signature)), key=lambda i: signature[i])]
+    if math.prod(math.factorial(len(g)) for g in groups) > MAX_ALIGNMENTS:
+        return None
+    alignments = [list(itertools.chain.from_iterable(choice))
+                  for choice in itertools.product(*(itertools.permutations(g) for g in groups))]
+    return np.array(alignments, dtype=np.int64)
+
+
+def pair_costs(model: DistanceModel, ext_members: np.ndarray, rel_members: np.ndarray,
+               alignments: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Cost of every cluster pair ``(ext_members[p], rel_members[p])``: the minimum over the
+    alignments of the members' summed distances, with the best alignment (ties: the first)."""
+    n_pairs, size = ext_members.shape
+    cost = np.empty(n_pairs)
+    best = np.empty((n_pairs, size), dtype=np.int64)
+    width = size * size * (1 if alignments is None else len(alignments))
+    step = max(1, _PAIR_CHUNK // width)
+    for start in range(0, n_pairs, step):
+        part = slice(start, min(start + step, n_pairs))
+        e, r = ext_members[part], rel_members[part]
+        d = model.pair_cost(np.repeat(e, size, axis=1).ravel(), np.tile(r, (1, size)).ravel())
+        d = d.reshape(-1, size, size)  # d[p, i, j]: member i of the external, member j of the release cluster
+        if alignments is None:
+            cost[part], best[part] = _hungarian_each(d)
+            continue
+        totals = d[:, np.arange(size)[None, :], alignments].sum(axis=2)  # (pairs, alignments)
+        pick = totals.argmin(axis=1)
+        cost[part] = totals[np.arange(pick.size), pick]
+        best[part] = alignments[pick]
+    return cost, best
+
+
+def _hungarian_each(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact member assignment of each pair (members of different classes are never paired:
+    their distance is set above any sum of allowed ones)."""
+    from scipy.optimize import linear_sum_assignment
+
+    cost = np.empty(d.shape[0])
+    best = np.empty(d.shape[:2], dtype=np.int64)
+    for p, matrix in enumerate(d):
+        rows, cols = linear_sum_assignment(matrix)
+        best[p, rows] = cols
+        cost[p] = matrix[rows, cols].sum()
+    return cost, best
+
+
+def _candidates(coords: tuple[np.ndarray, np.ndarray, float], ext_members: np.ndarray, rel_members: np.ndarray,
+                signature: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate cluster pairs of a large block: the nearest clusters of either side by the
+    lower bound of the cost (coordinates sorted within each class of members)."""
+    from scipy.spatial import cKDTree
+
+    x_ext, x_rel, _ = coords
+    ext_points, rel_points = _sorted_points(x_ext, ext_members, signature), _sorted_points(x_rel, rel_members, signature)
+    pairs = []
+    for query, data, forward in ((ext_points, rel_points, True), (rel_points, ext_points, False)):
+        k = min(NEIGHBOURS, len(data))
+        _, near = cKDTree(data).query(query, k=k)
+        near = near.reshape(len(query), k)
+        mine = np.repeat(np.arange(len(query)), k)
+        pairs.append((mine, near.ravel()) if forward else (near.ravel(), mine))
+    a = np.concatenate([p[0] for p in pairs])
+    b = np.concatenate([p[1] for p in pairs])
+    unique = np.unique(a * len(rel_members) + b)
+    return unique // len(rel_members), unique % len(rel_members)
+
+
+def _sorted_points(x: np.ndarray, members: np.ndarray, signature: Sequence[int]) -> np.ndarray:
+    """Per cluster the members' coordinates, sorted per coordinate within each class of members
+    and concatenated: ``||p − q||²`` bounds the assignment cost from below (up to its constant)."""
+    values = x[members]  # (clusters, size, dims)
+    sig = np.asarray(signature)
+    parts = [np.sort(values[:, sig == c, :], axis=1) for c in np.unique(sig)]
+    return np.concatenate(parts, axis=1).reshape(len(members), -1)
+
+
+def candidate_greedy(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> np.ndarray:
+    """Procedure II on candidate pairs: in ascending order of ``(cost, a, b)`` take each pair
+    whose two clusters are still free; the positions of the pairs taken, in that order."""
+    order = np.lexsort((b, a, cost))
+    free_a = np.ones(int(a.max(initial=-1)) + 1, dtype=bool)
+    free_b = np.ones(int(b.max(initial=-1)) + 1, dtype=bool)
+    taken = []
+    for p in order.tolist():
+        i, j = a[p], b[p]
+        if free_a[i] and free_b[j]:
+            free_a[i] = free_b[j] = False
+            taken.append(p)
+    return np.array(taken, dtype=np.int64)
