@@ -212,6 +212,8 @@ LINK = stack(
     click.option("--html", "html_path", type=FILE, help="Write a self-contained HTML report."),
     click.option("--matches", "matches_path", type=FILE, help="Write record-level links (confidential)."),
     click.option("--cluster", metavar="COLUMN|EXT_COLUMN:REL_COLUMN", help="Cluster column (household, enterprise, employer): the cluster-aware intruder links whole clusters, then their members, reported beside the person-level attack."),
+    click.option("--wave", metavar="COLUMN|EXT_COLUMN:REL_COLUMN", help="Wave column of long panel files (one row per unit and wave; the id columns hold the units): the panel intruder combines each unit's waves; figures after 1, 2, ... waves."),
+    click.option("--trajectory", is_flag=True, default=None, help="With --wave: growth rates between consecutive waves are keys too."),
 )
 
 

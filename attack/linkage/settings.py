@@ -39,10 +39,10 @@ from attack.linkage.passes import block_passes, make_pass_blocks
 
 def parse_cluster(text: str) -> tuple[str, str]:
     """``"hid"`` (the same column in both files) or ``"ext_hid:rel_hid"``: the external and the
-    release cluster columns."""
+    release cluster (or wave) columns."""
     external, colon, release = str(text).partition(":")
     if not external or (colon and not release) or ":" in release:
-        raise InputError(f"a cluster is a column, or EXT_COLUMN:REL_COLUMN, not {text!r}", field="cluster")
+        raise InputError(f"expected a column, or EXT_COLUMN:REL_COLUMN, not {text!r}")
     return external, release or external
 
 
@@ -104,6 +104,11 @@ class Linkage(SettingsTable):
     cluster: Annotated[str, parses(parse_cluster)] | None = Field(default=None, description="Cluster column "
                                     "(COLUMN, or EXT_COLUMN:REL_COLUMN): the intruder links whole clusters, then "
                                     "their members (docs/method/structure.md).")
+    wave: Annotated[str, parses(parse_cluster)] | None = Field(default=None, description="Wave column of long "
+                                 "panel files (COLUMN, or EXT_COLUMN:REL_COLUMN): the intruder combines a unit's "
+                                 "waves (docs/method/structure.md).")
+    trajectory: bool = Field(default=False, description="With wave: the growth of every metric key between "
+                             "consecutive waves is a key too.")
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -116,6 +121,10 @@ class Linkage(SettingsTable):
         if self.learn_weights is not None and self.intruder != "distance":
             raise InputError("learned weights are weights of the distance intruder; the Fellegi–Sunter "
                              "intruder estimates its own", field="learn_weights")
+        if self.wave is not None and (self.cluster is not None or self.learn_weights is not None):
+            raise InputError("the panel intruder (wave) is not combined with clusters or learned weights", field="wave")
+        if self.trajectory and self.wave is None:
+            raise InputError("trajectories are growth between waves; give the wave column too", field="trajectory")
         names = [k.name for k in self.keys]
         if len(set(names)) != len(names):
             raise InputError("a key is declared twice", field="keys")
@@ -185,6 +194,9 @@ class Linkage(SettingsTable):
             out["learn_weights"] = self.learn_weights
         if self.cluster is not None:
             out["cluster"] = self.cluster
+        if self.wave is not None:
+            out["wave"] = self.wave
+            out["trajectory"] = self.trajectory
         if self.method == "sequential":
             out["order"] = "input" if self.seed is None else f"random (seed {self.seed})"
         return out

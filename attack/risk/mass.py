@@ -42,6 +42,7 @@ from attack.risk.results import LINK_COLUMNS, AttackResult
 from attack.risk.settings import Evaluation
 from attack.risk.structure import cluster_risk
 from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES
+from attack.risk.waves import panel_attack
 
 
 @dataclass
@@ -88,6 +89,17 @@ def run_attack(
     (``attack.risk.learned``).
     """
     data = data.as_tables()
+    if linkage.wave is not None:
+        def one_view(external: Table, release: Table, original: Table | None, spec: Linkage,
+                     scored: Evaluation) -> AttackResult:
+            return run_attack(replace(data, external=external, release=release, original=original), spec, scored,
+                              name=name, intruder_name=intruder_name, role=role, release_name=release_name,
+                              engine=engine)
+
+        require_columns(data.external, [data.external_id, *structure_columns(linkage, 0)])
+        require_columns(data.release, [data.release_id, *structure_columns(linkage, 1)])
+        return panel_attack(data.external, data.external_id, data.release, data.release_id,
+                            data.original, data.original_id, linkage, evaluation, one_view)
     if linkage.learn_weights is not None:
         run = {"name": name, "intruder_name": intruder_name, "role": role, "release_name": release_name,
                "engine": engine}
@@ -257,9 +269,9 @@ def check_columns(data: AttackInput, linkage: Linkage, evaluation: Evaluation) -
 
 
 def structure_columns(linkage: Linkage, side: int) -> list[str]:
-    """The cluster column of the external (``side`` 0) or release file (1), when the intruder
-    sees clusters."""
-    return [] if linkage.cluster is None else [parse_cluster(linkage.cluster)[side]]
+    """The cluster and wave columns of the external (``side`` 0) or release file (1), when the
+    intruder sees clusters or waves."""
+    return [parse_cluster(text)[side] for text in (linkage.cluster, linkage.wave) if text is not None]
 
 
 def code_columns(linkage: Linkage) -> list[str]:
@@ -323,6 +335,8 @@ def mass_attack(
     min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES,
     risk_on: str = "all",
     cluster: str | None = None,
+    wave: str | None = None,
+    trajectory: bool = False,
     engine: Engine | Mapping[str, Any] | None = None,
     progress: bool = False,
     name: str | None = None,
@@ -355,6 +369,9 @@ def mass_attack(
     encoding, sheet, missing-value codes, code columns) applies to every path given.
     ``cluster`` (a column, or ``"EXT_COLUMN:REL_COLUMN"``) adds the cluster-aware intruder, who links
     whole clusters, then their members (``figures["structure"]``, docs/method/structure.md).
+    ``wave`` names the wave column of long panel files (one row per unit and wave): the panel
+    intruder combines a unit's waves, with ``trajectory`` its growth rates too, and the figures
+    after 1, 2, … waves are reported (``figures["panel"]``).
 
     Settings are checked before any file is read; bad ones raise ``attack.InputError``
     naming the argument.
@@ -365,7 +382,7 @@ def mass_attack(
         gamma_by_variable=gamma_by_variable, tau=tau, zero_tolerance=zero_tolerance,
         standardise=standardise, metric_distance=metric_distance, seed=seed, winsorise=winsorise,
         intruder=intruder, truth_complete=truth_complete, min_probabilities=min_probabilities, risk_on=risk_on,
-        learn_weights=learn_weights, cluster=cluster,
+        learn_weights=learn_weights, cluster=cluster, wave=wave, trajectory=trajectory,
     )
     has_original = original is not None
     original_id = original_id or release_id
@@ -393,14 +410,16 @@ def attack_specs(
     zero_tolerance: float, standardise: str, metric_distance: str, seed: int | None, winsorise: bool = False,
     intruder: str = "distance", truth_complete: bool = False,
     min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES, risk_on: str = "all",
-    learn_weights: float | None = None, cluster: str | None = None,
+    learn_weights: float | None = None, cluster: str | None = None, wave: str | None = None,
+    trajectory: bool = False,
 ) -> tuple[Linkage, Evaluation]:
     """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
     schema of scenario files (``Linkage``,
     ``Evaluation``); errors name the argument (``keys[1].weight``)."""
     linkage = _validated(Linkage, {"keys": keys, "block": blocks, "method": method, "standardise": standardise,
                                    "metric_distance": metric_distance, "seed": seed, "winsorise": winsorise,
-                                   "intruder": intruder, "learn_weights": learn_weights, "cluster": cluster},
+                                   "intruder": intruder, "learn_weights": learn_weights, "cluster": cluster,
+                                   "wave": wave, "trajectory": trajectory},
                         {"block": "blocks"})
     evaluation = _validated(Evaluation, {"gamma": gammas, "gamma_by_variable": gamma_by_variable, "tau": tau,
                                          "targets": targets, "cells": cells, "zero_tolerance": zero_tolerance,

@@ -1,0 +1,55 @@
+"""Panel-consistent protection on hand-computed fixtures (docs/method/structure.md)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from attack.errors import InputError
+from attack.protect.catalogue import protect
+from attack.protect.consistent import panel_microaggregation, panel_noise
+
+PANEL = pd.DataFrame({"id": ["a", "b", "a", "b", "c", "c"], "wave": [1, 1, 2, 2, 1, 2],
+                      "x": [10.0, 20.0, 12.0, 22.0, 100.0, 110.0], "y": [1.0, 2.0, 1.0, 3.0, 4.0, 5.0]})
+
+
+def test_one_factor_per_unit_and_variable_for_all_waves():
+    out = panel_noise(PANEL, ["x", "y"], unit="id", s=0.1, seed=7)
+    ratio = (out[["x", "y"]] / PANEL[["x", "y"]]).assign(id=PANEL["id"])
+    spread = ratio.groupby("id").agg(lambda v: v.max() - v.min())
+    assert (spread.to_numpy() < 1e-12).all()
+    assert ratio.groupby("id")["x"].first().nunique() == 3  # units differ
+    fresh = panel_noise(PANEL, ["x", "y"], unit="id", s=0.1, per_wave=True, seed=7)
+    assert (fresh["x"] / PANEL["x"]).groupby(PANEL["id"]).agg(lambda v: v.max() - v.min()).min() > 0
+    again = panel_noise(PANEL, ["x", "y"], unit="id", s=0.1, seed=7)
+    pd.testing.assert_frame_equal(out, again)
+
+
+def test_same_groups_in_every_wave():
+    # standardised scores put a and b together (low), c alone joins them: k = 2 gives groups of
+    # sorted units (a, b, c) → one group of 3 (remainder joins the last group), so each wave gets
+    # the mean of its present members: wave 1 x (10 + 20 + 100)/3, wave 2 (12 + 22 + 110)/3
+    out = panel_microaggregation(PANEL, ["x"], unit="id", wave="wave", k=2)
+    assert out["x"].tolist() == pytest.approx([130 / 3, 130 / 3, 48.0, 48.0, 130 / 3, 48.0])
+    four = pd.concat([PANEL, pd.DataFrame({"id": ["d", "d"], "wave": [1, 2], "x": [101.0, 111.0],
+                                           "y": [4.0, 5.0]})], ignore_index=True)
+    out = panel_microaggregation(four, ["x"], unit="id", wave="wave", k=2)
+    # a, b are the low pair and c, d the high pair in both waves
+    assert out["x"].tolist() == pytest.approx([15.0, 15.0, 17.0, 17.0, 100.5, 110.5, 100.5, 110.5])
+
+
+def test_small_groups_in_a_wave_are_reported():
+    exits = PANEL[~((PANEL["id"] == "b") & (PANEL["wave"] == 2))]
+    four = pd.concat([exits, pd.DataFrame({"id": ["d", "d"], "wave": [1, 2], "x": [101.0, 111.0],
+                                           "y": [4.0, 5.0]})], ignore_index=True)
+    with pytest.warns(UserWarning, match="fewer than 2 members"):
+        panel_microaggregation(four, ["x"], unit="id", wave="wave", k=2)
+
+
+def test_registered_in_the_catalogue():
+    result = protect(PANEL, "panel-noise", {"unit": "id", "s": 0.05}, columns=["x"], seed=1)
+    assert result.log["changed_values"] == {"x": 6}
+    ratio = result.release["x"] / PANEL["x"]
+    assert (ratio.groupby(PANEL["id"]).agg(lambda v: v.max() - v.min()) < 1e-12).all()
+    with pytest.raises(InputError):
+        panel_noise(PANEL, ["x"], unit="nope", s=0.1)
