@@ -31,7 +31,7 @@ import pandas as pd
 
 from attack.errors import InputError
 from attack.io.readers import Table, as_table, code_column, source_name
-from attack.linkage.assignment import assign
+from attack.linkage.assignment import TIE_TOLERANCE, assign
 from attack.linkage.blocking import AnyBlock, Block
 from attack.linkage.candidates import embedding
 from attack.linkage.distances import DistanceModel, build_distance_model
@@ -51,14 +51,16 @@ _PAIR_CHUNK = 1 << 20
 class ClusterLinks:
     """Links of the cluster-aware intruder.
 
-    Per external record ``release_row`` (−1 without a link through its cluster) and ``distance``
-    (its member distance); per external cluster (codes ``0 … n−1`` of ``external_cluster``) the
+    Per external record ``release_row`` (−1 without a link through its cluster), ``distance``
+    (its member distance) and ``n_best`` (the release clusters its cluster's candidates hold at the
+    chosen cost: ties); per external cluster (codes ``0 … n−1`` of ``external_cluster``) the
     release cluster it is linked to (``linked_cluster``, −1 none) and the pair's cost. Cluster
     codes number the clusters in order of first appearance in each file.
     """
 
     release_row: np.ndarray
     distance: np.ndarray
+    n_best: np.ndarray
     external_cluster: np.ndarray
     release_cluster: np.ndarray
     linked_cluster: np.ndarray
@@ -68,6 +70,10 @@ class ClusterLinks:
     n_candidate_blocks: int
     n_unblocked: int
     method: str
+
+    @property
+    def linked(self) -> np.ndarray:
+        return self.release_row >= 0
 
     @property
     def n_external_clusters(self) -> int:
@@ -121,6 +127,7 @@ def link_clusters(external: Table | pd.DataFrame, release: Table | pd.DataFrame,
     cluster_distance = np.full(n_ext_clusters, np.nan)
     release_row = np.full(len(ext.frame), -1, dtype=np.int64)
     distance = np.full(len(ext.frame), np.nan)
+    n_best = np.zeros(len(ext.frame), dtype=np.int64)
     n_blocks = n_candidates = 0
     for signature in sorted(set(ext_sides) & set(rel_sides)):
         (ext_ids, ext_members), (rel_ids, rel_members) = ext_sides[signature], rel_sides[signature]
@@ -130,22 +137,26 @@ def link_clusters(external: Table | pd.DataFrame, release: Table | pd.DataFrame,
             a, b = (g.ravel() for g in np.meshgrid(np.arange(ext_ids.size), np.arange(rel_ids.size),
                                                     indexing="ij"))
             cost, best = pair_costs(model, ext_members[a], rel_members[b], alignments)
-            rows, cols = assign(cost.reshape(ext_ids.size, rel_ids.size), spec.method)
+            matrix = cost.reshape(ext_ids.size, rel_ids.size)
+            rows, cols = assign(matrix, spec.method)
             chosen = best.reshape(ext_ids.size, rel_ids.size, -1)[rows, cols]
-            chosen_cost = cost.reshape(ext_ids.size, rel_ids.size)[rows, cols]
+            chosen_cost = matrix[rows, cols]
+            ties = (np.abs(matrix[rows] - chosen_cost[:, None]) <= TIE_TOLERANCE).sum(axis=1)
         else:
             n_candidates += 1
             a, b = _candidates(coords, ext_members, rel_members, signature)
             cost, best = pair_costs(model, ext_members[a], rel_members[b], alignments)
             take = candidate_greedy(a, b, cost)
             rows, cols, chosen, chosen_cost = a[take], b[take], best[take], cost[take]
+            ties = _candidate_ties(a, cost, rows, chosen_cost)
         linked[ext_ids[rows]] = rel_ids[cols]
         cluster_distance[ext_ids[rows]] = chosen_cost
         members, partners = ext_members[rows], rel_members[cols][np.arange(rows.size)[:, None], chosen]
         release_row[members.ravel()] = partners.ravel()
+        n_best[members.ravel()] = np.repeat(ties, members.shape[1])
         distance[members.ravel()] = model.pair_cost(members.ravel(), partners.ravel())
     unblocked = n_ext_clusters - sum(ids.size for sig, (ids, _) in ext_sides.items() if sig in rel_sides)
-    return ClusterLinks(release_row, distance, ext_cluster, rel_cluster, linked, cluster_distance,
+    return ClusterLinks(release_row, distance, n_best, ext_cluster, rel_cluster, linked, cluster_distance,
                         columns, n_blocks, n_candidates, unblocked, spec.method)
 
 
@@ -270,6 +281,14 @@ def _sorted_points(x: np.ndarray, members: np.ndarray, signature: Sequence[int])
     sig = np.asarray(signature)
     parts = [np.sort(values[:, sig == c, :], axis=1) for c in np.unique(sig)]
     return np.concatenate(parts, axis=1).reshape(len(members), -1)
+
+
+def _candidate_ties(a: np.ndarray, cost: np.ndarray, rows: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """Per chosen pair the candidates of its external cluster at the chosen cost."""
+    at = np.full(int(a.max(initial=-1)) + 1, np.nan)
+    at[rows] = chosen
+    near = np.abs(cost - at[a]) <= TIE_TOLERANCE
+    return np.bincount(a[near], minlength=at.size)[rows]
 
 
 def candidate_greedy(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> np.ndarray:

@@ -31,6 +31,7 @@ from attack.io.readers import (
     source_name,
 )
 from attack.io.writers import files_read
+from attack.linkage.clusters import ClusterLinks
 from attack.linkage.engines import Engine
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.link import Links, link
@@ -128,16 +129,21 @@ def run_attack(
         id_columns=(data.release_id, data.original_id or data.release_id),
         match_probability=links.match_probability,
     )
-    figures = scored.figures
-    if any(k.reads_codes for k in linkage.keys):
-        figures["frequency_risk"] = key_frequency_risk(data.release, linkage)
-    figures["linkage"] = links.describe()
-    if linkage.cluster is not None:
-        figures["structure"] = cluster_risk(
+    found: Links | ClusterLinks = links
+    structure = None
+    if linkage.cluster is not None:  # the intruder who sees clusters: his persons are the run's figures
+        structure = cluster_risk(
             data.external, data.release, linkage, evaluation, scored, external_ids=external_ids,
             release_ids=release_ids, original=data.original, original_ids=original_ids,
             categorical=code_columns(linkage), id_columns=(data.release_id, data.original_id or data.release_id),
-        ).to_dict()
+        )
+        scored, found = structure.scored, structure.links
+    figures = scored.figures
+    if structure is not None:
+        figures["structure"] = structure.to_dict()
+    if any(k.reads_codes for k in linkage.keys):
+        figures["frequency_risk"] = key_frequency_risk(data.release, linkage)
+    figures["linkage"] = links.describe()
     figures["truth"] = "original" if data.original is not None else "release values"
     figures["reading"] = {role: reading for role, table in
                           (("external", data.external), ("release", data.release), ("original", data.original))
@@ -151,7 +157,7 @@ def run_attack(
         intruder={"name": intruder_name or name or intruder_file, "role": role, "file": intruder_file},
         release={"name": release_name or release_file, "file": release_file},
         figures=figures,
-        links=links_table(links, external_ids, release_ids),
+        links=links_table(found, external_ids, release_ids),
         timings=clock.laps,
         inputs=files_read(data.external, data.release, data.original),
         units=scored.units,
@@ -213,7 +219,7 @@ def solve_options(engine: Mapping[str, Any] | None) -> dict[str, Any]:
     }
 
 
-def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray) -> pd.DataFrame:
+def links_table(links: Links | ClusterLinks, external_ids: np.ndarray, release_ids: np.ndarray) -> pd.DataFrame:
     """The record-level links, one row per linked external record (``LINK_COLUMNS``)."""
     rows = np.flatnonzero(links.linked)
     linked_ids = release_ids[links.release_row[rows]]
@@ -227,7 +233,7 @@ def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray)
         },
         columns=list(LINK_COLUMNS),
     )
-    if links.spec.intruder != "distance" and links.match_probability is not None:  # link() sets it
+    if isinstance(links, Links) and links.spec.intruder != "distance" and links.match_probability is not None:
         table["match_probability"] = links.match_probability[rows]
     return table
 

@@ -1,6 +1,10 @@
 """The risk of a file with structure: the cluster-aware intruder beside the person-level one
 (docs/method/structure.md).
 
+The intruder who knows the clusters of both files is the cluster-aware one: his persons'
+links (through their cluster) are the run's figures, cells and verdict; the person-level attack
+of the same files runs beside him.
+
 Reported per level: the clusters re-identified (a cluster is re-identified when it is linked to
 the release cluster that holds most of its verifiable members), the persons re-identified
 through their cluster (the members' links inside matched clusters, scored as every linkage
@@ -13,6 +17,7 @@ household risk of the release on the intruder's categorical keys and blocks; it 
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,7 +46,8 @@ HOUSEHOLD_NOTE = ("household risk as sdcMicro computes it (1 − Π(1 − r_i) o
 class ClusterRisk:
     """The cluster-aware intruder's figures: ``clusters`` (cluster level, overall and per cell),
     ``through_cluster`` (the persons' figures through their cluster), ``alone`` (the person-level
-    attack's counts), ``any_intruder`` (per-unit maximum) and ``household_risk``."""
+    attack's counts), ``any_intruder`` (per-unit maximum) and ``household_risk``; ``scored`` and
+    ``links`` are the persons' scored links through their cluster (record-level, in memory)."""
 
     linkage: dict
     clusters: dict
@@ -50,7 +56,8 @@ class ClusterRisk:
     any_intruder: dict
     household_risk: dict | None
     tau: float
-    units: pd.DataFrame = field(repr=False, compare=False)
+    scored: Scored = field(repr=False, compare=False)
+    links: ClusterLinks = field(repr=False, compare=False)
 
     @property
     def passed(self) -> bool:
@@ -64,7 +71,8 @@ class ClusterRisk:
         return self.through_cluster["n_correct"] / alone if alone else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The ``structure`` block of the JSON (a deep copy)."""
+        return copy.deepcopy({
             "passed": self.passed,
             "tau": self.tau,
             "linkage": self.linkage,
@@ -74,7 +82,7 @@ class ClusterRisk:
             "gain": self.gain,
             "any_intruder": self.any_intruder,
             "household_risk": self.household_risk,
-        }
+        })
 
     def __repr__(self) -> str:
         c, t, a = self.clusters, self.through_cluster, self.alone
@@ -118,7 +126,8 @@ def cluster_risk(external: Table, release: Table, linkage: Linkage, evaluation: 
         any_intruder=any_intruder([("person-level", person.units), ("cluster-aware", through.units)]),
         household_risk=household_risk(release, linkage, categorical),
         tau=evaluation.tau,
-        units=through.units,
+        scored=through,
+        links=links,
     )
 
 
