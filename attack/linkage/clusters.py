@@ -34,13 +34,13 @@ from attack.io.readers import Table, as_table, code_column, source_name
 from attack.linkage.assignment import TIE_TOLERANCE, assign
 from attack.linkage.blocking import AnyBlock, Block
 from attack.linkage.candidates import embedding
-from attack.linkage.distances import DistanceModel, build_distance_model
+from attack.linkage.distances import DistanceModel, MetricComponent, build_distance_model
 from attack.linkage.settings import Linkage
 
 #: Signature blocks with at most this many cluster pairs get the full cost matrix.
 DENSE_CLUSTER_PAIRS = 250_000
 #: Candidate release clusters per external cluster (and back) in larger blocks.
-NEIGHBOURS = 10
+NEIGHBOURS = 6
 #: Member alignments enumerated per signature; beyond, each pair is solved by the Hungarian method.
 MAX_ALIGNMENTS = 720
 #: Member distances computed at a time (memory of one step: this many float64 values times the alignments).
@@ -119,7 +119,7 @@ def link_clusters(external: Table | pd.DataFrame, release: Table | pd.DataFrame,
     model = build_distance_model(key_ext, key_rel, spec.keys, standardise=spec.standardise,
                                  metric_distance=spec.metric_distance, winsorise=spec.winsorise)
     ext_class, rel_class = member_classes(ext.frame, rel.frame, spec.blocks)
-    coords = embedding(model)
+    coords = candidate_coordinates(model)
     ext_sides = _by_signature(ext_cluster, ext_class)
     rel_sides = _by_signature(rel_cluster, rel_class)
     n_ext_clusters = int(ext_cluster.max(initial=-1) + 1)
@@ -136,7 +136,7 @@ def link_clusters(external: Table | pd.DataFrame, release: Table | pd.DataFrame,
         if ext_ids.size * rel_ids.size <= DENSE_CLUSTER_PAIRS or coords is None:
             a, b = (g.ravel() for g in np.meshgrid(np.arange(ext_ids.size), np.arange(rel_ids.size),
                                                     indexing="ij"))
-            cost, best = pair_costs(model, ext_members[a], rel_members[b], alignments)
+            cost, best = pair_costs(model, ext_members[a], rel_members[b], signature, alignments)
             matrix = cost.reshape(ext_ids.size, rel_ids.size)
             rows, cols = assign(matrix, spec.method)
             chosen = best.reshape(ext_ids.size, rel_ids.size, -1)[rows, cols]
@@ -145,7 +145,7 @@ def link_clusters(external: Table | pd.DataFrame, release: Table | pd.DataFrame,
         else:
             n_candidates += 1
             a, b = _candidates(coords, ext_members, rel_members, signature)
-            cost, best = pair_costs(model, ext_members[a], rel_members[b], alignments)
+            cost, best = pair_costs(model, ext_members[a], rel_members[b], signature, alignments)
             take = candidate_greedy(a, b, cost)
             rows, cols, chosen, chosen_cost = a[take], b[take], best[take], cost[take]
             ties = _candidate_ties(a, cost, rows, chosen_cost)
@@ -215,20 +215,28 @@ def member_alignments(signature: Sequence[int]) -> np.ndarray | None:
     return np.array(alignments, dtype=np.int64)
 
 
-def pair_costs(model: DistanceModel, ext_members: np.ndarray, rel_members: np.ndarray,
+def pair_costs(model: DistanceModel, ext_members: np.ndarray, rel_members: np.ndarray, signature: Sequence[int],
                alignments: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """Cost of every cluster pair ``(ext_members[p], rel_members[p])``: the minimum over the
-    alignments of the members' summed distances, with the best alignment (ties: the first)."""
+    """Cost of every cluster pair ``(ext_members[p], rel_members[p])`` of ``signature``: the
+    minimum over the alignments of the members' summed distances, with the best alignment (ties:
+    the first); without alignments (too many) the Hungarian method on the members of one class."""
     n_pairs, size = ext_members.shape
     cost = np.empty(n_pairs)
     best = np.empty((n_pairs, size), dtype=np.int64)
-    width = size * size * (1 if alignments is None else len(alignments))
+    if alignments is None:  # every pair of members of one class
+        classes = np.asarray(signature)
+        member_i, member_j = np.nonzero(classes[:, None] == classes[None, :])
+    else:  # only the member pairs some alignment uses
+        used = np.unique(np.stack([np.tile(np.arange(size), len(alignments)), alignments.ravel()]), axis=1)
+        member_i, member_j = used
+    width = member_i.size * (1 if alignments is None else len(alignments))
     step = max(1, _PAIR_CHUNK // width)
     for start in range(0, n_pairs, step):
         part = slice(start, min(start + step, n_pairs))
         e, r = ext_members[part], rel_members[part]
-        d = model.pair_cost(np.repeat(e, size, axis=1).ravel(), np.tile(r, (1, size)).ravel())
-        d = d.reshape(-1, size, size)  # d[p, i, j]: member i of the external, member j of the release cluster
+        d = np.full((e.shape[0], size, size), np.inf)  # d[p, i, j]: external member i, release member j
+        d[:, member_i, member_j] = model.pair_cost(e[:, member_i].ravel(), r[:, member_j].ravel()).reshape(
+            e.shape[0], member_i.size)
         if alignments is None:
             cost[part], best[part] = _hungarian_each(d)
             continue
@@ -240,8 +248,8 @@ def pair_costs(model: DistanceModel, ext_members: np.ndarray, rel_members: np.nd
 
 
 def _hungarian_each(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact member assignment of each pair (members of different classes are never paired:
-    their distance is set above any sum of allowed ones)."""
+    """Exact member assignment of each pair (members of different classes, at an infinite
+    distance, are never paired)."""
     from scipy.optimize import linear_sum_assignment
 
     cost = np.empty(d.shape[0])
@@ -253,13 +261,36 @@ def _hungarian_each(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cost, best
 
 
-def _candidates(coords: tuple[np.ndarray, np.ndarray, float], ext_members: np.ndarray, rel_members: np.ndarray,
+def candidate_coordinates(model: DistanceModel) -> tuple[np.ndarray, np.ndarray] | None:
+    """Coordinates of the records whose squared Euclidean distance is the cost (the embedding
+    of ``attack.linkage.candidates``) or, where the cost has none (missing values, absolute
+    differences), approximates it on the metric keys: a missing value at the key's centre. Used
+    to propose candidate pairs only; their costs are always computed exactly. None without
+    metric keys."""
+    found = embedding(model)
+    if found is not None:
+        return found[0], found[1]
+    ext_parts, rel_parts = [], []
+    for key, comp, scale in zip(model.keys, model.components, model.scales, strict=True):
+        if key.weight == 0 or scale <= 0 or not isinstance(comp, MetricComponent):
+            continue
+        pooled = np.concatenate([comp.a, comp.b])
+        centre = float(np.nanmean(pooled)) if np.isfinite(pooled).any() else 0.0
+        factor = np.sqrt(key.weight / scale) if comp.power == 2 else key.weight / scale
+        ext_parts.append((np.nan_to_num(comp.a - centre) * factor)[:, None])
+        rel_parts.append((np.nan_to_num(comp.b - centre) * factor)[:, None])
+    if not ext_parts:
+        return None
+    return np.hstack(ext_parts), np.hstack(rel_parts)
+
+
+def _candidates(coords: tuple[np.ndarray, np.ndarray], ext_members: np.ndarray, rel_members: np.ndarray,
                 signature: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """Candidate cluster pairs of a large block: the nearest clusters of either side by the
     lower bound of the cost (coordinates sorted within each class of members)."""
     from scipy.spatial import cKDTree
 
-    x_ext, x_rel, _ = coords
+    x_ext, x_rel = coords
     ext_points, rel_points = _sorted_points(x_ext, ext_members, signature), _sorted_points(x_rel, rel_members, signature)
     pairs = []
     for query, data, forward in ((ext_points, rel_points, True), (rel_points, ext_points, False)):
@@ -293,14 +324,25 @@ def _candidate_ties(a: np.ndarray, cost: np.ndarray, rows: np.ndarray, chosen: n
 
 def candidate_greedy(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> np.ndarray:
     """Procedure II on candidate pairs: in ascending order of ``(cost, a, b)`` take each pair
-    whose two clusters are still free; the positions of the pairs taken, in that order."""
-    order = np.lexsort((b, a, cost))
+    whose two clusters are still free; the positions of the pairs taken.
+
+    With that strict order the result equals taking, round after round, every pair that is the
+    first free pair of both its clusters (as ``attack.linkage.assignment.greedy`` does on a
+    matrix), so each round is one vectorised pass over the pairs still alive."""
+    rank = np.empty(a.size, dtype=np.int64)
+    rank[np.lexsort((b, a, cost))] = np.arange(a.size)
+    alive = np.arange(a.size)
     free_a = np.ones(int(a.max(initial=-1)) + 1, dtype=bool)
     free_b = np.ones(int(b.max(initial=-1)) + 1, dtype=bool)
     taken = []
-    for p in order.tolist():
-        i, j = a[p], b[p]
-        if free_a[i] and free_b[j]:
-            free_a[i] = free_b[j] = False
-            taken.append(p)
-    return np.array(taken, dtype=np.int64)
+    while alive.size:
+        best_a = np.full(free_a.size, a.size, dtype=np.int64)
+        best_b = np.full(free_b.size, a.size, dtype=np.int64)
+        np.minimum.at(best_a, a[alive], rank[alive])
+        np.minimum.at(best_b, b[alive], rank[alive])
+        mutual = alive[(best_a[a[alive]] == rank[alive]) & (best_b[b[alive]] == rank[alive])]
+        taken.append(mutual)
+        free_a[a[mutual]] = False
+        free_b[b[mutual]] = False
+        alive = alive[free_a[a[alive]] & free_b[b[alive]]]
+    return np.concatenate(taken) if taken else np.zeros(0, dtype=np.int64)

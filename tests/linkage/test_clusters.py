@@ -112,3 +112,14 @@ def test_cluster_spec_and_bad_input():
     assert (caught.value.column, caught.value.row) == ("hid", 2)
     with pytest.raises(InputError, match="distance intruder"):
         link_clusters(EXTERNAL, RELEASE, _spec(intruder="fellegi-sunter"), ("hid", "hh"))
+
+
+def test_hungarian_per_pair_keeps_classes():
+    # eight persons, seven of class f: 7! = 5040 alignments, solved by the Hungarian method;
+    # the man (70) must take the release's man (0) although a woman of 70 is nearer: 70² = 4900;
+    # the women pair in sorted order: 1² + 9² + 13² + 8² + 12² + 11² + 10² = 680
+    ext = pd.DataFrame({"pid": range(8), "hid": 0, "sex": ["f"] * 7 + ["m"], "age": [1, 10, 20, 30, 40, 50, 60, 70]})
+    rel = pd.DataFrame({"pid": range(8), "hh": 0, "sex": ["f"] * 7 + ["m"], "age": [61, 2, 19, 33, 38, 52, 70, 0]})
+    links = link_clusters(ext, rel, _spec(block=["sex"]), ("hid", "hh"))
+    assert links.cluster_distance.tolist() == [680 + 4900]
+    assert links.release_row.tolist() == [1, 2, 3, 4, 5, 0, 6, 7]
