@@ -3,6 +3,8 @@ hand-computed households of tests/linkage/test_clusters.py."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -63,3 +65,23 @@ def test_mass_attack_takes_the_cluster_column():
                          cluster="hid")
     assert result.figures["structure"]["persons_through_cluster"]["n_correct"] == 4
     assert result.figures["linkage"]["cluster"] == "hid"
+
+
+def test_command_line(tmp_path):
+    from click.testing import CliRunner
+
+    from attack.cli import main
+
+    EXTERNAL.to_csv(tmp_path / "e.csv", index=False)
+    RELEASE.to_csv(tmp_path / "r.csv", index=False)
+    common = ["link", "--external", str(tmp_path / "e.csv"), "--release", str(tmp_path / "r.csv"), "--external-id",
+              "pid", "--release-id", "pid", "--key", "age:metric", "--block", "region", "--standardise", "none",
+              "--target", "age", "--quiet"]
+    out = tmp_path / "out.json"
+    result = CliRunner().invoke(main, [*common, "--cluster", "hid:hh", "--json", str(out)])
+    assert result.exit_code == 1, result.output  # 4 of 8 persons, every age within 10 %
+    assert json.loads(out.read_text())["structure"]["persons_through_cluster"]["n_correct"] == 4
+    broken = CliRunner().invoke(main, [*common, "--cluster", "hid:household"])
+    assert broken.exit_code == 2 and "Traceback" not in broken.output and "household" in broken.output
+    panel = CliRunner().invoke(main, [*common, "--wave", "hid:hh"])  # waves H1, H2 … against R1, R2 …
+    assert panel.exit_code == 2 and "share no wave" in panel.output
