@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -37,11 +38,26 @@ PRESENCE = "waves present"
 
 @dataclass(frozen=True)
 class PanelSide:
-    """One long file: its table, unit id and wave columns."""
+    """One long file: its table, unit id and wave columns (their values read once)."""
 
     table: Table
     unit: str
     wave: str
+
+    @cached_property
+    def waves(self) -> np.ndarray:
+        """The wave of every row as text; a missing wave is an error."""
+        waves = code_column(self.table, self.wave, warn=False)
+        missing = np.flatnonzero(pd.isna(waves))
+        if missing.size:
+            raise InputError("wave is missing; every row of a panel file names its wave", file=source_name(self.table),
+                             column=self.wave, row=int(missing[0]) + 1)
+        return pd.Series(waves, dtype=object).astype(str).to_numpy(dtype=object)
+
+    @cached_property
+    def units(self) -> np.ndarray:
+        """The unit id of every row."""
+        return code_column(self.table, self.unit, warn=False)
 
 
 @dataclass(frozen=True)
@@ -60,8 +76,10 @@ def panel_waves(sides: Sequence[PanelSide]) -> list[str]:
     appears twice in one wave or no wave is shared."""
     found = []
     for side in sides:
-        waves = _wave_labels(side)
-        ids = code_column(side.table, side.unit, warn=False)
+        waves, ids = side.waves, side.units
+        if pd.isna(ids).any():
+            raise InputError("unit id is missing; every row of a panel file names its unit", file=source_name(side.table),
+                             column=side.unit, row=int(np.flatnonzero(pd.isna(ids))[0]) + 1)
         twice = pd.DataFrame({"u": ids, "w": waves}).duplicated().to_numpy() & ~pd.isna(ids)
         if twice.any():
             row = int(np.flatnonzero(twice)[0])
@@ -110,15 +128,6 @@ def wave_column(linkage: Linkage) -> tuple[str, str]:
     return parse_cluster(linkage.wave)
 
 
-def _wave_labels(side: PanelSide) -> np.ndarray:
-    waves = code_column(side.table, side.wave, warn=False)
-    missing = np.flatnonzero(pd.isna(waves))
-    if missing.size:
-        raise InputError("wave is missing; every row of a panel file names its wave", file=source_name(side.table),
-                         column=side.wave, row=int(missing[0]) + 1)
-    return np.asarray([str(w) for w in waves], dtype=object)
-
-
 def _natural(label: str) -> tuple[int, float, str]:
     try:
         return (0, float(label), label)
@@ -131,16 +140,15 @@ def _fills(external: PanelSide, release: PanelSide, ext_names: Sequence[str], na
     """The constant an absent wave gets, per key and wave: the mean of the present values of both
     files (inside a key's range, so the range the standardisation uses is unchanged), or a code."""
     fills: dict[tuple[str, str], float | str] = {}
-    ext_waves, rel_waves = _wave_labels(external), _wave_labels(release)
     for ext_name, name in zip(ext_names, names, strict=True):
+        if name not in metric:
+            fills.update({(name, t): "(absent)" for t in waves})
+            continue
+        values = np.concatenate([numeric_column(external.table, ext_name), numeric_column(release.table, name)])
+        labels = np.concatenate([external.waves, release.waves])
         for t in waves:
-            if name in metric:
-                values = np.concatenate([numeric_column(external.table, ext_name)[ext_waves == t],
-                                         numeric_column(release.table, name)[rel_waves == t]])
-                present = values[~np.isnan(values)]
-                fills[name, t] = float(present.mean()) if present.size else 0.0
-            else:
-                fills[name, t] = "(absent)"
+            present = values[(labels == t) & ~np.isnan(values)]
+            fills[name, t] = float(present.mean()) if present.size else 0.0
     return fills
 
 
@@ -150,16 +158,17 @@ def _units(side: PanelSide, waves: Sequence[str], keys: dict[str, str], carried:
     each key (``keys``: file column → name), ``key~wave`` growth for the ``growth`` keys and the
     ``carried`` columns (file column → name) at the unit's last wave."""
     frame = as_table(side.table).frame
-    labels = _wave_labels(side)
-    keep = np.isin(labels, list(waves))
-    ids = code_column(side.table, side.unit, warn=False)[keep]
-    position = {t: i for i, t in enumerate(waves)}
-    wave_no = np.array([position[t] for t in labels[keep]], dtype=np.int64)
-    units, unit_of = np.unique(ids.astype(str), return_inverse=True)
+    wave_no = pd.Index(list(waves)).get_indexer(side.waves)
+    keep = wave_no >= 0
+    wave_no = wave_no[keep].astype(np.int64)
+    unit_of, units = pd.factorize(pd.Series(side.units[keep], dtype=object).astype(str), sort=True)
+    units = np.asarray(units, dtype=object)
     out = pd.DataFrame({side.unit: units})
     present = np.zeros((units.size, len(waves)), dtype=bool)
     present[unit_of, wave_no] = True
-    out[PRESENCE] = ["|".join(t for t, p in zip(waves, row, strict=True) if p) for row in present]
+    masks, pattern = np.unique(present @ (1 << np.arange(len(waves))), return_inverse=True)
+    labels = np.array(["|".join(t for i, t in enumerate(waves) if m >> i & 1) for m in masks], dtype=object)
+    out[PRESENCE] = labels[pattern.ravel()]
     rows = np.flatnonzero(keep)
     for column, name in keys.items():
         is_metric = name in metric
