@@ -123,6 +123,9 @@ class Linkage(SettingsTable):
                              "intruder estimates its own", field="learn_weights")
         if self.wave is not None and (self.cluster is not None or self.learn_weights is not None):
             raise InputError("the panel intruder (wave) is not combined with clusters or learned weights", field="wave")
+        if self.cluster is not None and self.learn_weights is not None:
+            raise InputError("learned weights hold out a share of the units, which breaks clusters; use one of "
+                             "them", field="cluster")
         if self.trajectory and self.wave is None:
             raise InputError("trajectories are growth between waves; give the wave column too", field="trajectory")
         names = [k.name for k in self.keys]

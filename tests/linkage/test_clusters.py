@@ -110,6 +110,8 @@ def test_cluster_spec_and_bad_input():
     with pytest.raises(InputError) as caught:
         link_clusters(EXTERNAL.assign(hid=["H1", None, "H2", "H2"]), RELEASE, _spec(), ("hid", "hh"))
     assert (caught.value.column, caught.value.row) == ("hid", 2)
+    with pytest.raises(InputError, match="breaks clusters"):
+        Linkage(keys=["age:metric"], cluster="hid", learn_weights=0.5)
     with pytest.raises(InputError, match="distance intruder"):
         link_clusters(EXTERNAL, RELEASE, _spec(intruder="fellegi-sunter"), ("hid", "hh"))
 
