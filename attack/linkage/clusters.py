@@ -39,6 +39,8 @@ from attack.linkage.settings import Linkage
 
 #: Signature blocks with at most this many cluster pairs get the full cost matrix.
 DENSE_CLUSTER_PAIRS = 250_000
+#: Without metric keys (no coordinates for candidates) a signature block may hold at most this many pairs.
+MAX_CLUSTER_PAIRS = 20_000_000
 #: Candidate release clusters per external cluster (and back) in larger blocks.
 NEIGHBOURS = 6
 #: Member alignments enumerated per signature; beyond, each pair is solved by the Hungarian method.
@@ -133,6 +135,9 @@ def link_clusters(external: Table | pd.DataFrame, release: Table | pd.DataFrame,
         (ext_ids, ext_members), (rel_ids, rel_members) = ext_sides[signature], rel_sides[signature]
         alignments = member_alignments(signature)
         n_blocks += 1
+        if coords is None and ext_ids.size * rel_ids.size > MAX_CLUSTER_PAIRS:
+            raise InputError(f"{ext_ids.size:,} × {rel_ids.size:,} clusters share one signature and no metric key "
+                             "proposes candidates among them; add a blocking key or a metric key", field="cluster")
         if ext_ids.size * rel_ids.size <= DENSE_CLUSTER_PAIRS or coords is None:
             a, b = (g.ravel() for g in np.meshgrid(np.arange(ext_ids.size), np.arange(rel_ids.size),
                                                     indexing="ij"))

@@ -125,3 +125,11 @@ def test_hungarian_per_pair_keeps_classes():
     links = link_clusters(ext, rel, _spec(block=["sex"]), ("hid", "hh"))
     assert links.cluster_distance.tolist() == [680 + 4900]
     assert links.release_row.tolist() == [1, 2, 3, 4, 5, 0, 6, 7]
+
+
+def test_a_signature_block_too_large_without_metric_keys_is_refused(monkeypatch):
+    monkeypatch.setattr(clusters, "MAX_CLUSTER_PAIRS", 3)
+    names = ["Anna", "Bert", "Carl", "Dora"]
+    with pytest.raises(InputError, match="add a blocking key"):
+        link_clusters(EXTERNAL.assign(name=names), RELEASE.assign(name=names), Linkage(keys=["name:string"]),
+                      ("hid", "hh"))
