@@ -8,7 +8,9 @@ panel-consistent variants keep what a unit gets from wave to wave:
   waves (``per_wave=true``: a factor per row, the independent variant it is compared with);
 * ``panel-microaggregation``: Höhne's panel microaggregation, groups of ``k`` units formed once
   (units ordered by the sum of their standardised values averaged over the waves) and the same in
-  every wave; each wave's values are replaced by the mean of the group's members present in it.
+  every wave; each wave's values are replaced by the mean of the group's members present in it;
+* ``panel-rank-swap``: rank swapping whose partners are chosen once, on the units' means over the
+  waves, and kept: in every wave a unit takes its partner's value of that wave.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from attack.errors import InputError
 from attack.protect.microaggregation import _consecutive_groups
 from attack.protect.noise import _positive_factors, _released, checked_numeric, seeded_streams
 from attack.protect.registry import REQUIRED, Param, protection_method
+from attack.protect.swapping import swap_partners, swap_window
 
 _UNIT = Param("str", REQUIRED, help="unit id column: the rows of one unit share it across waves")
 
@@ -86,3 +89,47 @@ def panel_microaggregation(data: pd.DataFrame, columns: Sequence[str], unit: str
         warnings.warn(f"{int(small.sum())} rows lie in a wave where their group has fewer than {k} members present "
                       "(entries and exits); their values are means over fewer units", stacklevel=2)
     return _released(data, names, np.where(np.isnan(x), np.nan, means))
+
+
+@protection_method("panel-rank-swap", family="swapping",
+                   summary="rank swapping with partners chosen once and kept in every wave",
+                   params={"unit": _UNIT, "wave": Param("str", REQUIRED, help="wave column"),
+                           "p": Param("float", REQUIRED, help="rank window, percent of the units")})
+def panel_rank_swap(data: pd.DataFrame, columns: Sequence[str], unit: str, wave: str, p: float,
+                    seed: int = 0) -> pd.DataFrame:
+    """Per column: units ranked by their mean over the waves (ties by a seeded random key), paired
+    by ``swap_partners`` within ``p`` percent of the ranks, once; in every wave a unit's value is
+    its partner's value of that wave. A unit whose partner is absent in a wave (entries and exits)
+    or has no value keeps its own there; a warning counts those rows."""
+    names, x = checked_numeric(data, columns, "panel rank swapping")
+    codes, n_units = _units(data, unit, names)
+    if wave not in data.columns:
+        raise InputError("wave column is missing", column=wave)
+    waves, _ = pd.factorize(data[wave].astype(str))
+    row_of = pd.Series(np.arange(len(data)), index=pd.MultiIndex.from_arrays([codes, waves]))
+    if not row_of.index.is_unique:
+        raise InputError("a unit appears twice in one wave; a panel file has one row per unit and wave", column=unit)
+    out = x.copy()
+    kept = 0
+    for j, rng in enumerate(seeded_streams(seed, len(names))):
+        present = ~np.isnan(x[:, j])
+        total = np.bincount(codes[present], weights=x[present, j], minlength=n_units)
+        count = np.bincount(codes[present], minlength=n_units)
+        ranked_units = np.flatnonzero(count > 0)
+        mean = total[ranked_units] / count[ranked_units]
+        n = ranked_units.size
+        ranked = ranked_units[np.lexsort((rng.random(n), mean))]
+        partner_rank = swap_partners(n, swap_window(p, n), rng.random(n))
+        partner = np.full(n_units, -1, dtype=np.int64)
+        swapped = partner_rank >= 0
+        partner[ranked[swapped]] = ranked[partner_rank[swapped]]
+        rows = np.flatnonzero(present & (partner[codes] >= 0))
+        source = row_of.reindex(pd.MultiIndex.from_arrays([partner[codes[rows]], waves[rows]])).to_numpy()
+        usable = ~np.isnan(source)
+        usable[usable] = ~np.isnan(x[source[usable].astype(np.int64), j])
+        out[rows[usable], j] = x[source[usable].astype(np.int64), j]
+        kept += int((~usable).sum())
+    if kept:
+        warnings.warn(f"{kept} values keep their own value: the unit's partner is absent or has no value in that "
+                      "wave (entries and exits)", stacklevel=2)
+    return _released(data, names, out)

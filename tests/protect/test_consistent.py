@@ -7,7 +7,7 @@ import pytest
 
 from attack.errors import InputError
 from attack.protect.catalogue import protect
-from attack.protect.consistent import panel_microaggregation, panel_noise
+from attack.protect.consistent import panel_microaggregation, panel_noise, panel_rank_swap
 
 PANEL = pd.DataFrame({"id": ["a", "b", "a", "b", "c", "c"], "wave": [1, 1, 2, 2, 1, 2],
                       "x": [10.0, 20.0, 12.0, 22.0, 100.0, 110.0], "y": [1.0, 2.0, 1.0, 3.0, 4.0, 5.0]})
@@ -53,3 +53,16 @@ def test_registered_in_the_catalogue():
     assert (ratio.groupby(PANEL["id"]).agg(lambda v: v.max() - v.min()) < 1e-12).all()
     with pytest.raises(InputError):
         panel_noise(PANEL, ["x"], unit="nope", s=0.1)
+
+
+def test_rank_swap_keeps_partners_across_waves():
+    # four units over two waves; means of x: a 11, b 21, c 105, d 106. With p = 25 the window is one
+    # rank, so the ranks pair 0–1 and 2–3: a with b, c with d, in both waves
+    four = pd.concat([PANEL, pd.DataFrame({"id": ["d", "d"], "wave": [1, 2], "x": [101.0, 111.0],
+                                           "y": [4.0, 5.0]})], ignore_index=True)
+    out = panel_rank_swap(four, ["x"], unit="id", wave="wave", p=25, seed=3)
+    assert out["x"].tolist() == [20.0, 10.0, 22.0, 12.0, 101.0, 111.0, 100.0, 110.0]
+    exits = four[~((four["id"] == "b") & (four["wave"] == 2))].reset_index(drop=True)
+    with pytest.warns(UserWarning, match="1 values keep their own"):
+        out = panel_rank_swap(exits, ["x"], unit="id", wave="wave", p=25, seed=3)
+    assert out["x"].tolist()[:3] == [20.0, 10.0, 12.0]  # a keeps 12 in wave 2: b is absent there
