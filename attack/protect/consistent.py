@@ -22,7 +22,12 @@ import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
-from attack.protect.microaggregation import _consecutive_groups
+from attack.protect.microaggregation import (
+    GROUP_SIZE,
+    HANDBOOK_MIN_K,
+    _check_size,
+    _consecutive_groups,
+)
 from attack.protect.noise import _positive_factors, _released, checked_numeric, seeded_streams
 from attack.protect.registry import REQUIRED, Param, protection_method
 from attack.protect.swapping import swap_partners, swap_window
@@ -62,12 +67,13 @@ def panel_noise(data: pd.DataFrame, columns: Sequence[str], unit: str, s: float,
 @protection_method("panel-microaggregation", family="microaggregation",
                    summary="Höhne's panel microaggregation: groups of k units, the same in every wave",
                    params={"unit": _UNIT, "wave": Param("str", REQUIRED, help="wave column"),
-                           "k": Param("int", 3, ge=2, help="units per group")}, seeded=False)
+                           "k": GROUP_SIZE}, seeded=False)
 def panel_microaggregation(data: pd.DataFrame, columns: Sequence[str], unit: str, wave: str,
                            k: int = 3) -> pd.DataFrame:
     """Groups of ``k`` units formed once and kept across waves (module docstring); the remainder
     of fewer than ``k`` units joins the last group. Warns when in some wave a group has fewer than
     ``k`` members present (entries and exits), whose values are then less protected."""
+    k = _check_size(k, "k", HANDBOOK_MIN_K)
     names, x = checked_numeric(data, columns, "panel microaggregation")
     codes, n_units = _units(data, unit, names)
     if wave not in data.columns:

@@ -25,25 +25,27 @@ def test_one_factor_per_unit_and_variable_for_all_waves():
     pd.testing.assert_frame_equal(out, again)
 
 
+SIX = pd.DataFrame({"id": list("abcdef") * 2, "wave": [1] * 6 + [2] * 6,
+                    "x": [10.0, 20, 30, 100, 110, 120, 12, 22, 32, 101, 111, 121]})
+
+
 def test_same_groups_in_every_wave():
-    # standardised scores put a and b together (low), c alone joins them: k = 2 gives groups of
-    # sorted units (a, b, c) → one group of 3 (remainder joins the last group), so each wave gets
-    # the mean of its present members: wave 1 x (10 + 20 + 100)/3, wave 2 (12 + 22 + 110)/3
-    out = panel_microaggregation(PANEL, ["x"], unit="id", wave="wave", k=2)
+    # three units a, b, c form the low group, d, e, f the high one; the same groups in both waves:
+    # wave 1 means (10 + 20 + 30)/3 = 20 and 110, wave 2 (12 + 22 + 32)/3 = 22 and 111
+    out = panel_microaggregation(SIX, ["x"], unit="id", wave="wave", k=3)
+    assert out["x"].tolist() == pytest.approx([20.0] * 3 + [110.0] * 3 + [22.0] * 3 + [111.0] * 3)
+    # three units, k = 3: one group; its mean in each wave over the members present
+    out = panel_microaggregation(PANEL, ["x"], unit="id", wave="wave", k=3)
     assert out["x"].tolist() == pytest.approx([130 / 3, 130 / 3, 48.0, 48.0, 130 / 3, 48.0])
-    four = pd.concat([PANEL, pd.DataFrame({"id": ["d", "d"], "wave": [1, 2], "x": [101.0, 111.0],
-                                           "y": [4.0, 5.0]})], ignore_index=True)
-    out = panel_microaggregation(four, ["x"], unit="id", wave="wave", k=2)
-    # a, b are the low pair and c, d the high pair in both waves
-    assert out["x"].tolist() == pytest.approx([15.0, 15.0, 17.0, 17.0, 100.5, 110.5, 100.5, 110.5])
 
 
 def test_small_groups_in_a_wave_are_reported():
-    exits = PANEL[~((PANEL["id"] == "b") & (PANEL["wave"] == 2))]
-    four = pd.concat([exits, pd.DataFrame({"id": ["d", "d"], "wave": [1, 2], "x": [101.0, 111.0],
-                                           "y": [4.0, 5.0]})], ignore_index=True)
-    with pytest.warns(UserWarning, match="fewer than 2 members"):
-        panel_microaggregation(four, ["x"], unit="id", wave="wave", k=2)
+    exits = SIX[~((SIX["id"] == "b") & (SIX["wave"] == 2))]
+    with pytest.warns(UserWarning, match="2 rows lie in a wave where their group has fewer than 3"):
+        out = panel_microaggregation(exits, ["x"], unit="id", wave="wave", k=3)
+    assert out["x"].tolist()[6:8] == pytest.approx([22.0, 22.0])  # (12 + 32)/2: a and c in wave 2
+    with pytest.raises(InputError, match="group size k must be an integer >= 3"):
+        panel_microaggregation(SIX, ["x"], unit="id", wave="wave", k=2)
 
 
 def test_registered_in_the_catalogue():
