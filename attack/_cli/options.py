@@ -247,6 +247,9 @@ LINK = stack(
     click.option("--min-scored", type=click.IntRange(min=1), default=DEFAULT_MIN_SCORED, show_default=True, help="Fewest scored units and links (confident links with --risk-on confident) a verdict may rest on."),
     click.option("--harmless", multiple=True, metavar="COLUMN", help="A released direct identifier declared harmless (recorded; repeatable)."),
     click.option("--protection-log", "protection_log", type=FILE, help="The protection log of attack protect: a target it recoded or coarsened is compared with the original mapped the same way."),
+    click.option("--cluster", metavar="COLUMN|EXT_COLUMN:REL_COLUMN", help="Cluster column (household, enterprise, employer): the cluster-aware intruder links whole clusters, then their members, reported beside the person-level attack."),
+    click.option("--wave", metavar="COLUMN|EXT_COLUMN:REL_COLUMN", help="Wave column of long panel files (one row per unit and wave; the id columns hold the units): the panel intruder combines each unit's waves; figures after 1, 2, ... waves."),
+    click.option("--trajectory", is_flag=True, default=None, help="With --wave: growth rates between consecutive waves are keys too."),
 )
 
 

@@ -6,6 +6,7 @@ from functools import lru_cache
 
 import pandas as pd
 
+from attack.datasets.demo_structured import STRUCTURED_SOURCES, structured_source
 from attack.datasets.population import (
     make_external,
     make_population,
@@ -26,7 +27,8 @@ SIZE_CLASS_BINS = (20.0, 50.0, 100.0, 250.0, 500.0, 1000.0)
 DEMO_ID = "unit_id"
 
 
-DEMO_SOURCES = ("original", "formal", "microaggregated", "worst_case", "external:markus", "external:ust")
+DEMO_SOURCES = ("original", "formal", "microaggregated", "worst_case", "external:markus", "external:ust",
+                *STRUCTURED_SOURCES)
 
 
 @lru_cache(maxsize=4)
@@ -56,6 +58,8 @@ def demo_source(name: str, n_units: int = 17000, seed: int = 1) -> tuple[pd.Data
         frame = worst_case_external(population, seed=seed + 300)
     elif name.startswith("external:"):
         frame = make_external(population, profile=name.split(":", 1)[1], seed=seed + 400)
+    elif name in STRUCTURED_SOURCES:
+        return structured_source(name, population, n_units, seed)
     else:
         raise InputError(f"unknown demo data set {name!r}; expected one of {', '.join(DEMO_SOURCES)}")
     return frame.copy(), DEMO_ID

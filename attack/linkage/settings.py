@@ -37,6 +37,15 @@ from attack.linkage.keys import KeyEntry
 from attack.linkage.passes import block_passes, make_pass_blocks
 
 
+def parse_cluster(text: str) -> tuple[str, str]:
+    """``"hid"`` (the same column in both files) or ``"ext_hid:rel_hid"``: the external and the
+    release cluster (or wave) columns."""
+    external, colon, release = str(text).partition(":")
+    if not external or (colon and not release) or ":" in release:
+        raise InputError(f"expected a column, or EXT_COLUMN:REL_COLUMN, not {text!r}")
+    return external, release or external
+
+
 class SettingsTable(SettingsModel):
     """A table of settings: unknown fields are refused, values cannot change after validation."""
 
@@ -92,6 +101,14 @@ class Linkage(SettingsTable):
                                                         "Fellegi–Sunter match weights.")
     learn_weights: float | None = Field(default=None, gt=0, lt=1, description="Share of the verifiable units the "
                                         "intruder knows; he learns the key weights from them and attacks the rest.")
+    cluster: Annotated[str, parses(parse_cluster)] | None = Field(default=None, description="Cluster column "
+                                    "(COLUMN, or EXT_COLUMN:REL_COLUMN): the intruder links whole clusters, then "
+                                    "their members (docs/method/structure.md).")
+    wave: Annotated[str, parses(parse_cluster)] | None = Field(default=None, description="Wave column of long "
+                                 "panel files (COLUMN, or EXT_COLUMN:REL_COLUMN): the intruder combines a unit's "
+                                 "waves (docs/method/structure.md).")
+    trajectory: bool = Field(default=False, description="With wave: the growth of every metric key between "
+                             "consecutive waves is a key too.")
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -104,6 +121,13 @@ class Linkage(SettingsTable):
         if self.learn_weights is not None and self.intruder != "distance":
             raise InputError("learned weights are weights of the distance intruder; the Fellegi–Sunter "
                              "intruder estimates its own", field="learn_weights")
+        if self.wave is not None and (self.cluster is not None or self.learn_weights is not None):
+            raise InputError("the panel intruder (wave) is not combined with clusters or learned weights", field="wave")
+        if self.cluster is not None and self.learn_weights is not None:
+            raise InputError("learned weights hold out a share of the units, which breaks clusters; use one of "
+                             "them", field="cluster")
+        if self.trajectory and self.wave is None:
+            raise InputError("trajectories are growth between waves; give the wave column too", field="trajectory")
         names = [k.name for k in self.keys]
         if len(set(names)) != len(names):
             raise InputError("a key is declared twice", field="keys")
@@ -171,6 +195,11 @@ class Linkage(SettingsTable):
             out["intruder"] = self.intruder
         if self.learn_weights is not None:
             out["learn_weights"] = self.learn_weights
+        if self.cluster is not None:
+            out["cluster"] = self.cluster
+        if self.wave is not None:
+            out["wave"] = self.wave
+            out["trajectory"] = self.trajectory
         if self.method == "sequential":
             out["order"] = "input" if self.seed is None else f"random (seed {self.seed})"
         return out
@@ -196,4 +225,5 @@ else:
         "scenario's ``[linkage]``.", __module__=__name__, **_optional(Linkage))
 
 
-__all__ = ["BlockEntry", "BlockingEntry", "IntruderLinkage", "Linkage", "Number", "SettingsTable", "parses"]
+__all__ = ["BlockEntry", "BlockingEntry", "IntruderLinkage", "Linkage", "Number", "SettingsTable", "parse_cluster",
+           "parses"]

@@ -40,6 +40,7 @@ from attack.io.table import IN_MEMORY, file_name
 
 # the method modules declare their methods (``@protection_method``) when they are imported
 from attack.protect import (  # noqa: F401
+    consistent,
     formal,
     microaggregation,
     multivariate_ma,

@@ -254,6 +254,15 @@ def _summary_table(result: Mapping[str, Any]) -> ReportTable:
         t.add([f"learned weights ({learned['units_known']} units known)", weights, ""])
         t.add(["  re-identification rate, given weights (same records)",
                fmt_num(fixed.get("reidentification_rate")), fmt_ci(fixed.get("reidentification_rate_ci"))])
+    structure = result.get("structure")
+    if structure:  # the cluster-aware intruder's persons above; the person-level attack and the clusters beside
+        for label, part in (("persons re-identified alone (person-level attack)", structure["persons_alone"]),
+                            ("clusters re-identified", structure["clusters"]),
+                            ("persons re-identified by either (per-unit maximum)", structure["any_intruder"])):
+            t.add([label, fmt_num(part["reidentification_rate"]), fmt_ci(part["reidentification_rate_ci"])])
+    for wave in (result.get("panel") or {}).get("by_wave", []):  # the panel intruder after each number of waves
+        t.add([f"re-identification rate after {wave['waves']} wave(s), to {wave['last_wave']}",
+               fmt_num(wave["reidentification_rate"]), fmt_ci(wave["reidentification_rate_ci"])])
     use, use_ci = result.get("usefulness", {}), result.get("usefulness_ci", {})
     risk, risk_ci = result.get("disclosure_risk", {}), result.get("disclosure_risk_ci", {})
     for g in _gammas(result):

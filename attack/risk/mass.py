@@ -33,9 +33,10 @@ from attack.io.readers import (
     source_name,
 )
 from attack.io.writers import files_read
+from attack.linkage.clusters import ClusterLinks
 from attack.linkage.engines import Engine
 from attack.linkage.link import Links, link
-from attack.linkage.settings import Linkage
+from attack.linkage.settings import Linkage, parse_cluster
 from attack.risk.attack_options import code_columns, solve_options
 from attack.risk.attribution import explain_attack
 from attack.risk.evaluation import roles_of, score
@@ -44,8 +45,10 @@ from attack.risk.learned import describe, held_out, learned_linkage, training_sp
 from attack.risk.records import record_outcomes
 from attack.risk.results import LINK_COLUMNS, AttackResult
 from attack.risk.settings import Evaluation
+from attack.risk.structure import cluster_risk
 from attack.risk.targets import recodings
 from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES, DEFAULT_MIN_SCORED
+from attack.risk.waves import panel_attack
 
 
 @dataclass
@@ -97,6 +100,17 @@ def run_attack(
     (``AttackResult.records``, ``attack.risk.records``; in memory only).
     """
     data = data.as_tables()
+    if linkage.wave is not None:
+        def one_view(external: Table, release: Table, original: Table | None, spec: Linkage,
+                     scored: Evaluation) -> AttackResult:
+            return run_attack(replace(data, external=external, release=release, original=original), spec, scored,
+                              name=name, intruder_name=intruder_name, role=role, release_name=release_name,
+                              engine=engine)
+
+        require_columns(data.external, [data.external_id, *structure_columns(linkage, 0)])
+        require_columns(data.release, [data.release_id, *structure_columns(linkage, 1)])
+        return panel_attack(data.external, data.external_id, data.release, data.release_id,
+                            data.original, data.original_id, linkage, evaluation, one_view)
     if linkage.learn_weights is not None:
         run = {"name": name, "intruder_name": intruder_name, "role": role, "release_name": release_name,
                "engine": engine, "records": records}
@@ -131,7 +145,18 @@ def run_attack(
         roles=roles,
         recodings=data.recodings,
     )
+    found: Links | ClusterLinks = links
+    structure = None
+    if linkage.cluster is not None:  # the intruder who sees clusters: his persons are the run's figures
+        structure = cluster_risk(
+            data.external, data.release, linkage, evaluation, scored, external_ids=external_ids,
+            release_ids=release_ids, original=data.original, original_ids=original_ids,
+            categorical=code_columns(linkage), id_columns=(data.release_id, data.original_id or data.release_id),
+        )
+        scored, found = structure.scored, structure.links
     figures = scored.figures
+    if structure is not None:
+        figures["structure"] = structure.to_dict()
     frequency = None
     if any(k.reads_codes for k in linkage.keys):
         frequency = key_frequency(data.release, linkage)
@@ -157,7 +182,7 @@ def run_attack(
         intruder={"name": intruder_name or name or intruder_file, "role": role, "file": intruder_file},
         release={"name": release_name or release_file, "file": release_file},
         figures=figures,
-        links=links_table(links, external_ids, release_ids),
+        links=links_table(found, external_ids, release_ids),
         timings=clock.laps,
         inputs=files_read(data.external, data.release, data.original),
         units=scored.units,
@@ -218,7 +243,7 @@ def key_frequency_summary(result: FrequencyRisk) -> dict:
 
 
 
-def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray) -> pd.DataFrame:
+def links_table(links: Links | ClusterLinks, external_ids: np.ndarray, release_ids: np.ndarray) -> pd.DataFrame:
     """The record-level links, one row per linked external record (``LINK_COLUMNS``)."""
     rows = np.flatnonzero(links.linked)
     linked_ids = release_ids[links.release_row[rows]]
@@ -232,7 +257,7 @@ def links_table(links: Links, external_ids: np.ndarray, release_ids: np.ndarray)
         },
         columns=list(LINK_COLUMNS),
     )
-    if links.match_probability is not None:  # link() sets it for every intruder
+    if isinstance(links, Links) and links.match_probability is not None:  # link() sets it for every intruder
         table["match_probability"] = links.match_probability[rows]
     return table
 
@@ -257,8 +282,9 @@ def check_columns(data: AttackInput, linkage: Linkage, evaluation: Evaluation) -
     truth = data.original if has_original else data.release
     truth_id = (data.original_id or data.release_id) if has_original else data.release_id
     targets = evaluation.target_names
-    require_columns(data.external, [data.external_id, *linkage.external_columns()])
-    require_columns(data.release, [data.release_id, *linkage.release_columns(), *targets])
+    require_columns(data.external, [data.external_id, *linkage.external_columns(), *structure_columns(linkage, 0)])
+    require_columns(data.release, [data.release_id, *linkage.release_columns(), *targets,
+                                   *structure_columns(linkage, 1)])
     require_columns(truth, [truth_id, *targets, *(c.name for c in evaluation.cells)])
     hidden = {data.release_id: "the release's id column (hidden from the intruder)",
               data.external_id: "the external file's ground-truth id column"}
@@ -272,6 +298,11 @@ def check_columns(data: AttackInput, linkage: Linkage, evaluation: Evaluation) -
                                  field="keys" if what == "key" else "block", column=column)
 
 
+def structure_columns(linkage: Linkage, side: int) -> list[str]:
+    """The cluster and wave columns of the external (``side`` 0) or release file (1), when the
+    intruder sees clusters or waves."""
+    return [parse_cluster(text)[side] for text in (linkage.cluster, linkage.wave) if text is not None]
+
 
 def needed_columns(
     role: str, id_column: str, linkage: Linkage, evaluation: Evaluation, has_original: bool
@@ -281,7 +312,7 @@ def needed_columns(
     (``attack.risk.roles``), and where the evaluated variables default to the inferred targets."""
     cells = [c.name for c in evaluation.cells]
     if role == "external":
-        return [id_column, *linkage.external_columns()]
+        return [id_column, *linkage.external_columns(), *structure_columns(linkage, 0)]
     if evaluation.targets is None or role == "release":
         return None
     declared = [c for c, r in evaluation.roles.items() if r == "target"]
@@ -291,7 +322,7 @@ def needed_columns(
 def release_columns(id_column: str, linkage: Linkage, evaluation: Evaluation, has_original: bool) -> list[str]:
     """The columns the release must have (it is read whole: every column gets a role)."""
     cells = [] if has_original else [c.name for c in evaluation.cells]
-    return [id_column, *linkage.release_columns(), *evaluation.target_names, *cells]
+    return [id_column, *linkage.release_columns(), *evaluation.target_names, *cells, *structure_columns(linkage, 1)]
 
 
 def matches_csv(links: pd.DataFrame) -> str:
@@ -340,6 +371,9 @@ def mass_attack(
     min_scored: int = DEFAULT_MIN_SCORED,
     harmless: Sequence[str] = (),
     protection_log: Mapping[str, Any] | str | os.PathLike | None = None,
+    cluster: str | None = None,
+    wave: str | None = None,
+    trajectory: bool = False,
     engine: Engine | Mapping[str, Any] | None = None,
     progress: bool = False,
     name: str | None = None,
@@ -390,6 +424,11 @@ def mass_attack(
     is released (docs/method/roles.md). ``protection_log`` (the JSON log of ``attack protect``,
     a path or its parsed content) supplies the code maps it applied: a recoded or coarsened
     target is compared with the original mapped the same way.
+    ``cluster`` (a column, or ``"EXT_COLUMN:REL_COLUMN"``) adds the cluster-aware intruder, who links
+    whole clusters, then their members (``figures["structure"]``, docs/method/structure.md).
+    ``wave`` names the wave column of long panel files (one row per unit and wave): the panel
+    intruder combines a unit's waves, with ``trajectory`` its growth rates too, and the figures
+    after 1, 2, … waves are reported (``figures["panel"]``).
 
     Settings are checked before any file is read; bad ones raise ``attack.InputError``
     naming the argument.
@@ -402,6 +441,7 @@ def mass_attack(
         intruder=intruder, truth_complete=truth_complete, min_probabilities=min_probabilities, risk_on=risk_on,
         learn_weights=learn_weights, external_coverage=external_coverage, release_fraction=release_fraction,
         roles=roles, identity=identity, identity_limit=identity_limit, min_scored=min_scored, harmless=harmless,
+        cluster=cluster, wave=wave, trajectory=trajectory,
     )
     has_original = original is not None
     original_id = original_id or release_id
@@ -441,13 +481,15 @@ def attack_specs(
     learn_weights: float | None = None, external_coverage: float | None = None,
     release_fraction: float | None = None, roles: Mapping[str, str] | None = None, identity: str = "judged",
     identity_limit: float | None = None, min_scored: int = DEFAULT_MIN_SCORED, harmless: Sequence[str] = (),
+    cluster: str | None = None, wave: str | None = None, trajectory: bool = False,
 ) -> tuple[Linkage, Evaluation]:
     """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
     schema of scenario files (``Linkage``,
     ``Evaluation``); errors name the argument (``keys[1].weight``)."""
     linkage = _validated(Linkage, {"keys": keys, "block": blocks, "method": method, "standardise": standardise,
                                    "metric_distance": metric_distance, "seed": seed, "winsorise": winsorise,
-                                   "intruder": intruder, "learn_weights": learn_weights},
+                                   "intruder": intruder, "learn_weights": learn_weights, "cluster": cluster,
+                                   "wave": wave, "trajectory": trajectory},
                         {"block": "blocks"})
     evaluation = _validated(Evaluation, {"gamma": gammas, "gamma_by_variable": gamma_by_variable, "tau": tau,
                                          "targets": targets, "cells": cells, "zero_tolerance": zero_tolerance,

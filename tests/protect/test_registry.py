@@ -111,7 +111,8 @@ def test_the_schema_carries_the_bounds_and_their_words() -> None:
     assert "k (int, default 3): group size (>= 2)" in listing()  # mdav, pca-ma, rmd-ma, grouped-ma
 
 
-_GROUP_SIZED = ["separate-ma", "hoehne-ma", "mdav", "pca-ma", "rmd-ma", "grouped-ma", "random-ma", "punctual-ma"]
+_GROUP_SIZED = ["separate-ma", "hoehne-ma", "mdav", "pca-ma", "rmd-ma", "grouped-ma", "random-ma", "punctual-ma",
+                "panel-microaggregation"]
 
 
 @pytest.mark.parametrize("name", _GROUP_SIZED)
@@ -123,7 +124,8 @@ def test_the_declared_group_size_bound_is_the_true_one(name: str) -> None:
     minimum = int(method.params[size].ge)
     assert minimum in (microaggregation.HANDBOOK_MIN_K, microaggregation.SDCMICRO_MIN_K)
     data = pd.DataFrame({"x": np.arange(12.0), "y": np.arange(12.0) ** 2, "c": ["a"] * 12})
-    fixed = {"punctual-ma": {"by": ["c"], "rank_by": "x"}}.get(name, {})
+    fixed = {"punctual-ma": {"by": ["c"], "rank_by": "x"},
+             "panel-microaggregation": {"unit": "c", "wave": "c"}}.get(name, {})
     with pytest.raises(InputError, match=f"parameter {size}: expected a value greater than or equal to {minimum}"):
         protect(data, name, {**fixed, size: minimum - 1}, columns=["x", "y"])
     with pytest.raises(InputError, match=f"group size {size} must be an integer >= {minimum}"):
