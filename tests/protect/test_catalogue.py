@@ -225,6 +225,10 @@ CALLS: dict[str, tuple[list[str], list[str]]] = {
     "risk-suppression": (["size_class", "region"], ["threshold=0.2"]),
     "rank-swap": (["turnover", "employees"], ["p=10"]),
     "synthesis": (["size_class", "employees"], ["method=sample"]),
+    # the panel methods on a panel of one wave per unit (the wave column: any code column)
+    "panel-noise": (["turnover", "employees"], ["unit=unit_id", "s=0.05"]),
+    "panel-microaggregation": (["turnover", "employees"], ["unit=unit_id", "wave=size_class"]),
+    "panel-rank-swap": (["turnover", "employees"], ["unit=unit_id", "wave=size_class", "p=10"]),
 }
 
 
