@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.risk.attackers import AttackerRisk
     from attack.risk.frequency import FrequencyRisk, frequency_risk
     from attack.risk.mass import mass_attack
+    from attack.risk.population_file import PopulationFile
     from attack.risk.population_interval import UniquesInterval
     from attack.risk.population_risk import PopulationRisk, population_risk
     from attack.risk.population_uniqueness import (
@@ -128,6 +129,7 @@ _LAZY = {
     "AttackerRisk": ("attack.risk.attackers", "AttackerRisk"),
     **{name: ("attack.risk.release_context", name) for name in
        ("ReleaseContext", "release_context", "resolve_context")},
+    "PopulationFile": ("attack.risk.population_file", "PopulationFile"),
 }
 
 
@@ -172,6 +174,7 @@ __all__ = [
     "TuneResult", "UtilityProfile",
     "population_uniqueness", "PopulationUniqueness", "UniquenessEstimate", "UniquesInterval",
     "population_risk", "PopulationRisk", "AttackerRisk", "ReleaseContext", "release_context", "resolve_context",
+    "PopulationFile",
 ]
 
 

@@ -52,6 +52,7 @@ def test_the_public_names_are_pinned():
         "passphrase_from_env", "protection_listing", "protection_methods",
         "population_uniqueness", "PopulationUniqueness", "UniquenessEstimate", "UniquesInterval",
         "population_risk", "PopulationRisk", "AttackerRisk", "ReleaseContext", "release_context", "resolve_context",
+        "PopulationFile",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None

@@ -29,6 +29,7 @@ from attack.risk.individual import (
     risk_threshold,
 )
 from attack.risk.key_cells import LDiversity, category_codes, l_diversity
+from attack.risk.population_file import PopulationFile
 from attack.risk.population_risk import PopulationRisk, population_risk
 from attack.risk.release_context import ReleaseContext
 from attack.risk.suda import Suda, suda_scores
@@ -229,7 +230,7 @@ def frequency_risk(
     dis_fraction: float = 0.01,
     sampling_fraction: float | None = None,
     population: int | None = None,
-    population_file: Table | pd.DataFrame | None = None,
+    population_file: Table | pd.DataFrame | PopulationFile | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
     context: ReleaseContext | None = None,
@@ -270,7 +271,8 @@ def frequency_risk(
         of this size (at most one): adds the population-uniqueness models and makes the
         journalist and marketer risks those of the superpopulation model.
     population_file:
-        The intruder's file when it is the population: exact journalist and marketer risks.
+        The intruder's file when it is the population: exact journalist and marketer risks
+        (``attack.PopulationFile``: a Parquet file read in chunks, only its key columns).
     bootstrap:
         Replicates of the population-uniqueness interval (0: none).
     seed:

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from attack.errors import InputError
 from attack.io.readers import Table, as_table, require_columns
 from attack.report.notebook import one_line, result_html
 from attack.risk.attackers import AttackerRisk, attacker_risks
 from attack.risk.individual import RiskMethod, individual_risk
+from attack.risk.population_file import PopulationFile, population_class_sizes, release_classes
 from attack.risk.population_uniqueness import (
     PopulationUniqueness,
     population_uniqueness,
@@ -67,7 +67,7 @@ class PopulationRisk:
 
 def population_risk(frame: Table | pd.DataFrame, keys: list[str], *, threshold: float = 0.1,
                     sampling_fraction: float | None = None, population: int | None = None,
-                    population_file: Table | pd.DataFrame | None = None, method: RiskMethod = "approx",
+                    population_file: Table | pd.DataFrame | PopulationFile | None = None, method: RiskMethod = "approx",
                     replicates: int = 1000, seed: int = 0) -> PopulationRisk:
     """Population uniqueness and attacker risks of ``frame``'s ``keys`` (module docstring).
 
@@ -94,51 +94,9 @@ def population_risk(frame: Table | pd.DataFrame, keys: list[str], *, threshold: 
 
 
 def _class_sizes(table: Table, keys: list[str],
-                 population_file: Table | pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray | None]:
-    """Sample size of each key class and, with a population file, its population size."""
-    n = len(table.frame)
+                 population_file: Table | pd.DataFrame | PopulationFile | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Sample size of each key class and, with a population file, its population size
+    (attack.risk.population_file: in memory or in chunks)."""
     if population_file is None:
-        return np.unique(_packed_rows([table.frame], keys), return_counts=True)[1].astype(np.int64), None
-    pop = as_table(population_file)
-    require_columns(pop, keys)
-    classes = np.unique(_packed_rows([table.frame, pop.frame], keys), return_inverse=True)[1].reshape(-1)
-    groups = int(classes.max()) + 1 if classes.size else 0
-    f = np.bincount(classes[:n], minlength=groups)
-    big_f = np.bincount(classes[n:], minlength=groups)
-    short = (f > 0) & (big_f < f)
-    if short.any():
-        row = int(np.flatnonzero(short[classes[:n]])[0]) + 1
-        raise InputError("the population file holds fewer units than the release in this record's key class "
-                         "(the population must contain every released record)", file=table.source, row=row)
-    seen = f > 0
-    return f[seen].astype(np.int64), big_f[seen].astype(np.int64)
-
-
-def _packed_rows(frames: list[pd.DataFrame], keys: list[str]) -> np.ndarray:
-    """One integer per row of the frames stacked that is equal for equal key combinations (a
-    missing value being one more value): the keys' codes packed in mixed radix, or the group
-    number when their ranges do not fit 62 bits."""
-    columns = [_codes(frames[0][key] if len(frames) == 1 else pd.concat([f[key] for f in frames], ignore_index=True))
-               for key in keys]
-    if float(np.prod([float(size) for _, size in columns])) < 2.0**62:
-        packed = np.zeros(columns[0][0].size if columns else 0, dtype=np.int64)
-        for codes, size in columns:
-            packed = packed * size + codes
-        return packed
-    return pd.DataFrame({j: c for j, (c, _) in enumerate(columns)}).groupby(
-        list(range(len(columns))), sort=False).ngroup().to_numpy()
-
-
-def _codes(values: pd.Series) -> tuple[np.ndarray, int]:
-    """Codes 0 (missing), 1, 2, … of a key column and their number: integer columns of a
-    moderate range by their offset from the minimum, categoricals by their codes, any other
-    column by ``pd.factorize``."""
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        return values.cat.codes.to_numpy().astype(np.int64) + 1, len(values.cat.categories) + 1
-    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "iu" and len(values):
-        array = values.to_numpy()
-        low, high = int(array.min()), int(array.max())
-        if high - low <= max(len(array), 1 << 16):
-            return array.astype(np.int64) - low + 1, high - low + 2
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    return codes.astype(np.int64) + 1, len(uniques) + 1
+        return release_classes(table.frame, keys).sizes, None
+    return population_class_sizes(table, keys, population_file)
