@@ -303,6 +303,7 @@ def frequency_risk(
     fk, big_fk = key_frequencies(codes, weights, alpha)
     risk = individual_risk(fk, None if weights is None else big_fk, method)
     hh = None
+    ids = None
     if household is not None:
         require_columns(table, [household])
         ids = category_codes(frame, household, warn=False)[0]
@@ -318,7 +319,8 @@ def frequency_risk(
         raise InputError("give either the sampling fraction or the population size, not both")
     pop = population_risk(table, keys, threshold=threshold, sampling_fraction=sampling_fraction,
                           population=population, population_file=population_file, method=method,
-                          replicates=bootstrap, seed=seed)
+                          replicates=bootstrap, seed=seed, households=ids,
+                          household_method=household_method)
     settings = {"alpha": alpha, "method": method if weights is not None else "population",
                 "household_method": household_method if household is not None else None,
                 "threshold": threshold, "k": k, "max_global_risk": max_global_risk,

@@ -58,13 +58,13 @@ class PopulationFile:
         if not self.path.is_file():
             raise InputError("file not found", file=name)
         try:
-            handle = pq.ParquetFile(self.path)
-            names = handle.schema_arrow.names
+            names = pq.read_schema(self.path).names
+            for key in keys:
+                if key not in names:
+                    raise InputError(f"has no column {key!r}", file=name, column=key)
+            handle = pq.ParquetFile(self.path, read_dictionary=list(keys))
         except (OSError, pa.ArrowException) as exc:
             raise InputError(f"cannot be read as parquet: {exc}", file=name) from exc
-        for key in keys:
-            if key not in names:
-                raise InputError(f"has no column {key!r}", file=name, column=key)
         options = self.options or ReadOptions()
         try:
             for batch in handle.iter_batches(batch_size=self.chunk_rows, columns=list(keys)):

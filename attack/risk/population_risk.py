@@ -17,7 +17,7 @@ import pandas as pd
 from attack.io.readers import Table, as_table, require_columns
 from attack.report.notebook import one_line, result_html
 from attack.risk.attackers import AttackerRisk, attacker_risks
-from attack.risk.individual import RiskMethod, individual_risk
+from attack.risk.individual import HouseholdMethod, RiskMethod, household_risk, individual_risk
 from attack.risk.population_file import PopulationFile, population_class_sizes, release_classes
 from attack.risk.population_uniqueness import (
     PopulationUniqueness,
@@ -37,12 +37,17 @@ class PopulationRisk:
         sampling fraction or population size).
     prosecutor, journalist, marketer:
         The attacker models' risks.
+    household_journalist:
+        With a population file and household numbers: the journalist's risk that at least one
+        member of a record's household is re-identified, ``1 − Π(1 − 1/F_k)`` over its members
+        (``highest``, ``records_at_risk`` and ``average`` over the records), else ``None``.
     """
 
     uniqueness: PopulationUniqueness | None
     prosecutor: AttackerRisk
     journalist: AttackerRisk
     marketer: AttackerRisk
+    household_journalist: AttackerRisk | None = None
 
     def __repr__(self) -> str:
         chosen = [] if self.uniqueness is None else [repr(self.uniqueness)]
@@ -62,19 +67,24 @@ class PopulationRisk:
                      "marketer_risk": self.marketer.to_dict()}
         if self.uniqueness is not None:
             out["population_uniqueness"] = self.uniqueness.to_dict()
+        if self.household_journalist is not None:
+            out["household_journalist_risk"] = self.household_journalist.to_dict()
         return out
 
 
 def population_risk(frame: Table | pd.DataFrame, keys: list[str], *, threshold: float = 0.1,
                     sampling_fraction: float | None = None, population: int | None = None,
                     population_file: Table | pd.DataFrame | PopulationFile | None = None, method: RiskMethod = "approx",
-                    replicates: int = 1000, seed: int = 0) -> PopulationRisk:
+                    replicates: int = 1000, seed: int = 0, households: np.ndarray | None = None,
+                    household_method: HouseholdMethod = "product") -> PopulationRisk:
     """Population uniqueness and attacker risks of ``frame``'s ``keys`` (module docstring).
 
     ``population_file`` is the intruder's file when it is the population: the journalist and
     marketer then use its exact class sizes. Otherwise, with ``sampling_fraction`` or
     ``population``, they use the superpopulation model; with neither, the release is the
-    population (ARX's default)."""
+    population (ARX's default). ``households`` (household numbers 0..H−1 of the records) with a
+    population file adds the household journalist risk (``household_method`` as
+    ``household_risk``)."""
     table = as_table(frame)
     require_columns(table, keys)
     sizes, big_f = _class_sizes(table, keys, population_file)
@@ -90,7 +100,14 @@ def population_risk(frame: Table | pd.DataFrame, keys: list[str], *, threshold: 
             by_size[present.astype(np.int64)] = individual_risk(present, present * big_n / sizes.sum(), method)
             model_risk = by_size[sizes]
     prosecutor, journalist, marketer = attacker_risks(sizes, big_f, threshold, model_risk)
-    return PopulationRisk(uniqueness, prosecutor, journalist, marketer)
+    household = None
+    if households is not None and big_f is not None:
+        record = household_risk(1.0 / big_f[release_classes(table.frame, keys).inverse], households,
+                                household_method)
+        household = AttackerRisk("household journalist", "population_file", float(record.max()),
+                                 float((record > threshold).mean()), float(record.mean()), float(record.min()),
+                                 threshold)
+    return PopulationRisk(uniqueness, prosecutor, journalist, marketer, household)
 
 
 def _class_sizes(table: Table, keys: list[str],

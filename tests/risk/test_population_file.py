@@ -12,13 +12,13 @@ from click.testing import CliRunner
 
 import attack
 from attack.cli import main
-from attack.risk.population_file import PopulationFile, population_class_sizes
+from attack.risk.population_file import PopulationFile, population_class_sizes, release_classes
 from attack.risk.population_risk import population_risk
 
 KEYS = ["region", "sex", "age", "status"]
 
 
-def _population(n: int = 400, seed: int = 5) -> pd.DataFrame:
+def _population(n: int = 160, seed: int = 5) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     age = rng.integers(0, 12, n).astype(float)
     age[rng.random(n) < 0.05] = np.nan                      # an integer column with missing values
@@ -26,10 +26,10 @@ def _population(n: int = 400, seed: int = 5) -> pd.DataFrame:
     return pd.DataFrame({"region": rng.choice(["01001", "01002", "09162", "11000"], n),
                          "sex": pd.Categorical(rng.choice(["f", "m"], n)),
                          "age": pd.array(age, dtype="Int64"), "status": status,
-                         "other": rng.random(n)})
+                         "other": rng.random(n), "hh": rng.integers(0, 150, n)})
 
 
-def _sample(population: pd.DataFrame, size: int = 60, seed: int = 6) -> pd.DataFrame:
+def _sample(population: pd.DataFrame, size: int = 40, seed: int = 6) -> pd.DataFrame:
     rows = np.random.default_rng(seed).choice(len(population), size, replace=False)
     return population.iloc[np.sort(rows)].reset_index(drop=True)
 
@@ -51,7 +51,7 @@ def test_chunked_figures_equal_the_in_memory_ones(tmp_path, chunk):
     population = _population()
     sample = _sample(population)
     path = tmp_path / "population.parquet"
-    population.to_parquet(path, row_group_size=50)
+    population.to_parquet(path, row_group_size=30)
     chunked = PopulationFile(path, chunk_rows=chunk or len(population))
     f, big_f = population_class_sizes(sample, KEYS, chunked)
     assert sorted(zip(f.tolist(), big_f.tolist(), strict=True)) == _direct(sample, population, KEYS)
@@ -73,13 +73,14 @@ def test_values_the_release_lacks_are_skipped_and_string_columns_match(tmp_path)
 
 def test_keys_of_many_values_are_made_dense_before_they_overflow(tmp_path):
     rng = np.random.default_rng(1)
-    population = pd.DataFrame({f"k{j}": rng.permutation(20_000) for j in range(5)})   # 20,001^5 > 2^62
-    population = pd.concat([population, population.iloc[:300]], ignore_index=True)
-    sample = population.iloc[rng.choice(len(population), 500, replace=False)].reset_index(drop=True)
+    keys = [f"k{j}" for j in range(8)]
+    population = pd.DataFrame({key: rng.integers(0, 10**6, 1_000) for key in keys})
+    population = pd.concat([population, population.iloc[:200]], ignore_index=True)
+    sample = population.iloc[rng.choice(len(population), 300, replace=False)].reset_index(drop=True)
+    assert any(dense is not None for _, dense in release_classes(sample, keys).plan)   # 301^8 > 2^62
     path = tmp_path / "p.parquet"
     population.to_parquet(path)
-    keys = list(population.columns)
-    f, big_f = population_class_sizes(sample, keys, PopulationFile(path, chunk_rows=4_096))
+    f, big_f = population_class_sizes(sample, keys, PopulationFile(path, chunk_rows=333))
     assert sorted(zip(f.tolist(), big_f.tolist(), strict=True)) == _direct(sample, population, keys)
 
 
@@ -116,10 +117,26 @@ def test_attack_risk_reads_a_parquet_population_in_chunks(tmp_path):
     sample.to_parquet(tmp_path / "sample.parquet")
     out = tmp_path / "risk.json"
     args = ["risk", "--data", str(tmp_path / "sample.parquet"), "--population-file", str(tmp_path / "population.parquet"),
-            "--json", str(out), "--no-suda", "--quiet", *[a for k in KEYS for a in ("--key", k)]]
+            "--json", str(out), "--no-suda", "--quiet", "--household", "hh", *[a for k in KEYS for a in ("--key", k)]]
     result = CliRunner().invoke(main, args)
     assert result.exit_code in (0, 1), result.output
-    expected = population_risk(sample, KEYS, population_file=population).to_dict()
+    expected = population_risk(sample, KEYS, population_file=population,
+                               households=pd.factorize(sample["hh"])[0]).to_dict()
+    assert expected["household_journalist_risk"]["highest"] > 0
     document = json.loads(out.read_text())
-    for model in ("prosecutor_risk", "journalist_risk", "marketer_risk"):
+    for model in ("prosecutor_risk", "journalist_risk", "marketer_risk", "household_journalist_risk"):
         assert document[model] == expected[model]
+
+
+def test_household_journalist_risk_by_hand(tmp_path):
+    # households {a, b} and {c}; in the population F(a) = 2, F(b) = 4, F(c) = 1
+    sample = pd.DataFrame({"k": ["a", "b", "c"], "hh": [7, 7, 9]})
+    population = pd.DataFrame({"k": ["a", "a", "b", "b", "b", "b", "c", "d"]})
+    path = tmp_path / "p.parquet"
+    population.to_parquet(path)
+    risk = attack.frequency_risk(sample, ["k"], household="hh", threshold=0.7, suda=False,
+                                 population_file=PopulationFile(path, chunk_rows=3)).to_dict()
+    assert risk["household_journalist_risk"] == {"basis": "population_file", "highest": 1.0,
+                                                 "records_at_risk": pytest.approx(1 / 3), "average": 0.75,
+                                                 "lowest": 0.625, "threshold": 0.7}
+    assert "household_journalist_risk" not in attack.frequency_risk(sample, ["k"], household="hh", suda=False).to_dict()
