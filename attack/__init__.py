@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.risk.attribution import Attribution, CellAttribution, explain_attack
     from attack.risk.frequency import FrequencyRisk, frequency_risk
     from attack.risk.mass import AttackInput, mass_attack
+    from attack.risk.population_file import PopulationFile
     from attack.risk.population_interval import UniquesInterval
     from attack.risk.population_risk import PopulationRisk, population_risk
     from attack.risk.population_uniqueness import (
@@ -155,6 +156,7 @@ _LAZY = {
     "release_records": ("attack.study.results", "release_records"),
     **{name: ("attack.study.remedy", name) for name in ("remedy", "remedy_table", "RemedyResult", "RemedyRound")},
     "AttackInput": ("attack.risk.mass", "AttackInput"),
+    "PopulationFile": ("attack.risk.population_file", "PopulationFile"),
 }
 
 
@@ -204,6 +206,7 @@ __all__ = [
     "DataNotice",
     "Attribution", "CellAttribution", "explain_attack", "record_outcomes", "records_table", "release_records",
     "remedy", "remedy_table", "RemedyResult", "RemedyRound", "AttackInput",
+    "PopulationFile",
 ]
 
 

@@ -214,9 +214,12 @@ def risk_command(data_path: Path, keys: tuple[str, ...], weight: str | None, hou
         settings["context"] = attack.resolve_context(context_value)
     inputs = [data_path] + ([population_path] if population_path else [])
     app.guard([json_path, html_path, records_path], inputs)
-    data, *population = attack.read_tables(inputs, reading)
+    chunked = population_path is not None and population_path.suffix.lower() in (".parquet", ".pq")
+    data, *population = attack.read_tables(inputs[:1] if chunked else inputs, reading)
+    population_file = (attack.PopulationFile(population_path, options=reading)  # its key columns, in chunks
+                       if chunked and population_path is not None else population[0] if population else None)
     result = attack.frequency_risk(data, keys, weight, household, sensitive,
-                                   population_file=population[0] if population else None, **settings)
+                                   population_file=population_file, **settings)
     document = result.to_dict()
     files: app.Files = {}
     if json_path:

@@ -57,6 +57,7 @@ def test_the_public_names_are_pinned():
         "DataNotice",
         "Attribution", "CellAttribution", "explain_attack", "record_outcomes", "records_table", "release_records",
         "remedy", "remedy_table", "RemedyResult", "RemedyRound", "AttackInput",
+        "PopulationFile",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None

@@ -87,6 +87,10 @@ def _population_tables(document: Mapping[str, Any]) -> list[tuple[ReportTable, s
             entry = document[f"{name}_risk"]
             table.add([name, _BASIS[entry["basis"]] if name != "prosecutor" else "the release",
                        _number(entry["highest"]), _number(entry["records_at_risk"]), _number(entry["average"])])
+        household = document.get("household_journalist_risk")
+        if household:
+            table.add(["journalist, household", _BASIS[household["basis"]], _number(household["highest"]),
+                       _number(household["records_at_risk"]), _number(household["average"])])
         out.append((table, f"Attacker models (records at risk: record risk above "
                            f"{document['prosecutor_risk']['threshold']})"))
     context = document.get("context")

@@ -30,6 +30,7 @@ from attack.risk.individual import (
     risk_threshold,
 )
 from attack.risk.key_cells import LDiversity, category_codes, l_diversity
+from attack.risk.population_file import PopulationFile
 from attack.risk.population_risk import PopulationRisk, population_risk
 from attack.risk.release_context import ReleaseContext
 from attack.risk.suda import Suda, suda_scores
@@ -231,7 +232,7 @@ def frequency_risk(
     dis_fraction: float = 0.01,
     sampling_fraction: float | None = None,
     population: int | None = None,
-    population_file: Table | pd.DataFrame | None = None,
+    population_file: Table | pd.DataFrame | PopulationFile | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
     context: ReleaseContext | None = None,
@@ -273,7 +274,8 @@ def frequency_risk(
         of this size (at most one): adds the population-uniqueness models and makes the
         journalist and marketer risks those of the superpopulation model.
     population_file:
-        The intruder's file when it is the population: exact journalist and marketer risks.
+        The intruder's file when it is the population: exact journalist and marketer risks
+        (``attack.PopulationFile``: a Parquet file read in chunks, only its key columns).
     bootstrap:
         Replicates of the population-uniqueness interval (0: none).
     seed:
@@ -307,6 +309,7 @@ def frequency_risk(
     fk, big_fk = key_frequencies(codes, weights, alpha)
     risk = individual_risk(fk, None if weights is None else big_fk, method)
     hh = None
+    ids = None
     if household is not None:
         require_columns(table, [household])
         ids = category_codes(frame, household, warn=False)[0]
@@ -322,7 +325,8 @@ def frequency_risk(
         raise InputError("give either the sampling fraction or the population size, not both")
     pop = population_risk(table, keys, threshold=threshold, sampling_fraction=sampling_fraction,
                           population=population, population_file=population_file, method=method,
-                          replicates=bootstrap, seed=seed)
+                          replicates=bootstrap, seed=seed, households=ids,
+                          household_method=household_method)
     settings = {"alpha": alpha, "method": method if weights is not None else "population",
                 "household_method": household_method if household is not None else None,
                 "threshold": threshold, "k": k, "max_global_risk": max_global_risk,

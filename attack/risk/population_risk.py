@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from attack.errors import InputError
 from attack.io.readers import Table, as_table, require_columns
 from attack.report.notebook import one_line, result_html
 from attack.risk.attackers import AttackerRisk, attacker_risks
-from attack.risk.individual import RiskMethod, individual_risk
+from attack.risk.individual import HouseholdMethod, RiskMethod, household_risk, individual_risk
+from attack.risk.population_file import PopulationFile, population_class_sizes, release_classes
 from attack.risk.population_uniqueness import (
     PopulationUniqueness,
     population_uniqueness,
@@ -37,12 +37,17 @@ class PopulationRisk:
         sampling fraction or population size).
     prosecutor, journalist, marketer:
         The attacker models' risks.
+    household_journalist:
+        With a population file and household numbers: the journalist's risk that at least one
+        member of a record's household is re-identified, ``1 − Π(1 − 1/F_k)`` over its members
+        (``highest``, ``records_at_risk`` and ``average`` over the records), else ``None``.
     """
 
     uniqueness: PopulationUniqueness | None
     prosecutor: AttackerRisk
     journalist: AttackerRisk
     marketer: AttackerRisk
+    household_journalist: AttackerRisk | None = None
 
     def __repr__(self) -> str:
         chosen = [] if self.uniqueness is None else [repr(self.uniqueness)]
@@ -62,19 +67,24 @@ class PopulationRisk:
                      "marketer_risk": self.marketer.to_dict()}
         if self.uniqueness is not None:
             out["population_uniqueness"] = self.uniqueness.to_dict()
+        if self.household_journalist is not None:
+            out["household_journalist_risk"] = self.household_journalist.to_dict()
         return out
 
 
 def population_risk(frame: Table | pd.DataFrame, keys: list[str], *, threshold: float = 0.1,
                     sampling_fraction: float | None = None, population: int | None = None,
-                    population_file: Table | pd.DataFrame | None = None, method: RiskMethod = "approx",
-                    replicates: int = 1000, seed: int = 0) -> PopulationRisk:
+                    population_file: Table | pd.DataFrame | PopulationFile | None = None, method: RiskMethod = "approx",
+                    replicates: int = 1000, seed: int = 0, households: np.ndarray | None = None,
+                    household_method: HouseholdMethod = "product") -> PopulationRisk:
     """Population uniqueness and attacker risks of ``frame``'s ``keys`` (module docstring).
 
     ``population_file`` is the intruder's file when it is the population: the journalist and
     marketer then use its exact class sizes. Otherwise, with ``sampling_fraction`` or
     ``population``, they use the superpopulation model; with neither, the release is the
-    population (ARX's default)."""
+    population (ARX's default). ``households`` (household numbers 0..H−1 of the records) with a
+    population file adds the household journalist risk (``household_method`` as
+    ``household_risk``)."""
     table = as_table(frame)
     require_columns(table, keys)
     sizes, big_f = _class_sizes(table, keys, population_file)
@@ -90,55 +100,20 @@ def population_risk(frame: Table | pd.DataFrame, keys: list[str], *, threshold: 
             by_size[present.astype(np.int64)] = individual_risk(present, present * big_n / sizes.sum(), method)
             model_risk = by_size[sizes]
     prosecutor, journalist, marketer = attacker_risks(sizes, big_f, threshold, model_risk)
-    return PopulationRisk(uniqueness, prosecutor, journalist, marketer)
+    household = None
+    if households is not None and big_f is not None:
+        record = household_risk(1.0 / big_f[release_classes(table.frame, keys).inverse], households,
+                                household_method)
+        household = AttackerRisk("household journalist", "population_file", float(record.max()),
+                                 float((record > threshold).mean()), float(record.mean()), float(record.min()),
+                                 threshold)
+    return PopulationRisk(uniqueness, prosecutor, journalist, marketer, household)
 
 
 def _class_sizes(table: Table, keys: list[str],
-                 population_file: Table | pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray | None]:
-    """Sample size of each key class and, with a population file, its population size."""
-    n = len(table.frame)
+                 population_file: Table | pd.DataFrame | PopulationFile | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Sample size of each key class and, with a population file, its population size
+    (attack.risk.population_file: in memory or in chunks)."""
     if population_file is None:
-        return np.unique(_packed_rows([table.frame], keys), return_counts=True)[1].astype(np.int64), None
-    pop = as_table(population_file)
-    require_columns(pop, keys)
-    classes = np.unique(_packed_rows([table.frame, pop.frame], keys), return_inverse=True)[1].reshape(-1)
-    groups = int(classes.max()) + 1 if classes.size else 0
-    f = np.bincount(classes[:n], minlength=groups)
-    big_f = np.bincount(classes[n:], minlength=groups)
-    short = (f > 0) & (big_f < f)
-    if short.any():
-        row = int(np.flatnonzero(short[classes[:n]])[0]) + 1
-        raise InputError("the population file holds fewer units than the release in this record's key class "
-                         "(the population must contain every released record)", file=table.source, row=row)
-    seen = f > 0
-    return f[seen].astype(np.int64), big_f[seen].astype(np.int64)
-
-
-def _packed_rows(frames: list[pd.DataFrame], keys: list[str]) -> np.ndarray:
-    """One integer per row of the frames stacked that is equal for equal key combinations (a
-    missing value being one more value): the keys' codes packed in mixed radix, or the group
-    number when their ranges do not fit 62 bits."""
-    columns = [_codes(frames[0][key] if len(frames) == 1 else pd.concat([f[key] for f in frames], ignore_index=True))
-               for key in keys]
-    if float(np.prod([float(size) for _, size in columns])) < 2.0**62:
-        packed = np.zeros(columns[0][0].size if columns else 0, dtype=np.int64)
-        for codes, size in columns:
-            packed = packed * size + codes
-        return packed
-    return pd.DataFrame({j: c for j, (c, _) in enumerate(columns)}).groupby(
-        list(range(len(columns))), sort=False).ngroup().to_numpy()
-
-
-def _codes(values: pd.Series) -> tuple[np.ndarray, int]:
-    """Codes 0 (missing), 1, 2, … of a key column and their number: integer columns of a
-    moderate range by their offset from the minimum, categoricals by their codes, any other
-    column by ``pd.factorize``."""
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        return values.cat.codes.to_numpy().astype(np.int64) + 1, len(values.cat.categories) + 1
-    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "iu" and len(values):
-        array = values.to_numpy()
-        low, high = int(array.min()), int(array.max())
-        if high - low <= max(len(array), 1 << 16):
-            return array.astype(np.int64) - low + 1, high - low + 2
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    return codes.astype(np.int64) + 1, len(uniques) + 1
+        return release_classes(table.frame, keys).sizes, None
+    return population_class_sizes(table, keys, population_file)
