@@ -246,7 +246,7 @@ def test_demo_scenario_is_an_ordinary_scenario(tmp_path):
 
 
 #: Public classes that are settings or inputs, not results: they have no verdict to show.
-NOT_RESULTS = {"Scenario", "SyntheticScenario", "ReadOptions", "Table", "AttackInput"}
+NOT_RESULTS = {"Scenario", "SyntheticScenario", "ReadOptions", "Table", "AttackInput", "PopulationFile"}
 
 
 def _public_result_types() -> dict[str, type]:
