@@ -125,7 +125,7 @@ def render_summary(
     if cells:
         out += ["", "Failing cells, highest risk first:", *cells]
     for entry in any_intruder:
-        out += ["", f"## Any intruder, {entry['release']}: {entry['n_reidentified']} of {entry['n_units']} "
+        out += ["", f"## Any intruder, {entry['release']}: {entry['n_reidentified']:,} of {entry['n_units']:,} "
                     f"units re-identified by at least one intruder ({fmt_num(entry['reidentification_rate'])})"]
     for entry in natural_protection:
         rate = (entry.get("formal") or {}).get("reidentification_rate")
