@@ -31,7 +31,7 @@ from attack.io.writers import (
     verify_root,
     write_files_atomic,
 )
-from attack.report.safe_text import VisibleControls
+from attack.report.safe_text import VisibleControls, terminal_text
 
 __all__ = ["OWNER_ONLY", "RELEASE_NOTE", "Attack", "Files", "certificate_paths", "emit", "guard", "json_file",
            "note", "record_file", "say_record_level", "show_warnings", "to_json", "write"]
@@ -66,12 +66,12 @@ class Attack(click.Group):
         previous = _leave_on_signals()
         streams = sys.stdout, sys.stderr
         # everything a command prints shows its bidirectional controls (attack.report.safe_text)
-        sys.stdout, sys.stderr = VisibleControls(sys.stdout), VisibleControls(sys.stderr)
+        sys.stdout, sys.stderr = VisibleControls(sys.stdout, terminal=True), VisibleControls(sys.stderr)
         try:
             with notices_on_stderr():
                 passed = super().invoke(ctx)
         except attack.InputError as exc:
-            click.echo(f"attack: error: {exc}", err=True)
+            click.echo(f"attack: error: {terminal_text(str(exc))}", err=True)
             ctx.exit(2)
         except OSError as exc:  # e.g. an output path that cannot be written
             where = f"file {exc.filename}: " if exc.filename else ""
@@ -143,7 +143,7 @@ def notices_on_stderr() -> Iterator[None]:
             if not issubclass(category, attack.DataNotice):
                 shown(message, category, filename, lineno, file, line)
             elif not failed:
-                click.echo(f"{NOTICE_PREFIX}{message}", err=True)
+                click.echo(f"{NOTICE_PREFIX}{terminal_text(str(message))}", err=True)
 
         warnings.showwarning = show
         with gathering():
@@ -156,7 +156,7 @@ def notices_on_stderr() -> Iterator[None]:
 
 def note(line: str) -> None:
     """A note on stderr."""
-    click.echo(line, err=True)
+    click.echo(terminal_text(line), err=True)
 
 
 def say_record_level(path: str | Path, what: str) -> None:

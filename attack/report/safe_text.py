@@ -7,7 +7,11 @@ characters around it are displayed: a title ``"Release \u202eDESSAP TON"`` displ
 file names, in HTML (and so the board report and the PDF), Markdown, the terminal and the UI —
 has each such character replaced by its visible name (``[U+202E]``), so it displays in the order
 it is stored. A link in a report is written only for an ``https:`` or ``http:`` address or a
-relative one; any other scheme (``javascript:``, ``data:``, ``file:``) is refused.
+relative one; any other scheme (``javascript:``, ``data:``, ``file:``) is refused. What a
+command prints on standard output (summaries, reports) has the other control characters made
+visible too: an escape sequence or a lone carriage return would let a terminal overwrite what
+was printed. Standard error keeps them for the progress bar, so the lines the tool itself
+writes there (errors, notices, notes) are filtered one by one.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u206
 _BIDI = re.compile("[" + "".join(sorted(BIDI_CONTROLS)) + "]")
 #: The schemes a report may link to (a relative address has none).
 LINK_SCHEMES = ("https", "http")
+#: Control characters a terminal acts on (escape sequences, carriage return, backspace, C1),
+#: besides tab and line feed (a carriage return before a line feed is a line end).
+_TERMINAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
 
 
 def visible_controls(text: str) -> str:
@@ -57,12 +64,19 @@ def checked_url(url: str, what: str = "--docs") -> str:
     return url
 
 
+def terminal_text(text: str) -> str:
+    """``text`` as standard output shows it: bidirectional and terminal controls made visible."""
+    return _TERMINAL.sub(lambda m: f"[U+{ord(m.group()):04X}]", visible_controls(text))
+
+
 class VisibleControls(io.TextIOBase):
     """A text stream that writes to ``target`` with the bidirectional controls made visible
-    (the terminal: everything a command prints goes through it)."""
+    (the terminal: everything a command prints goes through it), and with ``terminal`` (standard
+    output) every other control a terminal acts on."""
 
-    def __init__(self, target: Any) -> None:
+    def __init__(self, target: Any, terminal: bool = False) -> None:
         self.target = target
+        self._shown = terminal_text if terminal else visible_controls
 
     @property
     def encoding(self) -> str:  # type: ignore[override]
@@ -73,7 +87,7 @@ class VisibleControls(io.TextIOBase):
         return getattr(self.target, "errors", None)
 
     def write(self, text: str) -> int:
-        self.target.write(visible_controls(text))
+        self.target.write(self._shown(text))
         return len(text)
 
     def flush(self) -> None:

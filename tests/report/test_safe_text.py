@@ -89,3 +89,18 @@ def test_no_control_reaches_a_notebook_display():
     shown = one_line("Result", True, f"title {''.join(CONTROLS)}") + result_html(
         f"title {''.join(CONTROLS)}", True, [f"file {CONTROLS[0]}"])
     assert not BIDI_CONTROLS & set(shown) and "[U+202E]" in shown
+
+
+def test_what_a_command_prints_cannot_rewrite_the_terminal(tmp_path):
+    """An escape sequence or a lone carriage return in a printed string would let the terminal
+    erase and overwrite what was printed ("\\x1b[2K\\rPASSED"); standard output shows them by name."""
+    external = tmp_path / "ext\x1b[2K\rPASSED\x08.csv"
+    EXTERNAL.to_csv(external, index=False)
+    RELEASE.to_csv(tmp_path / "release.csv", index=False)
+    code, output = run("link", "--external", external, "--release", tmp_path / "release.csv", "--external-id",
+                       "unit_id", "--release-id", "unit_id", "--key", "turnover:metric", "--block", "wz",
+                       "--tau", "0.9")
+    assert code in (0, 1), output
+    # the summary names the file; click drops the escape sequence itself, the rest is shown by name
+    assert "[U+000D]PASSED[U+0008].csv" in output
+    assert not {"\x1b", "\r", "\x08"} & set(output)
