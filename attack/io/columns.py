@@ -434,20 +434,24 @@ def _shown(value: object) -> str:
 
 #: A weight this many times the median weight is implausible (one record standing for the rest).
 MAX_WEIGHT_RATIO = 1e4
+#: No sampling weight can exceed this: a weight is the number of population units a record
+#: stands for, and no population has more units (a larger value is a data error, and weighted
+#: sums of the values would overflow).
+MAX_WEIGHT = 1e12
 
 
 def weight_plausibility(name: str, column: str, weights: np.ndarray) -> None:
-    """Refuse sampling weights whose sum is not a finite number (a weight near 1.8e308), and
-    warn, naming file and column, of weights that cannot be inverse inclusion probabilities:
+    """Refuse a sampling weight above ``MAX_WEIGHT`` (so weighted sums stay finite), and warn,
+    naming file and column, of weights that cannot be inverse inclusion probabilities:
     all or some below 1, or one more than ``MAX_WEIGHT_RATIO`` times the median."""
     present = weights[np.isfinite(weights)]
     if not present.size:
         return
-    with np.errstate(over="ignore"):
-        total = float(np.sum(present))
-    if not np.isfinite(total):
-        raise InputError(f"the weights add up to more than the largest number (largest weight {present.max():g}); "
-                         "expected sampling weights (inverse inclusion probabilities)", file=name, column=column)
+    if float(present.max()) > MAX_WEIGHT:
+        row = int(np.flatnonzero(weights == present.max())[0]) + 1
+        raise InputError(f"weight {float(present.max()):g} is more than {MAX_WEIGHT:g}, more units than any "
+                         "population has; expected a sampling weight (the number of units a record stands for)",
+                         file=name, column=column, row=row)
     below = int((present < 1).sum())
     if below == present.size:
         notice(PLAUSIBILITY, name, f"weight column {column!r}: every weight is below 1 (largest "
