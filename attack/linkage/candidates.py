@@ -24,7 +24,6 @@ import pandas as pd
 from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
-from attack.linkage.compiled import greedy, tie_counts
 from attack.linkage.distances import (
     CodeComponent,
     DistanceModel,
@@ -235,6 +234,8 @@ def tree_greedy(model: DistanceModel, embedded: Embedding) -> TreeLinks:
     a margin that covers its rounding (``rounding``). The tie counts are the dense ones:
     every release record of the block within the tie tolerance of the link's distance.
     """
+    from attack.linkage.compiled import greedy, tie_counts  # numba, loaded on first use
+
     x_ext, x_rel, constant = embedded
     exact = ExactCost(model)
     ext_ptr, ext_rows = value_groups(exact.a)
