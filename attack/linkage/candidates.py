@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
 from attack.linkage.distances import (
@@ -101,6 +100,8 @@ class CandidateLists:
         self.model, self.x_ext, self.x_rel, self.constant = model, x_ext, x_rel, constant
         self.n_ext, self.n_rel = len(x_ext), len(x_rel)
         self.taken = np.zeros(self.n_rel, dtype=bool)
+        from scipy.spatial import cKDTree  # imported on use: a noticeable share of start-up
+
         self._full_tree = cKDTree(x_rel)
         self._free: FreeTree | None = None  # the free release rows, built at the first refill
         self.exact = ExactCost(model)

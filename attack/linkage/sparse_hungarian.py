@@ -35,7 +35,6 @@ When the graph outgrows the memory budget, the block is reported as approximate.
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
 from attack.linkage.candidates import CandidateLists, embedding, rounding
@@ -222,6 +221,8 @@ def _breaking(u, p, embedded, n_rel, k):
     lift = np.sqrt(np.maximum(-p[:n_rel], 0.0))
     points = np.column_stack([x_rel, lift])
     queries = np.column_stack([x_ext, np.zeros(len(x_ext))])
+    from scipy.spatial import cKDTree  # imported on use: a noticeable share of start-up
+
     tree = cKDTree(points)
     relative, grain, floor, _ = rounding(queries, points)
 
