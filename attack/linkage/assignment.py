@@ -49,7 +49,8 @@ def greedy(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     free_cols = np.arange(n_cols)
     out_rows, out_cols = [], []
     while free_rows.size and free_cols.size:
-        sub = cost[np.ix_(free_rows, free_cols)]
+        whole = free_rows.size == n_rows and free_cols.size == n_cols
+        sub = cost if whole else cost[np.ix_(free_rows, free_cols)]  # no copy in the first round
         row_best = sub.argmin(axis=1)  # first minimum: smallest release row among ties
         col_best = sub.argmin(axis=0)  # first minimum: smallest external row among ties
         local = np.flatnonzero(col_best[row_best] == np.arange(free_rows.size))

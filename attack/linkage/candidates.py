@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
-from attack.linkage.compiled import greedy, tie_counts
 from attack.linkage.distances import (
     CodeComponent,
     DistanceModel,
@@ -102,6 +100,8 @@ class CandidateLists:
         self.model, self.x_ext, self.x_rel, self.constant = model, x_ext, x_rel, constant
         self.n_ext, self.n_rel = len(x_ext), len(x_rel)
         self.taken = np.zeros(self.n_rel, dtype=bool)
+        from scipy.spatial import cKDTree  # imported on use: a noticeable share of start-up
+
         self._full_tree = cKDTree(x_rel)
         self._free: FreeTree | None = None  # the free release rows, built at the first refill
         self.exact = ExactCost(model)
@@ -235,6 +235,8 @@ def tree_greedy(model: DistanceModel, embedded: Embedding) -> TreeLinks:
     a margin that covers its rounding (``rounding``). The tie counts are the dense ones:
     every release record of the block within the tie tolerance of the link's distance.
     """
+    from attack.linkage.compiled import greedy, tie_counts  # numba, loaded on first use
+
     x_ext, x_rel, constant = embedded
     exact = ExactCost(model)
     ext_ptr, ext_rows = value_groups(exact.a)

@@ -241,7 +241,8 @@ def estimated_seconds(task: Any) -> float | None:
         if pairs > DENSE_PAIRS:
             return (n_ext + n_rel) ** 2 * SECONDS_PER_SPARSE_EXACT
         return pairs * min(n_ext, n_rel) * SECONDS_PER_EXACT_UNIT
-    dense = min(DENSE_PAIRS, GREEDY_DENSE_PAIRS) if getattr(task, "method", None) == "greedy" else DENSE_PAIRS
+    greedy_bound = getattr(task, "greedy_dense_pairs", None) or GREEDY_DENSE_PAIRS
+    dense = min(DENSE_PAIRS, greedy_bound) if getattr(task, "method", None) == "greedy" else DENSE_PAIRS
     if pairs <= dense:
         return pairs * SECONDS_PER_DENSE_PAIR
     return (n_ext + n_rel) * SECONDS_PER_TREE_RECORD
@@ -420,6 +421,8 @@ def _is_terminal() -> bool:
 def progress_bar(total: int, enabled: bool, what: str = "blocks") -> Any:
     """A tqdm bar over ``total`` steps on a terminal or in a notebook; None when ``enabled`` is
     false or nobody would see it (stderr redirected to a file or a pipe)."""
+    if not enabled:
+        return None
     from tqdm.auto import tqdm
 
     in_notebook = any(c.__module__ == "tqdm.notebook" for c in tqdm.__mro__)

@@ -33,8 +33,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import sparse
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from attack.linkage.blocking import Blocking, BlockRows
 from attack.linkage.distances import DistanceModel
@@ -79,6 +77,9 @@ def separating_weights(delta: np.ndarray, record: np.ndarray, n_records: int) ->
     record (0 … ``n_records`` − 1) of each row. Falls back to equal weights when HiGHS finds no
     solution within the node limit.
     """
+    from scipy import sparse
+    from scipy.optimize import Bounds, LinearConstraint, milp  # imported on use: start-up
+
     n_pairs, n_keys = delta.shape
     if n_pairs == 0:
         return Separation(np.full(n_keys, 1.0 / n_keys), n_records, True)

@@ -24,7 +24,7 @@ from attack.linkage.engines import map_blocks
 from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
 from attack.linkage.passes import CandidateModel
 from attack.linkage.settings import Linkage
-from attack.linkage.solvers import BlockSolution, BlockTask, solve_block
+from attack.linkage.solvers import BlockSolution, BlockTask, greedy_dense_bound, solve_block
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -131,6 +131,7 @@ def link(
         )
         blocking = spec.make_blocking(ext, rel) if blocking is None else blocking
     rank = _sequential_rank(len(ext), spec)
+    greedy_bound = greedy_dense_bound(((len(b.external), len(b.release)) for b in blocking), memory_budget)
     tasks = [
         BlockTask(
             index=i,
@@ -138,6 +139,7 @@ def link(
             method=spec.method,
             order=None if rank is None else np.argsort(rank[block.external], kind="stable"),
             memory_budget=memory_budget,
+            greedy_dense_pairs=greedy_bound,
         )
         for i, block in enumerate(blocking)
     ]

@@ -21,16 +21,17 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from attack.errors import InputError
 from attack.io.readers import source_name
 from attack.linkage.blocking import Block, Blocking, BlockRows, make_blocks
+
+if TYPE_CHECKING:           # imported where the pass blocks are made (a linkage without passes never needs it)
+    import scipy.sparse as sp
 
 __all__ = ["CandidateModel", "block_passes", "make_pass_blocks"]
 
@@ -65,6 +66,9 @@ def make_pass_blocks(
     code = np.unique(np.concatenate(found))
     del found
     ext, rel = code // n_rel, code % n_rel
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
     graph = sp.coo_matrix((np.ones(code.size, dtype=np.int8), (ext, n_ext + rel)), shape=(n_ext + n_rel,) * 2)
     _, label = connected_components(graph, directed=False)
     component = label[ext]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from attack.linkage import compiled
 from attack.linkage.distances import DistanceModel
 from attack.linkage.distances import MetricComponent as _MetricComponent
 
@@ -47,6 +46,8 @@ class FreeTree:
     """A compiled k-d tree over the release records ``rows`` (positions in ``points``)."""
 
     def __init__(self, points: np.ndarray, rows: np.ndarray) -> None:
+        from attack.linkage import compiled  # numba, loaded on first use
+
         self.rows = rows
         self.n = rows.size
         self.points = np.ascontiguousarray(points[rows])
@@ -56,11 +57,15 @@ class FreeTree:
         """The ``k`` nearest free release records of external row ``row`` (embedded point
         ``query``) ordered by exact distance, then record: ``(records, distances, the k-th
         embedded squared distance)``."""
+        from attack.linkage import compiled
+
         return compiled.refill(query, k, row, self.points, self.rows, *self.arrays, *exact.arrays())
 
 
 def first_lists(cols: np.ndarray, exact: ExactCost) -> tuple[np.ndarray, np.ndarray]:
     """Exact distances of every external row to its candidates ``cols`` (n × k, rows in
     order), each row ordered by distance, then record: ``(records, distances)``."""
+    from attack.linkage import compiled
+
     cols = np.ascontiguousarray(cols, dtype=np.int64).copy()
     return cols, compiled.first_lists(cols, *exact.arrays())

@@ -9,11 +9,12 @@ exact method, whether optimality is proven (docs/method/linkage.md: never degrad
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from attack.linkage import fs_candidates, sparse_hungarian
+from attack.linkage import sparse_hungarian
 from attack.linkage.assignment import TIE_TOLERANCE, assign, greedy
 from attack.linkage.candidates import (
     embedding,
@@ -23,12 +24,15 @@ from attack.linkage.candidates import (
 )
 from attack.linkage.chunked import chunked
 from attack.linkage.distances import DistanceModel
+from attack.linkage.engines import SECONDS_PER_DENSE_PAIR
 from attack.linkage.fellegi_sunter import MatchWeights
 from attack.linkage.limits import (
     DEFAULT_MEMORY_BUDGET,
     DENSE_BYTES_PER_PAIR,
     DENSE_PAIRS,
     GREEDY_DENSE_PAIRS,
+    LOADED_DENSE_PAIRS,
+    LOOP_LOAD_SECONDS,
 )
 
 
@@ -37,7 +41,9 @@ class BlockTask:
     """Everything needed to solve one block, picklable for worker processes.
 
     ``model`` covers exactly the block's rows (see ``DistanceModel.subset``); ``order`` is
-    Procedure I's processing order of the block's external rows (None: input order).
+    Procedure I's processing order of the block's external rows (None: input order);
+    ``greedy_dense_pairs`` the run's bound up to which a Procedure II block is solved dense
+    (``greedy_dense_bound``; None: ``GREEDY_DENSE_PAIRS``).
     """
 
     index: int
@@ -45,6 +51,7 @@ class BlockTask:
     method: str
     order: np.ndarray | None = None
     memory_budget: int = DEFAULT_MEMORY_BUDGET
+    greedy_dense_pairs: int | None = None
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,8 @@ def solve_block(task: BlockTask) -> BlockSolution:
             return _dense(task)
         greedy_total = _greedy_total(task.model)
         return BlockSolution(task.index, rows, cols, dist, n_best, "sparse", proven, greedy_total)
-    small = DENSE_PAIRS if task.method != "greedy" else min(DENSE_PAIRS, GREEDY_DENSE_PAIRS)
+    greedy_bound = GREEDY_DENSE_PAIRS if task.greedy_dense_pairs is None else task.greedy_dense_pairs
+    small = DENSE_PAIRS if task.method != "greedy" else min(DENSE_PAIRS, greedy_bound)
     if n_ext * n_rel <= small and dense_fits:
         return _dense(task)
     embedded = embedding(task.model)
@@ -97,6 +105,8 @@ def solve_block(task: BlockTask) -> BlockSolution:
             rows, cols, dist, n_best = tree_sequential(task.model, embedded, task.order)
         return BlockSolution(task.index, rows, cols, dist, n_best, "kd-tree")
     if task.method == "greedy" and isinstance(task.model, MatchWeights):
+        from attack.linkage import fs_candidates  # numba, loaded on first use
+
         found = fs_candidates.level_greedy(task.model)
         if found is not None:
             return BlockSolution(task.index, *found, "match-levels")
@@ -106,6 +116,23 @@ def solve_block(task: BlockTask) -> BlockSolution:
     return BlockSolution(task.index, rows, cols, dist, n_best, "chunked")
 
 
+def greedy_dense_bound(sizes: Iterable[tuple[int, int]], memory_budget: int = DEFAULT_MEMORY_BUDGET) -> int:
+    """The bound of pairs up to which a run's Procedure II blocks are solved dense.
+
+    The k-d tree beats the dense matrix above ``GREEDY_DENSE_PAIRS`` once its compiled loops are
+    loaded, but loading them costs a fresh process ``LOOP_LOAD_SECONDS``. When every block of
+    the run (``sizes``: external and release rows of each) above that bound has at most
+    ``LOADED_DENSE_PAIRS`` pairs and fits the memory budget, and solving them all dense takes
+    less than the loading, they are solved dense: the same links, distances and tie counts
+    (the tree's are the dense ones), without the loops.
+    """
+    larger = [n_ext * n_rel for n_ext, n_rel in sizes if n_ext * n_rel > GREEDY_DENSE_PAIRS]
+    if all(p <= LOADED_DENSE_PAIRS and p * DENSE_BYTES_PER_PAIR <= memory_budget for p in larger) and (
+            sum(larger) * SECONDS_PER_DENSE_PAIR <= LOOP_LOAD_SECONDS):
+        return LOADED_DENSE_PAIRS
+    return GREEDY_DENSE_PAIRS
+
+
 def _dense(task: BlockTask) -> BlockSolution:
     n_ext, n_rel = task.model.sizes
     cost = task.model.cost(np.arange(n_ext), np.arange(n_rel))
@@ -113,9 +140,11 @@ def _dense(task: BlockTask) -> BlockSolution:
     chosen = cost[rows, cols]
     n_best = np.empty(rows.size, dtype=np.int64)
     step = max(1, 2**22 // max(n_rel, 1))  # count ties in slices of rows, not on a copy
+    in_order = rows.size == n_ext and bool(np.all(rows == np.arange(n_ext)))
     for start in range(0, rows.size, step):
         part = slice(start, start + step)
-        near = np.abs(cost[rows[part]] - chosen[part, None]) <= TIE_TOLERANCE
+        block = cost[part] if in_order else cost[rows[part]]  # a view when the rows are all in order
+        near = np.abs(block - chosen[part, None]) <= TIE_TOLERANCE
         n_best[part] = near.sum(axis=1)
     if task.method != "hungarian":
         return BlockSolution(task.index, rows, cols, chosen, n_best, "dense")

@@ -35,12 +35,10 @@ When the graph outgrows the memory budget, the block is reported as approximate.
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from attack.linkage.assignment import TIE_TOLERANCE
 from attack.linkage.candidates import CandidateLists, embedding, rounding
 from attack.linkage.distances import DistanceModel
-from attack.linkage.shortest_path import Assignment
 
 FIRST_K = 128
 #: Pairs of the lifted query added per record that breaks the proof, per round.
@@ -140,6 +138,8 @@ def _generate(model, cols, costs, padding, scale, embedded, budget):
     """Solve the candidate graph, add the pairs that break the lifted check, solve again from
     the same matching and potentials, until none breaks it (proven) or the graph outgrows
     ``budget``: ``(rows, links, proven)``."""
+    from attack.linkage.shortest_path import Assignment  # numba, loaded on first use
+
     n_ext, n_rel = model.sizes
     x_ext, x_rel, constant = embedded
     root = np.sqrt(scale)  # a power of two: exact
@@ -167,6 +167,8 @@ def _match(n_ext, n_rel, cols, costs, padding):
     """The optimal matching of the graph of each row's candidates ``cols`` (rows sorted), the
     row duals ``u`` and the column potentials ``p`` (real columns, then each row's "no link"
     column); ``u`` and ``p`` are None when rounding left duals that break a candidate edge."""
+    from attack.linkage.shortest_path import Assignment  # numba, loaded on first use
+
     edge_row = np.repeat(np.arange(n_ext), cols.shape[1])
     state = Assignment(n_ext, n_rel + n_ext)
     return _match_edges(state, n_rel, edge_row, cols.ravel(), costs.ravel(), padding)
@@ -219,6 +221,8 @@ def _breaking(u, p, embedded, n_rel, k):
     lift = np.sqrt(np.maximum(-p[:n_rel], 0.0))
     points = np.column_stack([x_rel, lift])
     queries = np.column_stack([x_ext, np.zeros(len(x_ext))])
+    from scipy.spatial import cKDTree  # imported on use: a noticeable share of start-up
+
     tree = cKDTree(points)
     relative, grain, floor, _ = rounding(queries, points)
 

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.spatial import cKDTree
 
 from attack.io.readers import Table
 from attack.linkage.candidates import embedding
@@ -57,6 +56,8 @@ def runner_up(links: Links, memory_budget: int = DEFAULT_MEMORY_BUDGET) -> np.nd
             out[rows] = np.inf
             continue
         if embedded is not None and block.pairs is None:
+            from scipy.spatial import cKDTree  # imported on use: a noticeable share of start-up
+
             tree = cKDTree(embedded[1][block.release])
             _, nearest = tree.query(embedded[0][rows], k=2)
             first, second = block.release[nearest[:, 0]], block.release[nearest[:, 1]]

@@ -3,7 +3,7 @@
 Usage (the peers come with the ``bench`` extra)::
 
     pip install -e ".[bench]"
-    python benchmarks/peers/run.py [--quick] [--timeout SECONDS]
+    python benchmarks/peers/run.py [--quick] [--timeout SECONDS] [--only KIND ...]
 
 Each call runs in its own process with this interpreter; time is measured inside the process
 (from the data in memory to the result), peak resident memory from ``wait4`` (interpreter,
@@ -17,7 +17,8 @@ baseline) and ``bench_cap.py`` (SDMetrics' CAP trio). The exact assignment compa
 
 The last column is attack's speed-up (peer time / attack time) and what was compared for
 agreement: correct links, total distance, or the risks and scores with their intervals.
-``--quick`` uses smaller data (a minute in all).
+``--quick`` uses smaller data (a minute in all); ``--only linkage exact`` runs only the rows of
+those kinds (``linkage``, ``exact``, ``synthetic``, ``cap``).
 """
 
 from __future__ import annotations
@@ -192,6 +193,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller data (about a minute)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per call (default 300)")
+    parser.add_argument("--only", nargs="+", choices=sorted(CHILDREN), help="run only the rows of these kinds")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -203,6 +205,8 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for task, data, kind, ours_args, theirs_args in cases(args.quick, Path(tmp)):
+            if args.only and kind not in args.only:
+                continue
             ours, our_peak, our_note = measure(ours_args, args.timeout)
             theirs, their_peak, their_note = measure(theirs_args, args.timeout)
             mine = f"{ours['seconds']:.2f} s, {our_peak:.0f} MiB" if ours else our_note

@@ -213,3 +213,29 @@ def test_sparse_hungarian_is_exact_on_distances_near_1e_12(seed):
     assert proven and rows.size == n_ext
     assert dist.sum() == pytest.approx(optimum, rel=1e-9, abs=0)
     np.testing.assert_array_equal(dist, cost[rows, links])
+
+
+def test_a_run_with_few_larger_greedy_blocks_stays_dense():
+    # 450,000 / 2,000,000 / 2,000,001 pairs; 400 blocks of 1,000,000 pairs take 12 s dense
+    assert solvers.greedy_dense_bound([(600, 750), (100, 100)]) == solvers.LOADED_DENSE_PAIRS
+    assert solvers.greedy_dense_bound([(1000, 2000)]) == solvers.LOADED_DENSE_PAIRS
+    assert solvers.greedy_dense_bound([(1000, 2000), (1, 2_000_001)]) == solvers.GREEDY_DENSE_PAIRS
+    assert solvers.greedy_dense_bound([(1000, 1000)] * 400) == solvers.GREEDY_DENSE_PAIRS
+    assert solvers.greedy_dense_bound([(600, 750)], memory_budget=450_000 * 16 - 1) == solvers.GREEDY_DENSE_PAIRS
+
+
+def test_a_small_greedy_run_gives_the_tree_links_without_the_tree():
+    rng = np.random.default_rng(5)
+    n = 700  # 490,000 pairs: above GREEDY_DENSE_PAIRS
+    ext = pd.DataFrame({"g": ["a"] * n, "x": np.round(rng.lognormal(3, 1, n))})
+    rel = ext.assign(x=np.round(ext.x * rng.uniform(0.9, 1.1, n)))
+    keys = (Metric("x"),)
+    small = _links(ext, rel, keys, "greedy", BUDGET)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solvers, "LOOP_LOAD_SECONDS", 0.0)
+        tree = _links(ext, rel, keys, "greedy", BUDGET)
+    assert [s.solver for s in small.solutions] == ["dense"]
+    assert [s.solver for s in tree.solutions] == ["kd-tree"]
+    np.testing.assert_array_equal(small.release_row, tree.release_row)
+    np.testing.assert_array_equal(small.distance, tree.distance)
+    np.testing.assert_array_equal(small.n_best, tree.n_best)
