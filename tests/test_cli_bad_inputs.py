@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_checks import refused
 from click.testing import CliRunner
 from fixtures import EXTERNAL, ORIGINAL, RELEASE
 
@@ -16,18 +17,6 @@ from attack.cli import main
 def run(*args) -> tuple[int, str]:
     result = CliRunner().invoke(main, [str(a) for a in args])
     return result.exit_code, result.output
-
-
-def refused(*args, says: str, outputs: tuple[Path, ...] = ()) -> str:
-    code, output = run(*args)
-    assert code == 2, output
-    assert "Traceback" not in output
-    errors = [line for line in output.splitlines() if line.startswith("attack: error:")]
-    assert len(errors) == 1, output
-    assert says in errors[0], errors[0]
-    for path in outputs:
-        assert not Path(path).exists(), path
-    return errors[0]
 
 
 @pytest.fixture()

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from cli_checks import refused
 from click.testing import CliRunner
 from fixtures import EXTERNAL, ORIGINAL, RELEASE
 
@@ -53,17 +54,6 @@ def made(tmp_path_factory) -> dict[str, Path]:
             "scenario_result": folder / "s.json"}
 
 
-def refused(args: list, says: str, outputs: tuple[Path, ...] = ()) -> None:
-    code, output = run(*args)
-    assert code == 2, output
-    assert "Traceback" not in output
-    errors = [line for line in output.splitlines() if line.startswith("attack: error:")]
-    assert len(errors) == 1, output
-    assert says in errors[0], errors[0]
-    for path in outputs:
-        assert not path.exists(), path
-
-
 def _forged(document: dict) -> dict:
     """Every risk 0.9, every mark PASSED, τ 0.5: the audit's forged result."""
     runs = document["runs"] if "runs" in document else [document]
@@ -101,8 +91,8 @@ def test_attack_report_refuses_a_result_it_cannot_trust(made, tmp_path, spoil, b
     spoiled = tmp_path / "spoiled.json"
     spoiled.write_text(change(made[which].read_text(encoding="utf-8")), encoding="utf-8")
     out = tmp_path / "out.html"
-    refused(["report", spoiled, "--out", out, *(["--board", "--context", "public-use"] if board else [])],
-            says, (out,))
+    refused("report", spoiled, "--out", out, *(["--board", "--context", "public-use"] if board else []),
+            says=says, outputs=(out,))
 
 
 def test_attack_report_reports_a_sound_result(made, tmp_path):
@@ -126,7 +116,7 @@ def test_attack_verify_refuses_a_certificate_it_cannot_read(made, tmp_path, spoi
     change, says = CERTIFICATES[spoil]
     spoiled = tmp_path / "certificate.json"
     spoiled.write_text(change(made["certificate"].read_text(encoding="utf-8")), encoding="utf-8")
-    refused(["verify", spoiled, "--offline"], says)
+    refused("verify", spoiled, "--offline", says=says)
 
 
 
@@ -147,11 +137,11 @@ def test_a_scenario_file_it_cannot_read_is_refused_by_every_command(made, tmp_pa
     scenario = made["external"].parent / f"spoiled-{command}-{spoil.replace(' ', '_')}.toml"
     scenario.write_bytes(SCENARIOS[spoil])
     extra = ["--json", tmp_path / "r.json"] if command == "run" else ["--no-browser", "--port", "0"]
-    refused([command, scenario, *extra], SCENARIO_SAYS[spoil], (tmp_path / "r.json",))
+    refused(command, scenario, *extra, says=SCENARIO_SAYS[spoil], outputs=(tmp_path / "r.json",))
 
 
 def test_attack_utility_refuses_a_protection_log_it_cannot_read(made, tmp_path):
     log = tmp_path / "log.json"
     log.write_text('{"method": "noise", "params": ' + "[" * DEEP + "]" * DEEP + "}", encoding="utf-8")
-    refused(["utility", "--original", made["original"], "--release", made["release"], "--protection-log", log],
-            "nested deeper than 64 levels")
+    refused("utility", "--original", made["original"], "--release", made["release"], "--protection-log", log,
+            says="nested deeper than 64 levels")
