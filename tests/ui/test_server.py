@@ -42,6 +42,16 @@ def csrf_of(page: str) -> str:
     return re.search(r'<meta name="csrf-token" content="([0-9a-f]+)">', page).group(1)
 
 
+def _finished(client, seconds: float = 300) -> dict:
+    """The job's status once it is no longer running (polled every 0.1 s, at most ``seconds``)."""
+    for _ in range(int(seconds / 0.1)):
+        status = client.get("/job").json()
+        if not status["running"]:
+            return status
+        time.sleep(0.1)
+    raise AssertionError(f"the job still runs after {seconds} s")
+
+
 def _listening(port: int) -> list[str]:
     """Local addresses in LISTEN state on ``port``, from /proc/net/tcp and tcp6 (Linux)."""
     found = []
@@ -100,12 +110,7 @@ def test_cancel_ends_the_run_and_writes_nothing(served, tmp_path):
     client.post("/scenario", data={"action": "demo", "units": "17000"})
     client.post("/run", data={"kind": "run"})
     client.post("/job/cancel")
-    for _ in range(200):
-        status = client.get("/job").json()
-        if not status["running"]:
-            break
-        time.sleep(0.1)
-    assert status["outcome"] == "cancelled"
+    assert _finished(client, 20)["outcome"] == "cancelled"
     assert not list((tmp_path / "reports").rglob("*.json"))
     assert "Cancelled: nothing was written." in client.get("/results").text
 
@@ -120,10 +125,7 @@ def test_record_level_links_only_on_request_with_the_warning(served, tmp_path):
     client.post("/certificate/keygen", data={"folder": "keys"})
     assert (one.parent / "keys" / "public.pem").exists()
     client.post("/run", data={"kind": "run", "matches": "on", "key": "keys/private.pem"})
-    for _ in range(1200):
-        if not client.get("/job").json()["running"]:
-            break
-        time.sleep(0.25)
+    _finished(client)
     page = client.get("/results").text
     links = one.parent / "reports" / "scenario" / "scenario.links.csv"
     assert links.exists() and links.stat().st_mode & 0o777 == 0o600
@@ -136,21 +138,13 @@ def test_record_level_links_only_on_request_with_the_warning(served, tmp_path):
     assert client.get("/files/scenario.toml").status_code == 404  # only the run's files
     client.post("/certificate/verify", data={"certificate": "reports/scenario/scenario.certificate.json",
                                              "public_key": "keys/public.pem", "mode": "offline"})
-    for _ in range(600):
-        if not client.get("/job").json()["running"]:
-            break
-        time.sleep(0.25)
-    assert client.get("/job").json()["returncode"] == 0
+    assert _finished(client)["returncode"] == 0
     assert 'id="verdict" class="verdict passed">VERIFIED' in client.get("/results").text
     # with its inputs: the certificate in reports/scenario/ reaches the scenario one folder up,
     # since the UI gives the scenario's folder as --root
     client.post("/certificate/verify", data={"certificate": "reports/scenario/scenario.certificate.json",
                                              "public_key": "keys/public.pem", "mode": "inputs"})
-    for _ in range(600):
-        if not client.get("/job").json()["running"]:
-            break
-        time.sleep(0.25)
-    assert client.get("/job").json()["returncode"] == 0
+    assert _finished(client)["returncode"] == 0
     assert 'id="verdict" class="verdict passed">VERIFIED' in client.get("/results").text
 
 
