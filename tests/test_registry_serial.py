@@ -1,0 +1,78 @@
+"""The two shared mechanisms of the typed core: ``attack.registry.Registry`` (one way to
+register a plug-in) and ``attack.serial`` (``to_dict`` derived from a result's fields)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from attack import InputError
+from attack.registry import Registry
+from attack.serial import Serialised, figure, to_plain
+
+
+@dataclass(frozen=True)
+class _Rate(Serialised):
+    value: float | None
+    interval: tuple[float, float] | None = figure(default=None, omit_none=True)
+    label: str = figure(default="x", name="name")
+    links: pd.DataFrame | None = figure(default=None, serialise=False, repr=False)
+
+
+@dataclass(frozen=True)
+class _Outer(Serialised):
+    rate: _Rate
+    by_gamma: dict[str, _Rate]
+    counts: tuple[int, ...]
+
+
+def test_to_dict_follows_the_fields_rules():
+    outer = _Outer(_Rate(np.float64(0.25), (0.1, 0.4), links=pd.DataFrame({"a": [1]})),
+                   {"0.1": _Rate(None)}, (np.int64(3), 4))
+    assert outer.to_dict() == {
+        "rate": {"value": 0.25, "interval": [0.1, 0.4], "name": "x"},
+        "by_gamma": {"0.1": {"value": None, "name": "x"}},
+        "counts": [3, 4],
+    }
+    assert type(outer.to_dict()["rate"]["value"]) is float
+    assert type(outer.to_dict()["counts"][0]) is int
+    assert list(outer.to_dict()) == ["rate", "by_gamma", "counts"]  # declaration order
+
+
+def test_a_hand_written_to_dict_is_used_when_nested():
+    @dataclass(frozen=True)
+    class Own(Serialised):
+        a: int
+
+        def to_dict(self):
+            return {"own": self.a}
+
+    assert to_plain({"k": [Own(2)]}) == {"k": [{"own": 2}]}
+
+
+def test_registry_discovers_registers_and_refuses():
+    reg: Registry[object] = Registry("toy plug-in", "attack.report")
+    reg.add("b", print)
+    reg.add("a", len)
+    reg.add("a", len)  # the same object again: a reload, no error
+    assert reg.names() == ["b", "a"]
+    assert "a" in reg and len(reg) == 2
+    with pytest.raises(TypeError, match="registered twice"):
+        reg.add("a", print)
+    with pytest.raises(InputError, match=r"unknown toy plug-in 'c'.*known: b, a") as caught:
+        reg.get("c", field="measure")
+    assert caught.value.field == "measure"
+    with pytest.raises(InputError, match="did you mean 'a'"):
+        reg.get("aa")
+    ordered: Registry[int] = Registry("number", "attack.report", order=lambda name, value: value)
+
+    @ordered.register("two")
+    def _two():  # the decorator returns what it registers
+        return 2
+
+    ordered.add("one", 1)  # type: ignore[arg-type]
+    ordered.remove("two")
+    assert ordered.names() == ["one"]
