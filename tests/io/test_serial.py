@@ -1,5 +1,4 @@
-"""The two shared mechanisms of the typed core: ``attack.registry.Registry`` (one way to
-register a plug-in) and ``attack.serial`` (``to_dict`` derived from a result's fields)."""
+"""attack.io.serial: a typed result's ``to_dict`` derived from its fields (one mechanism)."""
 
 from __future__ import annotations
 
@@ -7,11 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import pytest
 
-from attack import InputError
-from attack.registry import Registry
-from attack.serial import Serialised, figure, to_plain
+from attack.io.serial import Serialised, figure, to_plain
 
 
 @dataclass(frozen=True)
@@ -51,28 +47,3 @@ def test_a_hand_written_to_dict_is_used_when_nested():
             return {"own": self.a}
 
     assert to_plain({"k": [Own(2)]}) == {"k": [{"own": 2}]}
-
-
-def test_registry_discovers_registers_and_refuses():
-    reg: Registry[object] = Registry("toy plug-in", "attack.report")
-    reg.add("b", print)
-    reg.add("a", len)
-    reg.add("a", len)  # the same object again: a reload, no error
-    assert reg.names() == ["b", "a"]
-    assert "a" in reg and len(reg) == 2
-    with pytest.raises(TypeError, match="registered twice"):
-        reg.add("a", print)
-    with pytest.raises(InputError, match=r"unknown toy plug-in 'c'.*known: b, a") as caught:
-        reg.get("c", field="measure")
-    assert caught.value.field == "measure"
-    with pytest.raises(InputError, match="did you mean 'a'"):
-        reg.get("aa")
-    ordered: Registry[int] = Registry("number", "attack.report", order=lambda name, value: value)
-
-    @ordered.register("two")
-    def _two():  # the decorator returns what it registers
-        return 2
-
-    ordered.add("one", 1)  # type: ignore[arg-type]
-    ordered.remove("two")
-    assert ordered.names() == ["one"]

@@ -16,13 +16,12 @@ the first time it is read, so adding a module is the only edit a new plug-in nee
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import pkgutil
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
-from attack.errors import InputError
+from attack.errors import InputError, did_you_mean
 
 T = TypeVar("T")
 P = TypeVar("P")
@@ -104,9 +103,8 @@ class Registry(Generic[T]):
         self._discover()
         if name in self._entries:
             return self._entries[name]
-        close = difflib.get_close_matches(str(name), list(self._entries), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InputError(f"unknown {self.kind} {name!r}{hint}; known: {', '.join(self.names())}", field=field)
+        raise InputError(f"unknown {self.kind} {name!r}{did_you_mean(name, self._entries)}; "
+                         f"known: {', '.join(self.names())}", field=field)
 
 
 def _qualname(obj: object) -> str:
