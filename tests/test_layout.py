@@ -126,6 +126,15 @@ def test_test_files_are_named_after_their_module():
     assert misnamed_tests(TESTS, PACKAGE) == []
 
 
+def test_no_two_test_files_share_a_name():
+    """pytest imports test files by their base name (tests/ has no __init__.py), so two files of one
+    name in different folders stop the whole run with "import file mismatch"."""
+    where: dict[str, list[str]] = {}
+    for path in sorted(TESTS.rglob("test_*.py")):
+        where.setdefault(path.name, []).append(str(path.relative_to(TESTS)))
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
+
+
 def test_a_topic_named_test_file_is_found(tmp_path):
     for path in ("attack/io/readers.py", "attack/linkage/keys/__init__.py", "tests/io/test_readers.py",
                  "tests/io/test_dialects.py", "tests/linkage/test_keys.py", "tests/nowhere/test_x.py",

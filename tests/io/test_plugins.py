@@ -1,11 +1,11 @@
-"""attack.io.registry: one way to register a plug-in (discovery, order, refusals)."""
+"""attack.io.plugins: one way to register a plug-in (discovery, order, refusals)."""
 
 from __future__ import annotations
 
 import pytest
 
 from attack import InputError
-from attack.io.registry import Registry
+from attack.io.plugins import Registry
 
 
 def test_registry_discovers_registers_and_refuses():
