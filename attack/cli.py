@@ -271,7 +271,7 @@ def protect_command(method: str, input_path: Path, output_path: Path, columns: s
     app.guard([output_path, log_path], [input_path])
     [data] = attack.read_tables([input_path], reading)
     result = attack.protect(data, method, params, columns=app.names(columns) or [], by=by, seed=seed)
-    log = {**result.log, "input": str(input_path), "output": str(output_path)}
+    log = {**result.log, "input": input_path.name, "output": output_path.name}  # names: the log is shared
     app.write({output_path: app.record_file(result.release, output_path), log_path: app.json_file(log)}, [input_path])
     app.note(app.RELEASE_NOTE.format(path=output_path))
     for line in result.log["warnings"]:

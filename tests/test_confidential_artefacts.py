@@ -90,9 +90,13 @@ def test_no_shared_artefact_shows_an_original_value_of_a_small_group(files, tmp_
                          tmp_path / "protected.csv", "--columns", "turnover,employees", "--param", "k=3",
                          "--log", out / "protect.json"]),
     }
+    printed["report"] = _run(["report", out / "link.json", "--board", "--context", "scientific-use",
+                              "--out", out / "link.board.html"])
     artefacts = {p.name: p.read_text(encoding="utf-8") for p in sorted(out.iterdir())}
+    # every file was named by its absolute path; no shared artefact keeps this machine's folders
+    assert [name for name, text in artefacts.items() if str(tmp_path) in text] == []
     assert {"link.json", "link.html", "utility.json", "synth.json", "synth.html", "synth.certificate.json",
-            "synth.certificate.html", "truth.json", "protect.json"} <= set(artefacts)
+            "synth.certificate.html", "truth.json", "protect.json", "link.board.html"} <= set(artefacts)
     _scan({**artefacts, **{f"{k} (printed)": v for k, v in printed.items()}})
     # the scan is not blind: a record-level file written on request holds the planted value
     assert "987654.321" in files["population"].read_text()

@@ -93,8 +93,10 @@ def render_report(result: str | Path, *, board: bool = False, context: str | Non
         from attack.risk.release_context import resolve_context
 
         questionnaire = resolve_context(str(context))
-        command = shlex.join(["attack", "report", str(result), "--board", "--context", str(context),
-                              *(["--pdf", str(pdf)] if pdf else [])])
+        # file names only: the report leaves the secure room, the folders of this machine do not
+        context_word = Path(str(context)).name if Path(str(context)).suffix else str(context)
+        command = shlex.join(["attack", "report", result.name, "--board", "--context", context_word,
+                              *(["--pdf", Path(pdf).name] if pdf else [])])
         text = render_board_html(document, BoardInput(context=questionnaire.recipient, digest=digest,
                                                       file_name=result.name, command=command, docs=docs,
                                                       versions=versions, questionnaire=questionnaire.record()))
