@@ -1,7 +1,11 @@
-"""The base of every settings table: a number is never read from ``true`` or ``false``.
+"""The base of every settings table: a number is never read from ``true`` or ``false``, and a
+bad value is an ``attack.InputError`` naming the field.
 
 Pydantic converts a boolean into a number (``tau = true`` becomes τ = 1), which would change a
-verdict without a word; ``SettingsModel`` refuses such a value, naming the field.
+verdict without a word; ``SettingsModel`` refuses such a value, naming the field. A settings object
+built directly from Python (``attack.PrivacyClaim(epsilon=0)``) reports its first problem as the
+``InputError`` the command line prints, not as pydantic's ``ValidationError``; a table validated
+inside a larger document (a scenario) is still reported by that document, with its full path.
 """
 
 from __future__ import annotations
@@ -11,9 +15,9 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, model_validator
+from pydantic import BaseModel, ValidationError, model_validator
 
-from attack.errors import InputError
+from attack.errors import InputError, from_validation
 
 
 def takes_booleans(annotation: Any) -> bool:
@@ -36,7 +40,14 @@ def takes_booleans(annotation: Any) -> bool:
 
 
 class SettingsModel(BaseModel):
-    """A pydantic model that refuses ``true``/``false`` where its field expects a number."""
+    """A pydantic model that refuses ``true``/``false`` where its field expects a number and
+    raises ``InputError`` when built with a bad value."""
+
+    def __init__(self, /, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise from_validation(exc, model=type(self)) from None
 
     @model_validator(mode="before")
     @classmethod

@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from attack.errors import InputError, from_validation
+from attack.errors import InputError
 from attack.io.readers import code_column, numeric_column, source_name
 from attack.io.strict import SettingsModel
 from attack.linkage.column import ColumnSetting, build
@@ -112,10 +112,7 @@ class AnyBlock(SettingsModel):
     def __init__(self, *alternatives: Block | str | Mapping, **data: Any) -> None:
         if alternatives:
             data["any"] = tuple(as_block(a) for a in alternatives)
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            raise from_validation(exc, model=type(self)) from None
+        super().__init__(**data)
 
     @field_validator("any", mode="before")
     @classmethod

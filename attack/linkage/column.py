@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
-from attack.errors import InputError, from_validation
+from attack.errors import InputError
 from attack.io.strict import SettingsModel
 
 
@@ -40,10 +40,7 @@ class ColumnSetting(SettingsModel):
     def __init__(self, name: str | None = None, /, **data: Any) -> None:
         if name is not None:
             data["name"] = name
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            raise from_validation(exc, model=type(self)) from None
+        super().__init__(**data)
 
     @property
     def external_column(self) -> str:

@@ -31,9 +31,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from multiprocessing.context import BaseContext
 from typing import Any, Literal, TypeVar
 
-from pydantic import ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
-from attack.errors import InputError, from_validation
+from attack.errors import InputError
 from attack.io.strict import SettingsModel
 from attack.linkage.limits import DENSE_PAIRS, GREEDY_DENSE_PAIRS
 
@@ -117,12 +117,6 @@ class Engine(SettingsModel):
     jobs: int | None = Field(None, ge=1, strict=True, description="Worker processes (default: all cores).")
     scheduler: str | None = Field(None, min_length=1, description="Dask scheduler address, e.g. tcp://host:8786.")
     memory_budget: int | str | None = Field(None, description="Bytes, or a size such as 2GiB or 512MiB.")
-
-    def __init__(self, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            raise from_validation(exc, model=type(self)) from None
 
     @field_validator("memory_budget", mode="before")
     @classmethod

@@ -21,12 +21,11 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
-    ValidationError,
     create_model,
     model_validator,
 )
 
-from attack.errors import InputError, from_validation
+from attack.errors import InputError
 from attack.io.strict import SettingsModel
 from attack.linkage.assignment import METHODS
 from attack.linkage.blocking import AnyBlock, Block, Blocking, as_block, blocking_entry, make_blocks
@@ -109,12 +108,6 @@ class Linkage(SettingsTable):
                                  "waves (docs/method/structure.md).")
     trajectory: bool = Field(default=False, description="With wave: the growth of every metric key between "
                              "consecutive waves is a key too.")
-
-    def __init__(self, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            raise from_validation(exc, model=type(self)) from None
 
     @model_validator(mode="after")
     def _consistent(self) -> Linkage:
