@@ -102,7 +102,8 @@ def augment(ptr: np.ndarray, col: np.ndarray, cost: np.ndarray, v: np.ndarray, r
 
 
 @njit_inner()
-def edge_cost(ptr, col, cost, i, j, default):  # pragma: no cover - compiled
+def edge_cost(ptr: np.ndarray, col: np.ndarray, cost: np.ndarray, i: int, j: int,  # pragma: no cover - compiled
+              default: float) -> float:
     """The cost of the edge (i, j), ``default`` when there is none."""
     found = default
     for e in range(ptr[i], ptr[i + 1]):
@@ -112,8 +113,10 @@ def edge_cost(ptr, col, cost, i, j, default):  # pragma: no cover - compiled
 
 
 @njit_inner()
-def shortest_path(f, ptr, col, cost, v, row_of_col, matched_cost, dist, pred, done, touched,
-                  heap_d, heap_j):  # pragma: no cover - compiled
+def shortest_path(f: int, ptr: np.ndarray, col: np.ndarray, cost: np.ndarray, v: np.ndarray,  # pragma: no cover - compiled
+                  row_of_col: np.ndarray, matched_cost: np.ndarray, dist: np.ndarray, pred: np.ndarray,
+                  done: np.ndarray, touched: np.ndarray, heap_d: np.ndarray,
+                  heap_j: np.ndarray) -> tuple[int, float, int]:
     """Dijkstra from the free row ``f`` until a free column is done: that column and its
     distance (-1 and 0 when none is reachable) and how many columns were labelled (the first of
     ``touched``); ``dist``, ``pred`` and ``done`` hold the labels."""
@@ -133,8 +136,9 @@ def shortest_path(f, ptr, col, cost, v, row_of_col, matched_cost, dist, pred, do
 
 
 @njit_inner()
-def label_row(i, u_i, ptr, col, cost, v, dist, pred, done, touched, n_touched,
-              heap_d, heap_j, size):  # pragma: no cover - compiled
+def label_row(i: int, u_i: float, ptr: np.ndarray, col: np.ndarray, cost: np.ndarray,  # pragma: no cover - compiled
+              v: np.ndarray, dist: np.ndarray, pred: np.ndarray, done: np.ndarray, touched: np.ndarray,
+              n_touched: int, heap_d: np.ndarray, heap_j: np.ndarray, size: int) -> tuple[int, int]:
     """Label the columns of row ``i`` not yet done whose distance through it is shorter;
     returns the counts of labelled columns and of heap entries."""
     for e in range(ptr[i], ptr[i + 1]):
@@ -152,7 +156,8 @@ def label_row(i, u_i, ptr, col, cost, v, dist, pred, done, touched, n_touched,
 
 
 @njit_inner()
-def heap_push(heap_d, heap_j, size, nd, k):  # pragma: no cover - compiled
+def heap_push(heap_d: np.ndarray, heap_j: np.ndarray, size: int, nd: float,  # pragma: no cover - compiled
+              k: int) -> int:
     """Push (nd, k) onto the heap of ``size`` entries (sift up); returns the new size."""
     at = size
     while at > 0:
@@ -166,7 +171,8 @@ def heap_push(heap_d, heap_j, size, nd, k):  # pragma: no cover - compiled
 
 
 @njit_inner()
-def nearest_open(heap_d, heap_j, size, done, dist):  # pragma: no cover - compiled
+def nearest_open(heap_d: np.ndarray, heap_j: np.ndarray, size: int, done: np.ndarray,  # pragma: no cover - compiled
+                 dist: np.ndarray) -> tuple[int, float, int]:
     """Pop the heap down to the nearest column not yet done whose entry is its current distance:
     the column, its distance and the heap's new size (column -1 when the heap runs out)."""
     while size > 0:
@@ -193,7 +199,8 @@ def nearest_open(heap_d, heap_j, size, done, dist):  # pragma: no cover - compil
 
 
 @njit_inner()
-def settle(v, dist, done, touched, n_touched, delta):  # pragma: no cover - compiled
+def settle(v: np.ndarray, dist: np.ndarray, done: np.ndarray, touched: np.ndarray,  # pragma: no cover - compiled
+           n_touched: int, delta: float) -> None:
     """Lower the potentials of the done columns by how much nearer than ``delta`` they are, and
     reset the labels of every labelled column."""
     for t in range(n_touched):
@@ -204,7 +211,9 @@ def settle(v, dist, done, touched, n_touched, delta):  # pragma: no cover - comp
 
 
 @njit_inner()
-def flip_path(f, end, ptr, col, cost, pred, row_of_col, col_of_row, matched_cost):  # pragma: no cover - compiled
+def flip_path(f: int, end: int, ptr: np.ndarray, col: np.ndarray, cost: np.ndarray,  # pragma: no cover - compiled
+              pred: np.ndarray, row_of_col: np.ndarray, col_of_row: np.ndarray,
+              matched_cost: np.ndarray) -> None:
     """Match the columns of the path from row ``f`` to the free column ``end`` to their
     predecessors, each row to the next column along it."""
     j = end
