@@ -87,6 +87,12 @@ def njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     return decorate
 
 
+def njit_inner() -> Callable[[Callable[..., Any]], Any]:
+    """:func:`njit` for a loop called only by other compiled loops: kept on disk like the others,
+    but without the wrappers that let Python call it (a good part of compiling a small loop)."""
+    return njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+
 def _function_cache() -> type:
     """numba's function cache, looking first in ``NUMBA_CACHE_DIR`` (when set), then in
     :func:`module_folder`. Defined on first use: it subclasses numba's classes."""

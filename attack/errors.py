@@ -93,30 +93,51 @@ def from_validation(exc: Any, *, model: type | None = None, context: str | None 
         field = ".".join(p for p in (dotted(loc, prefix), inner.field) if p)
         message = f"{context}: {inner.message}" if context else inner.message
         return InputError(message, file=file, field=field or None)
-    if kind == "extra_forbidden":
-        allowed = _allowed_fields(model, loc[:-1]) if model is not None else []
-        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-        message = f"unknown field {loc[-1]!r}"
-        message += f"; did you mean {close[0]!r}?" if close else (
-            f"; allowed: {', '.join(sorted(allowed))}" if allowed else "")
-    elif kind == "union_tag_invalid":
-        tags = [t.strip(" '") for t in error["ctx"]["expected_tags"].split(",")]
-        close = difflib.get_close_matches(str(error["ctx"]["tag"]), tags, n=1)
-        message = f"unknown type {error['ctx']['tag']!r}; " + (
-            f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(tags)}")
-    elif kind == "union_tag_not_found":
-        message = f"needs a {error['ctx']['discriminator']}"
-        if model is not None and "type" in error["ctx"]["discriminator"]:
-            message += " (metric, nominal, ordinal, hierarchical or string)"
-    elif kind == "missing":
-        message = "this field is required"
-    elif kind in ("value_error", "assertion_error"):
-        message = _expected(error)
-    else:
-        message = f"{_expected(error)}, got {error.get('input')!r}"
+    message = _MESSAGES.get(kind, _got)(error, loc, model)
     if context:
         message = f"{context}: {message}"
     return InputError(message, file=file, field=dotted(loc, prefix) or None)
+
+
+def _unknown_field(error: dict, loc: tuple[Any, ...], model: Any) -> str:
+    allowed = _allowed_fields(model, loc[:-1]) if model is not None else []
+    close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+    message = f"unknown field {loc[-1]!r}"
+    return message + (f"; did you mean {close[0]!r}?" if close else (
+        f"; allowed: {', '.join(sorted(allowed))}" if allowed else ""))
+
+
+def _unknown_tag(error: dict, loc: tuple[Any, ...], model: Any) -> str:
+    tags = [t.strip(" '") for t in error["ctx"]["expected_tags"].split(",")]
+    close = difflib.get_close_matches(str(error["ctx"]["tag"]), tags, n=1)
+    return f"unknown type {error['ctx']['tag']!r}; " + (
+        f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(tags)}")
+
+
+def _missing_tag(error: dict, loc: tuple[Any, ...], model: Any) -> str:
+    message = f"needs a {error['ctx']['discriminator']}"
+    if model is not None and "type" in error["ctx"]["discriminator"]:
+        message += " (metric, nominal, ordinal, hierarchical or string)"
+    return message
+
+
+def _required(error: dict, loc: tuple[Any, ...], model: Any) -> str:
+    return "this field is required"
+
+
+def _failed_check(error: dict, loc: tuple[Any, ...], model: Any) -> str:
+    return _expected(error)
+
+
+def _got(error: dict, loc: tuple[Any, ...], model: Any) -> str:
+    return f"{_expected(error)}, got {error.get('input')!r}"
+
+
+#: The message of each kind of pydantic error, from the error, the user's location and the
+#: model; any other kind says what was expected and what came (``_got``).
+_MESSAGES = {"extra_forbidden": _unknown_field, "union_tag_invalid": _unknown_tag,
+             "union_tag_not_found": _missing_tag, "missing": _required,
+             "value_error": _failed_check, "assertion_error": _failed_check}
 
 
 #: Pydantic's phrases and the plainer ones a statistician reads in their place.
@@ -168,23 +189,25 @@ def _user_path(model: Any, loc: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(p for p in loc if not _is_label(p))
     current, out = [model], []
     for part in loc:
-        kinds = _unwrap(current)
-        if isinstance(part, int):
+        written, current = _step(_unwrap(current), part)
+        if written:
             out.append(part)
-            items = [a for k in kinds if typing.get_origin(k) in (list, tuple) for a in typing.get_args(k)]
-            current = [a for a in items if a is not Ellipsis] or kinds
-            continue
-        fields = [f for m in kinds if hasattr(m, "model_fields") for f in [_field(m, part)] if f is not None]
-        values = [typing.get_args(k)[1] for k in kinds if typing.get_origin(k) is dict and _is_key(k, part)]
-        if fields:
-            out.append(part)
-            current = [f.annotation for f in fields]
-        elif values:
-            out.append(part)
-            current = values
-        else:  # the label of the union member that failed: the location stays where it is
-            current = kinds
     return tuple(out)
+
+
+def _step(kinds: list[Any], part: Any) -> tuple[bool, list[Any]]:
+    """Whether the user wrote ``part`` of a location at the annotations ``kinds``, and the
+    annotations below it (``kinds`` again for the label of the union member that failed)."""
+    if isinstance(part, int):
+        items = [a for k in kinds if typing.get_origin(k) in (list, tuple) for a in typing.get_args(k)]
+        return True, [a for a in items if a is not Ellipsis] or kinds
+    fields = [f for m in kinds if hasattr(m, "model_fields") for f in [_field(m, part)] if f is not None]
+    if fields:
+        return True, [f.annotation for f in fields]
+    values = [typing.get_args(k)[1] for k in kinds if typing.get_origin(k) is dict and _is_key(k, part)]
+    if values:
+        return True, values
+    return False, kinds
 
 
 def _is_key(mapping: Any, part: str) -> bool:

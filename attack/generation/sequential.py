@@ -201,6 +201,28 @@ def _plan(frame: pd.DataFrame, columns: Sequence[str] | None, method: Mapping[st
           visit_sequence: Sequence[str] | None, predictors: Mapping[str, Sequence[str]] | None,
           strata: Sequence[str], keep: Sequence[str]) -> _Plan:
     strata, keep = tuple(strata), tuple(keep)
+    visit = _visit(frame, columns, visit_sequence, strata, keep)
+    given = dict(method)
+    _known(frame, list(given), "method", allowed=visit)
+    usable = tuple(c for c in keep if frame[c].nunique(dropna=False) < len(frame))
+    # the first column has nothing to predict it from unless a kept column does: drawn from its values
+    methods = {name: _method(name, given.get(name, "sample" if i == 0 and not usable else default_method))
+               for i, name in enumerate(visit)}
+    passive = {c: m[1:].strip() for c, m in methods.items() if m.startswith("~")}
+    before = {name: usable + visit[:i] for i, name in enumerate(visit)}
+    chosen_predictors = {}
+    for name in visit:
+        wanted = tuple((predictors or {}).get(name, before[name]))
+        _known(frame, wanted, f"predictors.{name}", allowed=keep + visit[:visit.index(name)])
+        chosen_predictors[name] = () if methods[name] == "sample" or name in passive else wanted
+    _check_passive(frame, visit, passive, before)
+    return _Plan(visit, methods, chosen_predictors, passive, strata, keep)
+
+
+def _visit(frame: pd.DataFrame, columns: Sequence[str] | None, visit_sequence: Sequence[str] | None,
+           strata: tuple[str, ...], keep: tuple[str, ...]) -> tuple[str, ...]:
+    """The visit sequence: the given one or the chosen columns less strata and kept columns,
+    every column of the file, none twice, none a stratum or kept."""
     _known(frame, strata, "strata")
     _known(frame, keep, "keep")
     if set(keep) & set(strata):
@@ -213,35 +235,31 @@ def _plan(frame: pd.DataFrame, columns: Sequence[str] | None, method: Mapping[st
         raise InputError("visit_sequence: a column is listed twice", field="visit_sequence")
     if set(visit) & (set(strata) | set(keep)):
         raise InputError("visit_sequence: a stratum or kept column cannot be synthesised", field="visit_sequence")
-    given = dict(method)
-    _known(frame, list(given), "method", allowed=visit)
-    usable = tuple(c for c in keep if frame[c].nunique(dropna=False) < len(frame))
-    methods = {}
-    for i, name in enumerate(visit):
-        first = i == 0 and not usable  # nothing to predict it from: drawn from its values
-        chosen_method = given.get(name, "sample" if first else default_method).strip()
-        if not chosen_method.startswith("~") and chosen_method not in METHODS:
-            hint = difflib.get_close_matches(chosen_method, list(METHODS), n=1)
-            raise InputError(
-                f"unknown synthesis method {chosen_method!r}"
-                + (f"; did you mean {hint[0]!r}?" if hint else f"; expected one of {', '.join(METHODS)} or '~ formula'"),
-                field=f"method.{name}",
-            )
-        methods[name] = chosen_method
-    passive = {c: m[1:].strip() for c, m in methods.items() if m.startswith("~")}
-    before = {name: usable + visit[:i] for i, name in enumerate(visit)}
-    chosen_predictors = {}
-    for name in visit:
-        wanted = tuple((predictors or {}).get(name, before[name]))
-        _known(frame, wanted, f"predictors.{name}", allowed=keep + visit[:visit.index(name)])
-        chosen_predictors[name] = () if methods[name] == "sample" or name in passive else wanted
+    return visit
+
+
+def _method(name: str, method: str) -> str:
+    """The method of column ``name``: a known one or a passive ``~ formula``."""
+    method = method.strip()
+    if not method.startswith("~") and method not in METHODS:
+        hint = difflib.get_close_matches(method, list(METHODS), n=1)
+        raise InputError(
+            f"unknown synthesis method {method!r}"
+            + (f"; did you mean {hint[0]!r}?" if hint else f"; expected one of {', '.join(METHODS)} or '~ formula'"),
+            field=f"method.{name}",
+        )
+    return method
+
+
+def _check_passive(frame: pd.DataFrame, visit: tuple[str, ...], passive: Mapping[str, str],
+                   before: Mapping[str, tuple[str, ...]]) -> None:
+    """Refuse a passive column whose formula uses a column synthesised after it."""
     for name, expression in passive.items():
         used = [c for c in frame.columns if c in expression]
         late = [c for c in used if c in visit and c not in before[name]]
         if late:
             raise InputError(f"the passive column {name!r} uses {late}, which come later in the visit sequence",
                              field=f"method.{name}")
-    return _Plan(visit, methods, chosen_predictors, passive, strata, keep)
 
 
 def _known(frame: pd.DataFrame, names: Sequence[str], field_name: str, allowed: Sequence[str] | None = None) -> None:

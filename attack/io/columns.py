@@ -381,49 +381,85 @@ def describe_column(frame: pd.DataFrame, column: str, codes: Collection[str] = (
     ``identifier`` is reported for codes or whole numbers that are present and unique in every
     row, ``text`` for codes with more distinct values than half the rows (names, addresses);
     both only from ten rows on."""
-    values = frame[column]
-    n = len(values)
-    number = is_number(frame, column, codes)
-    notes: list[str] = []
-    if number:
-        floats = values.astype("float64").to_numpy(na_value=np.nan) if not \
-            pd.api.types.is_datetime64_any_dtype(values.dtype) else None
-        text = None
-    else:
-        floats = None
-        text = pd.Series(code_column(frame, column, warn=False), dtype=object)
-    present = values.notna() if text is None else text.notna()
-    n_present = int(present.sum())
-    distinct = int(values[present].nunique()) if text is None else int(text.dropna().nunique())
-    leading = 0 if text is None else int(text.dropna().str.match(r"^[+-]?0[0-9]").sum())
-    role = "number" if number else "code"
-    whole = floats is not None and bool(np.all(np.isnan(floats) | (floats == np.round(floats))))
-    if n_present == n and distinct == n and n >= 10 and (not number or whole):
-        role = "identifier"
-    elif not number and distinct * 2 > n and n >= 10:
-        role = "text"
-    if floats is not None:
-        infinite = np.flatnonzero(np.isinf(floats))
+    reading = _ColumnReading.of(frame, column, codes)
+    values, n = reading.values, len(reading.values)
+    role = reading.role()
+    shown = values[reading.present] if reading.text is None else reading.text.dropna()
+    examples = tuple(quote(v, 30).strip("'\"") if isinstance(v, str) else _shown(v)
+                     for v in shown.drop_duplicates().head(3))
+    return ColumnSummary(column, role, str(values.dtype), 1 - reading.n_present / n if n else 0.0,
+                         reading.distinct, reading.leading, examples, reading.notes(frame, column, role))
+
+
+@dataclass(frozen=True)
+class _ColumnReading:
+    """A column read once for its summary: its values, whether it holds numbers, the numbers as
+    floats (None for codes and dates), the codes as text (None for numbers), which values are
+    present, how many, how many distinct, how many codes have a leading zero, and whether every
+    number is whole."""
+
+    values: pd.Series
+    number: bool
+    floats: np.ndarray | None
+    text: pd.Series | None
+    present: pd.Series
+    n_present: int
+    distinct: int
+    leading: int
+    whole: bool
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame, column: str, codes: Collection[str]) -> _ColumnReading:
+        values = frame[column]
+        number = is_number(frame, column, codes)
+        floats, text = None, None
+        if not number:
+            text = pd.Series(code_column(frame, column, warn=False), dtype=object)
+        elif not pd.api.types.is_datetime64_any_dtype(values.dtype):
+            floats = values.astype("float64").to_numpy(na_value=np.nan)
+        present = values.notna() if text is None else text.notna()
+        distinct = int(values[present].nunique()) if text is None else int(text.dropna().nunique())
+        leading = 0 if text is None else int(text.dropna().str.match(_LEADING_ZERO).sum())
+        whole = floats is not None and bool(np.all(np.isnan(floats) | (floats == np.round(floats))))
+        return cls(values, number, floats, text, present, int(present.sum()), distinct, leading, whole)
+
+    def role(self) -> str:
+        """``identifier``, ``text``, ``number`` or ``code`` (``describe_column``)."""
+        n = len(self.values)
+        if self.n_present == n and self.distinct == n and n >= 10 and (not self.number or self.whole):
+            return "identifier"
+        if not self.number and self.distinct * 2 > n and n >= 10:
+            return "text"
+        return "number" if self.number else "code"
+
+    def notes(self, frame: pd.DataFrame, column: str, role: str) -> tuple[str, ...]:
+        """The warnings about the column, in the order ``attack inspect`` shows them."""
+        notes = list(self._number_notes(column, role))
+        if self.n_present == 0:
+            notes.append("every value is missing")
+        mixed = None if self.number else mixed_number_column(frame, column)
+        if mixed is not None:
+            notes.append(f"mostly numbers, but row {mixed + 1} holds {quote(self.values.iloc[mixed])}: "
+                         "declare it missing (--na) or correct it")
+        if self.leading:
+            notes.append(f"{self.leading} codes with a leading zero (kept as text)")
+        return tuple(notes)
+
+    def _number_notes(self, column: str, role: str) -> list[str]:
+        """An infinite value, and whole numbers of one width that may be codes."""
+        if self.floats is None:
+            return []
+        notes = []
+        infinite = np.flatnonzero(np.isinf(self.floats))
         if infinite.size:
             notes.append(f"infinite value in row {infinite[0] + 1}: every command will refuse it")
-        finite = floats[np.isfinite(floats)]
-        if role == "number" and whole and finite.size > 1:
+        finite = self.floats[np.isfinite(self.floats)]
+        if role == "number" and self.whole and finite.size > 1:
             widths = {len(str(abs(int(v)))) for v in np.unique(finite)}
             if len(widths) == 1 and widths.pop() >= 2 and (finite >= 0).all():
                 notes.append("whole numbers of one width: if these are codes (NACE, region), "
                              f"declare them (--code {column})")
-    if n_present == 0:
-        notes.append("every value is missing")
-    mixed = None if number else mixed_number_column(frame, column)
-    if mixed is not None:
-        notes.append(f"mostly numbers, but row {mixed + 1} holds {quote(values.iloc[mixed])}: "
-                     "declare it missing (--na) or correct it")
-    if leading:
-        notes.append(f"{leading} codes with a leading zero (kept as text)")
-    shown = values[present].drop_duplicates().head(3) if text is None else text.dropna().drop_duplicates().head(3)
-    examples = tuple(quote(v, 30).strip("'\"") if isinstance(v, str) else _shown(v) for v in shown)
-    return ColumnSummary(column, role, str(values.dtype), 1 - n_present / n if n else 0.0,
-                         distinct, leading, examples, tuple(notes))
+        return notes
 
 
 def _shown(value: object) -> str:

@@ -11,21 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from attack._loops import njit
+from attack._loops import njit, njit_inner
 
 
-def _inner():
-    """``njit`` for a loop called only by other compiled loops: kept on disk like the others,
-    but without the wrappers that let Python call it (a good part of compiling a small loop)."""
-    return njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
-
-
-@_inner()
+@njit_inner()
 def before(c1, r1, k1, c2, r2, k2):  # pragma: no cover - compiled
     return c1 < c2 or (c1 == c2 and (r1 < r2 or (r1 == r2 and k1 < k2)))
 
 
-@_inner()
+@njit_inner()
 def push(cost, row, col, size, c, r, k):  # pragma: no cover - compiled
     at = size
     while at > 0:
@@ -38,7 +32,7 @@ def push(cost, row, col, size, c, r, k):  # pragma: no cover - compiled
     return size + 1
 
 
-@_inner()
+@njit_inner()
 def pop(cost, row, col, size):  # pragma: no cover - compiled
     size -= 1
     c, r, k = cost[size], row[size], col[size]
@@ -59,7 +53,7 @@ def pop(cost, row, col, size):  # pragma: no cover - compiled
     return size
 
 
-@_inner()
+@njit_inner()
 def lower_cost(emb, constant, margin):  # pragma: no cover - compiled
     """A lower bound of the exact distance of every pair whose embedded squared distance is at
     least ``emb``; ``margin`` from ``attack.linkage.candidates.rounding`` (the bound is
@@ -68,14 +62,14 @@ def lower_cost(emb, constant, margin):  # pragma: no cover - compiled
     return e - constant - (margin[0] * (e + abs(constant)) + margin[1] * np.sqrt(e) + margin[2])
 
 
-@_inner()
+@njit_inner()
 def upper_cost(emb, constant, margin):  # pragma: no cover - compiled
     """An upper bound of the exact distance of every pair whose embedded squared distance is at
     most ``emb``."""
     return emb - constant + margin[0] * (emb + abs(constant)) + margin[1] * np.sqrt(emb) + margin[2]
 
 
-@_inner()
+@njit_inner()
 def squared(p, q):  # pragma: no cover - compiled
     dist = 0.0
     for c in range(p.size):
@@ -84,7 +78,7 @@ def squared(p, q):  # pragma: no cover - compiled
     return dist
 
 
-@_inner()
+@njit_inner()
 def best_group(g, query, points, perm, start, end, left, right, lo, hi, alive, front, rows, ptr, rep_e, rep_r,
                constant, margin, metric, a, b, offset, scale, weight):  # pragma: no cover - compiled
     """The nearest release value group with free records for external group ``g``: ``(exact
@@ -122,7 +116,7 @@ def best_group(g, query, points, perm, start, end, left, right, lo, hi, alive, f
     return best_c, best_j, best_h, ties == 1
 
 
-@_inner()
+@njit_inner()
 def tree_links(left, right, start, end, perm, n_points):  # pragma: no cover - compiled
     """Parent of every node and leaf of every point of a tree from ``build_tree``."""
     parent = np.full(left.size, -1, np.int64)
@@ -249,7 +243,7 @@ def tie_counts(groups, costs, x_ext, x_rel, ext_ptr, ext_rows, rel_ptr, rel_rows
     return out
 
 
-@_inner()
+@njit_inner()
 def reach_to(query, lo, hi, node):  # pragma: no cover - compiled
     """Squared distance from ``query`` to the farthest corner of a node's box."""
     reach = 0.0
@@ -289,7 +283,11 @@ def rank_value(values, n, k):  # pragma: no cover - compiled
 
 @njit()
 def build_tree(points, leaf):  # pragma: no cover - compiled
-    m, d = points.shape
+    """The k-d tree over ``points``: nodes split at the median of their widest dimension until
+    they hold at most ``leaf`` points (or only identical ones). Returns the permutation of the
+    points (a node holds ``perm[start:end]``), each node's start, end and children (-1 for a
+    leaf) and its bounding box ``lo``, ``hi``."""
+    m = points.shape[0]
     capacity = 2 * (m // ((leaf + 1) // 2) + 1) + 1
     perm = np.arange(m)
     start = np.zeros(capacity, np.int64)
@@ -308,36 +306,61 @@ def build_tree(points, leaf):  # pragma: no cover - compiled
         s, e = start[node], end[node]
         if e - s <= leaf:
             continue
-        dim, widest = 0, -1.0
-        for c in range(d):
-            low, high = np.inf, -np.inf
-            for i in range(s, e):
-                v = points[perm[i], c]
-                low = min(low, v)
-                high = max(high, v)
-            if high - low > widest:
-                dim, widest = c, high - low
+        dim, widest = widest_dimension(points, perm, s, e)
         if widest <= 0.0:
             continue  # identical points: one leaf
-        half = (e - s) // 2
-        for i in range(s, e):
-            values[i - s] = points[perm[i], dim]
-        median = rank_value(values, e - s, half)
-        at = 0
-        for side in range(3):  # below, at and above the median
-            for i in range(s, e):
-                v = points[perm[i], dim]
-                if (side == 0 and v < median) or (side == 1 and v == median) or (side == 2 and v > median):
-                    scratch[at] = perm[i]
-                    at += 1
-        for i in range(s, e):  # a loop: slice assignment compiles numpy's shape checks
-            perm[i] = scratch[i - s]
+        half = split_at_median(points, perm, s, e, dim, values, scratch)
         left[node], right[node] = nodes, nodes + 1
         start[nodes], end[nodes] = s, s + half
         start[nodes + 1], end[nodes + 1] = s + half, e
         todo[top], todo[top + 1] = nodes, nodes + 1
         top += 2
         nodes += 2
+    lo, hi = node_boxes(points, perm, start, end, left, right, nodes)
+    return perm, start[:nodes].copy(), end[:nodes].copy(), left[:nodes].copy(), right[:nodes].copy(), lo, hi
+
+
+@njit_inner()
+def widest_dimension(points, perm, s, e):  # pragma: no cover - compiled
+    """The dimension in which the points ``perm[s:e]`` spread widest (the first of equals), and
+    their spread in it."""
+    dim, widest = 0, -1.0
+    for c in range(points.shape[1]):
+        low, high = np.inf, -np.inf
+        for i in range(s, e):
+            v = points[perm[i], c]
+            low = min(low, v)
+            high = max(high, v)
+        if high - low > widest:
+            dim, widest = c, high - low
+    return dim, widest
+
+
+@njit_inner()
+def split_at_median(points, perm, s, e, dim, values, scratch):  # pragma: no cover - compiled
+    """Reorder ``perm[s:e]`` into the points below, at and above the median of dimension
+    ``dim`` (each part in its order); returns the size of the lower half."""
+    half = (e - s) // 2
+    for i in range(s, e):
+        values[i - s] = points[perm[i], dim]
+    median = rank_value(values, e - s, half)
+    at = 0
+    for side in range(3):  # below, at and above the median
+        for i in range(s, e):
+            v = points[perm[i], dim]
+            if (side == 0 and v < median) or (side == 1 and v == median) or (side == 2 and v > median):
+                scratch[at] = perm[i]
+                at += 1
+    for i in range(s, e):  # a loop: slice assignment compiles numpy's shape checks
+        perm[i] = scratch[i - s]
+    return half
+
+
+@njit_inner()
+def node_boxes(points, perm, start, end, left, right, nodes):  # pragma: no cover - compiled
+    """The bounding box of each of the first ``nodes`` nodes: a leaf's from its points, an inner
+    node's from its children's."""
+    d = points.shape[1]
     lo = np.empty((nodes, d))
     hi = np.empty((nodes, d))
     for node in range(nodes - 1, -1, -1):  # children were made after their parent
@@ -352,10 +375,10 @@ def build_tree(points, leaf):  # pragma: no cover - compiled
             for c in range(d):
                 lo[node, c] = min(lo[left[node], c], lo[right[node], c])
                 hi[node, c] = max(hi[left[node], c], hi[right[node], c])
-    return perm, start[:nodes].copy(), end[:nodes].copy(), left[:nodes].copy(), right[:nodes].copy(), lo, hi
+    return lo, hi
 
 
-@_inner()
+@njit_inner()
 def gap_to(query, lo, hi, node):  # pragma: no cover - compiled
     gap = 0.0
     for c in range(query.size):
@@ -368,7 +391,7 @@ def gap_to(query, lo, hi, node):  # pragma: no cover - compiled
     return gap
 
 
-@_inner()
+@njit_inner()
 def children(query, lo, hi, left, right, node):  # pragma: no cover - compiled
     """A node's children, the farther from ``query`` first, with their squared gaps to it."""
     near, far = left[node], right[node]
@@ -378,7 +401,7 @@ def children(query, lo, hi, left, right, node):  # pragma: no cover - compiled
     return far, far_gap, near, near_gap
 
 
-@_inner()
+@njit_inner()
 def nearest(query, k, points, perm, start, end, left, right, lo, hi):  # pragma: no cover - compiled
     """Positions of the ``k`` nearest points and the k-th squared distance."""
     d = points.shape[1]
@@ -420,7 +443,7 @@ def nearest(query, k, points, perm, start, end, left, right, lo, hi):  # pragma:
     return best_i[:filled].copy(), best_d[filled - 1]
 
 
-@_inner()
+@njit_inner()
 def cost(row, j, metric, a, b, offset, scale, weight):  # pragma: no cover - compiled
     total = 0.0
     for key in range(metric.size):
@@ -441,7 +464,7 @@ def cost(row, j, metric, a, b, offset, scale, weight):  # pragma: no cover - com
     return total
 
 
-@_inner()
+@njit_inner()
 def order(cols, costs):  # pragma: no cover - compiled
     """Sort one list in place by distance, then record (insertion: lists are short or
     nearly sorted, the tree returns them by embedded distance)."""

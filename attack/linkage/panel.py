@@ -92,34 +92,60 @@ def panel_waves(sides: Sequence[PanelSide]) -> list[str]:
     return sorted(shared, key=_natural)
 
 
+@dataclass(frozen=True)
+class _PanelKeys:
+    """What a panel view needs of a linkage: its keys' names in both files, its blocks' names
+    in both files, the metric keys and the keys whose growth is a key too."""
+
+    names: tuple[str, ...]
+    external_names: tuple[str, ...]
+    blocks: tuple[str, ...]
+    external_blocks: tuple[str, ...]
+    metric: tuple[str, ...]
+    growth: frozenset[str]
+
+    @classmethod
+    def of(cls, linkage: Linkage) -> _PanelKeys:
+        """The panel keys of ``linkage``; an error for a key a panel cannot carry by wave."""
+        keys = list(linkage.keys)
+        bad = [k.name for k in keys if len(k.columns) != 1 or not isinstance(k, Metric | Nominal | Ordinal)]
+        if bad:
+            raise InputError(f"a panel key is metric, nominal or ordinal, one column each; {bad[0]!r} is not",
+                             field="keys")
+        metric = tuple(k.name for k in keys if isinstance(k, Metric))
+        return cls(names=tuple(k.name for k in keys), external_names=tuple(k.external_column for k in keys),
+                   blocks=tuple(b.name for b in linkage.blocks),
+                   external_blocks=tuple(b.external_column for b in linkage.blocks),
+                   metric=metric, growth=frozenset(metric) if linkage.trajectory else frozenset())
+
+
 def wave_view(external: PanelSide, release: PanelSide, original: PanelSide | None, linkage: Linkage,
               waves: Sequence[str], columns: Sequence[str] = ()) -> WaveView:
     """The unit-level view after ``waves`` (module docstring); ``columns`` are further release and
     original columns carried at their last wave (targets, cells)."""
-    keys = list(linkage.keys)
-    bad = [k.name for k in keys if len(k.columns) != 1 or not isinstance(k, Metric | Nominal | Ordinal)]
-    if bad:
-        raise InputError(f"a panel key is metric, nominal or ordinal, one column each; {bad[0]!r} is not",
-                         field="keys")
-    names = [k.name for k in keys]
-    ext_names = [k.external_column for k in keys]
-    blocks = [b.name for b in linkage.blocks]
-    ext_blocks = [b.external_column for b in linkage.blocks]
-    metric = [k.name for k in keys if isinstance(k, Metric)]
-    fills = _fills(external, release, ext_names, names, metric, waves)
-    growth = set(metric) if linkage.trajectory else set()
-    ext = _units(external, waves, dict(zip(ext_names, names, strict=True)), dict(zip(ext_blocks, blocks, strict=True)),
-                 fills, set(metric), growth)
-    rel = _units(release, waves, dict(zip(names, names, strict=True)),
-                 {c: c for c in [*blocks, *columns]}, fills, set(metric), growth)
+    plan = _PanelKeys.of(linkage)
+    fills = _fills(external, release, plan.external_names, plan.names, plan.metric, waves)
+    metric, growth = set(plan.metric), set(plan.growth)
+    ext = _units(external, waves, dict(zip(plan.external_names, plan.names, strict=True)),
+                 dict(zip(plan.external_blocks, plan.blocks, strict=True)), fills, metric, growth)
+    rel = _units(release, waves, dict(zip(plan.names, plan.names, strict=True)),
+                 {c: c for c in [*plan.blocks, *columns]}, fills, metric, growth)
     orig = None if original is None else _units(original, waves, {}, {c: c for c in columns}, fills, set(), set())
+    return WaveView(tuple(waves), ext, rel, orig, _wave_linkage(linkage, waves, plan.metric))
+
+
+def _wave_linkage(linkage: Linkage, waves: Sequence[str], metric: Sequence[str]) -> Linkage:
+    """The linkage of the unit-level files: a key per key and wave (``key@wave``), with
+    ``trajectory`` a growth key per metric key and later wave (``key~wave``), and the blocks
+    plus the block of the waves present."""
+    keys = list(linkage.keys)
     wave_keys = [k.model_copy(update={"name": f"{k.name}@{t}", "external_name": None}) for t in waves for k in keys]
     if linkage.trajectory:
         wave_keys += [Metric(name=f"{c}~{t}", weight=k.weight) for t in waves[1:] for k in keys for c in [k.name]
                       if c in metric]
     block = [b.model_copy(update={"external_name": None}) for b in linkage.blocks] + [Block(name=PRESENCE)]
     spec = linkage.model_copy(update={"keys": wave_keys, "block": block, "wave": None, "trajectory": False})
-    return WaveView(tuple(waves), ext, rel, orig, Linkage(**{f: getattr(spec, f) for f in Linkage.model_fields}))
+    return Linkage(**{f: getattr(spec, f) for f in Linkage.model_fields})
 
 
 def wave_column(linkage: Linkage) -> tuple[str, str]:

@@ -53,33 +53,38 @@ def soundex(value: str | None) -> str | None:
     return (letters[0] + "".join(digits) + "000")[:4]
 
 
+#: The Kölner Phonetik digit of every letter whose digit does not depend on its neighbours.
+_COLOGNE = {**dict.fromkeys("AEIJOUY", "0"), "H": "", "B": "1", **dict.fromkeys("FVW", "3"),
+            **dict.fromkeys("GKQ", "4"), "L": "5", **dict.fromkeys("MN", "6"), "R": "7",
+            **dict.fromkeys("SZ", "8")}
+
+
+def _cologne_p(before: str, after: str, first: bool) -> str:
+    return "3" if after == "H" else "1"
+
+
+def _cologne_dt(before: str, after: str, first: bool) -> str:
+    return "8" if after in ("C", "S", "Z") else "2"
+
+
+def _cologne_c(before: str, after: str, first: bool) -> str:
+    if first:
+        return "4" if after and after in "AHKLOQRUX" else "8"
+    return "4" if after and after in "AHKOQUX" and before not in ("S", "Z") else "8"
+
+
+def _cologne_x(before: str, after: str, first: bool) -> str:
+    return "8" if before in ("C", "K", "Q") else "48"
+
+
+#: The digit rule of every letter that depends on its neighbours: rule(before, after, first).
+_COLOGNE_BY_CONTEXT = {"P": _cologne_p, "D": _cologne_dt, "T": _cologne_dt, "C": _cologne_c, "X": _cologne_x}
+
+
 def _cologne_digit(before: str, letter: str, after: str, first: bool) -> str:
     """The digit of ``letter`` between ``before`` and ``after`` ("" at the ends); "" for ``H``."""
-    if letter in "AEIJOUY":
-        return "0"
-    if letter == "H":
-        return ""
-    if letter == "B" or (letter == "P" and after != "H"):
-        return "1"
-    if letter in "DT":
-        return "8" if after in ("C", "S", "Z") else "2"
-    if letter in "FVW" or letter == "P":
-        return "3"
-    if letter in "GKQ":
-        return "4"
-    if letter == "C":
-        if first:
-            return "4" if after and after in "AHKLOQRUX" else "8"
-        return "4" if after and after in "AHKOQUX" and before not in ("S", "Z") else "8"
-    if letter == "X":
-        return "8" if before in ("C", "K", "Q") else "48"
-    if letter == "L":
-        return "5"
-    if letter in "MN":
-        return "6"
-    if letter == "R":
-        return "7"
-    return "8"  # S, Z
+    by_context = _COLOGNE_BY_CONTEXT.get(letter)
+    return by_context(before, after, first) if by_context else _COLOGNE[letter]
 
 
 def cologne(value: str | None) -> str | None:

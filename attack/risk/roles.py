@@ -149,7 +149,13 @@ def assign_roles(
 
 def _inferred(release: Table | pd.DataFrame, truth: Table | pd.DataFrame, column: str,
               codes: Collection[str], cells: Collection[str], external: np.ndarray | None) -> tuple[str, str]:
-    frame = frame_of(release)
+    """The role and reason of an undeclared column: rules 3 to 8 of the module docstring."""
+    return _by_name(release, column, external) or _by_content(release, truth, column, codes, cells)
+
+
+def _by_name(release: Table | pd.DataFrame, column: str, external: np.ndarray | None) -> tuple[str, str] | None:
+    """Rules 3 to 6: a direct identifier, a weight, a cluster id or a stratum, from the column's
+    name (and, for an identifier, its uniqueness); None when none applies."""
     tokens = _tokens(column)
     lower = "_".join(tokens)
     if _DIRECT_NAMES.match(lower):
@@ -166,6 +172,14 @@ def _inferred(release: Table | pd.DataFrame, truth: Table | pd.DataFrame, column
         return "cluster_id", "named like an identifier or a cluster (household, enterprise) and shared by records"
     if set(tokens) & _STRATUM_TOKENS:
         return "stratum", "named like a stratum"
+    return None
+
+
+def _by_content(release: Table | pd.DataFrame, truth: Table | pd.DataFrame, column: str,
+                codes: Collection[str], cells: Collection[str]) -> tuple[str, str]:
+    """Rules 7 and 8: other (cell variables, codes, text, numeric codes, columns the original
+    lacks) or a target (every other number column)."""
+    frame = frame_of(release)
     if column in cells:
         return "other", "a cell variable (codes)"
     if column not in frame_of(truth).columns:
