@@ -201,37 +201,56 @@ def coarsen_by_count(
 
     codes = code_column(data, column)
     present = np.flatnonzero(pd.notna(pd.Series(codes, dtype=object)).to_numpy())
-    fine, inverse = np.unique(codes[present].astype(str), return_inverse=True)
-    mapping = {code: code[:depths[0]] for code in fine.tolist()}
-    cells = [] if not groups else [data[g].iloc[present].to_numpy(dtype=object) for g in groups]
-
-    def parent(code: str) -> str | None:
-        shorter = [d for d in depths if d < len(code)]
-        return code[:shorter[0]] if shorter else None
-
-    while True:
-        released = np.array([mapping[c] for c in fine.tolist()], dtype=object)[inverse]
-        counts = pd.DataFrame({"code": released, **{f"by{i}": v for i, v in enumerate(cells)}})
-        sizes = counts.groupby(list(counts.columns), dropna=False, sort=True).size()
-        small = sizes[sizes < n_min]
-        failing = {key[0] if isinstance(key, tuple) else key for key in small.index}
-        movable = [c for c in failing if parent(c) is not None]
-        if not movable:
-            break
-        deepest = max(len(c) for c in movable)
-        parents = {parent(c) for c in movable if len(c) == deepest}
-        for code, out in mapping.items():
-            for p in parents:
-                if out.startswith(p):
-                    mapping[code] = p
-
+    cells = [data[g].iloc[present].to_numpy(dtype=object) for g in groups]
+    released, mapping, small = _CountCoarsening(codes[present].astype(str), cells, depths, n_min).run()
     result = data.copy()
     values = np.full(len(data), None, dtype=object)
     values[present] = released
     result[column] = pd.Series(values, index=data.index, dtype="str")
     small_cells = tuple(tuple(str(part) for part in (key if isinstance(key, tuple) else (key,)))
                         for key in small.index)
-    return Recoding(data=result, mapping=dict(mapping), small_cells=small_cells)
+    return Recoding(data=result, mapping=mapping, small_cells=small_cells)
+
+
+@dataclass(frozen=True)
+class _CountCoarsening:
+    """The codes present (as text), their ``by`` cell values, the allowed code lengths (longest
+    first) and the smallest cell size of ``coarsen_by_count``."""
+
+    codes: np.ndarray
+    cells: list[np.ndarray]
+    depths: list[int]
+    n_min: int
+
+    def parent(self, code: str) -> str | None:
+        shorter = [d for d in self.depths if d < len(code)]
+        return code[:shorter[0]] if shorter else None
+
+    def run(self) -> tuple[np.ndarray, dict[str, str], pd.Series]:
+        """Released codes, the code map and the cells still too small: the deepest codes of
+        small cells move to their parent, with every released code under it, until no small
+        cell can move."""
+        fine, inverse = np.unique(self.codes, return_inverse=True)
+        mapping = {code: code[:self.depths[0]] for code in fine.tolist()}
+        while True:
+            released = np.array([mapping[c] for c in fine.tolist()], dtype=object)[inverse]
+            small = self.small(released)
+            movable = [c for c in {key[0] if isinstance(key, tuple) else key for key in small.index}
+                       if self.parent(c) is not None]
+            if not movable:
+                return released, mapping, small
+            deepest = max(len(c) for c in movable)
+            parents = {self.parent(c) for c in movable if len(c) == deepest}
+            for code, out in mapping.items():
+                for p in parents:
+                    if p is not None and out.startswith(p):
+                        mapping[code] = p
+
+    def small(self, released: np.ndarray) -> pd.Series:
+        """Sizes of the cells (released code × ``by`` values) with fewer than ``n_min`` units."""
+        counts = pd.DataFrame({"code": released, **{f"by{i}": v for i, v in enumerate(self.cells)}})
+        sizes = counts.groupby(list(counts.columns), dropna=False, sort=True).size()
+        return sizes[sizes < self.n_min]
 
 
 @protection_method(
