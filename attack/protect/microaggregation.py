@@ -210,7 +210,7 @@ def _separate_plan(
 @protection_method(
     "separate-ma", family="microaggregation",
     summary="each variable separately, groups of k, last group k..2k-1",
-    params={"k": GROUP_SIZE, "min_gap": Param("float", 0.0, help="minimum relative gap between group means")})
+    params={"k": GROUP_SIZE, "min_gap": Param("float", 0.0, help="minimum relative gap between group means", ge=0)})
 def separate_microaggregation(
     data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
     min_gap: float | None = None, k_max: int | None = None,

@@ -8,20 +8,20 @@ row order and index kept; missing codes stay missing.
 
 from __future__ import annotations
 
-import csv
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
 from attack.io.readers import code_column
+from attack.protect.mapping_file import read_mapping
 from attack.protect.noise import checked_numeric, column_list
 from attack.protect.registry import REQUIRED, Param, protection_method
+from attack.protect.validated import validated
 
 __all__ = [
     "EHS_SUF",
@@ -128,10 +128,11 @@ def _check_level(level: int, what: str = "level") -> int:
     return int(level)
 
 
+@validated
 @protection_method(
     "coarsen", family="reduction", column_mode="each", numeric=False, seeded=False,
     summary="hierarchical codes to a prefix length, explicit merges or a preset",
-    params={"level": Param("int", None, help="keep this many leading characters"),
+    params={"level": Param("int", None, help="keep this many leading characters", ge=1),
             "merges": Param("mapping", None, help="CSV with columns from,to"),
             "preset": Param("str", None, ("kse_suf", "ehs_suf"), "Part XI industry map")})
 def coarsen(
@@ -156,8 +157,6 @@ def coarsen(
         merges = PRESETS[preset]
     if merges is None and level is None:
         raise InputError("coarsening needs a level, merges or a preset")
-    if level is not None:
-        level = _check_level(level)
     rules = _text_map(merges or {}, "coarsening merges")
 
     def target(code: str) -> str | None:
@@ -253,6 +252,7 @@ class _CountCoarsening:
         return sizes[sizes < self.n_min]
 
 
+@validated
 @protection_method(
     "recode", family="reduction", column_mode="each", numeric=False, seeded=False,
     summary="categories through a mapping file with columns from,to",
@@ -287,39 +287,6 @@ def east_west(
     codes = pd.unique(code_column(data, column_list(data, [column])[0]))
     eastern = {c: east for c in codes if c is not None and _longest_prefix(c, prefixes)}
     return recode(data, column, eastern, default=west)
-
-
-def read_mapping(path: str | Path) -> dict[str, str]:
-    """Read a code map from a CSV file with columns ``from`` and ``to`` (codes kept as text).
-
-    Errors name the file and the 1-based data row: missing columns, empty codes, a ``from``
-    code given twice.
-    """
-    path = Path(path)
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            header = [name.strip() for name in reader.fieldnames or []]
-            if "from" not in header or "to" not in header:
-                raise InputError(f"a mapping file needs columns 'from' and 'to', found {header}",
-                                 file=str(path))
-            reader.fieldnames = header
-            mapping: dict[str, str] = {}
-            for row, record in enumerate(reader, start=1):
-                source = (record.get("from") or "").strip()
-                target = (record.get("to") or "").strip()
-                if not source or not target:
-                    raise InputError("empty code", file=str(path),
-                                     column="from" if not source else "to", row=row)
-                if source in mapping:
-                    raise InputError(f"code {source!r} is mapped twice", file=str(path),
-                                     column="from", row=row)
-                mapping[source] = target
-    except OSError as error:
-        raise InputError(f"cannot read mapping file: {error.strerror}", file=str(path)) from None
-    except (UnicodeDecodeError, csv.Error) as error:
-        raise InputError(f"not a readable CSV file: {error}", file=str(path)) from None
-    return mapping
 
 
 def size_classes(
@@ -375,22 +342,15 @@ def _tail_code(
     names, x = checked_numeric(data, [column], "top/bottom coding")
     if sum(arg is not None for arg in (cut, quantile, count)) != 1:
         raise InputError("give exactly one of cut, quantile and the number of extreme units")
-    if replace not in ("censor", "mean"):
-        raise InputError(f"replace must be 'censor' or 'mean', got {replace!r}")
     values = x[:, 0]
     present = values[~np.isnan(values)]
     sign = 1.0 if top else -1.0                    # bottom coding = top coding of −x
     if cut is not None:
-        if not math.isfinite(cut):
-            raise InputError(f"cut-off must be finite, got {cut!r}")
         threshold = float(cut)
     elif quantile is not None:
-        if not 0 < quantile < 1:
-            raise InputError(f"quantile must lie in (0, 1), got {quantile!r}")
         threshold = float(np.quantile(present, quantile)) if present.size else 0.0
     else:
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) \
-                or not 0 < count < present.size:
+        if not count < present.size:
             raise InputError(f"number of extreme units must be in 1…{present.size - 1}, "
                              f"got {count!r}")
         threshold = sign * float(np.sort(sign * present)[::-1][count])
@@ -403,11 +363,13 @@ def _tail_code(
     return result
 
 
+@validated
 @protection_method(
     "top-code", family="reduction", column_mode="each", seeded=False,
     summary="cap large values or replace them by their mean",
-    params={"cut": Param("float", None), "quantile": Param("float", None),
-            "largest": Param("int", None),
+    params={"cut": Param("float", None, help="cut-off"),
+            "quantile": Param("float", None, help="cut-off as a quantile of the present values", gt=0, lt=1),
+            "largest": Param("int", None, help="number of largest units", ge=1),
             "replace": Param("str", "censor", ("censor", "mean"))})
 def top_code(
     data: pd.DataFrame, column: str, cut: float | None = None, quantile: float | None = None,
@@ -423,11 +385,13 @@ def top_code(
     return _tail_code(data, column, cut, quantile, largest, replace, top=True)
 
 
+@validated
 @protection_method(
     "bottom-code", family="reduction", column_mode="each", seeded=False,
     summary="raise small values or replace them by their mean",
-    params={"cut": Param("float", None), "quantile": Param("float", None),
-            "smallest": Param("int", None, help="number of smallest units"),
+    params={"cut": Param("float", None, help="cut-off"),
+            "quantile": Param("float", None, help="cut-off as a quantile of the present values", gt=0, lt=1),
+            "smallest": Param("int", None, help="number of smallest units", ge=1),
             "replace": Param("str", "censor", ("censor", "mean"))})
 def bottom_code(
     data: pd.DataFrame, column: str, cut: float | None = None, quantile: float | None = None,
@@ -460,6 +424,7 @@ def drop_units(data: pd.DataFrame, which: str | Sequence[bool] | pd.Series) -> p
     return data[~mask.to_numpy(dtype=bool)]
 
 
+@validated
 @protection_method(
     "drop-units", family="reduction", column_mode="none", numeric=False, seeded=False,
     summary="delete the units matching a filter, e.g. \"employees >= 250\"",
