@@ -134,7 +134,7 @@ def _check_level(level: int, what: str = "level") -> int:
     summary="hierarchical codes to a prefix length, explicit merges or a preset",
     params={"level": Param("int", None, help="keep this many leading characters", ge=1),
             "merges": Param("mapping", None, help="CSV with columns from,to"),
-            "preset": Param("str", None, ("kse_suf", "ehs_suf"), "Part XI industry map")})
+            "preset": Param("str", None, tuple(PRESETS), "Part XI industry map")})
 def coarsen(
     data: pd.DataFrame, column: str, level: int | None = None,
     merges: Mapping[str, str] | None = None, preset: str | None = None,
@@ -152,8 +152,6 @@ def coarsen(
     if preset is not None:
         if merges is not None or level is not None:
             raise InputError("give a preset or merges/level, not both")
-        if preset not in PRESETS:
-            raise InputError(f"unknown coarsening preset {preset!r}; known: {sorted(PRESETS)}")
         merges = PRESETS[preset]
     if merges is None and level is None:
         raise InputError("coarsening needs a level, merges or a preset")
