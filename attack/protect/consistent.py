@@ -31,6 +31,7 @@ from attack.protect.microaggregation import (
 from attack.protect.noise import _positive_factors, _released, checked_numeric, seeded_streams
 from attack.protect.registry import REQUIRED, Param, protection_method
 from attack.protect.swapping import swap_partners, swap_window
+from attack.protect.validated import validated
 
 _UNIT = Param("str", REQUIRED, help="unit id column: the rows of one unit share it across waves")
 
@@ -48,6 +49,7 @@ def _units(data: pd.DataFrame, unit: str, columns: Sequence[str]) -> tuple[np.nd
     return codes.astype(np.int64), len(uniques)
 
 
+@validated
 @protection_method("panel-noise", family="noise",
                    summary="multiplicative noise 1 + s·Z, one factor per unit and variable for all waves",
                    params={"unit": _UNIT, "s": Param("float", REQUIRED, gt=0, help="standard deviation of the factor"),
@@ -97,10 +99,11 @@ def panel_microaggregation(data: pd.DataFrame, columns: Sequence[str], unit: str
     return _released(data, names, np.where(np.isnan(x), np.nan, means))
 
 
+@validated
 @protection_method("panel-rank-swap", family="swapping",
                    summary="rank swapping with partners chosen once and kept in every wave",
                    params={"unit": _UNIT, "wave": Param("str", REQUIRED, help="wave column"),
-                           "p": Param("float", REQUIRED, help="rank window, percent of the units")})
+                           "p": Param("float", REQUIRED, help="rank window, percent of the units", gt=0, le=100)})
 def panel_rank_swap(data: pd.DataFrame, columns: Sequence[str], unit: str, wave: str, p: float,
                     seed: int = 0) -> pd.DataFrame:
     """Per column: units ranked by their mean over the waves (ties by a seeded random key), paired

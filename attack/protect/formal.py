@@ -14,10 +14,12 @@ import pandas as pd
 
 from attack.errors import InputError
 from attack.protect.registry import Param, protection_method
+from attack.protect.validated import validated
 
 __all__ = ["formal_release"]
 
 
+@validated
 @protection_method(
     "formal", family="reduction", column_mode="none", numeric=False,
     summary="drop direct identifiers and shuffle the rows (FORMAL, docs/method/protection.md)",

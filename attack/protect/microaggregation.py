@@ -24,6 +24,7 @@ import pandas as pd
 from attack.errors import InputError
 from attack.protect.mdav_index import mdav_groups
 from attack.protect.registry import REQUIRED, Param, protection_method
+from attack.protect.validated import validated
 
 __all__ = [
     "GroupSizes",
@@ -210,7 +211,7 @@ def _separate_plan(
 @protection_method(
     "separate-ma", family="microaggregation",
     summary="each variable separately, groups of k, last group k..2k-1",
-    params={"k": GROUP_SIZE, "min_gap": Param("float", 0.0, help="minimum relative gap between group means")})
+    params={"k": GROUP_SIZE, "min_gap": Param("float", 0.0, help="minimum relative gap between group means", ge=0)})
 def separate_microaggregation(
     data: pd.DataFrame, columns: Sequence[str], k: int = 3, seed: int = 0,
     min_gap: float | None = None, k_max: int | None = None,
@@ -358,6 +359,7 @@ def hoehne_size_search(
             for column, x in values.items()]
 
 
+@validated
 @protection_method(
     "hoehne-ma", family="microaggregation", summary="Höhne's variance-preserving one-dimensional MA (Höhne (2008))",
     params={"m": Param("int", 3, help="(initial) group size", ge=HANDBOOK_MIN_K),
@@ -387,8 +389,6 @@ def hoehne_microaggregation(
     permutes each column's released values over its non-missing rows, as the documentation does;
     by default values go back to their own rows and the release-wide row shuffle applies.
     """
-    if variant not in ("hoehne", "documented"):
-        raise InputError(f"variant must be 'hoehne' or 'documented', got {variant!r}")
     if remainder is None:
         remainder = "own_group" if variant == "documented" else "merge_last"
     elif variant == "documented" and remainder != "own_group":

@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 
 from attack.errors import InputError
 from attack.protect.registry import REQUIRED, Param, protection_method
+from attack.protect.validated import validated
 
 __all__ = [
     "additive_noise",
@@ -42,8 +43,9 @@ CONTROLLED_ATTEMPTS = 100
 
 _CORRECT = Param("str", "none", ("none", "trans", "trans_grupp"),
                  "moment correction afterwards: whole file (_trans) or blocks of 100")
-_F = Param("float", REQUIRED, help="shift f of the factor mixture, e.g. 0.08")
-_S = Param("float", REQUIRED, help="standard deviation s of each component, e.g. 0.02")
+_F = Param("float", REQUIRED, help="shift f of the factor mixture, e.g. 0.08 (both bases 1 ± f positive)",
+           gt=0, lt=1)
+_S = Param("float", REQUIRED, help="standard deviation s of each component, e.g. 0.02", ge=0)
 
 
 # --- shared helpers -------------------------------------------------------------------------------
@@ -150,8 +152,9 @@ def kim_transform(x_noisy: np.ndarray, d: float, mu: np.ndarray | float) -> np.n
     return np.asarray(x_noisy, dtype="float64") * scale + (1.0 - scale) * np.asarray(mu)
 
 
+@validated
 @protection_method("additive-noise", family="noise", summary="correlated additive noise d·Σ, Kim's correction by default",
-                   params={"d": Param("float", REQUIRED), "kim_correction": Param("bool", True), "correct": _CORRECT})
+                   params={"d": Param("float", REQUIRED, help="noise covariance as a share of the data's", gt=0), "kim_correction": Param("bool", True), "correct": _CORRECT})
 def additive_noise(
     data: pd.DataFrame, columns: Sequence[str], d: float, kim_correction: bool = True,
     seed: int = 0,
@@ -165,7 +168,6 @@ def additive_noise(
     rescales towards the column means (each column's mean over its present values) and restores
     means and covariance in expectation.
     """
-    d = _check_range("d", d, 0.0, math.inf)
     names, x = checked_numeric(data, columns, "additive noise")
     root = _covariance_root(x, names, "additive noise")
     noisy = x + _correlated_normal(x.shape[0], root, d, seeded_streams(seed, len(names)))
@@ -174,8 +176,10 @@ def additive_noise(
     return _released(data, names, noisy)
 
 
+@validated
 @protection_method("lognormal-noise", family="noise", summary="Kim-Winkler log-normal noise",
-                   params={"d": Param("float", REQUIRED), "shift": Param("float", 0.0), "correct": _CORRECT})
+                   params={"d": Param("float", REQUIRED, help="noise covariance as a share of that of ln(X + c)", gt=0, lt=1),
+                           "shift": Param("float", 0.0, help="constant c added before the logarithm"), "correct": _CORRECT})
 def lognormal_noise(
     data: pd.DataFrame, columns: Sequence[str], d: float, shift: float = 0.0, seed: int = 0
 ) -> pd.DataFrame:
@@ -186,8 +190,6 @@ def lognormal_noise(
     Every present value must satisfy ``X + c > 0``. With a shift ``c ≠ 0`` zeros are no longer
     exact zeros; a warning says so. Users estimate ``σ_w² = var(ln X^a)·d/(1 + d)`` (eq. 6.66).
     """
-    d = _check_range("d", d, 0.0, 1.0)
-    shift = _check_range("shift", shift, -math.inf, math.inf)
     names, x = checked_numeric(data, columns, "log-normal noise")
     shifted = x + shift
     for j, name in enumerate(names):
@@ -205,12 +207,6 @@ def lognormal_noise(
 
 
 # --- multiplicative noise -------------------------------------------------------------------------
-
-
-def _check_f_s(f: float, s: float) -> tuple[float, float]:
-    """Mixture parameters: ``0 < f < 1`` (so both bases are positive) and ``s >= 0``."""
-    return (_check_range("f", f, 0.0, 1.0),
-            _check_range("s", s, 0.0, math.inf, low_open=False))
 
 
 def _positive_factors(base: np.ndarray, s: float, rng: np.random.Generator) -> np.ndarray:
@@ -231,6 +227,7 @@ def _record_bases(n: int, f: float, rng: np.random.Generator) -> np.ndarray:
     return np.where(rng.random(n) < 0.5, 1.0 - f, 1.0 + f)
 
 
+@validated
 @protection_method("mult-noise", family="noise", summary="one mixture factor per record, Mult_f_s",
                    params={"f": _F, "s": _S, "correct": _CORRECT})
 def mixture_noise(
@@ -242,13 +239,13 @@ def mixture_noise(
     and all its listed values are multiplied by it: ratios within a record, signs and zeros are
     kept. Uses the record-level stream only.
     """
-    f, s = _check_f_s(f, s)
     names, x = checked_numeric(data, columns, "multiplicative noise")
     (rng,) = seeded_streams(seed, 1)
     factors = _positive_factors(_record_bases(x.shape[0], f, rng), s, rng)
     return _released(data, names, x * factors[:, None])
 
 
+@validated
 @protection_method("hoehne-noise", family="noise", summary="Höhne's multiplicative noise Hoe_f_s",
                    params={"f": _F, "s": _S, "correct": _CORRECT})
 def hoehne_noise(
@@ -260,7 +257,6 @@ def hoehne_noise(
     its own factor ``base + s·Z`` (one stream per column, redrawn while ≤ 0). Warns when
     ``s > f/2``, outside the handbook's constraint.
     """
-    f, s = _check_f_s(f, s)
     if s > f / 2:
         warnings.warn(f"Höhne noise with s = {s} > f/2 = {f / 2}: records may move against "
                       "their base direction", stacklevel=2)
@@ -327,6 +323,7 @@ def _truncated_normal(size: int, f: float, s: float, rng: np.random.Generator) -
     return w
 
 
+@validated
 @protection_method("controlled-noise", family="noise", summary="sum-preserving multiplicative noise",
                    params={"f": _F, "s": _S, "hoehne_start": Param("bool", False), "correct": _CORRECT})
 def controlled_noise(
@@ -342,7 +339,6 @@ def controlled_noise(
     without negative values would get a negative last value, all ``W`` are redrawn, up to 100
     times in all, then an ``InputError`` is raised.
     """
-    f, s = _check_f_s(f, s)
     names, x = checked_numeric(data, columns, "controlled noise")
     out = x.copy()
     for j, rng in enumerate(seeded_streams(seed, len(names))):

@@ -18,6 +18,7 @@ from attack.errors import InputError
 from attack.io.readers import code_column
 from attack.protect.noise import column_list, seeded_streams
 from attack.protect.registry import Param, protection_method
+from attack.protect.validated import validated
 
 __all__ = [
     "BinaryEstimate",
@@ -147,10 +148,11 @@ def _released_column(original: pd.Series, codes: np.ndarray) -> pd.Series:
     return pd.Series(codes, index=original.index, dtype="str")
 
 
+@validated
 @protection_method(
     "pram", family="categorical", numeric=False,
     summary="post-randomisation; invariant PRAM with lam, or a given matrix",
-    params={"lam": Param("float", None, help="probability of keeping the category"),
+    params={"lam": Param("float", None, help="probability of keeping the category", gt=0, lt=1),
             "matrix": Param("matrix", None, help="CSV transition matrix, first column = category")})
 def pram(
     data: pd.DataFrame, columns: str | Sequence[str], matrix: pd.DataFrame | None = None,

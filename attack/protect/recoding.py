@@ -8,20 +8,20 @@ row order and index kept; missing codes stay missing.
 
 from __future__ import annotations
 
-import csv
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from attack.errors import InputError
 from attack.io.readers import code_column
+from attack.protect.mapping_file import read_mapping
 from attack.protect.noise import checked_numeric, column_list
 from attack.protect.registry import REQUIRED, Param, protection_method
+from attack.protect.validated import validated
 
 __all__ = [
     "EHS_SUF",
@@ -128,12 +128,13 @@ def _check_level(level: int, what: str = "level") -> int:
     return int(level)
 
 
+@validated
 @protection_method(
     "coarsen", family="reduction", column_mode="each", numeric=False, seeded=False,
     summary="hierarchical codes to a prefix length, explicit merges or a preset",
-    params={"level": Param("int", None, help="keep this many leading characters"),
+    params={"level": Param("int", None, help="keep this many leading characters", ge=1),
             "merges": Param("mapping", None, help="CSV with columns from,to"),
-            "preset": Param("str", None, ("kse_suf", "ehs_suf"), "Part XI industry map")})
+            "preset": Param("str", None, tuple(PRESETS), "Part XI industry map")})
 def coarsen(
     data: pd.DataFrame, column: str, level: int | None = None,
     merges: Mapping[str, str] | None = None, preset: str | None = None,
@@ -151,13 +152,9 @@ def coarsen(
     if preset is not None:
         if merges is not None or level is not None:
             raise InputError("give a preset or merges/level, not both")
-        if preset not in PRESETS:
-            raise InputError(f"unknown coarsening preset {preset!r}; known: {sorted(PRESETS)}")
         merges = PRESETS[preset]
     if merges is None and level is None:
         raise InputError("coarsening needs a level, merges or a preset")
-    if level is not None:
-        level = _check_level(level)
     rules = _text_map(merges or {}, "coarsening merges")
 
     def target(code: str) -> str | None:
@@ -201,39 +198,59 @@ def coarsen_by_count(
 
     codes = code_column(data, column)
     present = np.flatnonzero(pd.notna(pd.Series(codes, dtype=object)).to_numpy())
-    fine, inverse = np.unique(codes[present].astype(str), return_inverse=True)
-    mapping = {code: code[:depths[0]] for code in fine.tolist()}
-    cells = [] if not groups else [data[g].iloc[present].to_numpy(dtype=object) for g in groups]
-
-    def parent(code: str) -> str | None:
-        shorter = [d for d in depths if d < len(code)]
-        return code[:shorter[0]] if shorter else None
-
-    while True:
-        released = np.array([mapping[c] for c in fine.tolist()], dtype=object)[inverse]
-        counts = pd.DataFrame({"code": released, **{f"by{i}": v for i, v in enumerate(cells)}})
-        sizes = counts.groupby(list(counts.columns), dropna=False, sort=True).size()
-        small = sizes[sizes < n_min]
-        failing = {key[0] if isinstance(key, tuple) else key for key in small.index}
-        movable = [c for c in failing if parent(c) is not None]
-        if not movable:
-            break
-        deepest = max(len(c) for c in movable)
-        parents = {parent(c) for c in movable if len(c) == deepest}
-        for code, out in mapping.items():
-            for p in parents:
-                if out.startswith(p):
-                    mapping[code] = p
-
+    cells = [data[g].iloc[present].to_numpy(dtype=object) for g in groups]
+    released, mapping, small = _CountCoarsening(codes[present].astype(str), cells, depths, n_min).run()
     result = data.copy()
     values = np.full(len(data), None, dtype=object)
     values[present] = released
     result[column] = pd.Series(values, index=data.index, dtype="str")
     small_cells = tuple(tuple(str(part) for part in (key if isinstance(key, tuple) else (key,)))
                         for key in small.index)
-    return Recoding(data=result, mapping=dict(mapping), small_cells=small_cells)
+    return Recoding(data=result, mapping=mapping, small_cells=small_cells)
 
 
+@dataclass(frozen=True)
+class _CountCoarsening:
+    """The codes present (as text), their ``by`` cell values, the allowed code lengths (longest
+    first) and the smallest cell size of ``coarsen_by_count``."""
+
+    codes: np.ndarray
+    cells: list[np.ndarray]
+    depths: list[int]
+    n_min: int
+
+    def parent(self, code: str) -> str | None:
+        shorter = [d for d in self.depths if d < len(code)]
+        return code[:shorter[0]] if shorter else None
+
+    def run(self) -> tuple[np.ndarray, dict[str, str], pd.Series]:
+        """Released codes, the code map and the cells still too small: the deepest codes of
+        small cells move to their parent, with every released code under it, until no small
+        cell can move."""
+        fine, inverse = np.unique(self.codes, return_inverse=True)
+        mapping = {code: code[:self.depths[0]] for code in fine.tolist()}
+        while True:
+            released = np.array([mapping[c] for c in fine.tolist()], dtype=object)[inverse]
+            small = self.small(released)
+            movable = [c for c in {key[0] if isinstance(key, tuple) else key for key in small.index}
+                       if self.parent(c) is not None]
+            if not movable:
+                return released, mapping, small
+            deepest = max(len(c) for c in movable)
+            parents = {self.parent(c) for c in movable if len(c) == deepest}
+            for code, out in mapping.items():
+                for p in parents:
+                    if p is not None and out.startswith(p):
+                        mapping[code] = p
+
+    def small(self, released: np.ndarray) -> pd.Series:
+        """Sizes of the cells (released code × ``by`` values) with fewer than ``n_min`` units."""
+        counts = pd.DataFrame({"code": released, **{f"by{i}": v for i, v in enumerate(self.cells)}})
+        sizes = counts.groupby(list(counts.columns), dropna=False, sort=True).size()
+        return sizes[sizes < self.n_min]
+
+
+@validated
 @protection_method(
     "recode", family="reduction", column_mode="each", numeric=False, seeded=False,
     summary="categories through a mapping file with columns from,to",
@@ -268,39 +285,6 @@ def east_west(
     codes = pd.unique(code_column(data, column_list(data, [column])[0]))
     eastern = {c: east for c in codes if c is not None and _longest_prefix(c, prefixes)}
     return recode(data, column, eastern, default=west)
-
-
-def read_mapping(path: str | Path) -> dict[str, str]:
-    """Read a code map from a CSV file with columns ``from`` and ``to`` (codes kept as text).
-
-    Errors name the file and the 1-based data row: missing columns, empty codes, a ``from``
-    code given twice.
-    """
-    path = Path(path)
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            header = [name.strip() for name in reader.fieldnames or []]
-            if "from" not in header or "to" not in header:
-                raise InputError(f"a mapping file needs columns 'from' and 'to', found {header}",
-                                 file=str(path))
-            reader.fieldnames = header
-            mapping: dict[str, str] = {}
-            for row, record in enumerate(reader, start=1):
-                source = (record.get("from") or "").strip()
-                target = (record.get("to") or "").strip()
-                if not source or not target:
-                    raise InputError("empty code", file=str(path),
-                                     column="from" if not source else "to", row=row)
-                if source in mapping:
-                    raise InputError(f"code {source!r} is mapped twice", file=str(path),
-                                     column="from", row=row)
-                mapping[source] = target
-    except OSError as error:
-        raise InputError(f"cannot read mapping file: {error.strerror}", file=str(path)) from None
-    except (UnicodeDecodeError, csv.Error) as error:
-        raise InputError(f"not a readable CSV file: {error}", file=str(path)) from None
-    return mapping
 
 
 def size_classes(
@@ -356,22 +340,15 @@ def _tail_code(
     names, x = checked_numeric(data, [column], "top/bottom coding")
     if sum(arg is not None for arg in (cut, quantile, count)) != 1:
         raise InputError("give exactly one of cut, quantile and the number of extreme units")
-    if replace not in ("censor", "mean"):
-        raise InputError(f"replace must be 'censor' or 'mean', got {replace!r}")
     values = x[:, 0]
     present = values[~np.isnan(values)]
     sign = 1.0 if top else -1.0                    # bottom coding = top coding of −x
     if cut is not None:
-        if not math.isfinite(cut):
-            raise InputError(f"cut-off must be finite, got {cut!r}")
         threshold = float(cut)
     elif quantile is not None:
-        if not 0 < quantile < 1:
-            raise InputError(f"quantile must lie in (0, 1), got {quantile!r}")
         threshold = float(np.quantile(present, quantile)) if present.size else 0.0
     else:
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) \
-                or not 0 < count < present.size:
+        if not count < present.size:
             raise InputError(f"number of extreme units must be in 1…{present.size - 1}, "
                              f"got {count!r}")
         threshold = sign * float(np.sort(sign * present)[::-1][count])
@@ -384,11 +361,13 @@ def _tail_code(
     return result
 
 
+@validated
 @protection_method(
     "top-code", family="reduction", column_mode="each", seeded=False,
     summary="cap large values or replace them by their mean",
-    params={"cut": Param("float", None), "quantile": Param("float", None),
-            "largest": Param("int", None),
+    params={"cut": Param("float", None, help="cut-off"),
+            "quantile": Param("float", None, help="cut-off as a quantile of the present values", gt=0, lt=1),
+            "largest": Param("int", None, help="number of largest units", ge=1),
             "replace": Param("str", "censor", ("censor", "mean"))})
 def top_code(
     data: pd.DataFrame, column: str, cut: float | None = None, quantile: float | None = None,
@@ -404,11 +383,13 @@ def top_code(
     return _tail_code(data, column, cut, quantile, largest, replace, top=True)
 
 
+@validated
 @protection_method(
     "bottom-code", family="reduction", column_mode="each", seeded=False,
     summary="raise small values or replace them by their mean",
-    params={"cut": Param("float", None), "quantile": Param("float", None),
-            "smallest": Param("int", None, help="number of smallest units"),
+    params={"cut": Param("float", None, help="cut-off"),
+            "quantile": Param("float", None, help="cut-off as a quantile of the present values", gt=0, lt=1),
+            "smallest": Param("int", None, help="number of smallest units", ge=1),
             "replace": Param("str", "censor", ("censor", "mean"))})
 def bottom_code(
     data: pd.DataFrame, column: str, cut: float | None = None, quantile: float | None = None,
@@ -441,6 +422,7 @@ def drop_units(data: pd.DataFrame, which: str | Sequence[bool] | pd.Series) -> p
     return data[~mask.to_numpy(dtype=bool)]
 
 
+@validated
 @protection_method(
     "drop-units", family="reduction", column_mode="none", numeric=False, seeded=False,
     summary="delete the units matching a filter, e.g. \"employees >= 250\"",

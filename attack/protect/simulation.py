@@ -25,6 +25,7 @@ from scipy.stats import norm, rankdata
 from attack.errors import InputError
 from attack.protect.microaggregation import _complete_matrix, _distinct
 from attack.protect.registry import Param, protection_method
+from attack.protect.validated import validated
 
 __all__ = ["kernel_resampling", "latin_hypercube", "silverman_bandwidth"]
 
@@ -94,11 +95,12 @@ def silverman_bandwidth(x: np.ndarray) -> float:
     return 0.9 * spread / len(x) ** 0.2
 
 
+@validated
 @protection_method(
     "kernel-resampling", family="synthesis",
     summary="smoothed bootstrap: records drawn with replacement plus Gaussian kernels of Silverman's "
             "bandwidth times a factor, mean and variance kept (Gottschalk)",
-    params={"factor": Param("float", 1.0, help="bandwidth factor (the handbook tried up to 2.1)"),
+    params={"factor": Param("float", 1.0, help="bandwidth factor (the handbook tried up to 2.1)", gt=0),
             "variant": Param("str", "correlation", ("correlation", "univariate"),
                              "kernels with the original correlations, or independent"),
             "adaptive": Param("bool", True, help="narrower bandwidths where a non-negative variable "
@@ -125,10 +127,6 @@ def kernel_resampling(data: pd.DataFrame, columns: Sequence[str], factor: float 
     n, d = x.shape
     if n < 3:
         raise InputError(f"kernel resampling needs at least 3 records, got {n}")
-    if not factor > 0:
-        raise InputError(f"the bandwidth factor must be positive, got {factor}")
-    if variant not in ("univariate", "correlation"):
-        raise InputError(f"unknown kernel resampling variant {variant!r}; expected univariate or correlation")
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     drawn = x[rng.integers(0, n, n)]
     kernel = rng.standard_normal((n, d))

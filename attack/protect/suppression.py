@@ -30,6 +30,7 @@ from scipy.stats import rankdata
 from attack._loops import njit
 from attack.errors import InputError
 from attack.protect.registry import REQUIRED, Param, protection_method
+from attack.protect.validated import validated
 from attack.risk.frequencies import key_codes, key_frequencies
 from attack.risk.frequency import frequency_risk
 
@@ -54,11 +55,12 @@ class Suppression:
                 **self.settings}
 
 
+@validated
 @protection_method(
     "local-suppression", family="reduction", numeric=False, seeded=False,
     summary="suppress the fewest key values so that every key combination is shared by k records "
             "(missing matches any value; sdcMicro kAnon-style)",
-    params={"k": Param("int", 2, help="minimum frequency of every key combination"),
+    params={"k": Param("int", 2, help="minimum frequency of every key combination", ge=1),
             "importance": Param("ints", None, help="rank per key, 1 = most important (suppressed last), e.g. 1|3|2"),
             "combs": Param("ints", None, help="sizes of key subsets to protect in turn, e.g. 3|2 (default: all keys)"),
             "variant": Param("str", "best", ("best", "sdcmicro"),
@@ -93,12 +95,8 @@ def local_suppression(
         suppresses fewer values (never more than sdcMicro).
     """
     keys = list(columns)
-    if k < 1:
-        raise InputError(f"k must be at least 1, got {k}")
     if k > len(data):
         raise InputError(f"k = {k} is larger than the number of records ({len(data)})")
-    if variant not in ("best", "sdcmicro"):
-        raise InputError(f"unknown local suppression variant {variant!r}; expected best or sdcmicro")
     codes = key_codes(data, keys)
     m = len(keys)
     rank = _importance(codes, [int(x) for x in importance] if importance is not None else None, m)
@@ -205,6 +203,7 @@ def _scan(view: np.ndarray, i: int) -> tuple[int, np.ndarray]:
     return compatible, differs
 
 
+@validated
 @protection_method(
     "risk-suppression", family="reduction", numeric=False, seeded=False,
     summary="suppress one key where the individual (Benedetti-Franconi) risk exceeds a threshold (sdcMicro localSupp)",

@@ -54,7 +54,8 @@ def swap_partners(n: int, w: int, u: np.ndarray) -> np.ndarray:
 
 
 @protection_method("rank-swap", family="swapping", summary="swap values between ranks at most p% apart",
-                   params={"p": Param("float", REQUIRED)})
+                   params={"p": Param("float", REQUIRED, help="rank window, percent of the present values",
+                                      gt=0, le=100)})
 def rank_swap(
     data: pd.DataFrame, columns: Sequence[str], p: float, seed: int = 0
 ) -> pd.DataFrame:

@@ -361,6 +361,123 @@ def _run(data: _Data, model: str, side: str, rows: tuple[np.ndarray, ...], seed:
     into.importance[model].append(np.asarray(importance.importances_mean, dtype=float))
 
 
+def _checked_runs(models: Sequence[str], repetitions: int, test_share: float, importance_rows: int,
+                  importance_repeats: int) -> list[str]:
+    """The models to train, once each, after the repetitions, split and importance are checked."""
+    if not isinstance(repetitions, int) or repetitions < 1:
+        raise InputError(f"repetitions must be a positive integer, got {repetitions!r}")
+    if not 0 < test_share < 1:
+        raise InputError(f"the test share must lie in (0, 1), got {test_share!r}")
+    if importance_rows < 1 or importance_repeats < 1:
+        raise InputError("permutation importance needs at least one row and one repeat")
+    chosen = list(dict.fromkeys(models))
+    if not chosen or set(chosen) - set(MODELS):
+        raise InputError(f"models must be among {', '.join(MODELS)}, got {chosen}")
+    return chosen
+
+
+def _verdict_metric(task: str, metric: str | None) -> str:
+    metric = metric or DEFAULT_METRIC[task]
+    if metric not in VERDICT_METRICS[task]:
+        raise InputError(f"the verdict metric of a {task} must be one of "
+                         f"{', '.join(VERDICT_METRICS[task])}, got {metric!r}")
+    return metric
+
+
+def _features(original: pd.DataFrame, release: pd.DataFrame, target: str, ids: tuple[str, str] | None,
+              features: Sequence[str] | None, holdout: pd.DataFrame | None) -> list[str]:
+    """The predictors: the named ones, or every other column both files share, ids left out."""
+    excluded = {target, *(ids or ())}
+    if features is None:
+        features = [c for c in original.columns if c in release.columns and c not in excluded]
+    chosen = list(dict.fromkeys(features))
+    if not chosen or excluded & set(chosen):
+        raise InputError("the models need at least one feature other than the target and ids")
+    require_columns(original, chosen)
+    require_columns(release, chosen)
+    if holdout is not None:
+        require_columns(holdout, [target, *chosen])
+        if len(holdout) == 0:
+            raise InputError("the holdout has no rows")
+    return chosen
+
+
+@dataclass(frozen=True)
+class _MlPlan:
+    """One ML utility run, checked: the models and their tolerances, the features by encoding,
+    how the files are aligned, the model inputs, the holdout's rows among the tested original
+    rows (None: random splits) and the number of test rows per split."""
+
+    target: str
+    models: tuple[str, ...]
+    tolerances: dict[str, float]
+    features: list[str]
+    numeric: list[str]
+    categorical: list[str]
+    aligned: str
+    data: _Data
+    held: np.ndarray | None
+    n_test: int
+
+    @property
+    def task(self) -> str:
+        return self.data.task
+
+    @property
+    def metric(self) -> str:
+        return self.data.metric
+
+
+def _ml_plan(original: pd.DataFrame, release: pd.DataFrame, target: str, models: list[str], *,
+             features: Sequence[str] | None, categorical: Sequence[str], task: str, metric: str | None,
+             test_share: float, tolerance: float | Mapping[str, float], alignment: str,
+             ids: tuple[str, str] | None, holdout: pd.DataFrame | None) -> _MlPlan:
+    """Check ``ml_utility``'s settings against both files and build the model inputs."""
+    require_columns(original, [target])
+    require_columns(release, [target])
+    task = _task(original, target, task)
+    metric = _verdict_metric(task, metric)
+    tolerances = _tolerances(tolerance, models)
+    partners, aligned = _partners(original, release, alignment, ids)
+    features = _features(original, release, target, ids, features, holdout)
+    numeric = [f for f in features if f not in categorical
+               and is_number(original, f) and is_number(release, f)]
+    cats = [f for f in features if f not in numeric]
+    tested = original if holdout is None else pd.concat([original[[target, *features]],
+                                                          holdout[[target, *features]]], ignore_index=True)
+    x_o, x_r = model_inputs(tested, release, features, cats)
+    if holdout is not None:  # release rows of original units stay training rows: no unit is in both
+        partners = None
+    data = _Data(task, metric, [features.index(f) for f in numeric],
+                 [features.index(f) for f in cats], x_o, *_target(tested, target, task),
+                 x_r, *_target(release, target, task), partners)
+    n = len(original)
+    n_test = len(holdout) if holdout is not None else min(max(1, round(test_share * n)), n - 1)
+    return _MlPlan(target, tuple(models), tolerances, features, numeric, cats, aligned, data,
+                   None if holdout is None else np.arange(n, len(tested)), n_test)
+
+
+def _repetitions(plan: _MlPlan, seed: int, repetitions: int, importance_rows: int,
+                 importance_repeats: int) -> tuple[dict[str, _Collected], dict[str, list[float]]]:
+    """Train and score every model on both sides in each repetition: the scores and importances
+    per side, and the ratio release/reference of the verdict metric per model."""
+    collected = {side: _Collected({m: [] for m in plan.models}, {m: [] for m in plan.models})
+                 for side in ("original", "release")}
+    ratios: dict[str, list[float]] = {m: [] for m in plan.models}
+    with threadpool_limits(limits=THREADS):
+        for child in np.random.SeedSequence(seed).spawn(repetitions):
+            split_seq, model_seq = child.spawn(2)
+            rows = _split(plan.data, np.random.default_rng(split_seq), plan.n_test, importance_rows, plan.held)
+            model_seed = int(model_seq.generate_state(1)[0])
+            for model in plan.models:
+                for side in ("original", "release"):
+                    _run(plan.data, model, side, rows, model_seed, importance_repeats, collected[side])
+                o = collected["original"].scores[model][-1][plan.metric]
+                r = collected["release"].scores[model][-1][plan.metric]
+                ratios[model].append(1.0 if r == o else (r / o if o != 0 else math.inf))
+    return collected, ratios
+
+
 @gathered
 def ml_utility(
     original: pd.DataFrame,
@@ -422,79 +539,22 @@ def ml_utility(
     seed
         Seeds the splits, the models and the permutations.
     """
-    if not isinstance(repetitions, int) or repetitions < 1:
-        raise InputError(f"repetitions must be a positive integer, got {repetitions!r}")
-    if not 0 < test_share < 1:
-        raise InputError(f"the test share must lie in (0, 1), got {test_share!r}")
-    if importance_rows < 1 or importance_repeats < 1:
-        raise InputError("permutation importance needs at least one row and one repeat")
-    models = list(dict.fromkeys(models))
-    if not models or set(models) - set(MODELS):
-        raise InputError(f"models must be among {', '.join(MODELS)}, got {models}")
-    require_columns(original, [target])
-    require_columns(release, [target])
-    task = _task(original, target, task)
-    metric = metric or DEFAULT_METRIC[task]
-    if metric not in VERDICT_METRICS[task]:
-        raise InputError(f"the verdict metric of a {task} must be one of "
-                         f"{', '.join(VERDICT_METRICS[task])}, got {metric!r}")
-    tolerances = _tolerances(tolerance, models)
-    partners, aligned = _partners(original, release, alignment, ids)
-    excluded = {target, *(ids or ())}
-    if features is None:
-        features = [c for c in original.columns if c in release.columns and c not in excluded]
-    features = list(dict.fromkeys(features))
-    if not features or excluded & set(features):
-        raise InputError("the models need at least one feature other than the target and ids")
-    require_columns(original, features)
-    require_columns(release, features)
-    if holdout is not None:
-        require_columns(holdout, [target, *features])
-        if len(holdout) == 0:
-            raise InputError("the holdout has no rows")
-    numeric = [f for f in features if f not in categorical
-               and is_number(original, f) and is_number(release, f)]
-    cats = [f for f in features if f not in numeric]
-
-    tested = original if holdout is None else pd.concat([original[[target, *features]],
-                                                          holdout[[target, *features]]], ignore_index=True)
-    x_o, x_r = model_inputs(tested, release, features, cats)
-    if holdout is not None:  # release rows of original units stay training rows: no unit is in both
-        partners = None
-    data = _Data(task, metric, [features.index(f) for f in numeric],
-                 [features.index(f) for f in cats], x_o, *_target(tested, target, task),
-                 x_r, *_target(release, target, task), partners)
-    held = None if holdout is None else np.arange(len(original), len(tested))
-    n = len(original)
-    n_test = len(holdout) if holdout is not None else min(max(1, round(test_share * n)), n - 1)
-    collected = {side: _Collected({m: [] for m in models}, {m: [] for m in models})
-                 for side in ("original", "release")}
-    ratios: dict[str, list[float]] = {m: [] for m in models}
-    with threadpool_limits(limits=THREADS):
-        for child in np.random.SeedSequence(seed).spawn(repetitions):
-            split_seq, model_seq = child.spawn(2)
-            rows = _split(data, np.random.default_rng(split_seq), n_test, importance_rows, held)
-            model_seed = int(model_seq.generate_state(1)[0])
-            for model in models:
-                for side in ("original", "release"):
-                    _run(data, model, side, rows, model_seed, importance_repeats, collected[side])
-                o = collected["original"].scores[model][-1][metric]
-                r = collected["release"].scores[model][-1][metric]
-                ratios[model].append(1.0 if r == o else (r / o if o != 0 else math.inf))
+    chosen = _checked_runs(models, repetitions, test_share, importance_rows, importance_repeats)
+    plan = _ml_plan(original, release, target, chosen, features=features, categorical=categorical,
+                    task=task, metric=metric, test_share=test_share, tolerance=tolerance,
+                    alignment=alignment, ids=ids, holdout=holdout)
+    collected, ratios = _repetitions(plan, seed, repetitions, importance_rows, importance_repeats)
     # with a holdout every repetition trains on the same rows: no overlap of splits to correct for
-    test_over_train = 0.0 if holdout is not None else n_test / (n - n_test)
-    results = tuple(
-        _model_result(model, metric, tolerances[model], collected, ratios[model], features,
-                      test_over_train, task)
-        for model in models)
+    test_over_train = 0.0 if holdout is not None else plan.n_test / (len(original) - plan.n_test)
+    results = tuple(_model_result(model, plan.metric, plan.tolerances[model], collected, ratios[model],
+                                  plan.features, test_over_train, plan.task) for model in plan.models)
     return MlUtility(
-        target=target, task=task, metric=metric, numeric=tuple(numeric), categorical=tuple(cats),
-        alignment=aligned, n_original=len(original), n_release=len(release),
-        repetitions=repetitions, test_share=float(test_share), importance_rows=importance_rows,
-        importance_repeats=importance_repeats, seed=seed, models=results,
-        hyperparameters={m: HYPERPARAMETERS[m] for m in models},
-        n_holdout=None if holdout is None else len(holdout),
-        warnings=(NO_HOLDOUT_WARNING,) if holdout is None and aligned != "id" else (),
+        target=target, task=plan.task, metric=plan.metric, numeric=tuple(plan.numeric),
+        categorical=tuple(plan.categorical), alignment=plan.aligned, n_original=len(original),
+        n_release=len(release), repetitions=repetitions, test_share=float(test_share),
+        importance_rows=importance_rows, importance_repeats=importance_repeats, seed=seed, models=results,
+        hyperparameters={m: HYPERPARAMETERS[m] for m in plan.models}, n_holdout=None if holdout is None else len(holdout),
+        warnings=(NO_HOLDOUT_WARNING,) if holdout is None and plan.aligned != "id" else (),
     )
 
 

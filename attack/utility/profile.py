@@ -934,6 +934,131 @@ FAMILY_MEASURES: dict[str, tuple[str, str, str | None]] = {
 }
 
 
+@dataclass(frozen=True)
+class _ProfilePlan:
+    """What a profile compares, read and checked once from the inputs: both files (tables name
+    their files in messages, the measures work on their frames), the compared variables as
+    matrices, the weights, the subpopulation scopes and, with unit identity, the aligned rows."""
+
+    tables: tuple[Table, Table]
+    variables: tuple[str, ...]
+    x_o: np.ndarray
+    x_r: np.ndarray
+    w_o: np.ndarray | None
+    w_r: np.ndarray | None
+    scopes: tuple[_Scope, ...]
+    id_columns: tuple[str, str] | None
+    rows: tuple[np.ndarray, np.ndarray] | None
+
+    @property
+    def original(self) -> pd.DataFrame:
+        return self.tables[0].frame
+
+    @property
+    def release(self) -> pd.DataFrame:
+        return self.tables[1].frame
+
+
+def _checked_crosses(crosses: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+    out = [tuple(c) for c in crosses]
+    for cross in out:
+        if len(cross) < 2 or len(set(cross)) != len(cross):
+            raise InputError(f"a cross needs two or more distinct variables, got {list(cross)}")
+    return out
+
+
+def _id_columns(per_record: str | tuple[str, str] | None, paired: bool) -> tuple[str, str] | None:
+    id_columns = (per_record, per_record) if isinstance(per_record, str) else per_record
+    if paired and id_columns is None:
+        raise InputError("paired t-tests need unit identity (per_record id columns)")
+    return id_columns
+
+
+def _compared_variables(
+    tables: tuple[Table, Table], variables: Sequence[str] | None, excluded: list[str]
+) -> list[str]:
+    """The named variables, or the numeric ones both files share outside ``excluded``."""
+    if variables is None:
+        warn_unshared(*tables, "release", number_columns(tables[0].frame, excluded))
+        variables = default_targets(tables[1], tables[0], exclude=excluded)
+        if not variables:
+            raise InputError("no numeric variable common to both files; name them explicitly")
+    return list(dict.fromkeys(variables))
+
+
+def _profile_plan(
+    original: Table | pd.DataFrame,
+    release: Table | pd.DataFrame,
+    variables: Sequence[str] | None,
+    by: Sequence[str],
+    crosses: Sequence[Sequence[str]],
+    weights: str | None,
+    per_record: str | tuple[str, str] | None,
+    paired: bool,
+    concentration: Sequence[int],
+) -> _ProfilePlan:
+    tables = as_table(original), as_table(release)
+    frames = tables[0].frame, tables[1].frame
+    checked = _checked_crosses(crosses)
+    categorical = list(dict.fromkeys([*by, *(c for cross in checked for c in cross)]))
+    id_columns = _id_columns(per_record, paired)
+    if any(k < 1 for k in concentration):
+        raise InputError("concentration ratios need k ≥ 1")
+    weighting = [weights] if weights else []
+    compared = _compared_variables(tables, variables, [*categorical, *weighting, *(id_columns or ())])
+    for table, ids in ((tables[0], 0), (tables[1], 1)):
+        extra = [id_columns[ids]] if id_columns else []
+        require_columns(table, [*compared, *categorical, *weighting, *extra])
+    x_o, x_r = _matrix(tables[0], compared), _matrix(tables[1], compared)
+    w_o = _weights(tables[0], weights) if weights else None
+    w_r = _weights(tables[1], weights) if weights else None
+    coded = {c: _category_codes(*frames, c) for c in categorical}
+    scopes = (
+        _whole_file(*frames),
+        *(_scope([c], coded, len(frames[0])) for c in dict.fromkeys(by)),
+        *(_scope(list(c), coded, len(frames[0])) for c in dict.fromkeys(checked)),
+    )
+    rows = _align(*tables, id_columns) if id_columns else None
+    return _ProfilePlan(tables, tuple(compared), x_o, x_r, w_o, w_r, scopes, id_columns, rows)
+
+
+def _case_families(grouped: Mapping[str, list[Case]], th: Thresholds) -> list[Family]:
+    """The case families (``FAMILY_MEASURES``) with their thresholds and tolerances."""
+    families = []
+    for name, cases in grouped.items():
+        measure, kind, setting = FAMILY_MEASURES[name]
+        threshold = getattr(th, setting) if setting else 0.0
+        tolerance = th.tolerance if setting else 0.0  # structural zeros: "preserved"
+        families.append(Family(name, measure, kind, threshold, tolerance, tuple(cases)))
+    return families
+
+
+def _grouped_cases(plan: _ProfilePlan, th: Thresholds, paired: bool) -> dict[str, list[Case]]:
+    """Subpopulation statistics, paired t-tests (with ``paired``) and cell counts, per family."""
+    grouped = _subpopulation_cases(plan.scopes, plan.variables, plan.x_o, plan.x_r, plan.w_o, plan.w_r, th)
+    if paired and plan.rows is not None:  # paired without ids was refused by the plan
+        grouped["paired_t_tests"] = _paired_cases(plan.scopes, plan.variables, plan.x_o, plan.x_r, *plan.rows, th)
+    grouped["frequencies"] = _frequency_cases(plan.scopes, th)
+    return grouped
+
+
+def _per_record_of(plan: _ProfilePlan, th: Thresholds, cov_range: str, interval_k: float) -> PerRecord | None:
+    if plan.rows is None or plan.id_columns is None:
+        return None
+    return _per_record(plan.variables, plan.x_o, plan.x_r, plan.id_columns, plan.rows, th, cov_range,
+                       interval_k)
+
+
+def _missing(plan: _ProfilePlan) -> dict[str, tuple[int, int]]:
+    return {v: (int(np.isnan(plan.x_o[:, j]).sum()), int(np.isnan(plan.x_r[:, j]).sum()))
+            for j, v in enumerate(plan.variables)}
+
+
+def _descriptive(plan: _ProfilePlan, concentration: Sequence[int]) -> dict[str, tuple[Description, Description]]:
+    return {v: (describe(plan.x_o[:, j], concentration), describe(plan.x_r[:, j], concentration))
+            for j, v in enumerate(plan.variables)}
+
+
 @gathered
 def utility_profile(
     original: Table | pd.DataFrame,
@@ -974,88 +1099,40 @@ def utility_profile(
     (``attack.utility.recoverable.recoverable``; the ML target is the regression target).
     """
     th = thresholds or Thresholds()
-    # the tables name their files in messages; the measures work on the frames
-    tables = as_table(original), as_table(release)
-    original, release = tables[0].frame, tables[1].frame
-    crosses = [tuple(c) for c in crosses]
-    for cross in crosses:
-        if len(cross) < 2 or len(set(cross)) != len(cross):
-            raise InputError(f"a cross needs two or more distinct variables, got {list(cross)}")
-    categorical = list(dict.fromkeys([*by, *(c for cross in crosses for c in cross)]))
-    id_columns = (per_record, per_record) if isinstance(per_record, str) else per_record
-    if paired and id_columns is None:
-        raise InputError("paired t-tests need unit identity (per_record id columns)")
-    if any(k < 1 for k in concentration):
-        raise InputError("concentration ratios need k ≥ 1")
-    excluded = [*categorical, *([weights] if weights else []), *(id_columns or ())]
-    if variables is None:
-        warn_unshared(*tables, "release", number_columns(original, excluded))
-        variables = default_targets(tables[1], tables[0], exclude=excluded)
-        if not variables:
-            raise InputError("no numeric variable common to both files; name them explicitly")
-    variables = list(dict.fromkeys(variables))
-    for table, ids in ((tables[0], 0), (tables[1], 1)):
-        extra = [id_columns[ids]] if id_columns else []
-        require_columns(table, [*variables, *categorical, *([weights] if weights else []), *extra])
-    x_o, x_r = _matrix(tables[0], variables), _matrix(tables[1], variables)
-    w_o = _weights(tables[0], weights) if weights else None
-    w_r = _weights(tables[1], weights) if weights else None
-    scopes = [_whole_file(original, release)]
-    coded = {c: _category_codes(original, release, c) for c in categorical}
-    scopes += [_scope([c], coded, len(original)) for c in dict.fromkeys(by)]
-    scopes += [_scope(list(c), coded, len(original)) for c in dict.fromkeys(crosses)]
-    rows = _align(*tables, id_columns) if id_columns else None
-
-    grouped = _subpopulation_cases(scopes, variables, x_o, x_r, w_o, w_r, th)
-    if paired and rows is not None:  # paired without ids was refused above
-        grouped["paired_t_tests"] = _paired_cases(scopes, variables, x_o, x_r, *rows, th)
-    grouped["frequencies"] = _frequency_cases(scopes, th)
-    record = None
-    if rows is not None and id_columns is not None:
-        record = _per_record(variables, x_o, x_r, id_columns, rows, th, cov_range, interval_k)
+    plan = _profile_plan(original, release, variables, by, crosses, weights, per_record, paired, concentration)
+    grouped = _grouped_cases(plan, th, paired)
+    record = _per_record_of(plan, th, cov_range, interval_k)
     grouped["structural_zeros"] = _structural_cases(
-        variables, x_o, x_r, None if record is None else record.values
+        plan.variables, plan.x_o, plan.x_r, None if record is None else record.values
     )
-    families = []
-    for name, cases in grouped.items():
-        measure, kind, setting = FAMILY_MEASURES[name]
-        threshold = getattr(th, setting) if setting else 0.0
-        tolerance = th.tolerance if setting else 0.0  # structural zeros: "preserved"
-        families.append(Family(name, measure, kind, threshold, tolerance, tuple(cases)))
-    families += _correlation_families(variables, x_o, x_r, th)
+    families = _case_families(grouped, th)
+    families += _correlation_families(plan.variables, plan.x_o, plan.x_r, th)
     comparisons = tuple(
-        compare_model(*tables, m if isinstance(m, Model) else Model(m), rows)
-        for m in models
+        compare_model(*plan.tables, m if isinstance(m, Model) else Model(m), plan.rows) for m in models
     )
     families += _regression_families(comparisons, th)
-    learned = _ml(original, release, ml, id_columns)
+    learned = _ml(plan.original, plan.release, ml, plan.id_columns)
     if learned is not None:
         families.append(ml_family(learned))
     return UtilityProfile(
-        n_original=len(original),
-        n_release=len(release),
-        variables=tuple(variables),
-        scopes=tuple(s.name for s in scopes),
+        n_original=len(plan.original),
+        n_release=len(plan.release),
+        variables=plan.variables,
+        scopes=tuple(s.name for s in plan.scopes),
         weights=weights,
         thresholds=th,
-        missing={
-            v: (int(np.isnan(x_o[:, j]).sum()), int(np.isnan(x_r[:, j]).sum()))
-            for j, v in enumerate(variables)
-        },
+        missing=_missing(plan),
         families=tuple(families),
-        descriptive={
-            v: (describe(x_o[:, j], concentration), describe(x_r[:, j], concentration))
-            for j, v in enumerate(variables)
-        },
+        descriptive=_descriptive(plan, concentration),
         categorical=tuple(
-            categorical_loss(s.name, s.cells_original, s.cells_release, rows) for s in scopes[1:]
+            categorical_loss(s.name, s.cells_original, s.cells_release, plan.rows) for s in plan.scopes[1:]
         ),
         models=comparisons,
         per_record=record,
-        propensity=_propensity(original, release, propensity),
+        propensity=_propensity(plan.original, plan.release, propensity),
         ml=learned,
         recoverable=None if protection_log is None else recoverable(
-            original, release, protection_log, None if learned is None else learned.target),
+            plan.original, plan.release, protection_log, None if learned is None else learned.target),
     )
 
 

@@ -516,6 +516,65 @@ def _mean(values: Sequence[float | None]) -> float | None:
     return float(np.mean(known)) if known else None
 
 
+def _release_fit(release: Table | pd.DataFrame, model: Model) -> tuple[Fit | None, Design | None, str | None]:
+    """The model fitted on the release, or why it cannot be: a release missing one of the
+    model's columns is an input error, any other failure is recorded."""
+    try:
+        fit_r, design_r = fit_model(release, model)
+    except InputError as exc:
+        if any(c not in frame_of(release).columns for c in model.parsed.columns):
+            raise
+        return None, None, exc.message
+    return fit_r, design_r, None
+
+
+def _t_factor(fit_r: Fit | None, model: Model) -> float | None:
+    """The t correction after joint microaggregation of groups of ``ma_group_size`` (None
+    without it, or with too few groups)."""
+    if fit_r is None or model.ma_group_size is None:
+        return None
+    k = len(fit_r.names)
+    groups = fit_r.n_used // model.ma_group_size
+    return joint_ma_t_factor(fit_r.n_used, k, groups) if groups > k else None
+
+
+def _coefficient(fit_o: Fit, fit_r: Fit | None, i: int, factor: float | None,
+                 estimator: str) -> CoefficientComparison:
+    """Coefficient ``i`` on both files."""
+    b = float(fit_o.coef[i])
+    a = None if fit_r is None else float(fit_r.coef[i])
+    t_o, p_o = _number(fit_o.statistic[i]), _number(fit_o.p[i])
+    t_r = None if fit_r is None else _number(fit_r.statistic[i])
+    p_r = None if fit_r is None else _number(fit_r.p[i])
+    return CoefficientComparison(
+        term=fit_o.names[i],
+        original=b,
+        release=a,
+        deviation=None if a is None or b == 0 else abs(a - b) / abs(b),
+        sign_change=None if a is None else b * a < 0,
+        p_original=p_o,
+        p_release=p_r,
+        band_original=significance_band(p_o),
+        band_release=significance_band(p_r),
+        t_original=t_o,
+        t_release=t_r,
+        t_deviation=None if t_r is None or not t_o else abs(t_r - t_o) / abs(t_o),
+        t_release_corrected=None if t_r is None or factor is None else t_r * factor,
+        ci_overlap=None if fit_r is None else ci_overlap(*_interval(fit_o, i, estimator),
+                                                         *_interval(fit_r, i, estimator)),
+    )
+
+
+def _log_coverage(design_o: Design, design_r: Design | None,
+                  aligned: tuple[np.ndarray, np.ndarray] | None) -> tuple[int | None, int | None]:
+    """Aligned units that lose and that gain a defined logarithm in the release."""
+    if aligned is None or design_r is None:
+        return None, None
+    o_ok = design_o.log_defined[aligned[0]]
+    r_ok = design_r.log_defined[aligned[1]]
+    return int((o_ok & ~r_ok).sum()), int((~o_ok & r_ok).sum())
+
+
 def compare_model(
     original: Table | pd.DataFrame,
     release: Table | pd.DataFrame,
@@ -529,51 +588,9 @@ def compare_model(
     the original raises ``InputError``; on the release the failure is recorded instead.
     """
     fit_o, design_o = fit_model(original, model)
-    try:
-        fit_r, design_r = fit_model(release, model)
-        error = None
-    except InputError as exc:
-        if any(c not in frame_of(release).columns for c in model.parsed.columns):
-            raise
-        fit_r, design_r, error = None, None, exc.message
-    factor = None
-    if fit_r is not None and model.ma_group_size is not None:
-        k = len(fit_r.names)
-        groups = fit_r.n_used // model.ma_group_size
-        factor = joint_ma_t_factor(fit_r.n_used, k, groups) if groups > k else None
-    rows = []
-    for i, term in enumerate(fit_o.names):
-        b = float(fit_o.coef[i])
-        a = None if fit_r is None else float(fit_r.coef[i])
-        t_o = _number(fit_o.statistic[i])
-        t_r = None if fit_r is None else _number(fit_r.statistic[i])
-        p_o = _number(fit_o.p[i])
-        p_r = None if fit_r is None else _number(fit_r.p[i])
-        rows.append(
-            CoefficientComparison(
-                term=term,
-                original=b,
-                release=a,
-                deviation=None if a is None or b == 0 else abs(a - b) / abs(b),
-                sign_change=None if a is None else b * a < 0,
-                p_original=p_o,
-                p_release=p_r,
-                band_original=significance_band(p_o),
-                band_release=significance_band(p_r),
-                t_original=t_o,
-                t_release=t_r,
-                t_deviation=None if t_r is None or not t_o else abs(t_r - t_o) / abs(t_o),
-                t_release_corrected=None if t_r is None or factor is None else t_r * factor,
-                ci_overlap=None if fit_r is None else ci_overlap(*_interval(fit_o, i, model.estimator),
-                                                                 *_interval(fit_r, i, model.estimator)),
-            )
-        )
-    lost = gained = None
-    if aligned is not None and design_r is not None:
-        o_ok = design_o.log_defined[aligned[0]]
-        r_ok = design_r.log_defined[aligned[1]]
-        lost, gained = int((o_ok & ~r_ok).sum()), int((~o_ok & r_ok).sum())
-    mean_rd = None
-    if fit_r is not None:
-        mean_rd = mean_relative_deviation(fit_o.coef, fit_r.coef)
-    return ModelComparison(model, fit_o, fit_r, error, tuple(rows), mean_rd, factor, lost, gained)
+    fit_r, design_r, error = _release_fit(release, model)
+    factor = _t_factor(fit_r, model)
+    rows = tuple(_coefficient(fit_o, fit_r, i, factor, model.estimator) for i in range(len(fit_o.names)))
+    lost, gained = _log_coverage(design_o, design_r, aligned)
+    mean_rd = None if fit_r is None else mean_relative_deviation(fit_o.coef, fit_r.coef)
+    return ModelComparison(model, fit_o, fit_r, error, rows, mean_rd, factor, lost, gained)
