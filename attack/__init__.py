@@ -71,6 +71,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.study.scenario import Scenario
     from attack.study.schema import json_schema
     from attack.study.signing import generate_keypair, load_private_key, passphrase_from_env
+    from attack.study.synthesis_tuning import tune_synthesis
     from attack.study.synthetic_result import SyntheticResult
     from attack.study.synthetic_run import attack_synthetic
     from attack.study.synthetic_scenario import (
@@ -93,6 +94,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
         check_claim,
         epsilon_lower_bound,
     )
+    from attack.synthetic_attacks.settings import SynthSpec
     from attack.utility.ml import MlUtility, ml_utility
     from attack.utility.profile import UtilityProfile, utility_profile
 
@@ -135,6 +137,8 @@ _LAZY = {
     "membership_family": ("attack.synthetic_attacks.mia_family", "membership_family"),
     "MembershipFamilyResult": ("attack.synthetic_attacks.mia_family", "MembershipFamilyResult"),
     "attack_synthetic": ("attack.study.synthetic_run", "attack_synthetic"),
+    "tune_synthesis": ("attack.study.synthesis_tuning", "tune_synthesis"),
+    "SynthSpec": ("attack.synthetic_attacks.settings", "SynthSpec"),
     "utility_profile": ("attack.utility.profile", "utility_profile"),
     "UtilityProfile": ("attack.utility.profile", "UtilityProfile"),
     "ml_utility": ("attack.utility.ml", "ml_utility"),
@@ -207,6 +211,7 @@ __all__ = [
     "Attribution", "CellAttribution", "explain_attack", "record_outcomes", "records_table", "release_records",
     "remedy", "remedy_table", "RemedyResult", "RemedyRound", "AttackInput",
     "PopulationFile",
+    "SynthSpec", "tune_synthesis",
 ]
 
 
