@@ -34,7 +34,9 @@ TITLE_LIMIT = 200
 
 
 class Reading(SettingsTable):
-    """How a file is read where detection should not decide."""
+    """How a file is read where detection should not decide: the document form of
+    ``attack.ReadOptions`` (whose ``build`` takes exactly these fields and resolves them: a tab
+    written ``tab``, missing-value codes per column, a sheet index)."""
 
     sep: str | None = Field(None, description="CSV separator (default: detected); 'tab' for a tab.")
     decimal: Literal[".", ","] | None = Field(None, description="Decimal separator (default: detected).")
@@ -49,8 +51,7 @@ class Reading(SettingsTable):
     def read_options(self) -> ReadOptions:
         """How the file is read (None entries are detected). A sheet keeps its TOML type: a
         number is an index, a text a name (also one made of digits, such as "2024")."""
-        options = ReadOptions.build(sep=self.sep, decimal=self.decimal, thousands=self.thousands,
-                                    encoding=self.encoding, na=self.na, codes=self.codes)
+        options = ReadOptions.build(**self.model_dump(include=set(Reading.model_fields)))
         return replace(options, sheet=self.sheet)
 
     def _check_reading(self) -> None:
