@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from attack import _loops
 from attack._version import __version__
 from attack.errors import DataNotice, InputError
+from attack.io.lazy import lazy_names
 
 if TYPE_CHECKING:  # the names below are imported on first use (a command pays only for its own)
     import pandas as pd
@@ -164,28 +165,25 @@ _LAZY = {
 }
 
 
+_public, __dir__ = lazy_names(_LAZY, globals())
+
+
 def __getattr__(name: str) -> Any:
-    """Import a public name on first use (PEP 562)."""
+    """Import a public name on first use (PEP 562); a key type registered beyond the built-in
+    ones (attack.linkage.keys) is found under its class name."""
     if name in _LAZY:
-        module, attribute = _LAZY[name]
-        value = getattr(importlib.import_module(module), attribute)
-    else:  # a key type registered beyond the built-in ones (attack.linkage.keys) under its class name
-        registered = {cls.__name__: cls for cls in _key_types().values()} if name[:1].isupper() else {}
-        if name not in registered:
-            raise AttributeError(f"module 'attack' has no attribute {name!r}")
-        value = registered[name]
-    globals()[name] = value
-    return value
+        return _public(name)
+    registered = {cls.__name__: cls for cls in _key_types().values()} if name[:1].isupper() else {}
+    if name not in registered:
+        raise AttributeError(f"module 'attack' has no attribute {name!r}")
+    globals()[name] = registered[name]
+    return registered[name]
 
 
 def _key_types() -> dict[str, type]:
     from attack.linkage.keys import key_types  # noqa: PLC0415 - imported on first use, as _LAZY
 
     return dict(key_types())
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
 
 
 __all__ = [

@@ -1,9 +1,9 @@
 """Public names imported on first use (PEP 562), for a module that gathers names from others.
 
-A front-end module (``attack.vocabulary``, ``attack.frontend``) lists its names in a table of
-``name -> (module, name there)``; ``lazy_names`` gives it the module-level ``__getattr__`` and
-``__dir__`` that import each one when it is first asked for, so that a command loads only the
-modules it uses.
+A module of public names (``attack``, ``attack.vocabulary``, ``attack.frontend``) lists them
+in a table of ``name -> (module, name there)``; ``lazy_names`` gives it the module-level
+``__getattr__`` and ``__dir__`` that import each one when it is first asked for, so that a
+command loads only the modules it uses.
 """
 
 from __future__ import annotations
