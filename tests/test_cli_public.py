@@ -25,7 +25,14 @@ def _cli_files() -> list[Path]:
 
 
 def _public_names(module: str) -> set[str]:
-    exported = set(importlib.import_module(module).__all__)
+    """The ``__all__`` of ``module``, read from its source (the ui extra need not be installed)."""
+    parts = module.split(".")[1:]
+    path = PACKAGE.joinpath(*parts).with_suffix(".py") if parts else PACKAGE / "__init__.py"
+    if not path.is_file():
+        path = PACKAGE.joinpath(*parts, "__init__.py")
+    exported = {name for node in ast.parse(path.read_text(encoding="utf-8")).body if isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+                for name in ast.literal_eval(node.value)}
     if module == "attack":  # the public modules are reached as attributes of the package too
         exported |= {m.removeprefix("attack.") for m in PUBLIC if m.count(".") == 1}
     return exported
