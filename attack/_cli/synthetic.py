@@ -99,17 +99,16 @@ def run_tune_synthesis(original_path, holdout_path, grid, dropped, special_codes
     return app.print_synthesis_tuning(outcome, quiet)
 
 
-def run_synth(original_path, synthetic_path, holdout_path, keys, targets, gammas, tau, exclude, categorical,
-                  metric, scaling, bins, n_attacks, seed, json_path, html_path, certificate_path, sign_path,
-                  passphrase_env, membership_log, isolated, random_targets, shadow_sets, test_sets, jobs, shadow_size,
-                  family, holdout_share, reference_path, mia_attacks, mia_fpr, decide, exposed_path,
-                  quiet, sep, decimal, encoding, sheet, na, codes, claimed_epsilon=None, claimed_delta=None,
-                  ledger_path=None, claim_confidence=None, inference_recall=None) -> bool:
-    """``attack synth``: attack a synthetic release and certify the verdict; returns it."""
-    spec = attack.SynthSpec(
+def synth_settings(*, keys, targets, gammas, tau, exclude, categorical, codes, metric, scaling, bins, n_attacks, seed,
+                   membership_log, isolated, random_targets, shadow_sets, test_sets, jobs, shadow_size,
+                   holdout_share, family, mia_attacks, mia_fpr, exposed_path, decide, claimed_epsilon,
+                   claimed_delta, ledger_path, claim_confidence, inference_recall) -> attack.SynthSpec:
+    """The flags of ``attack synth`` as the settings of ``attack.attack_synthetic``."""
+    return attack.SynthSpec(
         keys=keys, targets=targets, exclude=exclude, categorical=list(dict.fromkeys([*categorical, *codes])),
         **({"gammas": gammas} if gammas else {}), **({"tau": tau} if tau is not None else {}),
-        metric=metric, scaling=scaling, n_attacks=n_attacks, seed=seed, bins=dict(vocabulary.parse_binning(b) for b in bins),
+        metric=metric, scaling=scaling, n_attacks=n_attacks, seed=seed,
+        bins=dict(vocabulary.parse_binning(b) for b in bins),
         membership=None if membership_log is None else {
             "synthesis": frontend.settings_from_log(json_document(membership_log)), "n_isolated": isolated,
             "n_random": random_targets, "shadow_sets": shadow_sets, "test_sets": test_sets,
@@ -121,6 +120,24 @@ def run_synth(original_path, synthetic_path, holdout_path, keys, targets, gammas
         privacy_claim=frontend.claim_settings(claimed_epsilon, claimed_delta, ledger_path, claim_confidence),
         options={} if inference_recall is None else {"inference_confidence": {"recall": inference_recall}},
     )
+
+
+def run_synth(original_path, synthetic_path, holdout_path, keys, targets, gammas, tau, exclude, categorical,
+              metric, scaling, bins, n_attacks, seed, json_path, html_path, certificate_path, sign_path,
+              passphrase_env, membership_log, isolated, random_targets, shadow_sets, test_sets, jobs, shadow_size,
+              family, holdout_share, reference_path, mia_attacks, mia_fpr, decide, exposed_path,
+              quiet, sep, decimal, encoding, sheet, na, codes, claimed_epsilon=None, claimed_delta=None,
+              ledger_path=None, claim_confidence=None, inference_recall=None) -> bool:
+    """``attack synth``: attack a synthetic release and certify the verdict; returns it."""
+    spec = synth_settings(keys=keys, targets=targets, gammas=gammas, tau=tau, exclude=exclude,
+                          categorical=categorical, codes=codes, metric=metric, scaling=scaling, bins=bins,
+                          n_attacks=n_attacks, seed=seed, membership_log=membership_log, isolated=isolated,
+                          random_targets=random_targets, shadow_sets=shadow_sets, test_sets=test_sets,
+                          jobs=jobs, shadow_size=shadow_size, holdout_share=holdout_share, family=family,
+                          mia_attacks=mia_attacks, mia_fpr=mia_fpr, exposed_path=exposed_path, decide=decide,
+                          claimed_epsilon=claimed_epsilon, claimed_delta=claimed_delta,
+                          ledger_path=ledger_path, claim_confidence=claim_confidence,
+                          inference_recall=inference_recall)
     if not family and (reference_path or mia_attacks or exposed_path):
         raise attack.InputError("--reference, --mia-attack and --exposed need --membership-family")
     inputs = [original_path, synthetic_path, holdout_path, reference_path, membership_log, ledger_path]
