@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from attack import _loops
 from attack._version import __version__
 from attack.errors import DataNotice, InputError
+from attack.io.lazy import lazy_names
 
 if TYPE_CHECKING:  # the names below are imported on first use (a command pays only for its own)
     import pandas as pd
@@ -71,6 +72,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.study.scenario import Scenario
     from attack.study.schema import json_schema
     from attack.study.signing import generate_keypair, load_private_key, passphrase_from_env
+    from attack.study.synthesis_tuning import tune_synthesis
     from attack.study.synthetic_result import SyntheticResult
     from attack.study.synthetic_run import attack_synthetic
     from attack.study.synthetic_scenario import (
@@ -93,6 +95,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
         check_claim,
         epsilon_lower_bound,
     )
+    from attack.synthetic_attacks.settings import SynthSpec
     from attack.utility.ml import MlUtility, ml_utility
     from attack.utility.profile import UtilityProfile, utility_profile
 
@@ -135,6 +138,8 @@ _LAZY = {
     "membership_family": ("attack.synthetic_attacks.mia_family", "membership_family"),
     "MembershipFamilyResult": ("attack.synthetic_attacks.mia_family", "MembershipFamilyResult"),
     "attack_synthetic": ("attack.study.synthetic_run", "attack_synthetic"),
+    "tune_synthesis": ("attack.study.synthesis_tuning", "tune_synthesis"),
+    "SynthSpec": ("attack.synthetic_attacks.settings", "SynthSpec"),
     "utility_profile": ("attack.utility.profile", "utility_profile"),
     "UtilityProfile": ("attack.utility.profile", "UtilityProfile"),
     "ml_utility": ("attack.utility.ml", "ml_utility"),
@@ -160,28 +165,25 @@ _LAZY = {
 }
 
 
+_public, __dir__ = lazy_names(_LAZY, globals())
+
+
 def __getattr__(name: str) -> Any:
-    """Import a public name on first use (PEP 562)."""
+    """Import a public name on first use (PEP 562); a key type registered beyond the built-in
+    ones (attack.linkage.keys) is found under its class name."""
     if name in _LAZY:
-        module, attribute = _LAZY[name]
-        value = getattr(importlib.import_module(module), attribute)
-    else:  # a key type registered beyond the built-in ones (attack.linkage.keys) under its class name
-        registered = {cls.__name__: cls for cls in _key_types().values()} if name[:1].isupper() else {}
-        if name not in registered:
-            raise AttributeError(f"module 'attack' has no attribute {name!r}")
-        value = registered[name]
-    globals()[name] = value
-    return value
+        return _public(name)
+    registered = {cls.__name__: cls for cls in _key_types().values()} if name[:1].isupper() else {}
+    if name not in registered:
+        raise AttributeError(f"module 'attack' has no attribute {name!r}")
+    globals()[name] = registered[name]
+    return registered[name]
 
 
 def _key_types() -> dict[str, type]:
     from attack.linkage.keys import key_types  # noqa: PLC0415 - imported on first use, as _LAZY
 
     return dict(key_types())
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
 
 
 __all__ = [
@@ -207,6 +209,7 @@ __all__ = [
     "Attribution", "CellAttribution", "explain_attack", "record_outcomes", "records_table", "release_records",
     "remedy", "remedy_table", "RemedyResult", "RemedyRound", "AttackInput",
     "PopulationFile",
+    "SynthSpec", "tune_synthesis",
 ]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 import attack
+from attack import frontend
 from attack._cli import app, options, ui
 from attack._cli import synthetic as synthetic_data
 
@@ -225,14 +226,14 @@ def risk_command(data_path: Path, keys: tuple[str, ...], weight: str | None, hou
     if json_path:
         files[json_path] = app.json_file(document)
     if html_path:
-        files[html_path] = (app.frequency_html(document, f"Frequency risk of {data_path.name}"), None)
+        files[html_path] = (frontend.render_frequency_html(document, f"Frequency risk of {data_path.name}"), None)
     if records_path:
         files[records_path] = app.record_file(result.records(), records_path)
     app.write(files, inputs)
     if records_path:
         app.say_record_level(records_path, app.HOLDS_RISKS)
     if not quiet:
-        click.echo(app.frequency_markdown(document))
+        click.echo(frontend.render_frequency_markdown(document))
     return bool(result.passed)
 
 
@@ -300,7 +301,7 @@ def tune_command(scenario_path: Path, json_path: Path | None, html_path: Path | 
     document = outcome.to_dict()
     files: app.Files = {json_path: app.json_file(document)}
     if html_path:
-        files[html_path] = (app.tune_html(document, scenario.title), None)
+        files[html_path] = (frontend.render_tune_html(document, scenario.title), None)
     chosen = outcome.chosen
     if release_path and chosen is not None:
         files[release_path] = app.record_file(chosen.release, release_path)
@@ -308,7 +309,7 @@ def tune_command(scenario_path: Path, json_path: Path | None, html_path: Path | 
     if release_path and chosen is not None:
         app.note(app.RELEASE_NOTE.format(path=release_path))
     if not quiet:
-        click.echo(app.tune_markdown(document, scenario.title))
+        click.echo(frontend.render_tune_markdown(document, scenario.title))
     return chosen is not None
 
 
@@ -342,7 +343,7 @@ def utility_command(original_path: Path, release_path: Path, variables: str, by:
     if json_path:
         app.write({json_path: app.json_file(document)}, [original_path, release_path])
     if not quiet:
-        click.echo(app.utility_markdown(document, f"Analysis potential of {release_path.name}"))
+        click.echo(frontend.render_utility_markdown(document, f"Analysis potential of {release_path.name}"))
 
 
 @main.command("synth")

@@ -27,10 +27,10 @@ LAYERS = {
     "protect": 5, "utility": 5, "synthetic_attacks": 5,
     "datasets": 6,
     "study": 7,
-    "__init__": 8, "cli": 8, "__main__": 8, "_cli": 8, "ui": 8, "_precompile": 8,
+    "__init__": 8, "cli": 8, "__main__": 8, "_cli": 8, "ui": 8, "_precompile": 8, "vocabulary": 8, "frontend": 8,
 }
 TOP_LEVEL = {"__init__.py", "__main__.py", "_version.py", "cli.py", "defaults.py", "errors.py",
-             "_precompile.py", "_loops.py"}
+             "_precompile.py", "_loops.py", "vocabulary.py", "frontend.py"}
 _TARGET = re.compile(r"^attack(?:\.[A-Za-z_][A-Za-z0-9_]*)+:")
 
 

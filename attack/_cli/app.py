@@ -18,20 +18,21 @@ import click
 
 import attack
 from attack._cli.options import Say
-from attack.io.jsonio import to_json
-from attack.io.notices import gathering
-from attack.io.readback import load_json
-from attack.io.writers import (
+from attack.frontend import (
     OWNER_ONLY,
+    VisibleControls,
     certificate_paths,
     check_outputs,
     discard_staged,
+    gathering,
     json_file,
+    load_json,
     record_file,
+    terminal_text,
+    to_json,
     verify_root,
     write_files_atomic,
 )
-from attack.report.safe_text import VisibleControls, terminal_text
 
 __all__ = ["OWNER_ONLY", "RELEASE_NOTE", "Attack", "Files", "certificate_paths", "emit", "guard", "json_file",
            "note", "record_file", "say_record_level", "show_warnings", "to_json", "write"]
@@ -258,39 +259,3 @@ def given(settings: Mapping[str, Any]) -> dict[str, Any]:
     to the library's defaults."""
     return {k: v for k, v in settings.items() if v is not None and not (isinstance(v, tuple | dict) and not v)}
 
-
-# The pages and summaries of results that do not render themselves yet.
-
-def frequency_html(document: Mapping[str, Any], title: str) -> str:
-    """The HTML page of a frequency-risk result."""
-    from attack.report.frequency import render_frequency_html
-
-    return render_frequency_html(document, title)
-
-
-def frequency_markdown(document: Mapping[str, Any]) -> str:
-    """The Markdown summary of a frequency-risk result."""
-    from attack.report.frequency import render_frequency_markdown
-
-    return render_frequency_markdown(document)
-
-
-def utility_markdown(document: Mapping[str, Any], title: str) -> str:
-    """The Markdown summary of a utility profile."""
-    from attack.report.release import render_utility_markdown
-
-    return render_utility_markdown(document, title)
-
-
-def tune_html(document: Mapping[str, Any], title: str) -> str:
-    """The HTML page of a tuning, with its risk-utility plot."""
-    from attack.report.release import render_tune_html
-
-    return render_tune_html(document, title)
-
-
-def tune_markdown(document: Mapping[str, Any], title: str) -> str:
-    """The Markdown summary of a tuning."""
-    from attack.report.release import render_tune_markdown
-
-    return render_tune_markdown(document, title)

@@ -17,23 +17,29 @@ import click
 import attack
 
 # The vocabularies the options offer: declared once in the library, read here so that click can
-# show and check them before any work starts (these modules are light: no data library).
-from attack.defaults import LINKAGE_TAU, SYNTHETIC_TAU
-from attack.linkage.assignment import METHODS
-from attack.linkage.blocking import parse_block, parse_block_entry
-from attack.linkage.distances import METRIC_DISTANCES, STANDARDISATIONS
-from attack.linkage.engines import ENGINES, parse_size
-from attack.linkage.fellegi_sunter import INTRUDERS
-from attack.linkage.keys import key_types, parse_key
-from attack.linkage.limits import DEFAULT_MEMORY_BUDGET
-from attack.risk.thresholds import (
+# show and check them before any work starts.
+from attack.vocabulary import (
+    ASSIGNMENT_METHODS,
     COLUMN_ROLES,
+    DEFAULT_MEMORY_BUDGET,
     DEFAULT_MIN_SCORED,
+    ENGINES,
     IDENTITY_RULES,
+    INTRUDERS,
+    LINKAGE_TAU,
+    METRIC_DISTANCES,
     RISK_BASES,
+    STANDARDISATIONS,
+    SYNTHETIC_METRICS,
+    SYNTHETIC_SCALINGS,
+    SYNTHETIC_TAU,
     TARGET_TYPES,
+    key_types,
+    parse_block,
+    parse_block_entry,
+    parse_key,
+    parse_size,
 )
-from attack.synthetic_attacks.choices import METRICS, SCALINGS
 
 F = TypeVar("F", bound=Callable[..., Any])
 FILE = click.Path(dir_okay=False, path_type=Path)
@@ -217,7 +223,7 @@ LINK = stack(
     click.option("--original-id", help="Unit id column of the original (default: --release-id)."),
     click.option("--key", "keys", multiple=True, required=True, callback=_keys, metavar="NAME:TYPE[:WEIGHT][:OPT]", help="Distance key; TYPE " + "|".join(key_types()) + "."),
     click.option("--block", "blocks", multiple=True, callback=_blocking_entries, metavar="NAME[:prefix=N|:bins=B,...|:soundex|:cologne][|ALTERNATIVE...]", help="Blocking key; several keys separated by | are alternatives (blocking passes whose candidate pairs are united)."),
-    click.option("--method", type=click.Choice(METHODS), default="greedy", show_default=True),
+    click.option("--method", type=click.Choice(ASSIGNMENT_METHODS), default="greedy", show_default=True),
     click.option("--standardise", type=click.Choice(STANDARDISATIONS), default="maxmin", show_default=True),
     click.option("--metric-distance", type=click.Choice(METRIC_DISTANCES), default="squared", show_default=True),
     click.option("--seed", type=click.IntRange(min=0), help="Shuffle the external order of the sequential method."),
@@ -284,7 +290,7 @@ DEMO = stack(
     click.option("--out", "out_dir", type=FOLDER, default=Path("reports/demo"), show_default=True),
     click.option("--units", type=click.IntRange(min=100), default=17000, show_default=True, help="Size of the synthetic population."),
     click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True),
-    click.option("--method", type=click.Choice(METHODS), default="greedy", show_default=True),
+    click.option("--method", type=click.Choice(ASSIGNMENT_METHODS), default="greedy", show_default=True),
 )
 
 
@@ -417,8 +423,8 @@ SYNTH = stack(
     click.option("--tau", type=float, default=None, help=f"Risk limit τ for every check, on its upper 95% bound (default {SYNTHETIC_TAU:g}; why: docs/reference/defaults.md)."),
     click.option("--exclude", multiple=True, metavar="COLUMN", help="Column left out of the distance attacks and singling out, e.g. an id (repeatable)."),
     click.option("--categorical", multiple=True, metavar="COLUMN", help="Treat this column as categorical (repeatable; default: non-numeric columns)."),
-    click.option("--metric", type=click.Choice(METRICS), default=METRICS[0], show_default=True, help="Distance between records (docs/method/synthetic-attacks.md)."),
-    click.option("--scaling", type=click.Choice(SCALINGS), default=SCALINGS[0], show_default=True, help="Scaling of numeric columns, fitted on the original (Gower metrics need minmax_range)."),
+    click.option("--metric", type=click.Choice(SYNTHETIC_METRICS), default=SYNTHETIC_METRICS[0], show_default=True, help="Distance between records (docs/method/synthetic-attacks.md)."),
+    click.option("--scaling", type=click.Choice(SYNTHETIC_SCALINGS), default=SYNTHETIC_SCALINGS[0], show_default=True, help="Scaling of numeric columns, fitted on the original (Gower metrics need minmax_range)."),
     click.option("--bins", "bins", multiple=True, metavar="VAR=RULE", help="Grouping of a numeric key or target for the table measures: quantile:K, equal_width:K or breaks:B1,B2,... (default quantile:5)."),
     click.option("--n-attacks", type=click.IntRange(min=1), default=500, show_default=True, help="Targets per attack (singling out, linkability, inference)."),
     click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True),

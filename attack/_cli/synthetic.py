@@ -1,7 +1,7 @@
 """The commands on synthetic data (``attack synth``, ``tune-synthesis``, ``synthesize``) and
-``attack run``/``attack tune`` on a synthetic-release scenario. Their orchestration moves behind
-the public API with the synthetic attacks' own refactoring; until then it lives here, apart from
-the thin commands, and is the one place of the command line that reaches internals."""
+``attack run``/``attack tune`` on a synthetic-release scenario: their flags made into the
+settings of one public call (``attack.SynthSpec`` for ``attack.attack_synthetic``, the grid of
+``attack.tune_synthesis``, the options of ``attack.synthesize``)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from typing import Any, overload
 import click
 
 import attack
+from attack import frontend, vocabulary
 from attack._cli import app
-from attack.io.writers import certificate_paths
-from attack.study.outputs import tune_json_path
 
 
 def run(scenario: attack.SyntheticScenario, json_path: Path | None, html_path: Path | None,
@@ -24,7 +23,7 @@ def run(scenario: attack.SyntheticScenario, json_path: Path | None, html_path: P
     html_path = html_path or scenario.outputs.get("html")
     certificate = attack.certificate_path(scenario, json_path, certificate_path)
     made_path = scenario.outputs.get("synthetic")
-    app.guard([*certificate_paths(certificate), json_path, html_path, made_path], scenario.input_paths())
+    app.guard([*frontend.certificate_paths(certificate), json_path, html_path, made_path], scenario.input_paths())
     outcome = scenario.run()
     outcome.write(json=json_path, html=html_path, certificate=certificate, synthetic=made_path, key=key)
     if made_path is not None and outcome.synthetic is not None:
@@ -41,7 +40,7 @@ def tune(scenario: attack.SyntheticScenario, json_path: Path | None, release_pat
     """``attack tune`` on a synthetic-release scenario: the grid of its [tune] table."""
     if html_path:
         raise attack.InputError("--html: the synthesis tuning writes JSON and prints its table; no HTML report yet")
-    json_path = tune_json_path(scenario, json_path)
+    json_path = frontend.tune_json_path(scenario, json_path)
     release_path = release_path or (None if scenario.settings.tune is None or scenario.settings.tune.release is None
                                     else scenario.base / scenario.settings.tune.release)
     app.guard([json_path, release_path], scenario.input_paths())
@@ -74,9 +73,7 @@ def names(text: str | None) -> list[str] | None:
 
 def json_document(path: Path) -> dict:
     """A JSON document read from a user's file; unreadable or invalid JSON is an input error."""
-    from attack.io.readback import load_json
-
-    document = load_json(path, "JSON document")
+    document = frontend.load_json(path, "JSON document")
     if not isinstance(document, dict):
         raise attack.InputError("expected a JSON object", file=Path(path).name)
     return document
@@ -86,15 +83,13 @@ def run_tune_synthesis(original_path, holdout_path, grid, dropped, special_codes
                            membership, utility_model, seed, json_path, out_path,
                            quiet, sep, decimal, encoding, sheet, na, codes) -> bool:
     """``attack tune-synthesis``: search the grid, write the chosen file; False when no candidate passes."""
-    from attack.study.synthesis_tuning import parse_grid, tune_synthesis
-
     app.guard([json_path, out_path], [original_path, holdout_path])
-    parsed = parse_grid(grid)
+    parsed = vocabulary.parse_grid(grid)
     reading = attack.read_options(sep, decimal, encoding, sheet, na, codes)
     original, holdout = attack.read_tables([original_path, holdout_path], reading)
     assert original is not None  # a required option
     columns = [c for c in original.frame.columns if c not in dropped]
-    outcome = tune_synthesis(
+    outcome = attack.tune_synthesis(
         original.frame, parsed, holdout=None if holdout is None else holdout.frame, columns=columns,
         fixed={"special_codes": list(special_codes)} if special_codes else None,
         attacks={"keys": keys, "targets": targets, "tau": tau, "n_attacks": n_attacks},
@@ -104,32 +99,45 @@ def run_tune_synthesis(original_path, holdout_path, grid, dropped, special_codes
     return app.print_synthesis_tuning(outcome, quiet)
 
 
-def run_synth(original_path, synthetic_path, holdout_path, keys, targets, gammas, tau, exclude, categorical,
-                  metric, scaling, bins, n_attacks, seed, json_path, html_path, certificate_path, sign_path,
-                  passphrase_env, membership_log, isolated, random_targets, shadow_sets, test_sets, jobs, shadow_size,
-                  family, holdout_share, reference_path, mia_attacks, mia_fpr, decide, exposed_path,
-                  quiet, sep, decimal, encoding, sheet, na, codes, claimed_epsilon=None, claimed_delta=None,
-                  ledger_path=None, claim_confidence=None, inference_recall=None) -> bool:
-    """``attack synth``: attack a synthetic release and certify the verdict; returns it."""
-    from attack.generation.sequential import settings_from_log
-    from attack.study.budget_ledger import claim_settings
-    from attack.synthetic_attacks.settings import SynthSpec, parse_binning
-
-    spec = SynthSpec(
+def synth_settings(*, keys, targets, gammas, tau, exclude, categorical, codes, metric, scaling, bins, n_attacks, seed,
+                   membership_log, isolated, random_targets, shadow_sets, test_sets, jobs, shadow_size,
+                   holdout_share, family, mia_attacks, mia_fpr, exposed_path, decide, claimed_epsilon,
+                   claimed_delta, ledger_path, claim_confidence, inference_recall) -> attack.SynthSpec:
+    """The flags of ``attack synth`` as the settings of ``attack.attack_synthetic``."""
+    return attack.SynthSpec(
         keys=keys, targets=targets, exclude=exclude, categorical=list(dict.fromkeys([*categorical, *codes])),
         **({"gammas": gammas} if gammas else {}), **({"tau": tau} if tau is not None else {}),
-        metric=metric, scaling=scaling, n_attacks=n_attacks, seed=seed, bins=dict(parse_binning(b) for b in bins),
+        metric=metric, scaling=scaling, n_attacks=n_attacks, seed=seed,
+        bins=dict(vocabulary.parse_binning(b) for b in bins),
         membership=None if membership_log is None else {
-            "synthesis": settings_from_log(json_document(membership_log)), "n_isolated": isolated,
+            "synthesis": frontend.settings_from_log(json_document(membership_log)), "n_isolated": isolated,
             "n_random": random_targets, "shadow_sets": shadow_sets, "test_sets": test_sets,
             "shadow_size": shadow_size, "jobs": jobs},
         holdout_share=holdout_share or 0.0,
         membership_family=None if not family else {
             "attacks": list(mia_attacks) or None, "verdict_fpr": mia_fpr, "exposed": exposed_path is not None},
         decide=decide,
-        privacy_claim=claim_settings(claimed_epsilon, claimed_delta, ledger_path, claim_confidence),
+        privacy_claim=frontend.claim_settings(claimed_epsilon, claimed_delta, ledger_path, claim_confidence),
         options={} if inference_recall is None else {"inference_confidence": {"recall": inference_recall}},
     )
+
+
+def run_synth(original_path, synthetic_path, holdout_path, keys, targets, gammas, tau, exclude, categorical,
+              metric, scaling, bins, n_attacks, seed, json_path, html_path, certificate_path, sign_path,
+              passphrase_env, membership_log, isolated, random_targets, shadow_sets, test_sets, jobs, shadow_size,
+              family, holdout_share, reference_path, mia_attacks, mia_fpr, decide, exposed_path,
+              quiet, sep, decimal, encoding, sheet, na, codes, claimed_epsilon=None, claimed_delta=None,
+              ledger_path=None, claim_confidence=None, inference_recall=None) -> bool:
+    """``attack synth``: attack a synthetic release and certify the verdict; returns it."""
+    spec = synth_settings(keys=keys, targets=targets, gammas=gammas, tau=tau, exclude=exclude,
+                          categorical=categorical, codes=codes, metric=metric, scaling=scaling, bins=bins,
+                          n_attacks=n_attacks, seed=seed, membership_log=membership_log, isolated=isolated,
+                          random_targets=random_targets, shadow_sets=shadow_sets, test_sets=test_sets,
+                          jobs=jobs, shadow_size=shadow_size, holdout_share=holdout_share, family=family,
+                          mia_attacks=mia_attacks, mia_fpr=mia_fpr, exposed_path=exposed_path, decide=decide,
+                          claimed_epsilon=claimed_epsilon, claimed_delta=claimed_delta,
+                          ledger_path=ledger_path, claim_confidence=claim_confidence,
+                          inference_recall=inference_recall)
     if not family and (reference_path or mia_attacks or exposed_path):
         raise attack.InputError("--reference, --mia-attack and --exposed need --membership-family")
     inputs = [original_path, synthetic_path, holdout_path, reference_path, membership_log, ledger_path]
@@ -156,10 +164,8 @@ def run_synthesize(original_path, out_path, columns, dropped, kept, methods, def
                        minbucket, cp, ntree, smoothing, proper, special_codes, strata, m, rows, seed, log_path,
                        quiet, sep, decimal, encoding, sheet, na, codes) -> None:
     """``attack synthesize``: make the synthetic copies and their log."""
-    from attack.generation.sequential import copy_paths
-
     out_path = Path(out_path)
-    targets = copy_paths(out_path, m)
+    targets = frontend.copy_paths(out_path, m)
     log_path = log_path or out_path.with_suffix(".synthesis.json")
     app.guard([*targets, log_path], [original_path])
     [table] = attack.read_tables([original_path], attack.read_options(sep, decimal, encoding, sheet, na, codes))

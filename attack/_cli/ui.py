@@ -7,14 +7,13 @@ from pathlib import Path
 import click
 
 import attack
+from attack.frontend import load_toml
 
 
 def serve_ui(scenario_path: Path, port: int, host: str, no_browser: bool) -> None:
     """Serve the interface on ``host``; another address than this machine's only with a warning.
     A scenario file it cannot read is refused first, with or without the extra."""
     if scenario_path.is_file():
-        from attack.io.readback import load_toml
-
         load_toml(scenario_path, "scenario file")
     try:
         from attack.ui.server import is_loopback, serve

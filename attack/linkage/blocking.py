@@ -236,7 +236,7 @@ class Blocking:
     def n_candidate_pairs(self) -> int:
         return int(sum(b.n_pairs for b in self.blocks))
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         sizes = [(int(b.external.size), int(b.release.size)) for b in self.blocks]
         largest = max(sizes, key=lambda s: s[0] * s[1], default=(0, 0))
         passes = {"n_passes": self.n_passes} if self.n_passes > 1 else {}

@@ -85,7 +85,7 @@ class ClusterLinks:
     def n_release_clusters(self) -> int:
         return int(self.release_cluster.max(initial=-1) + 1)
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         """JSON-ready description of how the clusters were linked (aggregates only)."""
         return {
             "external_column": self.columns[0],

@@ -62,7 +62,7 @@ class DistanceKey(Protocol):
     def component(self, external: pd.DataFrame, release: pd.DataFrame, options: ComponentOptions) -> Component:
         """The key's raw distances between the two files."""
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         """JSON-ready description for results and certificates."""
 
 
@@ -480,10 +480,10 @@ class DistanceModel:
                 total = np.where(present > 0, total * (full_weight / present), full_weight)
         return total
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "standardise": self.standardise,
-            "keys": [k.describe() for k in self.keys],
+            "keys": [k.to_dict() for k in self.keys],
             "notes": list(self.notes),
         }
 

@@ -423,7 +423,7 @@ class FellegiSunterModel:
         log_odds = np.log(lam) - np.log1p(-lam) + np.asarray(weight, dtype=float) * np.log(2.0)
         return 1.0 / (1.0 + np.exp(-np.clip(log_odds, -700, 700)))
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         weights = self.weights.weights
         return {
             "model": "fellegi-sunter",

@@ -129,7 +129,7 @@ class LearnedWeights:
     rounds: int
     optimal: bool
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "weights": dict(zip(self.keys, self.weights, strict=True)),
             "known_pairs": self.n_known,

@@ -60,9 +60,9 @@ class Links:
     def linked(self) -> np.ndarray:
         return self.release_row >= 0
 
-    def describe(self) -> dict:
-        out = self.spec.describe()
-        out.update(self.blocking.describe())
+    def to_dict(self) -> dict:
+        out = self.spec.to_dict()
+        out.update(self.blocking.to_dict())
         out["total_distance"] = float(self.distance[self.linked].sum())
         out["n_links"] = int(self.linked.sum())
         out["n_tied_links"] = int((self.n_best[self.linked] > 1).sum())
@@ -159,7 +159,7 @@ def link(
         n_best[rows] = solution.n_best[keep]
     if spec.intruder == "fellegi-sunter":
         probability = np.where(release_row >= 0, fitted.probability(fitted.weights.top - distance), np.nan)
-        about = fitted.describe()
+        about = fitted.to_dict()
     else:
         probability, about = chance_probability(model, blocking, release_row, distance, seed=seed)
     return Links(release_row, distance, n_best, blocking, model, spec, solutions, probability, about)

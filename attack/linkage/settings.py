@@ -173,13 +173,13 @@ class Linkage(SettingsTable):
             return make_blocks(external, release, self.blocks)
         return make_pass_blocks(external, release, block_passes(self.blocks, self.block_groups))
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         """JSON-ready description for results and certificates."""
         out: dict[str, Any] = {
             "method": self.method,
             "standardise": self.standardise,
             "metric_distance": self.metric_distance,
-            "keys": [k.describe() for k in self.keys],
+            "keys": [k.to_dict() for k in self.keys],
             "blocking": self.blocking_entries(),
         }
         if self.winsorise:

@@ -82,6 +82,6 @@ def describe(split: TrainingSplit, share: float, learned: LearnedWeights, fixed:
         "external_records_known": int(split.known_external.size),
         "external_records_held_out": int(split.held_external.size),
         "release_records_held_out": int(split.held_release.size),
-        **learned.describe(),
+        **learned.to_dict(),
         "fixed_weights": {k: fixed[k] for k in FIXED_FIGURES if k in fixed},
     }

@@ -168,7 +168,7 @@ def run_attack(
         outcome = record_outcomes(links, external_ids, data.release, release_ids, truth, truth_ids, evaluation,
                                   scored.comparisons,
                                   None if frequency is None else frequency.records()["risk"].to_numpy())
-    figures["linkage"] = links.describe()
+    figures["linkage"] = links.to_dict()
     figures["truth"] = "original" if data.original is not None else "release values"
     figures["reading"] = {role: reading for role, table in
                           (("external", data.external), ("release", data.release), ("original", data.original))

@@ -118,7 +118,7 @@ def cluster_risk(external: Table, release: Table, linkage: Linkage, evaluation: 
     true_row = pd.Index(release_ids).get_indexer(external_ids)
     clusters = cluster_figures(links, true_row, through.units["cell"].astype(str).to_numpy(), evaluation.tau)
     return ClusterRisk(
-        linkage=links.describe(),
+        linkage=links.to_dict(),
         clusters=clusters,
         through_cluster=through.figures,
         alone={k: person.figures[k] for k in ("n_verifiable", "n_correct", "reidentification_rate",

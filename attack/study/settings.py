@@ -14,7 +14,7 @@ import difflib
 import itertools
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -34,7 +34,9 @@ TITLE_LIMIT = 200
 
 
 class Reading(SettingsTable):
-    """How a file is read where detection should not decide."""
+    """How a file is read where detection should not decide: the document form of
+    ``attack.ReadOptions`` (whose ``build`` takes exactly these fields and resolves them: a tab
+    written ``tab``, missing-value codes per column, a sheet index)."""
 
     sep: str | None = Field(None, description="CSV separator (default: detected); 'tab' for a tab.")
     decimal: Literal[".", ","] | None = Field(None, description="Decimal separator (default: detected).")
@@ -49,8 +51,7 @@ class Reading(SettingsTable):
     def read_options(self) -> ReadOptions:
         """How the file is read (None entries are detected). A sheet keeps its TOML type: a
         number is an index, a text a name (also one made of digits, such as "2024")."""
-        options = ReadOptions.build(sep=self.sep, decimal=self.decimal, thousands=self.thousands,
-                                    encoding=self.encoding, na=self.na, codes=self.codes)
+        options = ReadOptions.build(**self.model_dump(include=set(Reading.model_fields)))
         return replace(options, sheet=self.sheet)
 
     def _check_reading(self) -> None:
@@ -60,24 +61,48 @@ class Reading(SettingsTable):
             raise ValueError(exc.message) from None
 
 
-class DataEntry(Reading):
+#: Where a data entry of either kind of scenario may come from instead of a file.
+DemoSource = Annotated[Literal[DEMO_SOURCES] | None, Field(  # type: ignore[valid-type]
+    description="A data set generated from the [data.demo] population instead of a file.")]
+
+
+class Source(Reading):
+    """The base of a data entry of either kind of scenario: a file (``path``) or a generated
+    demo set (``demo``, declared by each kind where its entries place it), never both, with how
+    to read it where detection should not decide."""
+
+    #: The error when both or neither source is given.
+    one_source: ClassVar[str] = "give either path or demo"
+
+    path: str | None = Field(None, description="File, relative to the scenario file.")
+    if TYPE_CHECKING:
+        demo: str | None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Self:
+        if (self.path is None) == (self.demo is None):
+            raise ValueError(self.one_source)
+        self._check_source()
+        self._check_reading()
+        return self
+
+    def _check_source(self) -> None:
+        """What an entry of this kind needs besides its source (nothing by default)."""
+
+
+class DataEntry(Source):
     """One data source: a file (``path`` and ``id``) or a generated demo set (``demo``), with
     how to read it where detection should not decide."""
 
-    path: str | None = Field(None, description="File, relative to the scenario file.")
+    one_source: ClassVar[str] = "give either path (with id) or demo"
+
     id: str | None = Field(None, min_length=1, description="Column holding the unit identifier.")
-    demo: Literal[DEMO_SOURCES] | None = Field(  # type: ignore[valid-type]
-        None, description="A data set generated from the [data.demo] population instead of a file.")
+    demo: DemoSource = None
     name: str | None = Field(None, description="Name of a candidate release (in a list of releases).")
 
-    @model_validator(mode="after")
-    def _one_source(self) -> DataEntry:
-        if (self.path is None) == (self.demo is None):
-            raise ValueError("give either path (with id) or demo")
+    def _check_source(self) -> None:
         if self.path is not None and self.id is None:
             raise ValueError("a file entry needs id, the column holding the unit identifier")
-        self._check_reading()
-        return self
 
 
 class DemoOptions(SettingsTable):
@@ -114,9 +139,15 @@ class Intruder(SettingsTable):
     linkage: IntruderLinkage = Field(default_factory=IntruderLinkage)
 
 
-class Output(SettingsTable):
+class Outputs(SettingsTable):
+    """The base of the ``[output]`` table of either kind of scenario: where the JSON result and
+    the HTML report go (each kind adds its own files)."""
+
     json_: str | None = Field(default=None, alias="json")
     html: str | None = None
+
+
+class Output(Outputs):
     matches: str | None = None
     certificate: str | None = None
     records: str | None = None
@@ -276,8 +307,35 @@ def _listed_in_one_direction(values: list[Any]) -> None:
                          "(the first passing value in this order is chosen as the weakest)", field="values")
 
 
-class ScenarioSettings(SettingsTable):
+class ScenarioFile(SettingsTable):
+    """The base of both kinds of scenario file: validated completely before any data file is
+    read, with errors naming the file and the dotted field, and described by a JSON Schema."""
+
+    #: The title of the kind's JSON Schema.
+    schema_title: ClassVar[str]
+
+    @classmethod
+    def validated(cls, raw: Mapping[str, Any], file: str | None = None) -> Self:
+        """The validated settings of a parsed scenario file; an ``InputError`` naming the file
+        and the field otherwise."""
+        try:
+            return cls.model_validate(raw)
+        except ValidationError as exc:
+            raise from_validation(exc, model=cls, file=file) from None
+
+    @classmethod
+    def file_schema(cls) -> dict[str, Any]:
+        """The JSON Schema of this kind of scenario file (draft 2020-12), for editors and CI checks."""
+        schema = cls.model_json_schema(by_alias=True)
+        schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+        schema["title"] = cls.schema_title
+        return schema
+
+
+class ScenarioSettings(ScenarioFile):
     """A scenario file: the data, the intruders, the evaluation, the outputs, the engine."""
+
+    schema_title: ClassVar[str] = "attack scenario file"
 
     title: str = Field("attack scenario", max_length=TITLE_LIMIT)
     notes: list[str] = Field(default_factory=list)
@@ -328,18 +386,7 @@ class ScenarioSettings(SettingsTable):
         return self
 
 
-def validate(raw: Mapping[str, Any], file: str | None = None) -> ScenarioSettings:
-    """The validated settings of a parsed scenario file; an ``InputError`` naming the file
-    and the field otherwise."""
-    try:
-        return ScenarioSettings.model_validate(raw)
-    except ValidationError as exc:
-        raise from_validation(exc, model=ScenarioSettings, file=file) from None
-
-
-def json_schema() -> dict[str, Any]:
-    """The JSON Schema of scenario files (draft 2020-12), for editors and CI checks."""
-    schema = ScenarioSettings.model_json_schema(by_alias=True)
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "attack scenario file"
-    return schema
+#: The validated settings of a parsed linkage scenario file.
+validate = ScenarioSettings.validated
+#: The JSON Schema of linkage scenario files.
+json_schema = ScenarioSettings.file_schema

@@ -31,7 +31,7 @@ from attack.io.writers import (
     record_file,
     write_files_atomic,
 )
-from attack.report.notebook import verdict_word
+from attack.report.notebook import result_html, verdict_word
 from attack.study.synthetic_run import attack_synthetic
 from attack.utility.propensity import MODELS, propensity_utility
 
@@ -122,6 +122,14 @@ class SynthesisTuning:
         measured = [f"S_pMSE against the {'holdout (rows the generator never saw)' if rows == 'holdout' else 'original'}",
                     *(f"warning: {w}" for w in self.settings.get("warnings", []))]
         return [*lines, self.to_dict()["verdict"] + " (* chosen, f on the risk-utility frontier)", *measured]
+
+    def _repr_html_(self) -> str:
+        """The notebook display: the verdict and one row per candidate."""
+        table = pd.DataFrame([{"settings": str(c.settings), "worst risk": c.worst_risk, "S_pMSE": c.s_pmse,
+                               "passed": c.passed} for c in self.candidates])
+        return result_html("Tuning of the synthesis", self.chosen is not None,
+                           [f"{len(self.candidates)} candidates"], table,
+                           failing=[not c.passed for c in self.candidates], full=".to_dict()['candidates']")
 
     def write(self, *, json: str | Path | None = None, release: str | Path | None = None,
               inputs: Sequence[str | Path | None] = ()) -> None:

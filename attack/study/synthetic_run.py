@@ -113,7 +113,7 @@ def attack_synthetic(
     document: dict[str, Any] = {
         "kind": "synthetic",
         "tool": f"attack {__version__}",
-        "settings": spec.describe(),
+        "settings": spec.to_dict(),
         "n_original": len(original), "n_synthetic": len(synthetic),
         "n_holdout": None if holdout is None else len(holdout),
         "preparation": prep.to_dict(),
@@ -140,7 +140,7 @@ def attack_synthetic(
         again = attack_synthetic(original, synthetic, holdout, spec.model_copy(update={
                                      "n_attacks": more, "decide": False, "holdout_share": 0.0}),
                                  reference=reference, title=title)
-        figures = {**again.figures, "settings": spec.model_copy(update={"n_attacks": more}).describe(),
+        figures = {**again.figures, "settings": spec.model_copy(update={"n_attacks": more}).to_dict(),
                    "decide": {"first_n_attacks": spec.n_attacks, "n_attacks": more}}
         exposed = None if again.exposed is None else again.exposed.assign(
             original_row=member_rows[again.exposed["original_row"].to_numpy()])

@@ -10,33 +10,30 @@ is described in ``docs/reference/scenario-file.md``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
-from attack.datasets.demo import DEMO_SOURCES
-from attack.errors import InputError, from_validation
+from attack.errors import InputError
 from attack.generation.methods import METHODS as SYNTHESIS_METHODS
 from attack.linkage.settings import SettingsTable, parses
-from attack.study.settings import TITLE_LIMIT, DemoOptions, Reading
+from attack.study.settings import (
+    TITLE_LIMIT,
+    DemoOptions,
+    DemoSource,
+    Outputs,
+    ScenarioFile,
+    Source,
+)
 from attack.study.synthesis_tuning import GRID_KEYS, grid_type
 from attack.synthetic_attacks.settings import Attacks
 from attack.utility.propensity import MODELS
 
 
-class SyntheticEntry(Reading):
+class SyntheticEntry(Source):
     """A file (``path``) or a generated demo set (``demo``); no identifier is needed."""
 
-    path: str | None = Field(None, description="File, relative to the scenario file.")
-    demo: Literal[DEMO_SOURCES] | None = Field(  # type: ignore[valid-type]
-        None, description="A data set generated from the [data.demo] population instead of a file.")
-
-    @model_validator(mode="after")
-    def _one_source(self) -> SyntheticEntry:
-        if (self.path is None) == (self.demo is None):
-            raise ValueError("give either path or demo")
-        self._check_reading()
-        return self
+    demo: DemoSource = None
 
 
 class SyntheticData(SettingsTable):
@@ -145,9 +142,7 @@ class SynthesisTune(SettingsTable):
     release: str | None = Field(None, description="Where the chosen synthetic file goes (owner-only).")
 
 
-class SyntheticOutput(SettingsTable):
-    json_: str | None = Field(default=None, alias="json")
-    html: str | None = None
+class SyntheticOutput(Outputs):
     certificate: str | None = None
     synthetic: str | None = Field(default=None, description="Where a synthetic file made here goes (owner-only).")
 
@@ -175,8 +170,10 @@ class ScenarioPrivacyClaim(SettingsTable):
         return self
 
 
-class SyntheticScenarioSettings(SettingsTable):
+class SyntheticScenarioSettings(ScenarioFile):
     """A synthetic-release scenario file."""
+
+    schema_title: ClassVar[str] = "attack synthetic-release scenario file"
 
     kind: Literal["synthetic"]
     title: str = Field("attacks on a synthetic release", max_length=TITLE_LIMIT)
@@ -210,17 +207,7 @@ class SyntheticScenarioSettings(SettingsTable):
         return self
 
 
-def validate_synthetic(raw: Mapping[str, Any], file: str | None = None) -> SyntheticScenarioSettings:
-    """The validated settings of a parsed synthetic-release scenario file."""
-    try:
-        return SyntheticScenarioSettings.model_validate(raw)
-    except ValidationError as exc:
-        raise from_validation(exc, model=SyntheticScenarioSettings, file=file) from None
-
-
-def synthetic_json_schema() -> dict[str, Any]:
-    """The JSON Schema of synthetic-release scenario files (draft 2020-12)."""
-    schema = SyntheticScenarioSettings.model_json_schema(by_alias=True)
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "attack synthetic-release scenario file"
-    return schema
+#: The validated settings of a parsed synthetic-release scenario file.
+validate_synthetic = SyntheticScenarioSettings.validated
+#: The JSON Schema of synthetic-release scenario files.
+synthetic_json_schema = SyntheticScenarioSettings.file_schema

@@ -159,7 +159,7 @@ class SynthSpec(Attacks):
             return {**data, "categorical_mode": categorical_mode_for(str(data.get("metric", METRICS[0])))}
         return data
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "keys": list(self.keys), "targets": list(self.targets), "exclude": list(self.exclude),
             "gammas": list(self.gammas), "tau": self.tau, "metric": self.metric,

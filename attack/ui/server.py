@@ -1,4 +1,5 @@
-"""``attack ui``: serve the web interface on this machine and open it in the browser."""
+"""``attack ui``: serve the web interface on this machine and open it in the browser. A public
+module of the optional ui extra: the command line starts the interface through ``serve``."""
 
 from __future__ import annotations
 
@@ -71,3 +72,6 @@ def serve(scenario: str | Path, *, host: str = LOOPBACK, port: int = 0, open_bro
     if open_browser:
         webbrowser.open(served.url)
     served.run()
+
+
+__all__ = ["LOOPBACK", "Served", "bind", "is_loopback", "serve"]

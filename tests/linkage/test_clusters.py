@@ -40,7 +40,7 @@ def test_households_linked_by_their_composition(method):
     assert links.cluster_distance.tolist() == [5.0, 2.0]
     assert links.release_row.tolist() == [0, 1, 2, 3]
     assert links.distance.tolist() == [1.0, 4.0, 1.0, 1.0]
-    assert links.describe()["proven"] is (method == "hungarian")
+    assert links.to_dict()["proven"] is (method == "hungarian")
 
 
 def test_members_pair_within_their_blocking_class_only():
@@ -58,7 +58,7 @@ def test_clusters_of_another_size_or_composition_are_never_compared():
     links = link_clusters(ext, RELEASE, _spec(), ("hid", "hh"))
     assert links.linked_cluster.tolist() == [0, 1, -1]
     assert links.release_row.tolist() == [0, 1, 2, 3, -1]
-    assert links.describe()["n_clusters_without_partner"] == 1
+    assert links.to_dict()["n_clusters_without_partner"] == 1
 
 
 def test_alignments_keep_classes():
@@ -97,7 +97,7 @@ def test_large_blocks_use_candidates(monkeypatch):
     dense = link_clusters(ext, rel, _spec(), ("hid", "hh"))
     monkeypatch.setattr(clusters, "DENSE_CLUSTER_PAIRS", 0)
     sparse = link_clusters(ext, rel, _spec(), ("hid", "hh"))
-    assert sparse.describe()["candidate_blocks"] == 1 and dense.describe()["candidate_blocks"] == 0
+    assert sparse.to_dict()["candidate_blocks"] == 1 and dense.to_dict()["candidate_blocks"] == 0
     assert (sparse.linked_cluster == dense.linked_cluster).all()
     assert (sparse.release_row == dense.release_row).all()
 

@@ -131,7 +131,7 @@ def test_fit_recovers_m_and_u_of_generated_people():
         assert abs(m[0] - m_exact) < 0.02
         assert abs(u[0] - 1 / N_CATEGORIES) < 0.02
     assert abs(model.em.match_share - N_UNITS / N_UNITS**2) < 1e-4
-    about = model.describe()
+    about = model.to_dict()
     assert about["candidate_pairs"] == N_UNITS**2 and about["em_pairs"] == N_UNITS**2
     assert about["keys"][0]["levels"][0]["weight"] == pytest.approx(np.log2(model.em.m[0][0] / model.u[0][0]))
 
@@ -149,8 +149,8 @@ def test_fellegi_sunter_links_and_probabilities(method):
     weight = links.model.top - links.distance
     order = np.argsort(weight)
     assert (np.diff(links.match_probability[order]) >= -1e-12).all()
-    assert links.describe()["match_probability"]["model"] == "fellegi-sunter"
-    assert links.describe()["intruder"] == "fellegi-sunter"
+    assert links.to_dict()["match_probability"]["model"] == "fellegi-sunter"
+    assert links.to_dict()["intruder"] == "fellegi-sunter"
 
 
 def test_distance_links_are_calibrated_against_chance():
@@ -166,7 +166,7 @@ def test_distance_links_are_calibrated_against_chance():
     present = links.match_probability[: N_UNITS // 2]
     correct = links.release_row[: N_UNITS // 2] == np.arange(N_UNITS // 2, N_UNITS)
     assert np.median(present[correct]) > 0.9
-    assert links.describe()["match_probability"]["model"] == "chance calibration of the distance"
+    assert links.to_dict()["match_probability"]["model"] == "chance calibration of the distance"
 
 
 def test_fellegi_sunter_confident_links_when_half_is_absent():

@@ -43,7 +43,7 @@ def test_defining_the_class_registers_it_everywhere():
     assert attack.Initial is Initial
     assert parse_key("name:initial:2:skip") == Initial("name", weight=2.0, missing="skip")
     assert Initial("name").to_text() == "name:initial:1"
-    assert Initial("name").describe() == {"name": "name", "type": "initial", "weight": 1.0, "missing": "max"}
+    assert Initial("name").to_dict() == {"name": "name", "type": "initial", "weight": 1.0, "missing": "max"}
     keys_schema = json.dumps(json_schema())
     assert '"const": "initial"' in keys_schema and '"const": "metric"' in keys_schema
     with pytest.raises(attack.InputError, match="did you mean 'initial'"):

@@ -212,7 +212,7 @@ def test_sequential_seed_shuffles_order_reproducibly():
     first = link(ext, rel, spec).release_row
     np.testing.assert_array_equal(first, link(ext, rel, spec).release_row)
     assert (first >= 0).sum() == 3
-    assert link(ext, rel, spec).describe()["order"] == "random (seed 3)"
+    assert link(ext, rel, spec).to_dict()["order"] == "random (seed 3)"
 
 
 def test_exact_runs_report_the_gap_to_procedure_ii():

@@ -54,9 +54,9 @@ def test_passes_take_one_alternative_of_each_entry():
     a, b, c = Block("a"), Block("b"), Block("c")
     assert block_passes([c, a, b], [0, 1, 1]) == [(c, a), (c, b)]
     spec = Linkage(keys=["x:metric"], block=["c", "a|b"])
-    assert spec.block_groups == (0, 1, 1) and spec.describe()["blocking"] == ["c", "a|b"]
+    assert spec.block_groups == (0, 1, 1) and spec.to_dict()["blocking"] == ["c", "a|b"]
     table = Linkage(keys=["x:metric"], block=[{"any": ["a:soundex", {"name": "b", "prefix": 1}]}])
-    assert table.describe()["blocking"] == ["a:soundex|b:prefix=1"] and table.block_groups == (0, 0)
+    assert table.to_dict()["blocking"] == ["a:soundex|b:prefix=1"] and table.block_groups == (0, 0)
     assert Linkage(keys=["x:metric"], block=["c", "a"]).block_groups == ()
 
 
@@ -71,7 +71,7 @@ def test_a_second_pass_recovers_a_pair_the_first_loses():
     for intruder in ("distance", "fellegi-sunter"):
         links = link(ext, rel, both.model_copy(update={"intruder": intruder}), jobs=1)
         assert links.release_row.tolist() == [0, 1, -1]  # the closest non-candidate (row 2) is no link
-        assert links.blocking.describe()["n_passes"] == 2 and links.blocking.n_candidate_pairs == 2
+        assert links.blocking.to_dict()["n_passes"] == 2 and links.blocking.n_candidate_pairs == 2
 
 
 def test_a_pair_no_pass_proposes_is_no_link():

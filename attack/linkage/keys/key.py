@@ -84,7 +84,7 @@ class Key(ColumnSetting):
     def component(self, external: pd.DataFrame, release: pd.DataFrame, options: ComponentOptions) -> Component:
         """The key's raw distances between the rows of ``external`` and ``release``."""
 
-    def describe(self) -> dict:
+    def to_dict(self) -> dict:
         """JSON-ready description for results and certificates."""
         out: dict = {"name": self.name, "type": self.kind, "weight": self.weight}
         if self.external_name and self.external_name != self.name:
@@ -94,7 +94,7 @@ class Key(ColumnSetting):
         return out
 
     def _described(self) -> dict:
-        """The type's own entries of ``describe``."""
+        """The type's own entries of ``to_dict``."""
         return {}
 
     def to_text(self) -> str:
