@@ -12,8 +12,9 @@ only on request: they point at the riskiest records), one section per measure, a
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -353,10 +354,11 @@ def _measure_options(keywords: Mapping[str, Any], given: Mapping[str, Mapping[st
         MEASURES.get(name, field="options")
     chosen = {}
     for name, measure in MEASURES.items():
-        picked = {f.name: keywords[f.name] for f in fields(measure.options) if f.name in keywords}
+        accepted = inspect.signature(measure.options).parameters
+        picked = {option: value for option, value in keywords.items() if option in accepted}
         try:
             chosen[name] = measure.options(**{**picked, **given.get(name, {})})
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:
             raise InputError(f"options of the frequency-risk measure {name}: {exc}", field="options") from None
     return chosen
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment, PackageLoader, Template, select_autoescape
 from starlette.responses import HTMLResponse, RedirectResponse
 
 import attack
@@ -42,12 +42,14 @@ class View:
         loader=PackageLoader("attack.ui", "templates"), autoescape=select_autoescape(), trim_blocks=True,
         lstrip_blocks=True, finalize=shown))
 
-    def page(self, name: str, **context: Any) -> HTMLResponse:
-        """The template ``name`` in the shared frame (scenario bar, side bar, scenario file)."""
+    def page(self, template: str | Template, **context: Any) -> HTMLResponse:
+        """A template (the name of one in ``attack/ui/templates`` or one made with
+        ``view.templates.from_string``) in the shared frame: scenario bar, side bar, scenario file."""
         s = self.state.session
         notice, self.state.notice = self.state.notice, None
         base = s.path.parent
-        return HTMLResponse(self.templates.get_template(name).render(
+        chosen = self.templates.get_template(template) if isinstance(template, str) else template
+        return HTMLResponse(chosen.render(
             session=s, screens=s.screens(), toml=s.toml(), notice=notice and shown_under(notice, base),
             job=self.state.job, version=attack.__version__,
             scenario_error=s.error and shown_under(str(s.error), base), csrf=self.csrf, nav=self.nav, **context))

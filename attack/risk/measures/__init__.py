@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from attack.io.readers import Table
     from attack.risk.release_context import ReleaseContext
 
-__all__ = ["MEASURES", "Cells", "measure", "FrequencyMeasure", "NoOptions", "quantiles"]
+__all__ = ["MEASURES", "Cells", "measure", "unregister", "FrequencyMeasure", "NoOptions", "quantiles"]
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,12 @@ def measure(name: str) -> Callable[[M], M]:
         return cls
 
     return add
+
+
+def unregister(name: str) -> None:
+    """Forget the measure ``name`` (tests that register a toy measure clean up with this)."""
+    MEASURES.remove(name)
+    REPORT_LINES.remove(name)
 
 
 def quantiles(values: np.ndarray) -> dict[str, float] | None:
