@@ -238,33 +238,25 @@ def frequency_risk(
 
     Parameters
     ----------
-    frame:
-        The microdata, one row per record.
-    keys:
-        Categorical key variables (quasi-identifiers).
-    weight:
-        Sampling weight column; without it the file is taken as the population (risk ``1/f_k``).
-    household:
-        Household (cluster) identifier; adds the household risk.
-    sensitive:
-        Sensitive variable for l-diversity.
+    frame, keys:
+        The microdata, one row per record, and its categorical key variables (quasi-identifiers).
+    weight, household, sensitive:
+        The sampling weight (without it the file is taken as the population: risk ``1/f_k``),
+        the household (cluster) identifier (adds the household risk) and the sensitive variable
+        (adds its l-diversity).
     alpha:
         Weight of a combination with missing keys in the frequencies of those it matches
         (sdcMicro's ``alpha``, default 1: a missing value matches any value).
-    method:
-        Individual risk ``approx`` (sdcMicro's default) or ``exact``.
-    household_method:
-        ``product`` (``1 − Π(1 − r)``) or ``inclusion-exclusion`` (same probability, Boole's form).
-    threshold:
-        A record is at risk when its individual risk exceeds this.
-    k:
-        The k-anonymity level of the verdict (counts for 2, 3 and 5 are always given).
+    method, household_method:
+        Individual risk ``approx`` (sdcMicro's default) or ``exact``; household risk ``product``
+        (``1 − Π(1 − r)``) or ``inclusion-exclusion`` (same probability, Boole's form).
+    threshold, k:
+        The verdict: no individual risk above ``threshold``, no key cell of fewer than ``k``
+        records (the counts for 2, 3 and 5 are always given).
     max_global_risk:
         Target re-identification rate ξ for μ-Argus's threshold ``r*``.
-    suda:
-        Compute SUDA and DIS-SUDA scores.
-    dis_fraction:
-        Sampling fraction of the DIS-SUDA calibration.
+    suda, dis_fraction:
+        Compute SUDA and DIS-SUDA scores; the sampling fraction of the DIS-SUDA calibration.
     sampling_fraction, population:
         The release is a simple random sample with this sampling fraction, or of a population
         of this size (at most one): adds the population-uniqueness models and makes the
@@ -272,42 +264,47 @@ def frequency_risk(
     population_file:
         The intruder's file when it is the population: exact journalist and marketer risks
         (``attack.PopulationFile``: a Parquet file read in chunks, only its key columns).
-    bootstrap:
-        Replicates of the population-uniqueness interval (0: none).
-    seed:
-        Seed of the bootstrap.
+    bootstrap, seed:
+        Replicates of the population-uniqueness interval (0: none) and their seed.
     context:
-        Release context (``attack.release_context``): its τ replaces ``threshold`` and its
-        attacker model's measure enters the verdict.
+        Release context (``attack.release_context``): its τ replaces ``threshold``, its attacker
+        model's measure enters the verdict.
     check_keys:
-        Refuse a key missing in every row (a missing value matches every value, so it would
-        lower the counts) and warn of a key with one value; off for keys the tool derives itself.
+        Refuse a key missing in every row (it would match every value and lower the counts) and
+        warn of a key with one value; off for keys the tool derives itself.
     options:
         Options of measures added as modules of ``attack.risk.measures`` (measure name -> its
         options), recorded under ``settings["options"]``; the built-in measures take the keywords.
     """
     keywords = {"alpha": alpha, "method": method, "household_method": household_method,
-                "threshold": context.tau if context is not None else threshold, "k": k,
-                "max_global_risk": max_global_risk, "suda": suda, "dis_fraction": dis_fraction,
-                "sampling_fraction": sampling_fraction, "population": population,
-                "population_file": population_file, "bootstrap": bootstrap, "seed": seed}
+                "threshold": context.tau if context is not None else threshold, "k": k, "max_global_risk": max_global_risk,
+                "suda": suda, "dis_fraction": dis_fraction, "sampling_fraction": sampling_fraction,
+                "population": population, "population_file": population_file, "bootstrap": bootstrap, "seed": seed}
     _check(list(keys), weight, household, sensitive, keywords)
     cells = _cells(frame, list(keys), weight, household, sensitive, keywords, context, check_keys)
     chosen = _measure_options(keywords, options or {})
-    settings: dict[str, Any] = {"alpha": alpha, "method": method if cells.weights is not None else "population",
-                                "threshold": cells.threshold, "k": k, "max_global_risk": max_global_risk}
-    sections: dict[str, Any] = {}
+    core = {"alpha": alpha, "method": method if cells.weights is not None else "population",
+            "threshold": cells.threshold, "k": k, "max_global_risk": max_global_risk}
+    sections, settings = _measured(cells, chosen, core, list(keywords), options)
+    return FrequencyRisk(cells.keys, weight, household, sensitive, settings, cells.fk, cells.big_fk, cells.risk,
+                         sections, context)
+
+
+def _measured(cells: Cells, chosen: Mapping[str, Any], core: Mapping[str, Any], order: list[str],
+              options: Mapping[str, Mapping[str, Any]] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run every measure in its order with its options: the sections of those that apply, and
+    the settings (the core's and the measures') in the order of ``frequency_risk``'s keywords,
+    then those of measures added later, then the ``options`` as given."""
+    settings, sections = dict(core), {}
     for name, measure in MEASURES.items():
         settings.update(measure.settings(chosen[name], cells))
         section = measure.compute(chosen[name], cells)
         if section is not None:
             sections[name] = section
-    # the settings in the order of the keywords, then those of measures added later
-    ordered = {**{name: settings[name] for name in keywords if name in settings}, **settings}
+    ordered = {**{name: settings[name] for name in order if name in settings}, **settings}
     if options:
         ordered["options"] = {name: dict(given) for name, given in options.items()}
-    return FrequencyRisk(cells.keys, weight, household, sensitive, ordered, cells.fk, cells.big_fk, cells.risk,
-                         sections, context)
+    return sections, ordered
 
 
 def _check(keys: list[str], weight: str | None, household: str | None, sensitive: str | None,
