@@ -57,7 +57,7 @@ class Registry(Generic[T]):
     def add(self, name: str, obj: T) -> None:
         """Register ``obj`` under ``name``; the same object again is a no-op (a module reloaded)."""
         known = self._entries.get(name)
-        if known is not None and known is not obj and _qualname(known) != _qualname(obj):
+        if known is not None and known is not obj and not _same_definition(known, obj):
             raise TypeError(f"{self.kind} {name!r} is registered twice: {_qualname(known)} and {_qualname(obj)}")
         self._entries[name] = obj
 
@@ -86,6 +86,9 @@ class Registry(Generic[T]):
     def names(self) -> list[str]:
         return [name for name, _ in self.items()]
 
+    def values(self) -> list[T]:
+        return [obj for _, obj in self.items()]
+
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
 
@@ -97,6 +100,9 @@ class Registry(Generic[T]):
         self._discover()
         return len(self._entries)
 
+    def __getitem__(self, name: str) -> T:
+        return self.get(name)
+
     def get(self, name: str, *, field: str | None = None) -> T:
         """The plug-in called ``name``; an unknown name is an ``InputError`` listing the known
         ones and the closest spelling."""
@@ -105,6 +111,12 @@ class Registry(Generic[T]):
             return self._entries[name]
         raise InputError(f"unknown {self.kind} {name!r}{did_you_mean(name, self._entries)}; "
                          f"known: {', '.join(self.names())}", field=field)
+
+
+def _same_definition(known: object, obj: object) -> bool:
+    """Whether two objects are one class or function defined again (a module reloaded, a test's
+    class re-created): same module and qualified name. Instances never are."""
+    return hasattr(known, "__qualname__") and hasattr(obj, "__qualname__") and _qualname(known) == _qualname(obj)
 
 
 def _qualname(obj: object) -> str:

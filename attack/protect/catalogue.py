@@ -2,7 +2,8 @@
 
 Every method of docs/method/protection.md declares itself next to its function
 (``attack.protect.registry.protection_method``) with its command-line name and typed, bounded
-parameters; importing this module imports the method modules, so ``METHODS`` holds them all.
+parameters; ``METHODS`` (an ``attack.io.plugins.Registry``) imports every module of
+``attack.protect`` when it is first read, so a method module needs no import line anywhere.
 ``protect`` validates the parameters, converts the columns a method needs to
 numbers (CSV files are read as text), runs the method on the whole file or separately within
 each group of ``by`` (docs/method/protection.md, within-cell application) and returns the release with a
@@ -28,39 +29,12 @@ from attack.io.columns import key_information
 from attack.io.notices import gathered
 from attack.io.readers import Table, frame_of, numeric_column
 from attack.io.table import IN_MEMORY, file_name
-
-# the method modules declare their methods (``@protection_method``) when they are imported
-from attack.protect import (  # noqa: F401
-    consistent,
-    formal,
-    microaggregation,
-    multivariate_ma,
-    noise,
-    pram,
-    recoding,
-    simulation,
-    suppression,
-    swapping,
-    synthesis,
-)
 from attack.protect.params import params_model, parse_params
 from attack.protect.registry import METHODS, REQUIRED, Method, Param, protection_method
 from attack.report.notebook import one_line, result_html
 
 __all__ = ["FAMILIES", "METHODS", "Method", "Param", "Protected", "listing", "params_model", "parse_params", "protect",
            "protection_method"]
-
-# the synthesis module belongs to the synthesis package's owners; its declaration stays here
-protection_method(
-    "synthesis", family="synthesis", numeric=False,
-    summary="replace the listed variables by sequential synthesis (synthpop's cart and others), the rest kept",
-    params={"method": Param("str", "cart", ("cart", "rf", "norm", "normrank", "logreg", "polyreg", "sample")),
-            "minbucket": Param("int", 5, help="minimum leaf size of CART"),
-            "cp": Param("float", 1e-4, help="complexity parameter of CART"),
-            "smoothing": Param("str", "none", ("none", "density")),
-            "proper": Param("bool", False, help="fit the models to a bootstrap sample"),
-            "special_codes": Param("numbers", [], help="numbers that are codes, e.g. -8|-9")},
-)(synthesis.synthesis)
 
 FAMILIES = ("reduction", "microaggregation", "noise", "categorical", "swapping", "synthesis")
 """Order of the families in ``listing``; a method of another family is listed after them."""
@@ -127,60 +101,93 @@ def protect(
     ``SeedSequence(seed)`` in sorted group order. The result keeps the row order of ``data``
     except for ``formal`` (which shuffles) and methods that delete units.
     """
-    if method not in METHODS:
-        raise InputError(f"unknown protection method {method!r}; expected one of {', '.join(METHODS)}")
-    spec = METHODS[method]
-    given = parse_params(spec, params)
-    typed = {k: frame_of(v) if isinstance(v, Table) else v for k, v in given.items()}
-    columns = list(columns)
-    source, data = file_name(data), frame_of(data)
-    if spec.column_mode != "none" and not columns:
-        raise InputError(f"method {method} needs --columns")
-    if spec.column_mode == "none" and columns:
-        raise InputError(f"method {method} takes no --columns")
-    for column in [*columns, *by]:
-        if column not in data.columns:
-            raise InputError(f"column not found in the input{did_you_mean(column, data.columns)}", file=source,
-                             column=column)
-    if by and spec.column_mode == "none":
-        raise InputError(f"method {method} cannot run within groups (--by)")
-    if set(by) & set(columns):
-        raise InputError("a --by variable cannot also be protected in the same step")
-    work = data.copy()
-    if method in KEYED:  # the columns are key variables: named with the file before the method runs
-        for column in columns:
-            values = work[column]
-            key_information(source or IN_MEMORY, column, values.isna().to_numpy(), int(values.nunique()))
-    if spec.numeric:
-        for column in [*columns, *([typed["rank_by"]] if typed.get("rank_by") else [])]:
-            if column not in work.columns:
-                raise InputError(f"column not found in the input{did_you_mean(column, work.columns)}",
-                                 file=source, column=column)
-            work[column] = numeric_column(work, column)
+    step = _planned(data, method, params, columns, by)
+    data = frame_of(data)
+    work = _prepared(step, data)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         details: dict = {}
-        if by:
-            release, seeds = _within_groups(work, spec, columns, typed, by, seed)
+        if step.by:
+            release, seeds = _within_groups(work, step.spec, step.columns, step.typed, step.by, seed)
         else:
-            release, seeds = _call(spec, work, columns, typed, seed, details), None
+            release, seeds = _call(step.spec, work, step.columns, step.typed, seed, details), None
     release = input_types(data, release)
     log = {
         "method": method,
-        "family": spec.family,
-        "params": {k: _loggable(v) for k, v in given.items()},
-        "columns": columns,
-        "by": list(by),
-        "seed": seed if spec.seeded else None,
+        "family": step.spec.family,
+        "params": {k: _loggable(v) for k, v in step.given.items()},
+        "columns": step.columns,
+        "by": step.by,
+        "seed": seed if step.spec.seeded else None,
         "group_seeds": seeds,
         "rows_in": len(data),
         "rows_out": len(release),
-        "changed_values": _changed(work, release, columns),
+        "changed_values": _changed(work, release, step.columns),
         "warnings": sorted({str(w.message) for w in caught}),
         "details": details,
         "tool": f"attack {__version__}",
     }
     return Protected(release.reset_index(drop=True), log)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """A checked protection step: the method, its parameters as given and as the function takes
+    them (tables as frames), the protected columns, the grouping variables and the input's name."""
+
+    spec: Method
+    given: dict[str, Any]
+    typed: dict[str, Any]
+    columns: list[str]
+    by: list[str]
+    source: str | None
+
+
+def _planned(data: Table | pd.DataFrame, method: str, params: Sequence[str] | Mapping[str, Any],
+             columns: Sequence[str], by: Sequence[str]) -> _Step:
+    """The step ``protect`` will carry out, refused here when the method, a parameter or a
+    column does not fit."""
+    if method not in METHODS:
+        raise InputError(f"unknown protection method {method!r}; expected one of {', '.join(METHODS)}")
+    spec = METHODS[method]
+    given = parse_params(spec, params)
+    typed = {k: frame_of(v) if isinstance(v, Table) else v for k, v in given.items()}
+    step = _Step(spec, given, typed, list(columns), list(by), file_name(data))
+    _check_columns(step, frame_of(data))
+    return step
+
+
+def _check_columns(step: _Step, data: pd.DataFrame) -> None:
+    method, columns, by = step.spec.name, step.columns, step.by
+    if step.spec.column_mode != "none" and not columns:
+        raise InputError(f"method {method} needs --columns")
+    if step.spec.column_mode == "none" and columns:
+        raise InputError(f"method {method} takes no --columns")
+    for column in [*columns, *by]:
+        if column not in data.columns:
+            raise InputError(f"column not found in the input{did_you_mean(column, data.columns)}", file=step.source,
+                             column=column)
+    if by and step.spec.column_mode == "none":
+        raise InputError(f"method {method} cannot run within groups (--by)")
+    if set(by) & set(columns):
+        raise InputError("a --by variable cannot also be protected in the same step")
+
+
+def _prepared(step: _Step, data: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``data`` ready for the method: key columns named with the file, the columns of
+    a numeric method (and its ``rank_by``) as numbers."""
+    work = data.copy()
+    if step.spec.name in KEYED:  # the columns are key variables: named with the file before the method runs
+        for column in step.columns:
+            values = work[column]
+            key_information(step.source or IN_MEMORY, column, values.isna().to_numpy(), int(values.nunique()))
+    if step.spec.numeric:
+        for column in [*step.columns, *([step.typed["rank_by"]] if step.typed.get("rank_by") else [])]:
+            if column not in work.columns:
+                raise InputError(f"column not found in the input{did_you_mean(column, work.columns)}",
+                                 file=step.source, column=column)
+            work[column] = numeric_column(work, column)
+    return work
 
 
 #: Methods whose columns are categorical key variables (refused when missing throughout).

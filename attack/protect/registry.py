@@ -1,9 +1,10 @@
 """Where protection methods declare themselves: each method's module puts ``@protection_method``
 on its function, naming the method, its family and its parameters (kind, default, bounds, help).
 
-The catalogue (``attack.protect.catalogue``) imports the method modules, so that every
-declaration has run, and validates a user's parameters against these declarations before the
-function is called.
+``METHODS`` is the registry of this kind (``attack.io.plugins.Registry``, the one mechanism of
+every plug-in): reading it imports every module of ``attack.protect`` once, so a new method is
+one module with its declaration. The catalogue (``attack.protect.catalogue``) validates a user's
+parameters against these declarations before the function is called.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
+
+from attack.io.plugins import Registry
 
 __all__ = ["METHODS", "REQUIRED", "ColumnMode", "Method", "Param", "ParamKind", "protection_method"]
 
@@ -83,7 +86,7 @@ class Method:
     seeded: bool = True
 
 
-METHODS: dict[str, Method] = {}
+METHODS: Registry[Method] = Registry("protection method", "attack.protect")
 """Every declared method by command-line name, in the order of declaration."""
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -105,10 +108,11 @@ def protection_method(
     """
 
     def declare(function: _F) -> _F:
-        if name in METHODS:
-            raise ValueError(f"protection method {name!r} is declared twice")
-        METHODS[name] = Method(name, function, family, summary, dict(params or {}), column_mode,
-                               numeric, seeded)
+        try:
+            METHODS.add(name, Method(name, function, family, summary, dict(params or {}), column_mode,
+                                     numeric, seeded))
+        except TypeError:
+            raise ValueError(f"protection method {name!r} is declared twice") from None
         return function
 
     return declare

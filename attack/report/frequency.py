@@ -1,23 +1,30 @@
 """Reports of the frequency risk (``attack risk``): a Markdown summary and a self-contained HTML
-page, both built from ``attack.risk.frequency.FrequencyRisk.to_dict``, which holds
-aggregates only (counts, shares, risk summaries), never a record's values."""
+page, both built from ``attack.risk.frequency.FrequencyRisk.to_dict``, which holds aggregates
+only (counts, shares, risk summaries), never a record's values.
+
+The verdict line and the first table's core rows are written here; every frequency-risk
+measure (``attack.risk.measures``) writes its own rows of that table and its own tables.
+``REPORT_LINES`` holds them: the measure's registration puts it there, and reading it imports
+the measures' package (``attack.io.plugins.Registry``), so a report needs no list of measures."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
+from attack.io.plugins import Registry
 from attack.report.attack import ReportTable, md_table
 from attack.report.html import render
 
-__all__ = ["render_frequency_html", "render_frequency_markdown"]
+__all__ = ["FOOTER", "REPORT_LINES", "ReportLines", "number", "render_frequency_html", "render_frequency_markdown"]
 
 FOOTER = ("Aggregates only. Frequency risk takes the keys as released: after perturbative methods "
           "(noise, microaggregation, PRAM, swapping) it overstates the risk, and the linkage attack "
           "is the measure (docs/method/frequency-risk.md).")
 
 
-def _number(value: Any, digits: int = 6) -> str:
+def number(value: Any, digits: int = 6) -> str:
+    """A figure of the frequency reports: ``–`` for none, floats to ``digits`` significant digits."""
     if value is None:
         return "–"
     if isinstance(value, float):
@@ -29,7 +36,7 @@ def _headline(document: Mapping[str, Any]) -> str:
     s = document["settings"]
     verdict = "PASSED" if document["passed"] else "NOT PASSED"
     context = document.get("context")
-    measure = (f", the {context['attacker_model']}'s measure {_number(context['measure'])} "
+    measure = (f", the {context['attacker_model']}'s measure {number(context['measure'])} "
                f"{'at or below' if context['measure_passed'] else 'above'} the release context's τ"
                if context else "")
     return (f"{verdict}: {document['individual_risk']['above_threshold']} records with individual risk above "
@@ -37,84 +44,49 @@ def _headline(document: Mapping[str, Any]) -> str:
             f"combinations of fewer than {s['k']} records{measure} ({document['records']} records).")
 
 
-def _tables(document: Mapping[str, Any]) -> list[tuple[ReportTable, str]]:
+Tables = list[tuple[ReportTable, str]]
+
+
+class ReportLines(Protocol):
+    """What a frequency-risk measure writes into the reports, read from the result's document."""
+
+    order: int
+
+    def overview(self, document: Mapping[str, Any]) -> list[list[str]]:
+        """Its rows of the first table (``figure``, ``value``)."""
+
+    def tables(self, document: Mapping[str, Any]) -> Tables:
+        """Its own tables with their captions."""
+
+
+REPORT_LINES: Registry[ReportLines] = Registry(
+    "frequency-risk report", "attack.risk.measures", order=lambda name, lines: (lines.order, name))
+"""The measures' report lines by measure name, in the measures' order."""
+
+
+def _overview(document: Mapping[str, Any]) -> tuple[ReportTable, str]:
+    """The first table: records, sample uniques, k-anonymity and the individual risk, then every
+    measure's rows."""
     risk = document["individual_risk"]
-    overview = ReportTable(["figure", "value"], [False, True])
-    overview.add(["records", _number(document["records"])])
-    overview.add(["sample uniques (f_k = 1)", _number(document["sample_uniques"])])
+    table = ReportTable(["figure", "value"], [False, True])
+    table.add(["records", number(document["records"])])
+    table.add(["sample uniques (f_k = 1)", number(document["sample_uniques"])])
     for k, entry in document["k_anonymity"].items():
-        overview.add([f"records violating {k}-anonymity (f_k < {k})", _number(entry["violating"])])
-    overview.add(["expected re-identifications", _number(risk["expected_reidentifications"])])
-    overview.add(["global risk (re-identification rate ξ)", _number(risk["global_risk"])])
-    overview.add([f"records with risk above {document['settings']['threshold']}", _number(risk["above_threshold"])])
-    overview.add(["largest individual risk", _number(risk["max"])])
-    overview.add([f"threshold r* for ξ ≤ {document['settings']['max_global_risk']}",
-                  _number(risk["threshold_for_max_global_risk"])])
-    household = document.get("household_risk")
-    if household:
-        overview.add(["household: expected re-identifications", _number(household["expected_reidentifications"])])
-        overview.add(["household: global risk", _number(household["global_risk"])])
-    diversity = document.get("l_diversity")
-    if diversity:
-        overview.add([f"smallest l-diversity of {diversity['sensitive']}", _number(diversity["min_l"])])
-    out = [(overview, f"Frequency risk of the keys {', '.join(document['keys'])}")]
-    suda = document.get("suda")
-    if suda:
-        table = ReportTable(["key", "share of the SUDA score (%)"], [False, True])
-        for key, value in suda["attribute_contributions"].items():
-            table.add([key, _number(value, 4)])
-        out.append((table, f"SUDA: {suda['records_with_msu']} records with a minimal sample unique; "
-                           "contribution of each key"))
-        dis = ReportTable(["DIS-SUDA score", "records"], [False, True])
-        for label, count in suda["records_by_dis_score"].items():
-            dis.add([label, str(count)])
-        out.append((dis, f"DIS-SUDA scores (sampling fraction {suda['dis_fraction']})"))
-    out += _population_tables(document)
-    return out
+        table.add([f"records violating {k}-anonymity (f_k < {k})", number(entry["violating"])])
+    table.add(["expected re-identifications", number(risk["expected_reidentifications"])])
+    table.add(["global risk (re-identification rate ξ)", number(risk["global_risk"])])
+    table.add([f"records with risk above {document['settings']['threshold']}", number(risk["above_threshold"])])
+    table.add(["largest individual risk", number(risk["max"])])
+    table.add([f"threshold r* for ξ ≤ {document['settings']['max_global_risk']}",
+               number(risk["threshold_for_max_global_risk"])])
+    for lines in REPORT_LINES.values():
+        for row in lines.overview(document):
+            table.add(row)
+    return table, f"Frequency risk of the keys {', '.join(document['keys'])}"
 
 
-_BASIS = {"sample": "the release taken as the population", "population_file": "the population file",
-          "population_model": "the superpopulation model"}
-
-
-def _population_tables(document: Mapping[str, Any]) -> list[tuple[ReportTable, str]]:
-    """The attacker models and, with a sampling fraction, the population-uniqueness models."""
-    out = []
-    if "prosecutor_risk" in document:
-        table = ReportTable(["attacker", "F from", "highest risk", "records at risk", "average risk"],
-                            [False, False, True, True, True])
-        for name in ("prosecutor", "journalist", "marketer"):
-            entry = document[f"{name}_risk"]
-            table.add([name, _BASIS[entry["basis"]] if name != "prosecutor" else "the release",
-                       _number(entry["highest"]), _number(entry["records_at_risk"]), _number(entry["average"])])
-        household = document.get("household_journalist_risk")
-        if household:
-            table.add(["journalist, household", _BASIS[household["basis"]], _number(household["highest"]),
-                       _number(household["records_at_risk"]), _number(household["average"])])
-        out.append((table, f"Attacker models (records at risk: record risk above "
-                           f"{document['prosecutor_risk']['threshold']})"))
-    context = document.get("context")
-    if context:
-        table = ReportTable(["question", "answer"], [False, False])
-        for question, answer in context["answers"].items():
-            table.add([question, str(answer)])
-        verdict = "at or below" if context["measure_passed"] else "above"
-        out.append((table, f"Release context: {context['rule']}; the {context['attacker_model']}'s measure "
-                           f"{_number(context['measure'])} is {verdict} τ"))
-    uniqueness = document.get("population_uniqueness")
-    if uniqueness:
-        table = ReportTable(["model", "status", "population uniques", "share of the population"],
-                            [False, False, True, True])
-        for name, entry in uniqueness["models"].items():
-            table.add([name, entry["status"].replace("_", " "), _number(entry["uniques"]), _number(entry["share"])])
-        dankar = uniqueness["dankar"]
-        interval = uniqueness["interval"]
-        bounds = (f"; {100 * interval['level']:g} % interval (Pitman, {interval['replicates']} replicates) "
-                  f"{interval['lower']:.0f} to {interval['upper']:.0f}" if interval else
-                  f"; interval {uniqueness['interval_status']}")
-        out.append((table, f"Population uniques (n = {uniqueness['records']}, N = {uniqueness['population']}); "
-                           f"Dankar's rule: {dankar['model']}, {_number(dankar['uniques'])}{bounds}"))
-    return out
+def _tables(document: Mapping[str, Any]) -> Tables:
+    return [_overview(document), *(table for lines in REPORT_LINES.values() for table in lines.tables(document))]
 
 
 def render_frequency_markdown(document: Mapping[str, Any]) -> str:

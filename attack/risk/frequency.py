@@ -2,15 +2,20 @@
 (docs/method/frequency-risk.md): sample and population frequencies, individual risk, household
 risk, global risk, μ-Argus's threshold, k-anonymity, l-diversity and SUDA.
 
-``frequency_risk`` is the function behind ``attack risk``; its ``FrequencyRisk`` holds
-the record-level figures (written only on request: they point at the riskiest records) and its
+``frequency_risk`` is the function behind ``attack risk``: it computes the key cells' frequencies
+and individual risk (the core every measure reads) and then runs every registered measure
+(``attack.risk.measures``: household risk, l-diversity, SUDA, the attacker models, and any
+measure added as a module there). Its ``FrequencyRisk`` holds the record-level figures (written
+only on request: they point at the riskiest records), one section per measure, and its
 ``to_dict`` the aggregates for JSON and HTML.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,18 +27,13 @@ from attack.io.notices import gathered
 from attack.io.readers import Table, as_table, require_columns
 from attack.report.notebook import one_line, result_html
 from attack.risk.frequencies import key_codes, key_frequencies
-from attack.risk.individual import (
-    HouseholdMethod,
-    RiskMethod,
-    household_risk,
-    individual_risk,
-    risk_threshold,
-)
-from attack.risk.key_cells import LDiversity, category_codes, l_diversity
+from attack.risk.individual import HouseholdMethod, RiskMethod, individual_risk, risk_threshold
+from attack.risk.key_cells import LDiversity, category_codes
+from attack.risk.measures import MEASURES, Cells, FrequencyMeasure, quantiles
 from attack.risk.population_file import PopulationFile
-from attack.risk.population_risk import PopulationRisk, population_risk
+from attack.risk.population_risk import PopulationRisk
 from attack.risk.release_context import ReleaseContext
-from attack.risk.suda import Suda, suda_scores
+from attack.risk.suda import Suda
 
 #: k of the k-anonymity counts every result carries.
 K_LEVELS = (2, 3, 5)
@@ -49,21 +49,15 @@ class FrequencyRisk:
         The variables used (``None`` when not given).
     settings:
         ``alpha``, ``method``, ``household_method``, ``threshold``, ``k``, ``max_global_risk``,
-        ``dis_fraction``.
+        ``dis_fraction``, ... in the order of ``frequency_risk``'s keywords (``options`` when given).
     fk, big_fk:
         Per record the sample frequency of its key cell and the sum of the cell's sampling weights
         (``F_k = f_k`` without weights); both with sdcMicro's treatment of missing keys.
     risk:
         Individual risk per record (``1/f_k`` without weights).
-    household_risk:
-        Per record the risk that someone of its household is re-identified (``None`` without households).
-    suda:
-        SUDA scores (``None`` when not computed).
-    l_diversity:
-        Distinct sensitive values per key cell (``None`` without a sensitive variable).
-    population:
-        Population uniqueness (with a sampling fraction or population size) and the
-        prosecutor, journalist and marketer risks (docs/method/population-uniqueness.md).
+    sections:
+        Measure name -> its section (``attack.risk.measures``), for the measures that ran:
+        ``household_risk``, ``suda``, ``l_diversity`` and ``population`` read them.
     context:
         The release context whose τ is the threshold and whose attacker model's measure must
         stay at or below τ (docs/method/release-context.md).
@@ -77,11 +71,29 @@ class FrequencyRisk:
     fk: np.ndarray = field(repr=False)
     big_fk: np.ndarray = field(repr=False)
     risk: np.ndarray = field(repr=False)
-    household_risk: np.ndarray | None = field(default=None, repr=False)
-    suda: Suda | None = field(default=None, repr=False)
-    l_diversity: LDiversity | None = field(default=None, repr=False)
-    population: PopulationRisk | None = field(default=None, repr=False)
+    sections: Mapping[str, Any] = field(default_factory=dict, repr=False)
     context: ReleaseContext | None = None
+
+    @property
+    def household_risk(self) -> np.ndarray | None:
+        """Per record the risk that someone of its household is re-identified (``None`` without households)."""
+        return self.sections.get("household")
+
+    @property
+    def suda(self) -> Suda | None:
+        """SUDA scores (``None`` when not computed)."""
+        return self.sections.get("suda")
+
+    @property
+    def l_diversity(self) -> LDiversity | None:
+        """Distinct sensitive values per key cell (``None`` without a sensitive variable)."""
+        return self.sections.get("l_diversity")
+
+    @property
+    def population(self) -> PopulationRisk | None:
+        """Population uniqueness (with a sampling fraction or population size) and the
+        prosecutor, journalist and marketer risks (docs/method/population-uniqueness.md)."""
+        return self.sections.get("population")
 
     @property
     def n(self) -> int:
@@ -161,21 +173,13 @@ class FrequencyRisk:
                 "above_threshold": self.above_threshold,
                 "higher_than_main_part": _outlying(risk),
                 "max": float(risk.max()) if self.n else None,
-                "quantiles": _quantiles(risk),
+                "quantiles": quantiles(risk),
                 "threshold_for_max_global_risk": risk_threshold(risk, self.settings["max_global_risk"])
                 if self.n else None,
             },
         }
-        if self.household_risk is not None:
-            er = float(np.sum(self.household_risk))
-            out["household_risk"] = {"expected_reidentifications": er, "global_risk": er / self.n,
-                                     "global_risk_pct": 100 * er / self.n, "quantiles": _quantiles(self.household_risk)}
-        if self.l_diversity is not None:
-            out["l_diversity"] = self.l_diversity.to_dict()
-        if self.suda is not None:
-            out["suda"] = self.suda.to_dict()
-        if self.population is not None:
-            out.update(self.population.to_dict())
+        for name, measure in self._measures():
+            out.update(measure.entries(self.sections[name]))
         if self.context is not None:
             out["context"] = self.context.record() | {"measure": self.context_measure,
                                                       "measure_passed": self.context_measure is not None
@@ -185,23 +189,14 @@ class FrequencyRisk:
     def records(self) -> pd.DataFrame:
         """Record-level figures in the input's row order (confidential: they single out records)."""
         table = pd.DataFrame({"fk": self.fk, "Fk": self.big_fk, "risk": self.risk})
-        if self.household_risk is not None:
-            table["household_risk"] = self.household_risk
-        if self.l_diversity is not None:
-            table["l_diversity"] = self.l_diversity.diversity
-        if self.suda is not None:
-            table["suda_score"] = self.suda.score
-            table["dis_suda_score"] = self.suda.dis_score
-            for j, key in enumerate(self.suda.keys):
-                table[f"{key}_contribution"] = self.suda.contributions[:, j]
+        for name, measure in self._measures():
+            for column, values in measure.columns(self.sections[name]).items():
+                table[column] = values
         return table
 
-
-def _quantiles(values: np.ndarray) -> dict[str, float] | None:
-    if not values.size:
-        return None
-    points = (0.5, 0.9, 0.99)
-    return {str(p): float(q) for p, q in zip(points, np.quantile(values, points), strict=True)}
+    def _measures(self) -> list[tuple[str, type[FrequencyMeasure]]]:
+        """The measures that ran, in their order."""
+        return [(name, measure) for name, measure in MEASURES.items() if name in self.sections]
 
 
 def _outlying(risk: np.ndarray) -> int:
@@ -237,38 +232,31 @@ def frequency_risk(
     seed: int = 0,
     context: ReleaseContext | None = None,
     check_keys: bool = True,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> FrequencyRisk:
     """Frequency risk of the categorical ``keys`` of ``frame`` (docs/method/frequency-risk.md).
 
     Parameters
     ----------
-    frame:
-        The microdata, one row per record.
-    keys:
-        Categorical key variables (quasi-identifiers).
-    weight:
-        Sampling weight column; without it the file is taken as the population (risk ``1/f_k``).
-    household:
-        Household (cluster) identifier; adds the household risk.
-    sensitive:
-        Sensitive variable for l-diversity.
+    frame, keys:
+        The microdata, one row per record, and its categorical key variables (quasi-identifiers).
+    weight, household, sensitive:
+        The sampling weight (without it the file is taken as the population: risk ``1/f_k``),
+        the household (cluster) identifier (adds the household risk) and the sensitive variable
+        (adds its l-diversity).
     alpha:
         Weight of a combination with missing keys in the frequencies of those it matches
         (sdcMicro's ``alpha``, default 1: a missing value matches any value).
-    method:
-        Individual risk ``approx`` (sdcMicro's default) or ``exact``.
-    household_method:
-        ``product`` (``1 − Π(1 − r)``) or ``inclusion-exclusion`` (same probability, Boole's form).
-    threshold:
-        A record is at risk when its individual risk exceeds this.
-    k:
-        The k-anonymity level of the verdict (counts for 2, 3 and 5 are always given).
+    method, household_method:
+        Individual risk ``approx`` (sdcMicro's default) or ``exact``; household risk ``product``
+        (``1 − Π(1 − r)``) or ``inclusion-exclusion`` (same probability, Boole's form).
+    threshold, k:
+        The verdict: no individual risk above ``threshold``, no key cell of fewer than ``k``
+        records (the counts for 2, 3 and 5 are always given).
     max_global_risk:
         Target re-identification rate ξ for μ-Argus's threshold ``r*``.
-    suda:
-        Compute SUDA and DIS-SUDA scores.
-    dis_fraction:
-        Sampling fraction of the DIS-SUDA calibration.
+    suda, dis_fraction:
+        Compute SUDA and DIS-SUDA scores; the sampling fraction of the DIS-SUDA calibration.
     sampling_fraction, population:
         The release is a simple random sample with this sampling fraction, or of a population
         of this size (at most one): adds the population-uniqueness models and makes the
@@ -276,68 +264,100 @@ def frequency_risk(
     population_file:
         The intruder's file when it is the population: exact journalist and marketer risks
         (``attack.PopulationFile``: a Parquet file read in chunks, only its key columns).
-    bootstrap:
-        Replicates of the population-uniqueness interval (0: none).
-    seed:
-        Seed of the bootstrap.
+    bootstrap, seed:
+        Replicates of the population-uniqueness interval (0: none) and their seed.
     context:
-        Release context (``attack.release_context``): its τ replaces ``threshold`` and its
-        attacker model's measure enters the verdict.
+        Release context (``attack.release_context``): its τ replaces ``threshold``, its attacker
+        model's measure enters the verdict.
     check_keys:
-        Refuse a key missing in every row (a missing value matches every value, so it would
-        lower the counts) and warn of a key with one value; off for keys the tool derives itself.
+        Refuse a key missing in every row (it would match every value and lower the counts) and
+        warn of a key with one value; off for keys the tool derives itself.
+    options:
+        Options of measures added as modules of ``attack.risk.measures`` (measure name -> its
+        options), recorded under ``settings["options"]``; the built-in measures take the keywords.
     """
-    keys = list(keys)
-    if context is not None:
-        threshold = context.tau
+    keywords = {"alpha": alpha, "method": method, "household_method": household_method,
+                "threshold": context.tau if context is not None else threshold, "k": k, "max_global_risk": max_global_risk,
+                "suda": suda, "dis_fraction": dis_fraction, "sampling_fraction": sampling_fraction,
+                "population": population, "population_file": population_file, "bootstrap": bootstrap, "seed": seed}
+    _check(list(keys), weight, household, sensitive, keywords)
+    cells = _cells(frame, list(keys), weight, household, sensitive, keywords, context, check_keys)
+    chosen = _measure_options(keywords, options or {})
+    core = {"alpha": alpha, "method": method if cells.weights is not None else "population",
+            "threshold": cells.threshold, "k": k, "max_global_risk": max_global_risk}
+    sections, settings = _measured(cells, chosen, core, list(keywords), options)
+    return FrequencyRisk(cells.keys, weight, household, sensitive, settings, cells.fk, cells.big_fk, cells.risk,
+                         sections, context)
+
+
+def _measured(cells: Cells, chosen: Mapping[str, Any], core: Mapping[str, Any], order: list[str],
+              options: Mapping[str, Mapping[str, Any]] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run every measure in its order with its options: the sections of those that apply, and
+    the settings (the core's and the measures') in the order of ``frequency_risk``'s keywords,
+    then those of measures added later, then the ``options`` as given."""
+    settings, sections = dict(core), {}
+    for name, measure in MEASURES.items():
+        settings.update(measure.settings(chosen[name], cells))
+        section = measure.compute(chosen[name], cells)
+        if section is not None:
+            sections[name] = section
+    ordered = {**{name: settings[name] for name in order if name in settings}, **settings}
+    if options:
+        ordered["options"] = {name: dict(given) for name, given in options.items()}
+    return sections, ordered
+
+
+def _check(keys: list[str], weight: str | None, household: str | None, sensitive: str | None,
+           keywords: Mapping[str, Any]) -> None:
+    """Refuse settings that cannot hold whatever the file."""
     if len(set(keys)) != len(keys):
         raise InputError("a key variable is listed twice")
-    if k < 1:
-        raise InputError(f"k must be at least 1, got {k}")
-    if not 0.0 < max_global_risk < 1.0:
-        raise InputError(f"max_global_risk must lie strictly between 0 and 1, got {max_global_risk}")
-    if not 0.0 <= threshold <= 1.0:
-        raise InputError(f"the risk threshold must lie in [0, 1], got {threshold}")
+    if keywords["k"] < 1:
+        raise InputError(f"k must be at least 1, got {keywords['k']}")
+    if not 0.0 < keywords["max_global_risk"] < 1.0:
+        raise InputError(f"max_global_risk must lie strictly between 0 and 1, got {keywords['max_global_risk']}")
+    if not 0.0 <= keywords["threshold"] <= 1.0:
+        raise InputError(f"the risk threshold must lie in [0, 1], got {keywords['threshold']}")
     for role, column in (("weight", weight), ("household", household), ("sensitive", sensitive)):
         if column is not None and column in keys:
             raise InputError(f"the {role} variable {column!r} cannot also be a key")
+
+
+def _cells(frame: Table | pd.DataFrame, keys: list[str], weight: str | None, household: str | None,
+           sensitive: str | None, keywords: Mapping[str, Any], context: ReleaseContext | None,
+           check_keys: bool) -> Cells:
+    """The core every measure reads: key codes, weights, frequencies, individual risk and the
+    households' numbers."""
     table = as_table(frame)
-    frame = table.frame
     require_columns(table, keys)
     codes = key_codes(table, keys, informative=check_keys)
     weights = _weights(table, weight)
-    fk, big_fk = key_frequencies(codes, weights, alpha)
-    risk = individual_risk(fk, None if weights is None else big_fk, method)
-    hh = None
+    fk, big_fk = key_frequencies(codes, weights, keywords["alpha"])
+    risk = individual_risk(fk, None if weights is None else big_fk, keywords["method"])
     ids = None
     if household is not None:
         require_columns(table, [household])
-        ids = category_codes(frame, household, warn=False)[0]
+        ids = category_codes(table.frame, household, warn=False)[0]
         if (ids < 0).any():
             raise InputError("the household identifier is missing", file=table.source,
                              column=household, row=int(np.flatnonzero(ids < 0)[0]) + 1)
-        hh = household_risk(risk, ids, household_method)
-    if sensitive is not None:
-        require_columns(table, [sensitive])
-    if weights is not None and (sampling_fraction is not None or population is not None):
-        raise InputError("give either sampling weights or a sampling fraction / population size, not both")
-    if sampling_fraction is not None and population is not None:
-        raise InputError("give either the sampling fraction or the population size, not both")
-    pop = population_risk(table, keys, threshold=threshold, sampling_fraction=sampling_fraction,
-                          population=population, population_file=population_file, method=method,
-                          replicates=bootstrap, seed=seed, households=ids,
-                          household_method=household_method)
-    settings = {"alpha": alpha, "method": method if weights is not None else "population",
-                "household_method": household_method if household is not None else None,
-                "threshold": threshold, "k": k, "max_global_risk": max_global_risk,
-                "dis_fraction": dis_fraction if suda else None, "sampling_fraction": sampling_fraction,
-                "population": population, "population_file": population_file is not None,
-                "bootstrap": bootstrap, "seed": seed}
-    return FrequencyRisk(
-        tuple(keys), weight, household, sensitive, settings, fk, big_fk, risk, hh,
-        suda_scores(codes, tuple(keys), dis_fraction) if suda else None,
-        l_diversity(frame, keys, sensitive, warn=False) if sensitive is not None else None, pop, context,
-    )
+    return Cells(table, tuple(keys), codes, weights, fk, big_fk, risk, keywords["method"], keywords["threshold"],
+                 household, ids, sensitive, context)
+
+
+def _measure_options(keywords: Mapping[str, Any], given: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Each measure's options: the keywords named like its fields, then its entry of ``given``."""
+    for name in given:
+        MEASURES.get(name, field="options")
+    chosen = {}
+    for name, measure in MEASURES.items():
+        accepted = inspect.signature(measure.options).parameters
+        picked = {option: value for option, value in keywords.items() if option in accepted}
+        try:
+            chosen[name] = measure.options(**{**picked, **given.get(name, {})})
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"options of the frequency-risk measure {name}: {exc}", field="options") from None
+    return chosen
 
 
 def _weights(table: Table, weight: str | None) -> np.ndarray | None:

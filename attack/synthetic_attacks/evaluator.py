@@ -11,8 +11,6 @@ module with a class decorated by ``register`` (docs/contributing/add-a-synthetic
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
@@ -20,12 +18,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 import pandas as pd
 
 from attack.errors import InputError
+from attack.io.plugins import Registry
 
 if TYPE_CHECKING:
     from attack.synthetic_attacks.settings import SynthSpec
     from attack.synthetic_attacks.space import Preparation
 
-__all__ = ["Check", "AttackEvaluation", "Space", "SyntheticAttack", "register", "registered"]
+__all__ = ["ATTACKS", "Check", "AttackEvaluation", "Space", "SyntheticAttack", "register", "registered"]
 
 
 @dataclass(frozen=True)
@@ -114,7 +113,12 @@ class SyntheticAttack(Protocol):
 
 
 A = TypeVar("A", bound=type)
-_REGISTRY: dict[str, type] = {}
+
+#: Every family by name, in ``order``; reading it imports every module of this package once
+#: (``attack.io.plugins.Registry``, the one mechanism of every plug-in), so a family registers by
+#: being defined in one of them.
+ATTACKS: Registry[type[SyntheticAttack]] = Registry(
+    "synthetic attack", "attack.synthetic_attacks", order=lambda family, cls: (cls.order, family))
 
 
 def register(cls: A) -> A:
@@ -122,22 +126,18 @@ def register(cls: A) -> A:
     family = getattr(cls, "family", None)
     if not isinstance(family, str) or not isinstance(getattr(cls, "order", None), int):
         raise TypeError(f"{cls.__name__} needs the class attributes family (str) and order (int)")
-    known = _REGISTRY.get(family)
-    if known is not None and known.__qualname__ != cls.__qualname__:
-        raise InputError(f"two synthetic attacks are named {family!r}: {known.__name__} and {cls.__name__}")
-    _REGISTRY[family] = cls
+    try:
+        ATTACKS.add(family, cls)
+    except TypeError as exc:
+        raise InputError(f"two synthetic attacks are named {family!r} ({exc})") from None
     return cls
 
 
 def unregister(family: str) -> None:
     """Remove a family (for tests that register a toy attack)."""
-    _REGISTRY.pop(family, None)
+    ATTACKS.remove(family)
 
 
 def registered() -> Sequence[type[SyntheticAttack]]:
-    """Every family, in ``order``: the modules of this package are imported once, so a family
-    registers by being defined in one of them."""
-    package = importlib.import_module(__package__ or "attack.synthetic_attacks")
-    for info in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{info.name}")
-    return sorted(_REGISTRY.values(), key=lambda cls: (cls.order, cls.family))
+    """Every family, in ``order``."""
+    return ATTACKS.values()

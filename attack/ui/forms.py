@@ -101,31 +101,55 @@ def widgets(model: type[BaseModel], raw: Mapping[str, Any], names: list[str] | N
     return out
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """What a field's annotation allows, read once: its alternatives without ``None``, whether it
+    may be left out, the tables among them and the item tables of its lists of tables."""
+
+    kinds: tuple[Any, ...]
+    optional: bool
+    models: tuple[type[BaseModel], ...]
+    item_models: tuple[Any, ...]
+
+
+def _shape(annotation: Any, info: FieldInfo | None) -> _Shape:
+    alternatives = _alternatives(annotation)
+    kinds = tuple(k for k in alternatives if k is not type(None))
+    optional = type(None) in alternatives or (info is not None and not info.is_required())
+    item_models = tuple(typing.get_args(k)[0] for k in kinds
+                        if typing.get_origin(k) is list and _is_model(_single(typing.get_args(k)[0])))
+    return _Shape(kinds, optional, tuple(k for k in kinds if _is_model(k)), item_models)
+
+
 def _widget(path: Path, annotation: Any, info: FieldInfo | None, value: Any, present: bool) -> Widget:
-    kinds = _alternatives(annotation)
-    optional = type(None) in kinds or (info is not None and not info.is_required())
-    kinds = [k for k in kinds if k is not type(None)]
+    """The widget of one field: lines of text items, a list of tables, a table, or a value."""
+    shape = _shape(annotation, info)
     label = str(path[-1]) if not isinstance(path[-1], int) else f"entry {path[-1] + 1}"
     hint = _hint(info)
     default = _default(info)
-    models = [k for k in kinds if _is_model(k)]
-    lists_of_models = [typing.get_args(k)[0] for k in kinds
-                       if typing.get_origin(k) is list and _is_model(_single(typing.get_args(k)[0]))]
-    if lists_of_models and _text_items(kinds):
-        return Widget(path, "lines", label, hint, shown(value, "lines") if present else "", default, (), optional,
-                      present)
-    if lists_of_models and (isinstance(value, list) or not models):
-        item_model = _single(lists_of_models[0])
+    if shape.item_models and _text_items(list(shape.kinds)):
+        return Widget(path, "lines", label, hint, shown(value, "lines") if present else "", default, (),
+                      shape.optional, present)
+    if shape.item_models and (isinstance(value, list) or not shape.models):
+        item_model = _single(shape.item_models[0])
         entries = value if isinstance(value, list) else []
         items = tuple(tuple(widgets(item_model, entry if isinstance(entry, Mapping) else {}, prefix=path + (i,)))
                       for i, entry in enumerate(entries))
-        return Widget(path, "list", label, hint, optional=optional, present=present, items=items)
-    if len(models) == 1 and not (present and not isinstance(value, Mapping)):
-        children = tuple(widgets(models[0], value if isinstance(value, Mapping) else {}, prefix=path))
-        return Widget(path, "group", label, hint or _doc(models[0]), optional=optional and not _has_default_table(info),
-                      present=present, children=children)
-    kind, choices = _leaf_kind(kinds)
-    return Widget(path, kind, label, hint, shown(value, kind) if present else "", default, choices, optional, present)
+        return Widget(path, "list", label, hint, optional=shape.optional, present=present, items=items)
+    if len(shape.models) == 1 and not (present and not isinstance(value, Mapping)):
+        return _group(path, label, hint, shape, info, value, present)
+    kind, choices = _leaf_kind(list(shape.kinds))
+    return Widget(path, kind, label, hint, shown(value, kind) if present else "", default, choices, shape.optional,
+                  present)
+
+
+def _group(path: Path, label: str, hint: str, shape: _Shape, info: FieldInfo | None, value: Any,
+           present: bool) -> Widget:
+    """The widget of a table: its fields' widgets, the table's docstring as the hint by default."""
+    model = shape.models[0]
+    children = tuple(widgets(model, value if isinstance(value, Mapping) else {}, prefix=path))
+    return Widget(path, "group", label, hint or _doc(model), optional=shape.optional and not _has_default_table(info),
+                  present=present, children=children)
 
 
 def _leaf_kind(kinds: list[Any]) -> tuple[Kind, tuple[str, ...]]:

@@ -91,3 +91,27 @@ def test_a_scenario_file_takes_the_new_key(tmp_path):
     assert run.figures["n_correct"] == 4 and run.figures["linkage"]["total_distance"] == 2.0
     assert [k["type"] for k in run.figures["linkage"]["keys"]] == ["initial", "metric"]
     assert 'keys = [\n    "name:initial:2",\n    "size:metric:1",\n]' in scenario.to_toml()
+
+
+def test_a_key_type_defined_in_a_test_is_found_used_and_removed():
+    """The recipe's registration on a toy defined and forgotten here (KEY_TYPES.remove)."""
+    from attack.linkage.keys import KEY_TYPES
+
+    class Lengths(Key):
+        type: Literal["lengths"] = "lengths"
+
+        def component(self, external: pd.DataFrame, release: pd.DataFrame, options: ComponentOptions) -> CodeComponent:
+            a, b, _ = factorize_pair(*[np.array([len(v) for v in code_column(frame, column, required=True)])
+                                       for frame, column in ((external, self.external_column), (release, self.name))])
+            return CodeComponent(a, b, kind="nominal")
+
+    try:
+        assert KEY_TYPES["lengths"] is Lengths and parse_key("name:lengths") == Lengths("name")
+        linked = attack.mass_attack(EXTERNAL, RELEASE, keys=["name:lengths"], external_id="id", release_id="id",
+                                     tau=0.5)
+        assert linked.figures["linkage"]["keys"][0]["type"] == "lengths"
+    finally:
+        KEY_TYPES.remove("lengths")
+    assert "lengths" not in key_types()
+    with pytest.raises(attack.InputError, match="unknown key type 'lengths'"):
+        parse_key("name:lengths")

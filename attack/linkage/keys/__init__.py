@@ -1,6 +1,7 @@
 """Linkage keys: one module per key type, each registered when its class is defined.
 
-Importing this package imports every module in it, so a key type added as a module here is known
+Reading the registry of key types (``KEY_TYPES``, an ``attack.io.plugins.Registry``) imports every
+module of this package, so a key type added as a module here is known
 to the text form of ``--key``, to scenario files, to their JSON Schema and to ``attack.<Class>``
 without any other edit (``docs/contributing/add-a-distance.md``). Typed keys and their text
 spellings are the same object::
@@ -19,12 +20,9 @@ drops the component), and its own options: metric ``log``, ``squared``, ``absolu
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 # The built-in types register in this order (their order in messages and in the schema).
 # isort: off
-from attack.linkage.keys.key import Key, KeyEntry, as_key, key_types, parse_key
+from attack.linkage.keys.key import KEY_TYPES, Key, KeyEntry, as_key, key_types, parse_key
 from attack.linkage.keys.metric import Metric
 from attack.linkage.keys.nominal import Nominal
 from attack.linkage.keys.ordinal import Ordinal
@@ -33,8 +31,5 @@ from attack.linkage.keys.string import String
 from attack.linkage.keys.date import Date
 # isort: on
 
-for _module in pkgutil.iter_modules(__path__):  # key types added as modules of this package
-    importlib.import_module(f"{__name__}.{_module.name}")
-
-__all__ = ["Date", "Hierarchical", "Key", "KeyEntry", "Metric", "Nominal", "Ordinal", "String", "as_key",
+__all__ = ["KEY_TYPES", "Date", "Hierarchical", "Key", "KeyEntry", "Metric", "Nominal", "Ordinal", "String", "as_key",
            "hierarchy_distance_table", "key_types", "parse_key"]

@@ -19,6 +19,7 @@ from pydantic import Field, TypeAdapter
 from pydantic_core import core_schema
 
 from attack.errors import InputError
+from attack.io.plugins import Registry
 from attack.linkage.column import ColumnSetting, build, entry_validator
 from attack.linkage.distances import Component, ComponentOptions
 
@@ -26,8 +27,9 @@ from attack.linkage.distances import Component, ComponentOptions
 TERM_FREQUENCY: Any = Field(default=False, description="Fellegi–Sunter: weigh exact agreement by the rarity of "
                             "the value (term-frequency adjustment).")
 
-#: Key type name -> class, in the order the types were defined.
-_REGISTRY: dict[str, type[Key]] = {}
+#: Key type name -> class, in the order the types were defined; reading it imports every module of
+#: ``attack.linkage.keys`` (``attack.io.plugins.Registry``, the one mechanism of every plug-in).
+KEY_TYPES: Registry[type[Key]] = Registry("key type", "attack.linkage.keys")
 
 
 class Key(ColumnSetting):
@@ -53,12 +55,8 @@ class Key(ColumnSetting):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         field = cls.model_fields.get("type")
-        if field is None or not isinstance(field.default, str):
-            return
-        known = _REGISTRY.get(field.default)
-        if known is not None and known.__qualname__ != cls.__qualname__:
-            raise TypeError(f"key type {field.default!r} is already defined by {known.__name__}")
-        _REGISTRY[field.default] = cls
+        if field is not None and isinstance(field.default, str):
+            KEY_TYPES.add(field.default, cls)
 
     @property
     def kind(self) -> str:
@@ -120,11 +118,11 @@ class Key(ColumnSetting):
 
 def key_types() -> dict[str, type[Key]]:
     """Every registered key type: name -> class."""
-    return dict(_REGISTRY)
+    return dict(KEY_TYPES.items())
 
 
 def _type_names() -> str:
-    return ", ".join(_REGISTRY)
+    return ", ".join(KEY_TYPES)
 
 
 _COMMON_FLAGS = {"skip": ("missing", "skip")}
@@ -136,9 +134,9 @@ def parse_key(text: str) -> Key:
     if len(parts) < 2 or not parts[0]:
         raise InputError(f"key {text!r}: expected NAME:TYPE[:WEIGHT], TYPE one of {_type_names()}")
     name, kind, rest = parts[0], parts[1], parts[2:]
-    cls = _REGISTRY.get(kind)
-    if cls is None:
+    if kind not in KEY_TYPES:
         raise InputError(f"key {text!r}: unknown key type {kind!r}; expected one of {_type_names()}")
+    cls = KEY_TYPES[kind]
     options: dict[str, Any] = {}
     if rest:
         try:
@@ -173,11 +171,11 @@ def as_key(value: Key | str | Mapping) -> Key:
         kind = value.get("type")
         if kind is None:
             raise InputError(f"needs a type ({_type_names()})")
-        if kind not in _REGISTRY:
-            close = difflib.get_close_matches(str(kind), list(_REGISTRY), n=1)
+        if kind not in KEY_TYPES:
+            close = difflib.get_close_matches(str(kind), KEY_TYPES.names(), n=1)
             raise InputError(f"unknown type {kind!r}; " + (
                 f"did you mean {close[0]!r}?" if close else f"expected one of {_type_names()}"))
-        return build(_REGISTRY[kind], value, "key")
+        return build(KEY_TYPES[kind], value, "key")
     raise InputError(f"expected a key (attack.Metric, ... or text like 'turnover:metric'), got {value!r}")
 
 
@@ -201,7 +199,7 @@ class _RegisteredKey:
 
     @classmethod
     def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict:
-        tables = [handler(TypeAdapter(t).core_schema) for t in _REGISTRY.values()]
+        tables = [handler(TypeAdapter(t).core_schema) for t in KEY_TYPES.values()]
         text = {"type": "string", "description": "NAME:TYPE[:WEIGHT][:OPTION...], TYPE one of " + _type_names()}
         return {"anyOf": [text, *tables]}
 
