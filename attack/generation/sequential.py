@@ -14,10 +14,11 @@ import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import pandas as pd
+from annotated_types import Ge, Lt
 
 from attack._version import __version__
 from attack.errors import InputError
@@ -25,6 +26,7 @@ from attack.generation.columns import MISSING_CATEGORY, VALUE, SynthColumn, desc
 from attack.generation.methods import CATEGORICAL, METHODS, NUMERIC, Task
 from attack.generation.predictors import Feature
 from attack.io.notices import gathered
+from attack.io.rules import Count, Seed, checked
 from attack.io.writers import (
     check_outputs,
     json_file,
@@ -100,6 +102,7 @@ def copy_paths(out: str | Path, m: int) -> list[Path]:
 
 
 @gathered
+@checked
 def synthesize(
     frame: pd.DataFrame,
     *,
@@ -108,17 +111,17 @@ def synthesize(
     default_method: str = DEFAULT_METHOD,
     visit_sequence: Sequence[str] | None = None,
     predictors: Mapping[str, Sequence[str]] | None = None,
-    minbucket: int = 5,
-    cp: float = 1e-4,
-    ntree: int = 10,
-    smoothing: str = "none",
+    minbucket: Count = 5,
+    cp: Annotated[float, Ge(0), Lt(1)] = 1e-4,
+    ntree: Count = 10,
+    smoothing: Literal[SMOOTHING] = "none",  # type: ignore[valid-type]
     proper: bool = False,
     special_codes: Sequence[float] = (),
     strata: Sequence[str] = (),
     keep: Sequence[str] = (),
-    m: int = 1,
-    rows: int | None = None,
-    seed: int = 0,
+    m: Count = 1,
+    rows: Count | None = None,
+    seed: Seed = 0,
 ) -> Synthesis:
     """Synthesise ``frame`` column by column (docs/method/synthesis.md).
 
@@ -142,7 +145,8 @@ def synthesize(
     if isinstance(method, str):
         default_method = method
     plan = _plan(frame, columns, methods, default_method, visit_sequence, predictors, strata, keep)
-    _check_settings(minbucket, cp, ntree, smoothing, m, rows, len(frame))
+    if len(frame) == 0:
+        raise InputError("the original has no rows to synthesise from")
     if plan.keep and rows not in (None, len(frame)):
         raise InputError("partially synthetic data (keep) have as many rows as the original", field="rows")
     described = describe(frame, [*plan.keep, *(c for c in plan.visit if not plan.passive.get(c))], special_codes)
@@ -270,22 +274,6 @@ def _known(frame: pd.DataFrame, names: Sequence[str], field_name: str, allowed: 
             where = "a column of the file" if allowed is None else "among the columns allowed here"
             raise InputError(f"{name!r} is not {where}" + (f"; did you mean {hint[0]!r}?" if hint else ""),
                              field=field_name)
-
-
-def _check_settings(minbucket: int, cp: float, ntree: int, smoothing: str, m: int, rows: int | None, n: int) -> None:
-    checks = [
-        (isinstance(minbucket, int) and minbucket >= 1, "minbucket", "an integer >= 1", minbucket),
-        (0 <= cp < 1, "cp", "a number in [0, 1)", cp),
-        (isinstance(ntree, int) and ntree >= 1, "ntree", "an integer >= 1", ntree),
-        (smoothing in SMOOTHING, "smoothing", f"one of {', '.join(SMOOTHING)}", smoothing),
-        (isinstance(m, int) and m >= 1, "m", "an integer >= 1", m),
-        (rows is None or (isinstance(rows, int) and rows >= 1), "rows", "an integer >= 1", rows),
-    ]
-    for ok, name, expected, value in checks:
-        if not ok:
-            raise InputError(f"expected {expected}, got {value!r}", field=name)
-    if n == 0:
-        raise InputError("the original has no rows to synthesise from")
 
 
 def _strata(frame: pd.DataFrame, strata: tuple[str, ...], n_rows: int) -> list[tuple[tuple, np.ndarray, int]]:

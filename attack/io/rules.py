@@ -19,9 +19,10 @@ import inspect
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, ParamSpec, TypeVar
+from typing import Annotated, Any, ParamSpec, TypeVar
 
 import numpy as np
+from annotated_types import Ge, Gt, Le, Lt
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from attack.errors import from_validation
@@ -30,6 +31,12 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 _CONFIG = ConfigDict(strict=True, arbitrary_types_allowed=True)
+
+#: The rules most parameters share, by what they mean.
+Seed = Annotated[int, Ge(0)]           # NumPy's generators take a non-negative integer
+Count = Annotated[int, Ge(1)]          # a number of rows, repetitions, trees, …
+Share = Annotated[float, Gt(0), Lt(1)]  # a share strictly between none and all
+Fraction = Annotated[float, Ge(0), Le(1)]  # a proportion or weight in [0, 1]
 
 
 def declares_rule(annotation: Any) -> bool:
@@ -45,13 +52,13 @@ def declares_rule(annotation: Any) -> bool:
 
 def _resolved(annotation: Any, namespace: Mapping[str, Any]) -> Any:
     """A parameter's annotation as an object; a postponed one (text) is evaluated in the
-    function's module only when it can state a rule, so names imported for type checking alone
-    do not matter."""
+    function's module, and one naming what is imported for type checking alone states no rule."""
     if not isinstance(annotation, str):
         return annotation
-    if "Annotated[" not in annotation and "Literal[" not in annotation:
+    try:
+        return eval(annotation, dict(namespace))  # noqa: S307 - the package's own annotation text
+    except NameError:  # a name imported for type checking only: it states no rule
         return None
-    return eval(annotation, dict(namespace))  # noqa: S307 - the package's own annotation text
 
 
 def rules_of(function: Callable[..., Any]) -> Mapping[str, Any]:

@@ -27,14 +27,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
 import pandas as pd
+from annotated_types import Gt, Le
 from rapidfuzz import fuzz, process
 
 from attack.errors import InputError
 from attack.io.notices import gathered
 from attack.io.readers import Table, as_table, id_column, read, require_columns, source_name
+from attack.io.rules import Fraction, Share, checked
 from attack.io.table import IN_MEMORY
 from attack.linkage.blocking import Block, as_block
 from attack.linkage.firm_names import normalise_address, parse_firm_name
@@ -60,15 +63,10 @@ class TruthSettings:
     form_penalty: float = 0.2
 
     def __post_init__(self) -> None:
-        if not (0.0 < self.review < self.accept <= 1.0):
-            raise InputError(
-                "thresholds must satisfy 0 < review < accept <= 1 "
-                f"(got review={self.review}, accept={self.accept})"
-            )
-        for name in ("margin", "address_weight", "form_penalty"):
-            value = getattr(self, name)
-            if not (0.0 <= value <= 1.0):
-                raise InputError(f"{name.replace('_', ' ')} must lie in [0, 1] (got {value})")
+        # each value's own range is declared on link_names; here the one rule between two
+        if not self.review < self.accept:
+            raise InputError(f"thresholds must satisfy review < accept (got review={self.review}, accept={self.accept})",
+                             field="review")
 
 
 @dataclass(frozen=True)
@@ -160,6 +158,7 @@ def _counts(table: pd.DataFrame, by: str) -> pd.DataFrame:
 
 
 @gathered
+@checked
 def link_names(
     external: Table | pd.DataFrame | str | Path,
     external_id: str,
@@ -169,11 +168,11 @@ def link_names(
     name: str,
     address: str | None = None,
     block: Sequence[Block | str] = (),
-    accept: float = 0.92,
-    review: float = 0.80,
-    margin: float = 0.02,
-    address_weight: float = 0.3,
-    form_penalty: float = 0.2,
+    accept: Annotated[float, Gt(0), Le(1)] = 0.92,
+    review: Share = 0.80,
+    margin: Fraction = 0.02,
+    address_weight: Fraction = 0.3,
+    form_penalty: Fraction = 0.2,
 ) -> TruthResult:
     """Link the external records to the original units by firm name (and address) within blocks.
 

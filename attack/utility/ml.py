@@ -19,6 +19,7 @@ import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -31,6 +32,7 @@ from attack.errors import InputError
 from attack.io.columns import is_number
 from attack.io.jsonio import json_float
 from attack.io.notices import gathered
+from attack.io.rules import Count, Seed, Share, checked
 from attack.io.readers import code_column, id_column, numeric_column, require_columns
 from attack.report.notebook import one_line, result_html
 from attack.utility.ml_models import (
@@ -239,8 +241,6 @@ NO_HOLDOUT_WARNING = ("no holdout was given and the release is not aligned by un
 def _task(original: pd.DataFrame, target: str, task: str) -> str:
     if task in (REGRESSION, CLASSIFICATION):
         return task
-    if task != "auto":
-        raise InputError(f"task must be auto, regression or classification, got {task!r}")
     if is_number(original, target) and pd.Series(numeric_column(original, target)).nunique() > MAX_CLASSES:
         return REGRESSION
     return CLASSIFICATION
@@ -265,8 +265,6 @@ def _partners(original: pd.DataFrame, release: pd.DataFrame, alignment: str,
               ids: tuple[str, str] | None) -> tuple[np.ndarray | None, str]:
     """For each release row the original row of its unit (−1 none), or None when the release
     is not aligned; and the alignment used."""
-    if alignment not in ALIGNMENTS:
-        raise InputError(f"alignment must be one of {', '.join(ALIGNMENTS)}, got {alignment!r}")
     if ids is not None and alignment != "none":
         position = pd.Index(id_column(original, ids[0])).get_indexer(id_column(release, ids[1]))
         return position.astype(np.int64), "id"
@@ -361,15 +359,8 @@ def _run(data: _Data, model: str, side: str, rows: tuple[np.ndarray, ...], seed:
     into.importance[model].append(np.asarray(importance.importances_mean, dtype=float))
 
 
-def _checked_runs(models: Sequence[str], repetitions: int, test_share: float, importance_rows: int,
-                  importance_repeats: int) -> list[str]:
-    """The models to train, once each, after the repetitions, split and importance are checked."""
-    if not isinstance(repetitions, int) or repetitions < 1:
-        raise InputError(f"repetitions must be a positive integer, got {repetitions!r}")
-    if not 0 < test_share < 1:
-        raise InputError(f"the test share must lie in (0, 1), got {test_share!r}")
-    if importance_rows < 1 or importance_repeats < 1:
-        raise InputError("permutation importance needs at least one row and one repeat")
+def _chosen_models(models: Sequence[str]) -> list[str]:
+    """The models to train, once each (the numbers of the runs are checked by their rules)."""
     chosen = list(dict.fromkeys(models))
     if not chosen or set(chosen) - set(MODELS):
         raise InputError(f"models must be among {', '.join(MODELS)}, got {chosen}")
@@ -479,6 +470,7 @@ def _repetitions(plan: _MlPlan, seed: int, repetitions: int, importance_rows: in
 
 
 @gathered
+@checked
 def ml_utility(
     original: pd.DataFrame,
     release: pd.DataFrame,
@@ -486,18 +478,18 @@ def ml_utility(
     *,
     features: Sequence[str] | None = None,
     categorical: Sequence[str] = (),
-    task: str = "auto",
+    task: Literal["auto", "regression", "classification"] = "auto",
     models: Sequence[str] = MODELS,
     metric: str | None = None,
-    repetitions: int = 5,
-    test_share: float = 0.25,
+    repetitions: Count = 5,
+    test_share: Share = 0.25,
     tolerance: float | Mapping[str, float] = DEFAULT_TOLERANCE,
-    alignment: str = "auto",
+    alignment: Literal[ALIGNMENTS] = "auto",  # type: ignore[valid-type]
     ids: tuple[str, str] | None = None,
-    importance_rows: int = 1000,
-    importance_repeats: int = 3,
+    importance_rows: Count = 1000,
+    importance_repeats: Count = 3,
     holdout: pd.DataFrame | None = None,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> MlUtility:
     """Train each model on the release and on the original, score both on held-out original rows.
 
@@ -539,7 +531,7 @@ def ml_utility(
     seed
         Seeds the splits, the models and the permutations.
     """
-    chosen = _checked_runs(models, repetitions, test_share, importance_rows, importance_repeats)
+    chosen = _chosen_models(models)
     plan = _ml_plan(original, release, target, chosen, features=features, categorical=categorical,
                     task=task, metric=metric, test_share=test_share, tolerance=tolerance,
                     alignment=alignment, ids=ids, holdout=holdout)

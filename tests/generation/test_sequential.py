@@ -149,8 +149,8 @@ def test_partial_synthesis_keeps_listed_columns_row_by_row(firms) -> None:
     ({"method": {"turnover": "crat"}}, "method.turnover", "did you mean 'cart'"),
     ({"visit_sequence": ["turnover", "turnvoer"]}, "visit_sequence", "did you mean 'turnover'"),
     ({"predictors": {"region": ["turnover"]}}, "predictors.region", "not among"),
-    ({"minbucket": 0}, "minbucket", "integer >= 1"),
-    ({"smoothing": "spline"}, "smoothing", "one of none, density"),
+    ({"minbucket": 0}, "minbucket", "greater than or equal to 1"),
+    ({"smoothing": "spline"}, "smoothing", "'none' or 'density'"),
     ({"method": {"exports": "~ turnover * 2"}, "visit_sequence": ["exports", "turnover"]}, "method.exports",
      "later in the visit sequence"),
 ])

@@ -191,10 +191,15 @@ def test_address_changes_the_score() -> None:
     assert both.table["score"].iloc[0] == pytest.approx(0.5 * name_only + 0.5)
 
 
-@pytest.mark.parametrize("accept, review", [(0.8, 0.9), (0.9, 0.9), (1.2, 0.8), (0.9, 0.0), (0.9, -0.1)])
-def test_thresholds_validated(accept, review) -> None:
-    with pytest.raises(InputError, match="review < accept"):
+@pytest.mark.parametrize("accept, review, field, text", [
+    (0.8, 0.9, "review", "review < accept"), (0.9, 0.9, "review", "review < accept"),
+    (1.2, 0.8, "accept", "less than or equal to 1"), (0.9, 0.0, "review", "greater than 0"),
+    (0.9, -0.1, "review", "greater than 0")])
+def test_thresholds_validated(accept, review, field, text) -> None:
+    """0 < review < accept <= 1: each bound on its parameter, the order between them."""
+    with pytest.raises(InputError, match=text) as caught:
         link_names(EXTERNAL, "eid", ORIGINAL, "uid", name="firm", accept=accept, review=review)
+    assert caught.value.field == field
 
 
 def test_missing_column_is_input_error() -> None:
