@@ -274,7 +274,7 @@ def protect_command(method: str, input_path: Path, output_path: Path, columns: s
     result = attack.protect(data, method, params, columns=app.names(columns) or [], by=by, seed=seed)
     log = {**result.log, "input": input_path.name, "output": output_path.name}  # names: the log is shared
     app.write({output_path: app.record_file(result.release, output_path), log_path: app.json_file(log)}, [input_path])
-    app.note(app.RELEASE_NOTE.format(path=output_path))
+    app.release_note(output_path)
     for line in result.log["warnings"]:
         app.note(f"warning: {line}")
     if not quiet:
@@ -307,7 +307,7 @@ def tune_command(scenario_path: Path, json_path: Path | None, html_path: Path | 
         files[release_path] = app.record_file(chosen.release, release_path)
     app.write(files, inputs)
     if release_path and chosen is not None:
-        app.note(app.RELEASE_NOTE.format(path=release_path))
+        app.release_note(release_path)
     if not quiet:
         click.echo(frontend.render_tune_markdown(document, scenario.title))
     return chosen is not None
@@ -427,7 +427,7 @@ def remedy_command(scenario_path: Path, json_path: Path | None, release_path: Pa
         files[release_path] = app.record_file(outcome.release, release_path)
     app.write(files, inputs)
     if release_path:
-        app.note(app.RELEASE_NOTE.format(path=release_path))
+        app.release_note(release_path)
     if not quiet:
         click.echo(outcome.to_markdown(scenario.title))
     return outcome.passed

@@ -67,6 +67,14 @@ def test_quiet_protect_prints_nothing_on_stdout(tmp_path):
     assert "owner-only" in result.stderr  # the warning for a record-level file stays
 
 
+def test_a_note_shows_a_path_inside_the_working_folder_relative_and_normalised(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    result = _protect(tmp_path, "--out", str(tmp_path / "sub" / ".." / "a.csv"), "--quiet")
+    assert result.exit_code == 0 and "note: a.csv holds record-level data" in result.stderr
+    assert str(tmp_path) not in result.stderr
+
+
 def test_the_tau_defaults_are_declared_once():
     assert (DEFAULT_TAU, DEFAULT_SYNTH_TAU) == (defaults.LINKAGE_TAU, defaults.SYNTHETIC_TAU) == (0.5, 0.1)
     options = {name: next(p for p in main.commands[name].params if p.name == "tau") for name in ("link", "tune-synthesis")}

@@ -35,7 +35,7 @@ from attack.frontend import (
 )
 
 __all__ = ["OWNER_ONLY", "RELEASE_NOTE", "Attack", "Files", "certificate_paths", "emit", "guard", "json_file",
-           "note", "record_file", "say_record_level", "show_warnings", "to_json", "write"]
+           "note", "record_file", "release_note", "say_record_level", "show_warnings", "shown", "to_json", "write"]
 
 #: Exit status of ``attack verify`` when no check failed but inputs outside the certificate's
 #: folder were not opened (not checked: neither verified nor failed).
@@ -160,9 +160,25 @@ def note(line: str) -> None:
     click.echo(terminal_text(line), err=True)
 
 
+def shown(path: str | Path) -> str:
+    """A path as a message shows it: normalised (``scenarios/../reports/x.csv`` is
+    ``reports/x.csv``), and relative to the working folder when it lies inside it, so that no
+    folder of this machine is printed that the user did not type."""
+    normal = os.path.normpath(path)
+    if os.path.isabs(normal):
+        inside = os.path.relpath(normal, os.getcwd())
+        return normal if inside.startswith(os.pardir) else inside
+    return normal
+
+
+def release_note(path: str | Path) -> None:
+    """The note after a candidate release (record-level) is written."""
+    note(RELEASE_NOTE.format(path=shown(path)))
+
+
 def say_record_level(path: str | Path, what: str) -> None:
     """The warning after a record-level file is written: what it holds, and that it is owner-only."""
-    note(f"warning: {path} {what}; it was written with owner-only permissions (0600). Keep it "
+    note(f"warning: {shown(path)} {what}; it was written with owner-only permissions (0600). Keep it "
         "inside the secure environment.")
 
 

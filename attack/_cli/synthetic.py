@@ -27,7 +27,7 @@ def run(scenario: attack.SyntheticScenario, json_path: Path | None, html_path: P
     outcome = scenario.run()
     outcome.write(json=json_path, html=html_path, certificate=certificate, synthetic=made_path, key=key)
     if made_path is not None and outcome.synthetic is not None:
-        app.note(app.RELEASE_NOTE.format(path=made_path))
+        app.release_note(made_path)
     if not quiet:
         sealed = json.loads(certificate.read_text(encoding="utf-8"))
         app.note(f"certificate written to {certificate}{app.how_to_verify(certificate, sealed)}")
@@ -47,7 +47,7 @@ def tune(scenario: attack.SyntheticScenario, json_path: Path | None, release_pat
     outcome = scenario.tune()
     outcome.write(json=json_path, release=release_path, inputs=scenario.input_paths())
     if release_path and outcome.release is not None:
-        app.note(app.RELEASE_NOTE.format(path=release_path))
+        app.release_note(release_path)
     return app.print_synthesis_tuning(outcome, quiet)
 
 
@@ -181,7 +181,7 @@ def run_synthesize(original_path, out_path, columns, dropped, kept, methods, def
     )
     result.write(out_path, log=log_path, original=original_path)
     for path in targets:
-        app.note(app.RELEASE_NOTE.format(path=path))
+        app.release_note(path)
     if not quiet:
         click.echo(f"synthesised {len(result.methods)} columns, {m} cop{'y' if m == 1 else 'ies'} of "
                f"{len(result.frame)} rows; log in {log_path}")
