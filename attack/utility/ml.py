@@ -32,8 +32,8 @@ from attack.errors import InputError
 from attack.io.columns import is_number
 from attack.io.jsonio import json_float
 from attack.io.notices import gathered
-from attack.io.rules import Count, Seed, Share, checked
 from attack.io.readers import code_column, id_column, numeric_column, require_columns
+from attack.io.rules import Count, Seed, Share, checked
 from attack.report.notebook import one_line, result_html
 from attack.utility.ml_models import (
     CLASSIFICATION,
