@@ -154,13 +154,7 @@ def run_attack(
             categorical=code_columns(linkage), id_columns=(data.release_id, data.original_id or data.release_id),
         )
         scored, found = structure.scored, structure.links
-    figures = scored.figures
-    if structure is not None:
-        figures["structure"] = structure.to_dict()
-    frequency = None
-    if any(k.reads_codes for k in linkage.keys):
-        frequency = key_frequency(data.release, linkage)
-        figures["frequency_risk"] = key_frequency_summary(frequency)
+    frequency = key_frequency(data.release, linkage) if any(k.reads_codes for k in linkage.keys) else None
     outcome = None
     if records:
         truth, truth_ids = ((data.original, original_ids) if data.original is not None and original_ids is not None
@@ -168,12 +162,17 @@ def run_attack(
         outcome = record_outcomes(links, external_ids, data.release, release_ids, truth, truth_ids, evaluation,
                                   scored.comparisons,
                                   None if frequency is None else frequency.records()["risk"].to_numpy())
-    figures["linkage"] = links.describe()
-    figures["truth"] = "original" if data.original is not None else "release values"
-    figures["reading"] = {role: reading for role, table in
-                          (("external", data.external), ("release", data.release), ("original", data.original))
-                          if table is not None and (reading := as_table(table).reading) is not None}
-    figures["attack_version"] = __version__
+    figures = replace(
+        scored.figures,
+        structure=None if structure is None else structure.to_dict(),
+        frequency_risk=None if frequency is None else key_frequency_summary(frequency),
+        linkage=links.describe(),
+        truth="original" if data.original is not None else "release values",
+        reading={role: reading for role, table in
+                 (("external", data.external), ("release", data.release), ("original", data.original))
+                 if table is not None and (reading := as_table(table).reading) is not None},
+        attack_version=__version__,
+    )
     clock.lap("evaluation")
     # file names only: results are shared, machine paths stay on the machine
     intruder_file, release_file = (Path(source_name(f)).name for f in (data.external, data.release))
@@ -181,7 +180,7 @@ def run_attack(
         name=name or f"{intruder_file} against {release_file}",
         intruder={"name": intruder_name or name or intruder_file, "role": role, "file": intruder_file},
         release={"name": release_name or release_file, "file": release_file},
-        figures=figures,
+        scored=figures,
         links=links_table(found, external_ids, release_ids),
         timings=clock.laps,
         inputs=files_read(data.external, data.release, data.original),
@@ -204,8 +203,8 @@ def _learned_attack(data: AttackInput, linkage: Linkage, share: float, evaluatio
                    release=held_out(as_table(data.release), split.held_release))
     fixed = run_attack(held, linkage.model_copy(update={"learn_weights": None}), evaluation, **run)
     result = run_attack(held, learned_spec, evaluation, **run)
-    return replace(result, figures={**result.figures, "learned_weights": describe(
-        split, share, learned, fixed.figures)})
+    return replace(result, scored=replace(result.scored, learned_weights=describe(
+        split, share, learned, fixed.figures)))
 
 
 #: Why the frequency risk beside a linkage attack does not decide.
@@ -468,8 +467,8 @@ def mass_attack(
     if not explain:
         return result
     explained = explain_attack(data, linkage, evaluation, engine=solve)
-    return replace(result, figures={**result.figures, "attribution": dict(explained.shares),
-                                    "explanation": explained.to_dict()})
+    return replace(result, scored=replace(result.scored, attribution=dict(explained.shares),
+                                          explanation=explained.to_dict()))
 
 
 def attack_specs(

@@ -51,6 +51,7 @@ from attack.protect.catalogue import _changed as changed_values  # the protectio
 from attack.report.notebook import fields_html, one_line, result_html
 from attack.risk.attribution import explain_attack
 from attack.risk.evaluation import _cells as cell_codes  # the scoring's cells, not a copy
+from attack.risk.results import CellRisk
 from attack.study.results import ScenarioResult, release_records
 from attack.study.scenario import Scenario
 from attack.study.settings import Remedy
@@ -289,11 +290,11 @@ def remedy(scenario: Scenario, table: Remedy | Mapping | None = None, *,
 
     for number in range(1, settings.max_rounds + 1):
         outcome = scenario.with_release(current, base_id).run(engine=engine, records=True)
-        judged = _judged_cells(outcome)
+        judged = outcome.judged_cells
         records = release_records(outcome)
         hit = records["any: reidentified"].to_numpy()
-        failing = [c for c in judged if not c["passed"]]
-        risks = [r for c in judged for r in c["disclosure_risk"].values() if r is not None]
+        failing = [c for c in judged if not c.passed]
+        risks = [r.value for c in judged for r in c.disclosure_risk.values() if r.value is not None]
         round_of = partial(RemedyRound, number, bool(outcome.passed), len(failing), max(risks) if risks else 0.0,
                            int(hit.sum()))
         if outcome.passed:
@@ -334,13 +335,6 @@ def remedy(scenario: Scenario, table: Remedy | Mapping | None = None, *,
         uniform_values_suppressed=uniform_suppressed)
 
 
-def _judged_cells(outcome: ScenarioResult) -> list[Mapping[str, Any]]:
-    """The cells the verdict is made on: the combined measure's, else every run's."""
-    if outcome.combined is not None:
-        return list(outcome.combined.figures["cells"])
-    return [c for run in outcome.runs for c in run.figures["cells"]]
-
-
 def _cells_of(scenario: Scenario, base: pd.DataFrame, base_id: str, truth: Any,
               truth_id: str) -> tuple[np.ndarray, list[str]]:
     """The cell of every base record (of its true unit) as an index into labels (the cells'
@@ -357,7 +351,7 @@ def _label(cell: Mapping[str, str]) -> str:
     return json.dumps(dict(cell), sort_keys=True, ensure_ascii=False)
 
 
-def _to_treat(failing: list[Mapping[str, Any]], cells: np.ndarray, labels: list[str], hit: np.ndarray,
+def _to_treat(failing: list[CellRisk], cells: np.ndarray, labels: list[str], hit: np.ndarray,
               records: pd.DataFrame, level: np.ndarray, n_values: int, tau: float,
               failed: dict[str, int]) -> np.ndarray:
     """Rows to move one step up: per failing cell, the share ``(1 + OVERSHOOT·r)(1 − τ/P)``
@@ -369,12 +363,12 @@ def _to_treat(failing: list[Mapping[str, Any]], cells: np.ndarray, labels: list[
     chosen: list[np.ndarray] = []
     by_label = {label: i for i, label in enumerate(labels)}
     for cell in failing:
-        index = by_label.get(_label(cell["cell"]))
+        label = _label(cell.cell)
+        index = by_label.get(label)
         if index is None:
             continue
-        risk = max(r for r in cell["disclosure_risk"].values() if r is not None)
+        risk = max(r.value for r in cell.disclosure_risk.values() if r.value is not None)
         rows = np.flatnonzero((cells == index) & hit & (level < n_values - 1))
-        label = _label(cell["cell"])
         share = (1.0 + OVERSHOOT * failed.get(label, 0)) * (1.0 - tau / risk) if risk > 0 else 0.0
         failed[label] = failed.get(label, 0) + 1
         need = min(rows.size, math.ceil(share * rows.size) + 1) if risk > 0 else 0

@@ -25,6 +25,7 @@ from attack.io.writers import verify_root
 from attack.report.notebook import one_line, result_html, verdict_word
 from attack.risk.basis import reasons as basis_reasons
 from attack.risk.combine import combine
+from attack.risk.results import AttackFigures
 from attack.study import signing
 from attack.study.certificate import (
     attack_verdict,
@@ -283,8 +284,9 @@ def _combined(results: list[dict], certified: dict, lam: float, tau: float, prob
     the realistic intruders per cell), compared cell by cell with the certified one."""
     try:
         limits = {(r.get("judged_on") or {}).get("identity", {}).get("limit") for r in results}
-        fresh = combine([(r["intruder"], {"cells": r["cells"], "disclosure_risk": r["overall"]["disclosure_risk"]})
-                         for r in results], lam, tau, limits.pop() if len(limits) == 1 else None)
+        fresh = combine([(r["intruder"], AttackFigures.from_dict(
+            {"cells": r["cells"], "disclosure_risk": r["overall"]["disclosure_risk"]})) for r in results],
+            lam, tau, limits.pop() if len(limits) == 1 else None).to_dict()
     except (InputError, TypeError) as exc:  # e.g. two worst cases, a run cell without an estimate
         problems.append(f"the combined measure cannot be recomputed from the runs: {exc}")
         return certified
