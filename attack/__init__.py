@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.risk.attackers import AttackerRisk
     from attack.risk.attribution import Attribution, CellAttribution, explain_attack
     from attack.risk.frequency import FrequencyRisk, frequency_risk
-    from attack.risk.mass import AttackInput, mass_attack
+    from attack.risk.mass import AttackInput, AttackSettings, mass_attack, run_attack
     from attack.risk.population_file import PopulationFile
     from attack.risk.population_interval import UniquesInterval
     from attack.risk.population_risk import PopulationRisk, population_risk
@@ -109,6 +109,8 @@ _LAZY = {
     "Block": ("attack.linkage.blocking", "Block"),
     "Protected": ("attack.protect.catalogue", "Protected"),
     "mass_attack": ("attack.risk.mass", "mass_attack"),
+    "run_attack": ("attack.risk.mass", "run_attack"),
+    "AttackSettings": ("attack.risk.mass", "AttackSettings"),
     "frequency_risk": ("attack.risk.frequency", "frequency_risk"),
     "FrequencyRisk": ("attack.risk.frequency", "FrequencyRisk"),
     "AttackResult": ("attack.risk.results", "AttackResult"),
@@ -207,6 +209,7 @@ __all__ = [
     "Attribution", "CellAttribution", "explain_attack", "record_outcomes", "records_table", "release_records",
     "remedy", "remedy_table", "RemedyResult", "RemedyRound", "AttackInput",
     "PopulationFile",
+    "AttackSettings", "run_attack",
 ]
 
 

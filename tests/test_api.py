@@ -58,6 +58,7 @@ def test_the_public_names_are_pinned():
         "Attribution", "CellAttribution", "explain_attack", "record_outcomes", "records_table", "release_records",
         "remedy", "remedy_table", "RemedyResult", "RemedyRound", "AttackInput",
         "PopulationFile",
+        "AttackSettings", "run_attack",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None

@@ -31,7 +31,7 @@ from attack.linkage.settings import Linkage
 from attack.report.notebook import fields_html, one_line, result_html
 from attack.risk.attack_options import code_columns, solve_options
 from attack.risk.evaluation import score
-from attack.risk.results import CellRisk
+from attack.risk.results import CellRisk, Proportion
 from attack.risk.settings import Evaluation
 
 #: Most keys for which every coalition is linked; above, permutations are sampled.
@@ -125,6 +125,11 @@ def key_labels(linkage: Linkage) -> tuple[str, ...]:
     return tuple(key.name for key in linkage.keys)
 
 
+def _value(estimate: Proportion | None) -> float:
+    """A scored rate's value (every scored rate of a linkage has one)."""
+    return 0.0 if estimate is None or estimate.value is None else estimate.value
+
+
 #: A coalition's figures: the overall rate and, per cell index, the cell's risk per γ label.
 Worth = tuple[float, list[dict[str, float]]]
 
@@ -209,9 +214,8 @@ def explain_attack(
                             categorical=code_columns(linkage),  # the full intruder's: same targets
                             id_columns=(data.release_id, data.original_id or data.release_id),
                             match_probability=links.match_probability).figures
-            rate = figures.reidentification_rate
-            cache[mask] = (float(rate.value if rate is not None and rate.value is not None else 0.0),
-                           [{g: float(p.value or 0.0) for g, p in c.disclosure_risk.items()} for c in figures.cells])
+            cache[mask] = (float(_value(figures.reidentification_rate)),
+                           [{g: float(_value(p)) for g, p in c.disclosure_risk.items()} for c in figures.cells])
             if mask == full:
                 full_cells.extend(figures.cells)
             if say:
