@@ -146,13 +146,19 @@ def _highest_cell(result: Mapping[str, Any]) -> tuple[float | None, str]:
 
 def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str, list[_BoardSection]]:
     runs = document_runs(document)
-    combined = document.get("combined")
     passed = bool(document["passed"])
     releases = list(dict.fromkeys(r["release"] for r in runs))
+    sections = [_data_section(runs, releases), _intruders_section(runs),
+                _risk_section(runs, releases, document.get("combined")), *_attribution_section(runs),
+                _criteria_section(runs, document.get("single_attack"))]
+    return passed, _headline(passed, document, kind), sections
+
+
+def _data_section(runs: Sequence[Mapping[str, Any]], releases: Sequence[str]) -> _BoardSection:
+    """What was attacked: the releases, the keys and blocks, the disclosed variables and the cells."""
     first = runs[0]["result"]
     evaluation = first.get("evaluation") or {}
     linkage = first.get("linkage") or {}
-
     data = _BoardSection("data", "Data and identifiers", method=(_METHOD["linkage"], "keys, blocking and assignment"))
     data.lines.append(f"Released file(s) attacked: {', '.join(releases)}; {first.get('n_verifiable', '–')} "
                       "units verifiable against the ground truth in the first run.")
@@ -165,7 +171,11 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
     cells = [variable_name(v) for v in evaluation.get("cell_variables", [])]
     data.lines.append(f"Risk is judged per cell of {', '.join(cells) or 'the whole file'} "
                       f"({len(first.get('cells', []))} cells).")
+    return data
 
+
+def _intruders_section(runs: Sequence[Mapping[str, Any]]) -> _BoardSection:
+    """One row per attack: who attacked which release with which matcher."""
     intruders = _BoardSection("intruders", "Intruder models", method=(_METHOD["intruders"], "worst-case and realistic intruders"))
     intruders.tables.append(("one row per attack", _table(
         ["intruder", "role", "external file", "release", "matcher", "external records"],
@@ -173,7 +183,13 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
           r["result"].get("intruder", {}).get("file", "–"), r["release"],
           (r["result"].get("linkage") or {}).get("method", "–"), r["result"].get("n_external", "–")]
          for r in runs])))
+    return intruders
 
+
+def _risk_section(runs: Sequence[Mapping[str, Any]], releases: Sequence[str],
+                  combined: Mapping[str, Any] | None) -> _BoardSection:
+    """The risk per attack against τ, initial and residual, with its figures."""
+    first = runs[0]["result"]
     risk = _BoardSection("risk", "Initial risk → threshold → residual risk", method=(_METHOD["risk"], "disclosure risk per cell"))
     tau = float(first["tau"])
     rows, failing = [], []
@@ -202,26 +218,35 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
         risk.lines.append(f"The verdict rests on the combined measure (λ = {combined['lam']:g}): "
                           f"{combined['n_failing_cells']} of {len(combined['cells'])} cells at or above "
                           f"τ = {combined['tau']:g}.")
+    risk.figures.extend(_risk_figures(runs, releases, tau))
+    return risk
+
+
+def _risk_figures(runs: Sequence[Mapping[str, Any]], releases: Sequence[str], tau: float) -> list[dict]:
+    """Risk against γ per attack, and the cells of the residual release's riskiest attack."""
     import matplotlib
 
+    figures = []
     with matplotlib.rc_context(PLOT_RC):
-        risk.figures.append({"svg": svg(svg_figure(risk_by_gamma_figure(runs, MIN_CELL_COUNT), "board-gamma")),
-                             "caption": "Disclosure risk against γ, one panel per attack: overall with 95% "
-                                        "interval and the highest cell; dotted line τ.",
-                             "method": _METHOD["risk"]})
+        figures.append({"svg": svg(svg_figure(risk_by_gamma_figure(runs, MIN_CELL_COUNT), "board-gamma")),
+                        "caption": "Disclosure risk against γ, one panel per attack: overall with 95% "
+                                   "interval and the highest cell; dotted line τ.",
+                        "method": _METHOD["risk"]})
         deciding = max((r for r in runs if r["release"] == releases[-1]),
                        key=lambda r: _highest_cell(r["result"])[0] or 0.0)
         gamma = _largest_gamma(deciding["result"])
         if deciding["result"].get("cells") and gamma:
-            risk.figures.append({
+            figures.append({
                 "svg": svg(svg_figure(risk_heatmap_figure(deciding["result"], gamma, MIN_CELL_COUNT), "board-cells")),
                 "caption": f"Residual risk per cell of {deciding['name']} at γ = {gamma} (the attack on "
                            f"{releases[-1]} with the highest cell risk); colours diverge at τ = {tau:g}.",
                 "method": _METHOD["risk"]})
+    return figures
 
-    key_risk = _attribution_section(runs)
+
+def _criteria_section(runs: Sequence[Mapping[str, Any]], single: Mapping[str, Any] | None) -> _BoardSection:
+    """What the assessment tested of the three criteria (singling out, linkability, inference)."""
     criteria = _BoardSection("criteria", "The three criteria of the Article 29 Working Party (Opinion 05/2014)")
-    single = document.get("single_attack")
     frequency = any(r["result"].get("frequency_risk") for r in runs)
     criteria.tables.append(("what this assessment tested", _table(["criterion", "tested", "how / why not"], [
         ["singling out", "yes" if single else ("partly" if frequency else "NOT TESTED"),
@@ -238,7 +263,7 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
          "statistics or models) was NOT TESTED"],
     ])))
     criteria.method = (_METHOD["single"] if single else _METHOD["risk"], "what each measure covers")
-    return passed, _headline(passed, document, kind), [data, intruders, risk, *key_risk, criteria]
+    return criteria
 
 
 def _attribution_section(runs: Sequence[Mapping[str, Any]]) -> list[_BoardSection]:
