@@ -33,7 +33,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-__all__ = ["ABSENT", "Serialised", "figure", "from_plain", "to_plain"]
+__all__ = ["ABSENT", "Serialised", "figure", "from_plain", "json_names", "to_plain"]
 
 _MISSING: Any = dataclasses.MISSING
 T = TypeVar("T")
@@ -108,6 +108,15 @@ def _ordered(cls: type) -> list[dataclasses.Field]:
         lead += [name for name in vars(klass).get("json_lead", ()) if name not in lead]
     by_name = {f.name: f for f in fields}
     return [by_name[name] for name in lead if name in by_name] + [f for f in fields if f.name not in lead]
+
+
+def json_names(cls: type) -> list[str]:
+    """The keys a document of the dataclass ``cls`` can have, in the order they are written."""
+    names: list[str] = []
+    for f in _ordered(cls):
+        name = f.metadata.get("json_name") or f.name
+        names += [name, f"{name}_ci"] if f.metadata.get("split", False) else [name]
+    return names
 
 
 def _fields(value: Any) -> dict[str, Any]:
