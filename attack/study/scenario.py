@@ -129,19 +129,8 @@ class Scenario:
         return replace(self, ledger=self.ledger.copy())._run(engine, progress, records)
 
     def _run(self, engine: Mapping[str, Any] | Any | None, progress: bool, records: bool = False) -> ScenarioResult:
-        base, override = self.engine.fixed(), engine_settings(engine)
-        if override.get("name", "dask") != "dask":  # the file's scheduler goes with its dask engine
-            base.pop("scheduler", None)
-        solve = {**base, **override, "progress": progress}
-        attacks: list[tuple[str, LoadedIntruder, AttackResult]] = []
-        for release_name, source in self.releases.items():
-            for intruder in self.intruders:
-                name = intruder.name if len(self.releases) == 1 else f"{intruder.name} vs {release_name}"
-                attacks.append((release_name, intruder, run_attack(
-                    self.load_data(intruder, source), intruder.linkage, self.evaluation, name=name,
-                    intruder_name=intruder.name, role=intruder.role, release_name=release_name or None,
-                    engine=solve, records=records,
-                )))
+        solve = self._solve(engine, progress)
+        attacks = self._attacks(solve, records)
         runs = [result for _, _, result in attacks]
         combined = None
         if self.lam is not None:
@@ -166,6 +155,26 @@ class Scenario:
             notes=self.notes,
             scenario=self,
         )
+
+    def _solve(self, engine: Mapping[str, Any] | Any | None, progress: bool) -> dict[str, Any]:
+        """How the blocks are solved: the scenario's ``[engine]`` table, ``engine`` entry by entry on top."""
+        base, override = self.engine.fixed(), engine_settings(engine)
+        if override.get("name", "dask") != "dask":  # the file's scheduler goes with its dask engine
+            base.pop("scheduler", None)
+        return {**base, **override, "progress": progress}
+
+    def _attacks(self, solve: dict[str, Any], records: bool) -> list[tuple[str, LoadedIntruder, AttackResult]]:
+        """Every intruder's attack on every release, with the release's name."""
+        attacks: list[tuple[str, LoadedIntruder, AttackResult]] = []
+        for release_name, source in self.releases.items():
+            for intruder in self.intruders:
+                name = intruder.name if len(self.releases) == 1 else f"{intruder.name} vs {release_name}"
+                attacks.append((release_name, intruder, run_attack(
+                    self.load_data(intruder, source), intruder.linkage, self.evaluation, name=name,
+                    intruder_name=intruder.name, role=intruder.role, release_name=release_name or None,
+                    engine=solve, records=records,
+                )))
+        return attacks
 
     def _single_attack(self, table: Mapping, runs: list[AttackResult],
                        combined: CombinedRisk | None) -> SingleAttackRisk:
