@@ -305,12 +305,24 @@ def _headline(passed: bool, document: Mapping[str, Any], kind: str) -> str:
 def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_BoardSection]]:
     settings = document.get("settings") or {}
     passed = bool(document["passed"])
+    sections = [_synthetic_data(document, settings), _synthetic_intruders(document, settings),
+                _synthetic_risk(document), _synthetic_criteria(document)]
+    return passed, _headline(passed, document, "synthetic"), sections
+
+
+def _synthetic_data(document: Mapping[str, Any], settings: Mapping[str, Any]) -> _BoardSection:
+    """The records attacked and the variables the intruder knows and seeks."""
     data = _BoardSection("data", "Data and identifiers", method=(_METHOD["synthetic"], "the attacks on a synthetic release"))
     data.lines.append(f"{document['n_synthetic']} synthetic records attacked against {document['n_original']} "
                       "training records" + (f" and a holdout of {document['n_holdout']} records the generator did "
                                             "not see" if document.get("n_holdout") else " (no holdout)") + ".")
     data.lines.append(f"Variables the intruder knows (keys): {', '.join(settings.get('keys', [])) or '–'}; "
                       f"variables sought: {', '.join(settings.get('targets', [])) or '–'}.")
+    return data
+
+
+def _synthetic_intruders(document: Mapping[str, Any], settings: Mapping[str, Any]) -> _BoardSection:
+    """The attacks run on the synthetic release."""
     intruders = _BoardSection("intruders", "Intruder models", method=(_METHOD["synthetic"], "main, control and baseline attacks"))
     attacks = [name.replace("_", " ") for name in ("singling_out", "linkability") if name in document]
     attacks += [f"inference of {t}" for t in document.get("attribute", {})]
@@ -325,6 +337,11 @@ def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_B
     intruders.lines.append(f"Attacks: {', '.join(attacks) or 'none'}; {settings.get('n_attacks', '–')} attack "
                            f"targets each, seed {settings.get('seed', '–')}. Each attack runs on the training "
                            "records (main), on the holdout (control) and as a naive guess (baseline).")
+    return intruders
+
+
+def _synthetic_risk(document: Mapping[str, Any]) -> _BoardSection:
+    """The checks against τ, the privacy bounds and the attacks' success rates."""
     risk = _BoardSection("risk", "Initial risk → threshold → residual risk", method=(_METHOD["synthetic"], "checks and their upper bounds"))
     risk.lines.append("Initial risk: not measured — the original itself is not attacked as a release; the naive "
                       f"baseline of each attack is the reference. Threshold: τ = {document['tau']:g} for every "
@@ -352,6 +369,11 @@ def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_B
                              "caption": "Success rate of each attack on the training records (main), on the "
                                         "holdout (control) and of a naive intruder (baseline), 95% intervals.",
                              "method": _METHOD["synthetic"]})
+    return risk
+
+
+def _synthetic_criteria(document: Mapping[str, Any]) -> _BoardSection:
+    """What the assessment tested of the three criteria."""
     criteria = _BoardSection("criteria", "The three criteria of the Article 29 Working Party (Opinion 05/2014)",
                         method=(_METHOD["synthetic"], "what each attack measures"))
     has = {name: name in document for name in ("singling_out", "linkability")}
@@ -368,7 +390,7 @@ def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_B
          + ("; membership inference too" if document.get("membership") or document.get("membership_family")
             else "; membership inference NOT TESTED") if inference else "no target variable was given"],
     ])))
-    return passed, _headline(passed, document, "synthetic"), [data, intruders, risk, criteria]
+    return criteria
 
 
 # --------------------------------------------------------------------------------------------
