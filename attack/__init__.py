@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.risk.attackers import AttackerRisk
     from attack.risk.attribution import Attribution, CellAttribution, explain_attack
     from attack.risk.frequency import FrequencyRisk, frequency_risk
-    from attack.risk.mass import AttackInput, mass_attack
+    from attack.risk.mass import AttackInput, AttackSettings, mass_attack, run_attack
     from attack.risk.population_file import PopulationFile
     from attack.risk.population_interval import UniquesInterval
     from attack.risk.population_risk import PopulationRisk, population_risk
@@ -112,6 +112,8 @@ _LAZY = {
     "Block": ("attack.linkage.blocking", "Block"),
     "Protected": ("attack.protect.catalogue", "Protected"),
     "mass_attack": ("attack.risk.mass", "mass_attack"),
+    "run_attack": ("attack.risk.mass", "run_attack"),
+    "AttackSettings": ("attack.risk.mass", "AttackSettings"),
     "frequency_risk": ("attack.risk.frequency", "frequency_risk"),
     "FrequencyRisk": ("attack.risk.frequency", "FrequencyRisk"),
     "AttackResult": ("attack.risk.results", "AttackResult"),
@@ -210,6 +212,7 @@ __all__ = [
     "remedy", "remedy_table", "RemedyResult", "RemedyRound", "AttackInput",
     "PopulationFile",
     "SynthSpec", "tune_synthesis",
+    "AttackSettings", "run_attack",
 ]
 
 

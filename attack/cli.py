@@ -51,7 +51,7 @@ def link_command(external_path: Path, release_path: Path, original_path: Path | 
                                 progress=not say.quiet, name=f"{external_path.name} against {release_path.name}",
                                 reading=reading, records=records_path is not None, **app.given(settings))
     if context is not None:
-        result = dataclasses.replace(result, figures={**result.figures, "context": context.record()})
+        result = dataclasses.replace(result, scored=dataclasses.replace(result.scored, context=context.record()))
     return app.emit(result, json_path, html_path, matches_path, say=say, inputs=inputs, records_path=records_path)
 
 

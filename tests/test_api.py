@@ -59,6 +59,7 @@ def test_the_public_names_are_pinned():
         "remedy", "remedy_table", "RemedyResult", "RemedyRound", "AttackInput",
         "PopulationFile",
         "SynthSpec", "tune_synthesis",
+        "AttackSettings", "run_attack",
     }
     for name in attack.__all__:
         assert getattr(attack, name) is not None

@@ -74,7 +74,7 @@ def demo_table(name: str, n_units: int = 17000, seed: int = 1) -> tuple[Table, s
 def demo_linkage(method: str = "greedy") -> Linkage:
     """The demo intruder: blocks on NACE division × BBR9, distance on turnover and employees."""
     return Linkage(
-        keys=(Metric(name="turnover"), Metric(name="employees")),
-        block=(Block(name="nace", prefix=2), Block(name="bbr9")),
+        keys=[Metric(name="turnover"), Metric(name="employees")],
+        block=[Block(name="nace", prefix=2), Block(name="bbr9")],
         method=method,
     )

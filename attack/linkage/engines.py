@@ -113,10 +113,10 @@ class Engine(SettingsModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: Literal["local", "dask"] | None = Field(None, description="Engine: local or dask.")
-    jobs: int | None = Field(None, ge=1, strict=True, description="Worker processes (default: all cores).")
-    scheduler: str | None = Field(None, min_length=1, description="Dask scheduler address, e.g. tcp://host:8786.")
-    memory_budget: int | str | None = Field(None, description="Bytes, or a size such as 2GiB or 512MiB.")
+    name: Literal["local", "dask"] | None = Field(default=None, description="Engine: local or dask.")
+    jobs: int | None = Field(default=None, ge=1, strict=True, description="Worker processes (default: all cores).")
+    scheduler: str | None = Field(default=None, min_length=1, description="Dask scheduler address, e.g. tcp://host:8786.")
+    memory_budget: int | str | None = Field(default=None, description="Bytes, or a size such as 2GiB or 512MiB.")
 
     @field_validator("memory_budget", mode="before")
     @classmethod

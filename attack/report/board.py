@@ -146,13 +146,19 @@ def _highest_cell(result: Mapping[str, Any]) -> tuple[float | None, str]:
 
 def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str, list[_BoardSection]]:
     runs = document_runs(document)
-    combined = document.get("combined")
     passed = bool(document["passed"])
     releases = list(dict.fromkeys(r["release"] for r in runs))
+    sections = [_data_section(runs, releases), _intruders_section(runs),
+                _risk_section(runs, releases, document.get("combined")), *_attribution_section(runs),
+                _criteria_section(runs, document.get("single_attack"))]
+    return passed, _headline(passed, document, kind), sections
+
+
+def _data_section(runs: Sequence[Mapping[str, Any]], releases: Sequence[str]) -> _BoardSection:
+    """What was attacked: the releases, the keys and blocks, the disclosed variables and the cells."""
     first = runs[0]["result"]
     evaluation = first.get("evaluation") or {}
     linkage = first.get("linkage") or {}
-
     data = _BoardSection("data", "Data and identifiers", method=(_METHOD["linkage"], "keys, blocking and assignment"))
     data.lines.append(f"Released file(s) attacked: {', '.join(releases)}; {first.get('n_verifiable', '–')} "
                       "units verifiable against the ground truth in the first run.")
@@ -165,7 +171,11 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
     cells = [variable_name(v) for v in evaluation.get("cell_variables", [])]
     data.lines.append(f"Risk is judged per cell of {', '.join(cells) or 'the whole file'} "
                       f"({len(first.get('cells', []))} cells).")
+    return data
 
+
+def _intruders_section(runs: Sequence[Mapping[str, Any]]) -> _BoardSection:
+    """One row per attack: who attacked which release with which matcher."""
     intruders = _BoardSection("intruders", "Intruder models", method=(_METHOD["intruders"], "worst-case and realistic intruders"))
     intruders.tables.append(("one row per attack", _table(
         ["intruder", "role", "external file", "release", "matcher", "external records"],
@@ -173,7 +183,13 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
           r["result"].get("intruder", {}).get("file", "–"), r["release"],
           (r["result"].get("linkage") or {}).get("method", "–"), r["result"].get("n_external", "–")]
          for r in runs])))
+    return intruders
 
+
+def _risk_section(runs: Sequence[Mapping[str, Any]], releases: Sequence[str],
+                  combined: Mapping[str, Any] | None) -> _BoardSection:
+    """The risk per attack against τ, initial and residual, with its figures."""
+    first = runs[0]["result"]
     risk = _BoardSection("risk", "Initial risk → threshold → residual risk", method=(_METHOD["risk"], "disclosure risk per cell"))
     tau = float(first["tau"])
     rows, failing = [], []
@@ -202,26 +218,35 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
         risk.lines.append(f"The verdict rests on the combined measure (λ = {combined['lam']:g}): "
                           f"{combined['n_failing_cells']} of {len(combined['cells'])} cells at or above "
                           f"τ = {combined['tau']:g}.")
+    risk.figures.extend(_risk_figures(runs, releases, tau))
+    return risk
+
+
+def _risk_figures(runs: Sequence[Mapping[str, Any]], releases: Sequence[str], tau: float) -> list[dict]:
+    """Risk against γ per attack, and the cells of the residual release's riskiest attack."""
     import matplotlib
 
+    figures = []
     with matplotlib.rc_context(PLOT_RC):
-        risk.figures.append({"svg": svg(svg_figure(risk_by_gamma_figure(runs, MIN_CELL_COUNT), "board-gamma")),
-                             "caption": "Disclosure risk against γ, one panel per attack: overall with 95% "
-                                        "interval and the highest cell; dotted line τ.",
-                             "method": _METHOD["risk"]})
+        figures.append({"svg": svg(svg_figure(risk_by_gamma_figure(runs, MIN_CELL_COUNT), "board-gamma")),
+                        "caption": "Disclosure risk against γ, one panel per attack: overall with 95% "
+                                   "interval and the highest cell; dotted line τ.",
+                        "method": _METHOD["risk"]})
         deciding = max((r for r in runs if r["release"] == releases[-1]),
                        key=lambda r: _highest_cell(r["result"])[0] or 0.0)
         gamma = _largest_gamma(deciding["result"])
         if deciding["result"].get("cells") and gamma:
-            risk.figures.append({
+            figures.append({
                 "svg": svg(svg_figure(risk_heatmap_figure(deciding["result"], gamma, MIN_CELL_COUNT), "board-cells")),
                 "caption": f"Residual risk per cell of {deciding['name']} at γ = {gamma} (the attack on "
                            f"{releases[-1]} with the highest cell risk); colours diverge at τ = {tau:g}.",
                 "method": _METHOD["risk"]})
+    return figures
 
-    key_risk = _attribution_section(runs)
+
+def _criteria_section(runs: Sequence[Mapping[str, Any]], single: Mapping[str, Any] | None) -> _BoardSection:
+    """What the assessment tested of the three criteria (singling out, linkability, inference)."""
     criteria = _BoardSection("criteria", "The three criteria of the Article 29 Working Party (Opinion 05/2014)")
-    single = document.get("single_attack")
     frequency = any(r["result"].get("frequency_risk") for r in runs)
     criteria.tables.append(("what this assessment tested", _table(["criterion", "tested", "how / why not"], [
         ["singling out", "yes" if single else ("partly" if frequency else "NOT TESTED"),
@@ -238,7 +263,7 @@ def _linkage_sections(document: Mapping[str, Any], kind: str) -> tuple[bool, str
          "statistics or models) was NOT TESTED"],
     ])))
     criteria.method = (_METHOD["single"] if single else _METHOD["risk"], "what each measure covers")
-    return passed, _headline(passed, document, kind), [data, intruders, risk, *key_risk, criteria]
+    return criteria
 
 
 def _attribution_section(runs: Sequence[Mapping[str, Any]]) -> list[_BoardSection]:
@@ -280,12 +305,24 @@ def _headline(passed: bool, document: Mapping[str, Any], kind: str) -> str:
 def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_BoardSection]]:
     settings = document.get("settings") or {}
     passed = bool(document["passed"])
+    sections = [_synthetic_data(document, settings), _synthetic_intruders(document, settings),
+                _synthetic_risk(document), _synthetic_criteria(document)]
+    return passed, _headline(passed, document, "synthetic"), sections
+
+
+def _synthetic_data(document: Mapping[str, Any], settings: Mapping[str, Any]) -> _BoardSection:
+    """The records attacked and the variables the intruder knows and seeks."""
     data = _BoardSection("data", "Data and identifiers", method=(_METHOD["synthetic"], "the attacks on a synthetic release"))
     data.lines.append(f"{document['n_synthetic']} synthetic records attacked against {document['n_original']} "
                       "training records" + (f" and a holdout of {document['n_holdout']} records the generator did "
                                             "not see" if document.get("n_holdout") else " (no holdout)") + ".")
     data.lines.append(f"Variables the intruder knows (keys): {', '.join(settings.get('keys', [])) or '–'}; "
                       f"variables sought: {', '.join(settings.get('targets', [])) or '–'}.")
+    return data
+
+
+def _synthetic_intruders(document: Mapping[str, Any], settings: Mapping[str, Any]) -> _BoardSection:
+    """The attacks run on the synthetic release."""
     intruders = _BoardSection("intruders", "Intruder models", method=(_METHOD["synthetic"], "main, control and baseline attacks"))
     attacks = [name.replace("_", " ") for name in ("singling_out", "linkability") if name in document]
     attacks += [f"inference of {t}" for t in document.get("attribute", {})]
@@ -300,6 +337,11 @@ def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_B
     intruders.lines.append(f"Attacks: {', '.join(attacks) or 'none'}; {settings.get('n_attacks', '–')} attack "
                            f"targets each, seed {settings.get('seed', '–')}. Each attack runs on the training "
                            "records (main), on the holdout (control) and as a naive guess (baseline).")
+    return intruders
+
+
+def _synthetic_risk(document: Mapping[str, Any]) -> _BoardSection:
+    """The checks against τ, the privacy bounds and the attacks' success rates."""
     risk = _BoardSection("risk", "Initial risk → threshold → residual risk", method=(_METHOD["synthetic"], "checks and their upper bounds"))
     risk.lines.append("Initial risk: not measured — the original itself is not attacked as a release; the naive "
                       f"baseline of each attack is the reference. Threshold: τ = {document['tau']:g} for every "
@@ -327,6 +369,11 @@ def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_B
                              "caption": "Success rate of each attack on the training records (main), on the "
                                         "holdout (control) and of a naive intruder (baseline), 95% intervals.",
                              "method": _METHOD["synthetic"]})
+    return risk
+
+
+def _synthetic_criteria(document: Mapping[str, Any]) -> _BoardSection:
+    """What the assessment tested of the three criteria."""
     criteria = _BoardSection("criteria", "The three criteria of the Article 29 Working Party (Opinion 05/2014)",
                         method=(_METHOD["synthetic"], "what each attack measures"))
     has = {name: name in document for name in ("singling_out", "linkability")}
@@ -343,7 +390,7 @@ def _synthetic_sections(document: Mapping[str, Any]) -> tuple[bool, str, list[_B
          + ("; membership inference too" if document.get("membership") or document.get("membership_family")
             else "; membership inference NOT TESTED") if inference else "no target variable was given"],
     ])))
-    return passed, _headline(passed, document, "synthetic"), [data, intruders, risk, criteria]
+    return criteria
 
 
 # --------------------------------------------------------------------------------------------

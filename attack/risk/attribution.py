@@ -31,6 +31,7 @@ from attack.linkage.settings import Linkage
 from attack.report.notebook import fields_html, one_line, result_html
 from attack.risk.attack_options import code_columns, solve_options
 from attack.risk.evaluation import score
+from attack.risk.results import CellRisk, Proportion
 from attack.risk.settings import Evaluation
 
 #: Most keys for which every coalition is linked; above, permutations are sampled.
@@ -124,6 +125,11 @@ def key_labels(linkage: Linkage) -> tuple[str, ...]:
     return tuple(key.name for key in linkage.keys)
 
 
+def _value(estimate: Proportion | None) -> float:
+    """A scored rate's value (every scored rate of a linkage has one)."""
+    return 0.0 if estimate is None or estimate.value is None else estimate.value
+
+
 #: A coalition's figures: the overall rate and, per cell index, the cell's risk per γ label.
 Worth = tuple[float, list[dict[str, float]]]
 
@@ -196,7 +202,7 @@ def explain_attack(
     blocking = linkage.make_blocking(data.external.frame, data.release.frame)
     options = solve_options(engine)
     cache: dict[int, Worth] = {}
-    full_cells: list[dict] = []
+    full_cells: list[CellRisk] = []
 
     def worth(mask: int) -> Worth:
         if mask not in cache:
@@ -208,17 +214,17 @@ def explain_attack(
                             categorical=code_columns(linkage),  # the full intruder's: same targets
                             id_columns=(data.release_id, data.original_id or data.release_id),
                             match_probability=links.match_probability).figures
-            cache[mask] = (float(figures["reidentification_rate"]),
-                           [dict(c["disclosure_risk"]) for c in figures["cells"]])
+            cache[mask] = (float(_value(figures.reidentification_rate)),
+                           [{g: float(_value(p)) for g, p in c.disclosure_risk.items()} for c in figures.cells])
             if mask == full:
-                full_cells.extend(figures["cells"])
+                full_cells.extend(figures.cells)
             if say:
                 say(f"keys {', '.join(labels[i] for i in range(len(labels)) if mask >> i & 1)}: "
                     f"rate {cache[mask][0]:.4f}")
         return cache[mask]
 
     rate, risks = worth(full)
-    failing = [(c, max(risks[c], key=lambda g: risks[c][g])) for c, f in enumerate(full_cells) if not f["passed"]]
+    failing = [(c, max(risks[c], key=lambda g: risks[c][g])) for c, f in enumerate(full_cells) if not f.passed]
 
     def attribute(value: Callable[[int], float]) -> tuple[list[float], list[float], list[float] | None]:
         if n <= MAX_EXACT_KEYS:
@@ -235,7 +241,7 @@ def explain_attack(
     for c, gamma in failing:
         c_shares, c_loo, _ = attribute(cell_risk(c, gamma))
         cells.append(CellAttribution(
-            cell=dict(full_cells[c]["cell"]), gamma=gamma, n_verifiable=int(full_cells[c]["n_verifiable"]),
+            cell=dict(full_cells[c].cell), gamma=gamma, n_verifiable=int(full_cells[c].n_verifiable or 0),
             disclosure_risk=float(risks[c][gamma]), shares=dict(zip(labels, c_shares, strict=True)),
             leave_one_out=dict(zip(labels, c_loo, strict=True))))
     sampled = n > MAX_EXACT_KEYS

@@ -9,10 +9,14 @@ no estimate and cannot pass. The τ decision is strict and made per cell.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from attack.errors import InputError
 from attack.io.jsonio import cell_key
+from attack.risk.results import AttackFigures, CellRisk, CombinedCell, CombinedRisk
+from attack.risk.verdict import all_below_tau, below_tau
 
 #: Handbook presets for λ (docs/method/intruders.md).
 LAMBDA_PRESETS = {"kse_ch35": 0.2, "ehs_ch37": 0.2, "ehs_suf": 0.05, "kse_suf": 0.0}
@@ -34,83 +38,85 @@ def resolve_lambda(value: float | str) -> float:
 
 
 
-def _combined_rate(lam: float, worst: Mapping | None, realistic: Sequence[Mapping]) -> float | None:
-    """λ · h_worst + (1 − λ) · mean(h_realistic) of one cell, with the coverage rule of the risk."""
-    mean = sum(c["reidentification_rate"] for c in realistic) / len(realistic) if realistic else None
-    if mean is not None and worst is not None:
-        return lam * worst["reidentification_rate"] + (1 - lam) * mean
-    return mean if mean is not None else (None if worst is None else worst["reidentification_rate"])
+@dataclass(frozen=True)
+class _Intruders:
+    """The plan of a combination: per cell key the cell of the worst-case intruder and those of
+    the realistic intruders that cover it, the cells in order of first appearance, and γ."""
+
+    cells: dict[tuple, Mapping[str, str]]
+    worst: dict[tuple, CellRisk]
+    realistic: list[dict[tuple, CellRisk]]
+    gammas: list[str]
+
+    @classmethod
+    def of(cls, results: Sequence[tuple[str, AttackFigures]]) -> _Intruders:
+        if not results:
+            raise InputError("no intruder to combine")
+        worst = [r for role, r in results if role == "worst"]
+        if len(worst) > 1:
+            raise InputError("at most one intruder may have the role 'worst'")
+        cells: dict[tuple, Mapping[str, str]] = {}
+        for _, result in results:
+            for cell in result.cells:
+                cells.setdefault(cell_key(dict(cell.cell)), cell.cell)
+        return cls(cells=cells,
+                   worst={cell_key(dict(c.cell)): c for c in worst[0].cells} if worst else {},
+                   realistic=[{cell_key(dict(c.cell)): c for c in r.cells} for role, r in results if role == "realistic"],
+                   gammas=results[0][1].gammas)
 
 
-def combine(results: Sequence[tuple[str, Mapping]], lam: float, tau: float,
-            identity_limit: float | None = None) -> dict:
-    """Combined disclosure risk per cell from ``(role, result)`` pairs of one release. With
+def combine(results: Sequence[tuple[str, AttackFigures]], lam: float, tau: float,
+            identity_limit: float | None = None) -> CombinedRisk:
+    """Combined disclosure risk per cell from ``(role, figures)`` pairs of one release. With
     ``identity_limit`` the cells' re-identification rates are combined the same way and a cell
     passes only below that limit too (docs/method/roles.md)."""
-    if not results:
-        raise InputError("no intruder to combine")
-    worst = [r for role, r in results if role == "worst"]
-    realistic = [r for role, r in results if role == "realistic"]
-    if len(worst) > 1:
-        raise InputError("at most one intruder may have the role 'worst'")
-    by_cell: dict[tuple, dict] = {}
-    for _, result in results:
-        for cell in result["cells"]:
-            by_cell.setdefault(cell_key(cell["cell"]), {"cell": cell["cell"]})
-    worst_cells = {cell_key(c["cell"]): c for c in worst[0]["cells"]} if worst else {}
-    realistic_cells = [{cell_key(c["cell"]): c for c in r["cells"]} for r in realistic]
-    gammas = list(results[0][1]["disclosure_risk"])
-    cells = []
-    for key, entry in by_cell.items():
-        covering = [cells_of[key] for cells_of in realistic_cells if key in cells_of]
-        worst_cell = worst_cells.get(key)
-        largest_n = max(c["n_verifiable"] for c in [*covering, *([worst_cell] if worst_cell else [])])
-        risk: dict[Hashable, float | None] = {}
-        realistic_mean = (
-            {g: sum(c["disclosure_risk"][g] for c in covering) / len(covering) for g in gammas}
-            if covering else None
-        )
-        worst_part = {g: worst_cell["disclosure_risk"][g] for g in gammas} if worst_cell is not None else None
-        for g in gammas:
-            if realistic_mean is not None and worst_part is not None:
-                risk[g] = lam * worst_part[g] + (1 - lam) * realistic_mean[g]
-            elif realistic_mean is not None:
-                risk[g] = realistic_mean[g]
-            elif worst_part is not None:
-                risk[g] = worst_part[g]  # coverage rule: the worst case at 100%
-            else:
-                risk[g] = None
-        rule = (
-            "combined" if covering and worst_cell is not None
-            else "realistic only" if covering
-            else "worst case (no realistic coverage)" if worst_cell is not None
-            else "no estimate"
-        )
-        passed = all(v is not None and v < tau for v in risk.values())
-        identity: dict[str, object] = {}
-        if identity_limit is not None:
-            rate = _combined_rate(lam, worst_cell, covering)
-            identity = {"reidentification_rate": rate,
-                        "identity_passed": rate is not None and rate < identity_limit}
-            passed = passed and bool(identity["identity_passed"])
-        cells.append(
-            {
-                **entry,
-                "disclosure_risk": risk,
-                "worst": worst_part,
-                "realistic_mean": realistic_mean,
-                "n_realistic": len(covering),
-                "n_verifiable": largest_n,  # the largest count behind the cell (for suppression)
-                "rule": rule,
-                **identity,
-                "passed": passed,
-            }
-        )
-    return {
-        "lam": lam,
-        "tau": tau,
-        "formula": "lam * P_worst + (1 - lam) * mean(P_realistic); uncovered cells take P_worst",
-        "cells": cells,
-        "n_failing_cells": sum(not c["passed"] for c in cells),
-        "passed": all(c["passed"] for c in cells),
-    }
+    plan = _Intruders.of(results)
+    cells = tuple(_combined_cell(plan, key, cell, lam, tau, identity_limit) for key, cell in plan.cells.items())
+    return CombinedRisk(lam=lam, tau=tau, combined_cells=cells,
+                        n_failing_cells=sum(not c.passed for c in cells), passed=all(c.passed for c in cells))
+
+
+def _combined_cell(plan: _Intruders, key: tuple, cell: Mapping[str, str], lam: float, tau: float,
+                   identity_limit: float | None) -> CombinedCell:
+    """One cell of the combined measure (module docstring)."""
+    covering = [cells_of[key] for cells_of in plan.realistic if key in cells_of]
+    worst_cell = plan.worst.get(key)
+    largest_n = max(c.n_verifiable or 0 for c in [*covering, *([worst_cell] if worst_cell else [])])
+    realistic_mean = ({g: sum(_risk(c, g) for c in covering) / len(covering) for g in plan.gammas}
+                      if covering else None)
+    worst_part = {g: _risk(worst_cell, g) for g in plan.gammas} if worst_cell is not None else None
+    risk = {g: _mixed(lam, None if worst_part is None else worst_part[g],
+                      None if realistic_mean is None else realistic_mean[g]) for g in plan.gammas}
+    passed = all_below_tau(risk.values(), tau)
+    identity: dict[str, Any] = {}
+    if identity_limit is not None:
+        rate = _mixed(lam, None if worst_cell is None else _hit_rate(worst_cell),
+                      sum(_hit_rate(c) for c in covering) / len(covering) if covering else None)
+        identity = {"reidentification_rate": rate, "identity_passed": below_tau(rate, identity_limit)}
+        passed = passed and identity["identity_passed"]
+    return CombinedCell(cell=cell, disclosure_risk=risk, worst=worst_part, realistic_mean=realistic_mean,
+                        n_realistic=len(covering), n_verifiable=largest_n, rule=_rule(bool(covering), worst_cell),
+                        **identity, passed=passed)
+
+
+def _mixed(lam: float, worst: float | None, mean: float | None) -> float | None:
+    """λ · worst + (1 − λ) · mean; either alone when the other is missing (the coverage rule:
+    the worst case at 100%), None without both."""
+    if mean is not None and worst is not None:
+        return lam * worst + (1 - lam) * mean
+    return mean if mean is not None else worst
+
+
+def _rule(covered: bool, worst_cell: CellRisk | None) -> str:
+    if covered:
+        return "combined" if worst_cell is not None else "realistic only"
+    return "worst case (no realistic coverage)" if worst_cell is not None else "no estimate"
+
+
+def _risk(cell: CellRisk, gamma: str) -> Any:
+    return cell.disclosure_risk[gamma].value
+
+
+def _hit_rate(cell: CellRisk) -> Any:
+    rate = cell.reidentification_rate
+    return None if rate is None else rate.value

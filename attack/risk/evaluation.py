@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -36,14 +36,17 @@ import pandas as pd
 from attack.errors import InputError
 from attack.io.columns import number_columns, require_number_columns
 from attack.io.readers import Table, frame_of, source_name
+from attack.io.serial import ABSENT
 from attack.linkage.blocking import Block
 from attack.report.labels import cell_label
 from attack.risk.basis import judged_on
 from attack.risk.population_linkage import population_reidentifications
+from attack.risk.results import AttackFigures, CellRisk, Confident, GroupRisk, Proportion
 from attack.risk.roles import ColumnRoles, assign_roles
 from attack.risk.settings import Evaluation
 from attack.risk.stats import wilson_interval
 from attack.risk.targets import TargetComparison, resolve, usefulness
+from attack.risk.verdict import all_below_tau, below_tau, upper_reaches_tau
 
 HISTOGRAM_BINS = 20
 
@@ -77,19 +80,44 @@ def roles_of(release: Table | pd.DataFrame, truth: Table | pd.DataFrame, spec: E
 
 @dataclass(frozen=True)
 class Scored:
-    """The scored links: the JSON-ready figures, and per verifiable external record its ``unit``,
+    """The scored links: the typed figures, and per verifiable external record its ``unit``,
     its ``cell`` (categorical; each category the cell's values as sorted JSON) and whether its
     link is ``correct`` — record-level, in memory only, for the maximum over intruders
     (``attack.risk.any_intruder``) — and how each target was compared (for the risk per record)."""
 
-    figures: dict
+    figures: AttackFigures
     units: pd.DataFrame
     comparisons: tuple[TargetComparison, ...] = ()
 
 
 def evaluate(*args: Any, **kwargs: Any) -> dict:
-    """The figures of ``score`` (same arguments): a JSON-ready dict."""
-    return score(*args, **kwargs).figures
+    """The figures of ``score`` (same arguments) as their JSON-ready dict."""
+    return score(*args, **kwargs).figures.to_dict()
+
+
+@dataclass(frozen=True)
+class _Truth:
+    """Where the truth of each verifiable external record is: its row in the release
+    (``true_row``, −1 when its unit is not there) and in the frame holding the true values."""
+
+    release_row: np.ndarray
+    true_row: np.ndarray
+    verifiable: np.ndarray
+    truth: Table | pd.DataFrame
+    truth_rows: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """Per verifiable external record: linked, linked correctly, and per γ and target whether
+    the released value is useful (and evaluated at all); the cell of each record."""
+
+    linked: np.ndarray
+    correct: np.ndarray
+    useful: np.ndarray
+    evaluated: np.ndarray
+    cell_codes: np.ndarray
+    cell_values: list[dict]
 
 
 def score(
@@ -121,6 +149,43 @@ def score(
     if match_probability is not None and spec.risk_on == "confident":
         keep = np.nan_to_num(match_probability, nan=-1.0) >= spec.min_probabilities[0]
         release_row = np.where(keep, release_row, -1)
+    where = _locate(release_row, external_ids, release, release_ids, original, original_ids)
+    if roles is None:
+        roles = roles_of(release, where.truth, spec, id_columns=id_columns, key_columns=key_columns,
+                         code_columns=categorical, external_ids=external_ids)
+    comparisons = _comparisons(release, where, roles, spec, recodings or {})
+    targets = [t.name for t in roles.targets]
+    outcome = _outcome(release, where, comparisons, spec)
+    cells = _cell_risks(outcome, spec, len(targets), match_probability, where)
+    overall = _overall(outcome, spec, len(targets), match_probability, where, int(external_ids.size))
+    judged = judged_on({"n_verifiable": overall["n_verifiable"], "n_matched": overall["n_matched"]},
+                       roles, comparisons, spec)
+    figures = AttackFigures(
+        **overall,
+        tau=spec.tau,
+        passed=all_passed(cells) and not judged["reasons"],
+        n_failing_cells=sum(not c.passed for c in cells),
+        usefulness_by_variable=_by_variable(outcome.useful, outcome.evaluated, outcome.correct, targets, spec),
+        cells=tuple(cells),
+        evaluation=spec.to_dict(targets),
+        judged_on=judged,
+        roles=roles.to_dict(),
+        population_reidentifications=_population(overall, release, spec),
+        distance_histogram=ABSENT if distance is None else _histogram(
+            distance[where.verifiable], outcome.linked, outcome.correct),
+    )
+    return Scored(figures, _units(external_ids[where.verifiable], outcome), tuple(comparisons))
+
+
+def all_passed(cells: Sequence[CellRisk]) -> bool:
+    """Every cell passes (True for none)."""
+    return all(c.passed for c in cells)
+
+
+def _locate(release_row: np.ndarray, external_ids: np.ndarray, release: Table | pd.DataFrame,
+            release_ids: np.ndarray, original: Table | pd.DataFrame | None,
+            original_ids: np.ndarray | None) -> _Truth:
+    """The verifiable external records and where their truth is; none verifiable is an error."""
     true_row = pd.Index(release_ids).get_indexer(external_ids)
     verifiable = np.flatnonzero(true_row >= 0)
     if verifiable.size == 0:
@@ -130,80 +195,113 @@ def score(
             file=source_name(release),
         )
     truth, truth_rows = _truth(release, release_ids, true_row[verifiable], original, original_ids)
-    if roles is None:
-        roles = roles_of(release, truth, spec, id_columns=id_columns, key_columns=key_columns,
-                         code_columns=categorical, external_ids=external_ids)
+    return _Truth(release_row, true_row, verifiable, truth, truth_rows)
+
+
+def _comparisons(release: Table | pd.DataFrame, where: _Truth, roles: ColumnRoles, spec: Evaluation,
+                 recodings: Mapping[str, Mapping[str, str]]) -> list[TargetComparison]:
+    """How each target is compared; a missing target column or a per-variable γ for a variable
+    that is not evaluated is an error."""
     targets = [t.name for t in roles.targets]
     for column in targets:
-        for frame in (release, truth):
+        for frame in (release, where.truth):
             if column not in frame_of(frame).columns:
                 raise InputError("target column is missing", file=source_name(frame), column=column)
-    comparisons = [resolve(t, release, truth, true_row[verifiable], truth_rows, (recodings or {}).get(t.name))
+    rows = where.true_row[where.verifiable]
+    comparisons = [resolve(t, release, where.truth, rows, where.truth_rows, recodings.get(t.name))
                    for t in roles.targets]
     stray = sorted({name for g in spec.gammas for name in g.by_variable} - set(targets))
     if stray:
         raise InputError(f"a per-variable γ is given for {stray[0]!r}, which is not an evaluated variable "
                          f"({', '.join(targets) or 'none'}); name it as a target or drop its γ",
                          field="gamma_by_variable")
+    return comparisons
 
-    linked_row = release_row[verifiable]
+
+def _outcome(release: Table | pd.DataFrame, where: _Truth, comparisons: Sequence[TargetComparison],
+             spec: Evaluation) -> _Outcome:
+    """Each verifiable record's link outcome, usefulness and cell."""
+    linked_row = where.release_row[where.verifiable]
     linked = linked_row >= 0
-    correct = linked & (linked_row == true_row[verifiable])
-    useful, evaluated = _usefulness(release, truth, truth_rows, linked_row, correct, comparisons, spec)
-    cell_codes, cell_values = _cells(truth, truth_rows, spec.cells)
+    correct = linked & (linked_row == where.true_row[where.verifiable])
+    useful, evaluated = _usefulness(release, where.truth, where.truth_rows, linked_row, correct, comparisons, spec)
+    codes, values = _cells(where.truth, where.truth_rows, spec.cells)
+    return _Outcome(linked, correct, useful, evaluated, codes, values)
 
-    outcome = (linked, correct, useful, evaluated)
-    summary = _figures(np.zeros(verifiable.size, dtype=np.int64), 1, *outcome, spec, len(targets))[0]
-    per_cell = _figures(cell_codes, len(cell_values), *outcome, spec, len(targets))
-    cells = [{"cell": values, "label": cell_label(values), **figures}
-             for values, figures in zip(cell_values, per_cell, strict=True)]
-    limit = spec.reidentification_limit
-    if limit is not None:
-        for cell in cells:
-            cell["identity_passed"] = cell["reidentification_rate"] < limit
-            cell["passed"] = cell["passed"] and cell["identity_passed"]
-            cell["upper_bound_exceeds_tau"] = cell["upper_bound_exceeds_tau"] and cell["passed"]
-    absent = np.flatnonzero(true_row < 0) if spec.truth_complete else np.zeros(0, dtype=np.int64)
-    absent_linked = release_row[absent] >= 0
-    if spec.truth_complete:
-        summary.update(_with_absent(summary, absent.size, int(absent_linked.sum())))
+
+def _cell_risks(outcome: _Outcome, spec: Evaluation, n_targets: int, match_probability: np.ndarray | None,
+                where: _Truth) -> list[CellRisk]:
+    """Every cell's figures, with the identity decision when the re-identification rate is
+    judged and the confident links when the links carry a match probability."""
+    groups = _group_risks(outcome.cell_codes, len(outcome.cell_values), outcome, spec, n_targets)
+    confident: list[dict | None] = [None] * len(groups)
     if match_probability is not None:
-        probability = match_probability[verifiable]
-        summary["confident"] = _confident(
-            np.zeros(verifiable.size, dtype=np.int64), 1, linked, correct, probability, spec,
-            match_probability[absent[absent_linked]],
-        )[0]
-        for cell, figures in zip(cells, _confident(cell_codes, len(cell_values), linked, correct,
-                                                   probability, spec), strict=True):
-            cell["confident"] = figures
-    units = true_row[verifiable]
+        confident = list(_confident(outcome.cell_codes, len(outcome.cell_values), outcome.linked, outcome.correct,
+                                    match_probability[where.verifiable], spec))
+    cells = []
+    for values, group, sure in zip(outcome.cell_values, groups, confident, strict=True):
+        cell = CellRisk(cell=values, label=cell_label(values), **_fields_of(group), confident=sure)
+        cells.append(_with_identity(cell, spec.reidentification_limit))
+    return cells
+
+
+def _with_identity(cell: CellRisk, limit: float | None) -> CellRisk:
+    """The cell judged on its re-identification rate too (below ``limit``), when there is one."""
+    if limit is None:
+        return cell
+    rate = _rate(cell.reidentification_rate)
+    identity = below_tau(rate, limit)
+    passed = cell.passed and identity
+    return replace(cell, identity_passed=identity, passed=passed,
+                   upper_bound_exceeds_tau=bool(cell.upper_bound_exceeds_tau) and passed)
+
+
+def _rate(proportion: Proportion | None) -> float | None:
+    return None if proportion is None else proportion.value
+
+
+def _overall(outcome: _Outcome, spec: Evaluation, n_targets: int, match_probability: np.ndarray | None,
+             where: _Truth, n_external: int) -> dict[str, Any]:
+    """The overall figures but the verdict (as fields of ``AttackFigures``): the one group of all
+    verifiable records, the links without counterpart when the truth is complete, the confident
+    links, and the units when several external records name one."""
+    everyone = np.zeros(where.verifiable.size, dtype=np.int64)
+    group = _group_risks(everyone, 1, outcome, spec, n_targets)[0]
+    overall: dict[str, Any] = {"n_external": n_external,
+                               **{k: v for k, v in _fields_of(group).items() if k != "passed"}}
+    absent = np.flatnonzero(where.true_row < 0) if spec.truth_complete else np.zeros(0, dtype=np.int64)
+    absent_linked = where.release_row[absent] >= 0
+    if spec.truth_complete:
+        overall.update(_with_absent(group, absent.size, int(absent_linked.sum())))
+    if match_probability is not None:
+        overall["confident"] = _confident(everyone, 1, outcome.linked, outcome.correct,
+                                          match_probability[where.verifiable], spec,
+                                          match_probability[absent[absent_linked]])[0]
+    units = where.true_row[where.verifiable]
     if np.unique(units).size < units.size:
-        summary["n_units_verifiable"] = int(np.unique(units).size)
-        summary["n_units_reidentified"] = int(np.unique(units[correct]).size)
-    judged = judged_on(summary, roles, comparisons, spec)
-    passed = all(c["passed"] for c in cells) and not judged["reasons"]
-    result = {
-        "n_external": int(external_ids.size),
-        **summary,
-        "tau": spec.tau,
-        "passed": passed,
-        "n_failing_cells": sum(not c["passed"] for c in cells),
-        "usefulness_by_variable": _by_variable(useful, evaluated, correct, targets, spec),
-        "cells": cells,
-        "evaluation": spec.to_dict(targets),
-        "judged_on": judged,
-        "roles": roles.to_dict(),
-    }
-    if spec.external_coverage is not None or spec.release_fraction is not None:
-        result["population_reidentifications"] = population_reidentifications(
-            int(summary["n_correct"]), int(summary["n_verifiable"]), len(frame_of(release)),
-            spec.external_coverage, spec.release_fraction)
-    if distance is not None:
-        result["distance_histogram"] = _histogram(distance[verifiable], linked, correct)
-    labels = [json.dumps(v, ensure_ascii=False) for v in cell_values]  # the cells' order and variables' order
-    units = pd.DataFrame({"unit": external_ids[verifiable], "correct": correct,
-                          "cell": pd.Categorical.from_codes(cell_codes, categories=labels)})
-    return Scored(result, units, tuple(comparisons))
+        overall["n_units_verifiable"] = int(np.unique(units).size)
+        overall["n_units_reidentified"] = int(np.unique(units[outcome.correct]).size)
+    return overall
+
+
+def _fields_of(group: GroupRisk) -> dict[str, Any]:
+    """A group's figures as the keyword arguments of a result built on them."""
+    return {f.name: getattr(group, f.name) for f in fields(GroupRisk)}
+
+
+def _population(overall: Mapping[str, Any], release: Table | pd.DataFrame, spec: Evaluation) -> dict | None:
+    """The expected re-identifications in the population, when the coverage or fraction is given."""
+    if spec.external_coverage is None and spec.release_fraction is None:
+        return None
+    return population_reidentifications(int(overall["n_correct"]), int(overall["n_verifiable"]),
+                                        len(frame_of(release)), spec.external_coverage, spec.release_fraction)
+
+
+def _units(unit_ids: np.ndarray, outcome: _Outcome) -> pd.DataFrame:
+    """Per verifiable external record its unit, whether its link is correct and its cell."""
+    labels = [json.dumps(v, ensure_ascii=False) for v in outcome.cell_values]  # the cells' and variables' order
+    return pd.DataFrame({"unit": unit_ids, "correct": outcome.correct,
+                         "cell": pd.Categorical.from_codes(outcome.cell_codes, categories=labels)})
 
 
 def _truth(
@@ -266,90 +364,70 @@ def _cells(
     return codes, cell_values
 
 
-def _figures(
-    codes: np.ndarray,
-    n_groups: int,
-    linked: np.ndarray,
-    correct: np.ndarray,
-    useful: np.ndarray,
-    evaluated: np.ndarray,
-    spec: Evaluation,
-    n_targets: int,
-) -> list[dict]:
-    """Rates, intervals and the τ decision for every group of records."""
+def _group_risks(codes: np.ndarray, n_groups: int, outcome: _Outcome, spec: Evaluation,
+                 n_targets: int) -> list[GroupRisk]:
+    """Rates, intervals and the τ decision for every group of records (``codes`` per record)."""
     def count(x: np.ndarray) -> np.ndarray:
         return np.bincount(codes, weights=x, minlength=n_groups)
 
     n = count(np.ones(codes.size))
-    n_linked = count(linked.astype(float))
-    n_correct = count(correct.astype(float))
-    n_evaluated = count(evaluated.sum(axis=1).astype(float))
-    n_useful = [count(u.sum(axis=1).astype(float)) for u in useful]
-    out = []
-    for g in range(n_groups):
-        n_g, h_g, m_g = int(n[g]), int(n_correct[g]), int(n_linked[g])
-        v_g = int(n_evaluated[g])
-        f_g = m_g - h_g
-        rate = h_g / n_g if n_g else 0.0
-        usefulness: dict[str, float | None] = {}
-        usefulness_ci: dict[str, list[float] | None] = {}
-        risks: dict[str, float] = {}
-        risks_ci: dict[str, list[float] | None] = {}
-        passed = True
-        for i, gamma in enumerate(spec.gammas):
-            u_count = int(n_useful[i][g])
-            use: float | None
-            if h_g == 0:
-                use, use_ci = None, None
-            elif v_g == 0:
-                use, use_ci = 1.0, None
-            else:
-                use, use_ci = u_count / v_g, wilson_interval(u_count, v_g)
-            risk = rate * use if use is not None else 0.0
-            slots = n_g * max(n_targets, 1)
-            usefulness[gamma.label] = use
-            usefulness_ci[gamma.label] = use_ci
-            risks[gamma.label] = risk
-            risks_ci[gamma.label] = wilson_interval(risk * slots, slots)
-            passed = passed and risk < spec.tau
-        upper = [ci[1] for ci in risks_ci.values() if ci is not None]
-        out.append({
-            "n_verifiable": n_g,
-            "n_matched": m_g,
-            "n_correct": h_g,
-            "n_false": f_g,
-            "n_none": n_g - m_g,
-            "reidentification_rate": rate,
-            "reidentification_rate_ci": wilson_interval(h_g, n_g),
-            "false_match_rate": f_g / m_g if m_g else None,
-            "false_match_rate_ci": wilson_interval(f_g, m_g),
-            "precision": h_g / m_g if m_g else None,
-            "precision_ci": wilson_interval(h_g, m_g),
-            "usefulness": usefulness,
-            "usefulness_ci": usefulness_ci,
-            "disclosure_risk": risks,
-            "disclosure_risk_ci": risks_ci,
-            "passed": passed,
-            "upper_bound_exceeds_tau": bool(passed and any(u >= spec.tau for u in upper)),
-        })
-    return out
+    n_linked = count(outcome.linked.astype(float))
+    n_correct = count(outcome.correct.astype(float))
+    n_evaluated = count(outcome.evaluated.sum(axis=1).astype(float))
+    n_useful = [count(u.sum(axis=1).astype(float)) for u in outcome.useful]
+    return [_group_risk(int(n[g]), int(n_linked[g]), int(n_correct[g]), int(n_evaluated[g]),
+                        [int(u[g]) for u in n_useful], spec, n_targets) for g in range(n_groups)]
 
 
-def _with_absent(summary: dict, n_absent: int, n_absent_linked: int) -> dict:
+def _group_risk(n_g: int, m_g: int, h_g: int, v_g: int, useful: Sequence[int], spec: Evaluation,
+                n_targets: int) -> GroupRisk:
+    """One group's figures from its counts: ``n_g`` verifiable, ``m_g`` linked, ``h_g`` correct,
+    ``v_g`` evaluated values and, per γ, the useful ones."""
+    f_g = m_g - h_g
+    rate = h_g / n_g if n_g else 0.0
+    slots = n_g * max(n_targets, 1)
+    usefulness: dict[str, Proportion] = {}
+    risks: dict[str, Proportion] = {}
+    for gamma, u_count in zip(spec.gammas, useful, strict=True):
+        use = _usefulness_share(u_count, h_g, v_g)
+        risk = rate * use.value if use.value is not None else 0.0
+        usefulness[gamma.label] = use
+        risks[gamma.label] = Proportion.of(risk, wilson_interval(risk * slots, slots))
+    passed = all_below_tau((r.value for r in risks.values()), spec.tau)
+    return GroupRisk(
+        n_verifiable=n_g, n_matched=m_g, n_correct=h_g, n_false=f_g, n_none=n_g - m_g,
+        reidentification_rate=Proportion.of(rate, wilson_interval(h_g, n_g)),
+        false_match_rate=Proportion.of(f_g / m_g if m_g else None, wilson_interval(f_g, m_g)),
+        precision=Proportion.of(h_g / m_g if m_g else None, wilson_interval(h_g, m_g)),
+        usefulness=usefulness,
+        disclosure_risk=risks,
+        passed=passed,
+        upper_bound_exceeds_tau=bool(passed and upper_reaches_tau((r.interval for r in risks.values()), spec.tau)),
+    )
+
+
+def _usefulness_share(u_count: int, h_g: int, v_g: int) -> Proportion:
+    """The usefulness share: undefined without correct links, 1 when they have nothing to evaluate."""
+    if h_g == 0:
+        return Proportion(None, None)
+    if v_g == 0:
+        return Proportion(1.0, None)
+    return Proportion.of(u_count / v_g, wilson_interval(u_count, v_g))
+
+
+def _with_absent(group: GroupRisk, n_absent: int, n_absent_linked: int) -> dict[str, Any]:
     """Overall counts and rates once the links of external records without a counterpart in
     the release (known when the truth is complete) count as false links."""
-    m_g = summary["n_matched"] + n_absent_linked
-    f_g = summary["n_false"] + n_absent_linked
-    h_g = summary["n_correct"]
+    m_g = (group.n_matched or 0) + n_absent_linked
+    f_g = (group.n_false or 0) + n_absent_linked
+    h_g = group.n_correct or 0
     return {
         "n_no_counterpart": n_absent,
         "n_linked_no_counterpart": n_absent_linked,
         "n_matched": m_g,
         "n_false": f_g,
-        "false_match_rate": f_g / m_g if m_g else None,
-        "false_match_rate_ci": wilson_interval(f_g, m_g),
-        "precision": h_g / m_g if m_g else None,
-        "precision_ci": wilson_interval(h_g, m_g),
+        "false_match_rate": Proportion.of(f_g / m_g if m_g else None, wilson_interval(f_g, m_g)),
+        "precision": Proportion.of(h_g / m_g if m_g else None, wilson_interval(h_g, m_g)),
     }
 
 
@@ -361,7 +439,7 @@ def _confident(
     probability: np.ndarray,
     spec: Evaluation,
     absent_probability: np.ndarray | None = None,
-) -> list[dict]:
+) -> list[dict[str, Confident]]:
     """Per group and threshold P: links with match probability ≥ P, the correct ones among them,
     the confident hit rate (over the verifiable records) and the precision (over the confident
     links, plus the confident links of records without counterpart in the overall group)."""
@@ -370,21 +448,17 @@ def _confident(
 
     n = count(np.ones(codes.size))
     score = np.nan_to_num(probability, nan=-1.0)
-    out: list[dict] = [{} for _ in range(n_groups)]
+    out: list[dict[str, Confident]] = [{} for _ in range(n_groups)]
     for p in spec.min_probabilities:
         sure = linked & (score >= p)
         n_sure, n_hit = count(sure), count(sure & correct)
         extra = 0 if absent_probability is None else int((absent_probability >= p).sum())
         for g in range(n_groups):
             n_g, s_g, h_g = int(n[g]), int(n_sure[g]) + extra, int(n_hit[g])
-            out[g][repr(float(p))] = {
-                "n_confident": s_g,
-                "n_confident_correct": h_g,
-                "confident_rate": h_g / n_g if n_g else 0.0,
-                "confident_rate_ci": wilson_interval(h_g, n_g),
-                "precision": h_g / s_g if s_g else None,
-                "precision_ci": wilson_interval(h_g, s_g),
-            }
+            out[g][repr(float(p))] = Confident(
+                n_confident=s_g, n_confident_correct=h_g,
+                confident_rate=Proportion.of(h_g / n_g if n_g else 0.0, wilson_interval(h_g, n_g)),
+                precision=Proportion.of(h_g / s_g if s_g else None, wilson_interval(h_g, s_g)))
     return out
 
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, create_model
 
 from attack._version import __version__
 from attack.errors import InputError, from_validation
@@ -32,22 +32,22 @@ from attack.io.readers import (
     require_columns,
     source_name,
 )
+from attack.io.settings_document import SettingsLike, settings_document
 from attack.io.writers import files_read
 from attack.linkage.clusters import ClusterLinks
 from attack.linkage.engines import Engine
 from attack.linkage.link import Links, link
-from attack.linkage.settings import Linkage, parse_cluster
+from attack.linkage.settings import Linkage, SettingsTable, parse_cluster
 from attack.risk.attack_options import code_columns, solve_options
 from attack.risk.attribution import explain_attack
-from attack.risk.evaluation import roles_of, score
+from attack.risk.evaluation import Scored, roles_of, score
 from attack.risk.frequency import FrequencyRisk, frequency_risk
 from attack.risk.learned import describe, held_out, learned_linkage, training_split
 from attack.risk.records import record_outcomes
-from attack.risk.results import LINK_COLUMNS, AttackResult
+from attack.risk.results import LINK_COLUMNS, AttackFigures, AttackResult
 from attack.risk.settings import Evaluation
 from attack.risk.structure import cluster_risk
 from attack.risk.targets import recodings
-from attack.risk.thresholds import DEFAULT_GAMMAS, DEFAULT_MIN_PROBABILITIES, DEFAULT_MIN_SCORED
 from attack.risk.waves import panel_attack
 
 
@@ -76,6 +76,17 @@ class AttackInput:
         return replace(self, external=as_table(self.external), release=as_table(self.release),
                        original=None if self.original is None else as_table(self.original))
 
+    @property
+    def id_columns(self) -> tuple[str, str]:
+        """The identifier columns of the release and the original: never keys nor targets."""
+        return self.release_id, self.original_id or self.release_id
+
+    def readings(self) -> dict[str, Any]:
+        """How each file given as a path was read (separator, encoding, …), by role."""
+        return {role: reading for role, table in
+                (("external", self.external), ("release", self.release), ("original", self.original))
+                if table is not None and (reading := as_table(table).reading) is not None}
+
 
 def run_attack(
     data: AttackInput,
@@ -99,113 +110,135 @@ def run_attack(
     (``attack.risk.learned``). ``records`` keeps the outcome per release record
     (``AttackResult.records``, ``attack.risk.records``; in memory only).
     """
+    run = _Naming(name, intruder_name, role, release_name, engine, records)
     data = data.as_tables()
     if linkage.wave is not None:
-        def one_view(external: Table, release: Table, original: Table | None, spec: Linkage,
-                     scored: Evaluation) -> AttackResult:
-            return run_attack(replace(data, external=external, release=release, original=original), spec, scored,
-                              name=name, intruder_name=intruder_name, role=role, release_name=release_name,
-                              engine=engine)
-
-        require_columns(data.external, [data.external_id, *structure_columns(linkage, 0)])
-        require_columns(data.release, [data.release_id, *structure_columns(linkage, 1)])
-        return panel_attack(data.external, data.external_id, data.release, data.release_id,
-                            data.original, data.original_id, linkage, evaluation, one_view)
+        return _panel_attack(data, linkage, evaluation, run)
     if linkage.learn_weights is not None:
-        run = {"name": name, "intruder_name": intruder_name, "role": role, "release_name": release_name,
-               "engine": engine, "records": records}
         return _learned_attack(data, linkage, linkage.learn_weights, evaluation, run)
     clock = _Stopwatch()
     check_columns(data, linkage, evaluation)
-    external_ids = id_column(data.external, data.external_id, allow_missing=True,
-                             unique=not evaluation.truth_complete)
-    release_ids = id_column(data.release, data.release_id)
-    original_ids = None
-    if data.original is not None:
-        original_ids = id_column(data.original, data.original_id or data.release_id)
+    ids = _Ids.of(data, evaluation)
     # every release column's role, and a released direct identifier named, before any linkage
     roles = roles_of(data.release, data.original if data.original is not None else data.release, evaluation,
-                     id_columns=(data.release_id, data.original_id or data.release_id),
-                     code_columns=code_columns(linkage), external_ids=external_ids)
+                     id_columns=data.id_columns, code_columns=code_columns(linkage), external_ids=ids.external)
     clock.lap("checks")
     links = link(data.external, data.release, linkage, **solve_options(engine))
     clock.lap("linkage")
-    scored = score(
-        links.release_row,
-        external_ids,
-        data.release,
-        release_ids,
-        evaluation,
-        original=data.original,
-        original_ids=original_ids,
-        distance=links.distance,
-        categorical=code_columns(linkage),
-        id_columns=(data.release_id, data.original_id or data.release_id),
-        match_probability=links.match_probability,
-        roles=roles,
-        recodings=data.recodings,
-    )
+    scored = score(links.release_row, ids.external, data.release, ids.release, evaluation, original=data.original,
+                   original_ids=ids.original, distance=links.distance, categorical=code_columns(linkage),
+                   id_columns=data.id_columns, match_probability=links.match_probability, roles=roles,
+                   recodings=data.recodings)
     found: Links | ClusterLinks = links
     structure = None
     if linkage.cluster is not None:  # the intruder who sees clusters: his persons are the run's figures
-        structure = cluster_risk(
-            data.external, data.release, linkage, evaluation, scored, external_ids=external_ids,
-            release_ids=release_ids, original=data.original, original_ids=original_ids,
-            categorical=code_columns(linkage), id_columns=(data.release_id, data.original_id or data.release_id),
-        )
+        structure = cluster_risk(data.external, data.release, linkage, evaluation, scored, external_ids=ids.external,
+                                 release_ids=ids.release, original=data.original, original_ids=ids.original,
+                                 categorical=code_columns(linkage), id_columns=data.id_columns)
         scored, found = structure.scored, structure.links
-    figures = scored.figures
-    if structure is not None:
-        figures["structure"] = structure.to_dict()
-    frequency = None
-    if any(k.reads_codes for k in linkage.keys):
-        frequency = key_frequency(data.release, linkage)
-        figures["frequency_risk"] = key_frequency_summary(frequency)
-    outcome = None
-    if records:
-        truth, truth_ids = ((data.original, original_ids) if data.original is not None and original_ids is not None
-                            else (data.release, release_ids))
-        outcome = record_outcomes(links, external_ids, data.release, release_ids, truth, truth_ids, evaluation,
-                                  scored.comparisons,
-                                  None if frequency is None else frequency.records()["risk"].to_numpy())
-    figures["linkage"] = links.to_dict()
-    figures["truth"] = "original" if data.original is not None else "release values"
-    figures["reading"] = {role: reading for role, table in
-                          (("external", data.external), ("release", data.release), ("original", data.original))
-                          if table is not None and (reading := as_table(table).reading) is not None}
-    figures["attack_version"] = __version__
-    clock.lap("evaluation")
-    # file names only: results are shared, machine paths stay on the machine
-    intruder_file, release_file = (Path(source_name(f)).name for f in (data.external, data.release))
-    return AttackResult(
-        name=name or f"{intruder_file} against {release_file}",
-        intruder={"name": intruder_name or name or intruder_file, "role": role, "file": intruder_file},
-        release={"name": release_name or release_file, "file": release_file},
-        figures=figures,
-        links=links_table(found, external_ids, release_ids),
-        timings=clock.laps,
-        inputs=files_read(data.external, data.release, data.original),
-        units=scored.units,
-        records=outcome,
+    frequency = key_frequency(data.release, linkage) if any(k.reads_codes for k in linkage.keys) else None
+    outcome = _record_outcomes(data, ids, links, scored, evaluation, frequency) if records else None
+    figures = replace(
+        scored.figures,
+        structure=None if structure is None else structure.to_dict(),
+        frequency_risk=None if frequency is None else key_frequency_summary(frequency),
+        linkage=links.to_dict(),
+        truth="original" if data.original is not None else "release values",
+        reading=data.readings(),
+        attack_version=__version__,
     )
+    clock.lap("evaluation")
+    return run.result(data, figures, links=links_table(found, ids.external, ids.release), timings=clock.laps,
+                      units=scored.units, records=outcome)
+
+
+@dataclass(frozen=True)
+class _Naming:
+    """Who attacks what under which names, how the blocks are solved, and whether the outcome
+    per release record is kept: what every view of one attack (panel waves, learned weights)
+    shares."""
+
+    name: str | None
+    intruder_name: str | None
+    role: str
+    release_name: str | None
+    engine: Mapping[str, Any] | None
+    records: bool
+
+    def attack(self, data: AttackInput, linkage: Linkage, evaluation: Evaluation, *,
+               records: bool | None = None) -> AttackResult:
+        """``run_attack`` under these names."""
+        return run_attack(data, linkage, evaluation, name=self.name, intruder_name=self.intruder_name,
+                          role=self.role, release_name=self.release_name, engine=self.engine,
+                          records=self.records if records is None else records)
+
+    def result(self, data: AttackInput, figures: AttackFigures, **tables: Any) -> AttackResult:
+        """The named result of ``figures`` (file names only: results are shared, machine paths
+        stay on the machine)."""
+        intruder_file, release_file = (Path(source_name(f)).name for f in (data.external, data.release))
+        return AttackResult(
+            name=self.name or f"{intruder_file} against {release_file}",
+            intruder={"name": self.intruder_name or self.name or intruder_file, "role": self.role,
+                      "file": intruder_file},
+            release={"name": self.release_name or release_file, "file": release_file},
+            scored=figures,
+            inputs=files_read(data.external, data.release, data.original),
+            **tables,
+        )
+
+
+@dataclass(frozen=True)
+class _Ids:
+    """The unit ids of the external file (missing where the truth is unknown), the release and
+    the original."""
+
+    external: np.ndarray
+    release: np.ndarray
+    original: np.ndarray | None
+
+    @classmethod
+    def of(cls, data: AttackInput, evaluation: Evaluation) -> _Ids:
+        return cls(id_column(data.external, data.external_id, allow_missing=True, unique=not evaluation.truth_complete),
+                   id_column(data.release, data.release_id),
+                   None if data.original is None else id_column(data.original, data.original_id or data.release_id))
+
+
+def _panel_attack(data: AttackInput, linkage: Linkage, evaluation: Evaluation, run: _Naming) -> AttackResult:
+    """The panel intruder (``attack.risk.waves``): one attack per number of waves."""
+    def one_view(external: Table, release: Table, original: Table | None, spec: Linkage,
+                 scored: Evaluation) -> AttackResult:
+        return run.attack(replace(data, external=external, release=release, original=original), spec, scored,
+                          records=False)
+
+    require_columns(data.external, [data.external_id, *structure_columns(linkage, 0)])
+    require_columns(data.release, [data.release_id, *structure_columns(linkage, 1)])
+    return panel_attack(data.external, data.external_id, data.release, data.release_id,
+                        data.original, data.original_id, linkage, evaluation, one_view)
+
+
+def _record_outcomes(data: AttackInput, ids: _Ids, links: Links, scored: Scored, evaluation: Evaluation,
+                     frequency: FrequencyRisk | None) -> pd.DataFrame:
+    """The outcome per release record (``attack.risk.records``)."""
+    truth, truth_ids = ((data.original, ids.original) if data.original is not None and ids.original is not None
+                        else (data.release, ids.release))
+    return record_outcomes(links, ids.external, data.release, ids.release, truth, truth_ids, evaluation,
+                           scored.comparisons, None if frequency is None else frequency.records()["risk"].to_numpy())
 
 
 def _learned_attack(data: AttackInput, linkage: Linkage, share: float, evaluation: Evaluation,
-                    run: dict) -> AttackResult:
+                    run: _Naming) -> AttackResult:
     """The attack with learned weights on the held-out records, the fixed-weight attack on the
     same records beside it (``figures["learned_weights"]``)."""
     check_columns(data, linkage, evaluation)
-    external_ids = id_column(data.external, data.external_id, allow_missing=True,
-                             unique=not evaluation.truth_complete)
-    release_ids = id_column(data.release, data.release_id)
-    split = training_split(external_ids, release_ids, share, 0 if linkage.seed is None else linkage.seed)
+    ids = _Ids.of(data, evaluation)
+    split = training_split(ids.external, ids.release, share, 0 if linkage.seed is None else linkage.seed)
     learned_spec, learned = learned_linkage(data.external, data.release, split, linkage)
     held = replace(data, external=held_out(as_table(data.external), split.held_external),
                    release=held_out(as_table(data.release), split.held_release))
-    fixed = run_attack(held, linkage.model_copy(update={"learn_weights": None}), evaluation, **run)
-    result = run_attack(held, learned_spec, evaluation, **run)
-    return replace(result, figures={**result.figures, "learned_weights": describe(
-        split, share, learned, fixed.figures)})
+    fixed = run.attack(held, linkage.model_copy(update={"learn_weights": None}), evaluation)
+    result = run.attack(held, learned_spec, evaluation)
+    return replace(result, scored=replace(result.scored, learned_weights=describe(
+        split, share, learned, fixed.figures)))
 
 
 #: Why the frequency risk beside a linkage attack does not decide.
@@ -336,120 +369,92 @@ def matches_csv(links: pd.DataFrame) -> str:
     return links[columns].to_csv(index=False, float_format="%.12g")
 
 
+#: The settings of one mass attack as one flat document: every field of ``Linkage`` (how the
+#: intruder links) and of ``Evaluation`` (how the attack is scored), with their rules; the
+#: ``settings`` argument of ``mass_attack``, its keyword shortcuts named after these fields.
+_FIELDS: dict[str, Any] = {name: (f.annotation, f) for model in (Linkage, Evaluation)
+                           for name, f in model.model_fields.items()}
+AttackSettings: type[SettingsTable] = create_model("AttackSettings", __base__=SettingsTable, __module__=__name__,
+                                                   **_FIELDS)
+
+#: The shortcuts of ``mass_attack`` spelled in the plural, and the settings field each fills.
+_PLURALS = {"blocks": "block", "gammas": "gamma", "min_probabilities": "min_probability"}
+
+
 @gathered
 def mass_attack(
     external: pd.DataFrame | str | os.PathLike,
     release: pd.DataFrame | str | os.PathLike,
     *,
-    keys: Sequence[Any],
     external_id: str,
     release_id: str,
-    tau: float,
+    settings: SettingsLike = None,
     original: pd.DataFrame | str | os.PathLike | None = None,
     original_id: str | None = None,
-    blocks: Sequence[Any] = (),
-    cells: Sequence[Any] = (),
-    targets: Sequence[str] | None = None,
-    method: str = "greedy",
-    gammas: Sequence[float] = DEFAULT_GAMMAS,
-    gamma_by_variable: Mapping[str, Sequence[float]] | None = None,
-    zero_tolerance: float = 0.0,
-    standardise: str = "maxmin",
-    metric_distance: str = "squared",
-    seed: int | None = None,
-    winsorise: bool = False,
-    intruder: str = "distance",
-    learn_weights: float | None = None,
-    truth_complete: bool = False,
-    min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES,
-    risk_on: str = "all",
-    external_coverage: float | None = None,
-    release_fraction: float | None = None,
-    roles: Mapping[str, str] | None = None,
-    identity: str = "judged",
-    identity_limit: float | None = None,
-    min_scored: int = DEFAULT_MIN_SCORED,
-    harmless: Sequence[str] = (),
     protection_log: Mapping[str, Any] | str | os.PathLike | None = None,
-    cluster: str | None = None,
-    wave: str | None = None,
-    trajectory: bool = False,
     engine: Engine | Mapping[str, Any] | None = None,
     progress: bool = False,
     name: str | None = None,
     reading: ReadOptions | None = None,
     explain: bool = False,
     records: bool = False,
+    **shortcuts: Any,
 ) -> AttackResult:
     """Link ``external`` to ``release`` as a rational intruder would and score the attack.
 
     ``external``, ``release`` and ``original`` are DataFrames or paths of any supported format
-    (paths are read restricted to the columns the attack needs). ``keys`` are typed keys
-    (``attack.Metric``, ``attack.Nominal``, …) or their text spellings
-    (``"turnover:metric:0.5"``); ``blocks`` and ``cells`` are ``attack.Block`` objects or
-    ``"nace:prefix=2"``, ``"employees:bins=20,50"``. ``external_id`` holds the ground truth
-    (missing where unknown), ``release_id`` the provenance of each release row (hidden from the
-    matcher). Without ``original`` the release values count as the truth. Every cell passes when
-    its disclosure risk is below ``tau`` for every γ in ``gammas``. ``seed`` shuffles the
-    external order of the sequential method only. A metric value that alone spans its key's
-    range stops the attack (``attack.InputError`` naming file, column, row and value)
-    unless ``winsorise`` sets it to the nearest other value, which the result records.
-    ``intruder`` is ``"distance"`` or ``"fellegi-sunter"``; every link carries a match
-    probability, and the confident links at each of ``min_probabilities`` are reported.
-    ``learn_weights`` (a share in (0, 1)) lets the intruder know that share of the verifiable
-    units: he learns the key weights from them and attacks the rest, where alone he is scored,
-    beside the given weights on the same records (``figures["learned_weights"]``).
-    ``truth_complete`` says the ground truth covers the whole external file (a record whose unit
-    is not in the release then has no counterpart, its link is false; several records of one
-    unit are allowed); ``risk_on="confident"`` keeps only the links at the first minimum
-    probability for every figure and τ (docs/method/intruder-confidence.md).
-    ``external_coverage`` (the share of the population the external file covers) and
-    ``release_fraction`` (the release's sampling fraction) add the expected re-identifications
-    in the population (``figures["population_reidentifications"]``). ``engine`` (an ``attack.Engine`` or a
-    mapping of its fields) and ``progress`` (a progress bar over the blocks) never change a
-    figure. ``reading`` (``attack.io.readers.ReadOptions``: separator, decimal mark,
-    encoding, sheet, missing-value codes, code columns) applies to every path given.
-    ``explain`` adds ``figures["attribution"]`` (the Shapley value of each key in the
-    re-identification rate, summing to it) and ``figures["explanation"]`` (the method, the
-    leave-one-key-out changes and the failing cells' attributions; docs/method/attribution.md).
-    ``records`` keeps the risk of every release record (``AttackResult.records``;
-    docs/method/record-risk.md).
-    ``targets`` are ``NAME[:TYPE[:OPTION...]]`` (numeric, categorical, ordinal, string, date;
-    ``attack.risk.targets``); ``roles`` maps release columns to their role, the others are
-    inferred (``attack.risk.roles``). ``identity="judged"`` gives every cell's
-    re-identification rate the limit ``identity_limit`` (default ``tau``);
-    ``"discloses-nothing"`` declares that re-identification alone discloses nothing (the
-    handbook's perturbed business data). A verdict resting on fewer than ``min_scored`` scored
-    units or links is NOT PASSED, and so is one while a direct identifier not in ``harmless``
-    is released (docs/method/roles.md). ``protection_log`` (the JSON log of ``attack protect``,
-    a path or its parsed content) supplies the code maps it applied: a recoded or coarsened
-    target is compared with the original mapped the same way.
-    ``cluster`` (a column, or ``"EXT_COLUMN:REL_COLUMN"``) adds the cluster-aware intruder, who links
-    whole clusters, then their members (``figures["structure"]``, docs/method/structure.md).
-    ``wave`` names the wave column of long panel files (one row per unit and wave): the panel
-    intruder combines a unit's waves, with ``trajectory`` its growth rates too, and the figures
-    after 1, 2, … waves are reported (``figures["panel"]``).
+    (paths are read restricted to the columns the attack needs, by ``reading``:
+    ``attack.io.readers.ReadOptions``). ``external_id`` holds the ground truth (missing where
+    unknown), ``release_id`` the provenance of each release row (hidden from the matcher).
+    Without ``original`` the release values count as the truth.
+
+    ``settings`` (``AttackSettings``: an instance, a mapping or a JSON/TOML path) says how the
+    intruder links and how the attack is judged: every field of ``Linkage`` and
+    ``Evaluation``, e.g. ``keys`` (``attack.Metric``, … or ``"turnover:metric:0.5"``), ``block``
+    and ``cells`` (``"nace:prefix=2"``), ``gamma``, ``tau`` (required), ``targets``, ``roles``,
+    ``identity``, ``learn_weights``, ``cluster``, ``wave``. Each field is also a keyword
+    shortcut that overrides the document (``blocks``, ``gammas`` and ``min_probabilities`` name
+    ``block``, ``gamma`` and ``min_probability``). Every cell passes when its disclosure risk is
+    below τ for every γ; a verdict resting on fewer than ``min_scored`` scored units or links,
+    or with a released direct identifier not ``harmless``, is NOT PASSED
+    (docs/method/risk.md, docs/method/roles.md).
+
+    ``protection_log`` (the JSON log of ``attack protect``, a path or its parsed content)
+    supplies the code maps it applied: a recoded target is compared with the original mapped
+    the same way. ``engine`` (an ``attack.Engine`` or a mapping of its fields) and
+    ``progress`` never change a figure. ``explain`` adds ``figures["attribution"]`` (the
+    Shapley value of each key in the re-identification rate) and ``figures["explanation"]``
+    (docs/method/attribution.md). ``records`` keeps the risk of every release record
+    (``AttackResult.records``; docs/method/record-risk.md).
 
     Settings are checked before any file is read; bad ones raise ``attack.InputError``
     naming the argument.
     """
     solve = {**engine_settings(engine), "progress": progress}
-    linkage, evaluation = attack_specs(
-        keys=keys, blocks=blocks, cells=cells, targets=targets, method=method, gammas=gammas,
-        gamma_by_variable=gamma_by_variable, tau=tau, zero_tolerance=zero_tolerance,
-        standardise=standardise, metric_distance=metric_distance, seed=seed, winsorise=winsorise,
-        intruder=intruder, truth_complete=truth_complete, min_probabilities=min_probabilities, risk_on=risk_on,
-        learn_weights=learn_weights, external_coverage=external_coverage, release_fraction=release_fraction,
-        roles=roles, identity=identity, identity_limit=identity_limit, min_scored=min_scored, harmless=harmless,
-        cluster=cluster, wave=wave, trajectory=trajectory,
-    )
+    linkage, evaluation = attack_specs(settings, **shortcuts)
+    data = _attack_input(external, release, linkage, evaluation, external_id=external_id, release_id=release_id,
+                         original=original, original_id=original_id, protection_log=protection_log, reading=reading)
+    result = run_attack(data, linkage, evaluation, name=name, engine=solve, records=records)
+    if not explain:
+        return result
+    explained = explain_attack(data, linkage, evaluation, engine=solve)
+    return replace(result, scored=replace(result.scored, attribution=dict(explained.shares),
+                                          explanation=explained.to_dict()))
+
+
+def _attack_input(external: pd.DataFrame | str | os.PathLike, release: pd.DataFrame | str | os.PathLike,
+                  linkage: Linkage, evaluation: Evaluation, *, external_id: str, release_id: str,
+                  original: pd.DataFrame | str | os.PathLike | None, original_id: str | None,
+                  protection_log: Mapping[str, Any] | str | os.PathLike | None,
+                  reading: ReadOptions | None) -> AttackInput:
+    """The files of ``mass_attack`` read (paths restricted to the columns the attack needs)."""
     has_original = original is not None
     original_id = original_id or release_id
 
-    def frame(data: Any, role: str, id_name: str) -> Table:
-        if isinstance(data, (Table, pd.DataFrame)):
-            return as_table(data)
-        return read(Path(data), needed_columns(role, id_name, linkage, evaluation, has_original), reading)
+    def frame(source: Any, role: str, id_name: str) -> Table:
+        if isinstance(source, (Table, pd.DataFrame)):
+            return as_table(source)
+        return read(Path(source), needed_columns(role, id_name, linkage, evaluation, has_original), reading)
 
     external_table = frame(external, "external", external_id)
     release_table = frame(release, "release", release_id)
@@ -464,59 +469,48 @@ def mass_attack(
         recodings=recodings(read_protection_log(protection_log)) if protection_log is not None else {},
     )
     require_codes([data.external, data.release, data.original])
-    result = run_attack(data, linkage, evaluation, name=name, engine=solve, records=records)
-    if not explain:
-        return result
-    explained = explain_attack(data, linkage, evaluation, engine=solve)
-    return replace(result, figures={**result.figures, "attribution": dict(explained.shares),
-                                    "explanation": explained.to_dict()})
+    return data
 
 
-def attack_specs(
-    *, keys: Sequence[Any], blocks: Sequence[Any], cells: Sequence[Any], targets: Sequence[str] | None,
-    method: str, gammas: Sequence[float], gamma_by_variable: Mapping[str, Sequence[float]] | None, tau: float,
-    zero_tolerance: float, standardise: str, metric_distance: str, seed: int | None, winsorise: bool = False,
-    intruder: str = "distance", truth_complete: bool = False,
-    min_probabilities: Sequence[float] = DEFAULT_MIN_PROBABILITIES, risk_on: str = "all",
-    learn_weights: float | None = None, external_coverage: float | None = None,
-    release_fraction: float | None = None, roles: Mapping[str, str] | None = None, identity: str = "judged",
-    identity_limit: float | None = None, min_scored: int = DEFAULT_MIN_SCORED, harmless: Sequence[str] = (),
-    cluster: str | None = None, wave: str | None = None, trajectory: bool = False,
-) -> tuple[Linkage, Evaluation]:
-    """Linkage and evaluation settings from the arguments of ``mass_attack``, validated by the
-    schema of scenario files (``Linkage``,
-    ``Evaluation``); errors name the argument (``keys[1].weight``)."""
-    linkage = _validated(Linkage, {"keys": keys, "block": blocks, "method": method, "standardise": standardise,
-                                   "metric_distance": metric_distance, "seed": seed, "winsorise": winsorise,
-                                   "intruder": intruder, "learn_weights": learn_weights, "cluster": cluster,
-                                   "wave": wave, "trajectory": trajectory},
-                        {"block": "blocks"})
-    evaluation = _validated(Evaluation, {"gamma": gammas, "gamma_by_variable": gamma_by_variable, "tau": tau,
-                                         "targets": targets, "cells": cells, "zero_tolerance": zero_tolerance,
-                                         "truth_complete": truth_complete, "min_probability": min_probabilities,
-                                         "risk_on": risk_on, "external_coverage": external_coverage,
-                                         "release_fraction": release_fraction, "roles": dict(roles or {}),
-                                         "identity": identity, "identity_limit": identity_limit,
-                                         "min_scored": min_scored, "harmless": harmless},
-                            {"gamma": "gammas", "min_probability": "min_probabilities"})
+def attack_specs(settings: SettingsLike = None, /, **shortcuts: Any) -> tuple[Linkage, Evaluation]:
+    """Linkage and evaluation settings from the ``settings`` document and the keyword shortcuts
+    of ``mass_attack`` (``AttackSettings``, validated by the schema of scenario files); errors
+    name the argument (``keys[1].weight``, ``settings.tau``)."""
+    given = {_PLURALS.get(k, k): v for k, v in shortcuts.items()}
+    try:
+        document = settings_document(AttackSettings, settings, **given)
+    except InputError as exc:
+        raise _named(exc, {v: k for k, v in _PLURALS.items() if k in shortcuts}) from None
+    if "tau" not in document.model_fields_set:
+        raise InputError("τ is required: give tau, or tau in the settings document", field="tau")
+    values = {name: getattr(document, name) for name in document.model_fields_set}
+    linkage = _validated(Linkage, {k: v for k, v in values.items() if k in Linkage.model_fields}, _PLURALS)
+    evaluation = _validated(Evaluation, {k: v for k, v in values.items() if k in Evaluation.model_fields}, _PLURALS)
     return linkage, evaluation
 
 
 _Settings = TypeVar("_Settings", bound=BaseModel)
 
 
-def _validated(model: type[_Settings], values: dict, names: dict[str, str]) -> _Settings:
+def _validated(model: type[_Settings], values: dict, plurals: dict[str, str]) -> _Settings:
     """``model`` validated from API arguments; a field in an error is given its argument name."""
     try:
         return model.model_validate({k: list(v) if isinstance(v, tuple) else v for k, v in values.items()})
     except ValidationError as exc:
-        error = from_validation(exc, model=model)
-    if error.field:
-        head, dot, rest = error.field.partition(".")
-        bracket = head.find("[")
-        name, index = (head, "") if bracket < 0 else (head[:bracket], head[bracket:])
-        error = InputError(error.message, field=names.get(name, name) + index + dot + rest)
-    raise error
+        raise _named(from_validation(exc, model=model), {v: k for k, v in plurals.items()}) from None
+
+
+def _named(error: InputError, names: Mapping[str, str]) -> InputError:
+    """``error`` with the head of its field (``block`` of ``block[0]``) renamed by ``names``."""
+    if not error.field:
+        return error
+    head, dot, rest = error.field.partition(".")
+    bracket = head.find("[")
+    name, index = (head, "") if bracket < 0 else (head[:bracket], head[bracket:])
+    if name not in names:
+        return error
+    return InputError(error.message, field=names[name] + index + dot + rest, file=error.file)
+
 
 def read_protection_log(log: Mapping[str, Any] | str | os.PathLike) -> Mapping[str, Any]:
     """The protection log of ``attack protect``, from its path or as given."""

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -277,74 +278,97 @@ def single_attack(
     ``d(second) > 0`` and ``d(best)/d(second) ≤ delta``. A unique link is "correct" when the
     release row's id equals the target id.
     """
-    if window < 0 or not np.isfinite(window):
-        raise InputError("window must be a non-negative number")
-    if delta < 0 or not np.isfinite(delta):
-        raise InputError("delta must be a non-negative number")
-    categorical, metric = list(categorical), list(metric)
-    targets = id_column(knowledge, knowledge_id)
-    release_ids = id_column(release, release_id, allow_missing=True)
-    n = len(targets)
-
-    k_codes = [code_column(knowledge, c) for c in categorical]
-    r_codes = [code_column(release, c) for c in categorical]
-    k_values = np.column_stack([numeric_column(knowledge, c) for c in metric]) if metric else (
-        np.empty((n, 0)))
-    r_values = np.column_stack([numeric_column(release, c) for c in metric]) if metric else (
-        np.empty((len(release), 0)))
-
-    # release rows by their categorical key (rows with a missing code are never candidates)
-    rows_of: dict[tuple, list[int]] = {}
-    for row, codes in enumerate(zip(*r_codes, strict=True) if categorical else ((),) * len(release)):
-        if None not in codes:
-            rows_of.setdefault(codes, []).append(row)
-    blocks = {k: np.asarray(v, dtype=np.int64) for k, v in rows_of.items()}
-
-    keys = list(keys) if keys is not None else [Metric(name=m) for m in metric]
-    model = build_distance_model(knowledge, release, keys) if keys else None
-
+    plan = _Lookup.of(knowledge, knowledge_id, release, release_id, list(categorical), list(metric), window, delta,
+                      keys)
+    n = len(plan.targets)
     outcome = np.empty(n, dtype=object)
     linked = np.full(n, None, dtype=object)
     n_candidates = np.zeros(n, dtype=np.int64)
     ratio = np.full(n, np.nan)
     for t in range(n):
-        codes = tuple(c[t] for c in k_codes)
-        if any(c is None for c in codes) or np.isnan(k_values[t]).any():
-            outcome[t] = NONE_NO_KNOWLEDGE
-            continue
-        rows = blocks.get(codes, np.empty(0, dtype=np.int64))
-        if metric and rows.size:
-            k = k_values[t]
-            bound = window * np.abs(k) * (1 + _WINDOW_RTOL)
-            with np.errstate(invalid="ignore"):
-                inside = np.all(np.abs(r_values[rows] - k) <= bound, axis=1)
-            rows = rows[inside]
-        n_candidates[t] = rows.size
-        if rows.size == 0:
-            outcome[t] = NONE
-            continue
-        if rows.size == 1:
-            best = rows[0]
-        else:
-            if model is None:
-                outcome[t] = NONE_AMBIGUOUS
-                continue
-            d = model.pair_cost(np.full(rows.size, t), rows)
-            order = np.lexsort((rows, d))
-            d_best, d_second = d[order[0]], d[order[1]]
-            if d_second > 0:
-                ratio[t] = d_best / d_second
-            if not (d_second > 0 and d_best / d_second <= delta):
-                outcome[t] = NONE_AMBIGUOUS
-                continue
-            best = rows[order[0]]
-        linked[t] = release_ids[best]
-        outcome[t] = CORRECT if release_ids[best] == targets[t] else FALSE
+        outcome[t], linked[t], n_candidates[t], ratio[t] = look_up(plan, t)
     return SingleAttackResult(
-        targets=targets, outcome=outcome, linked=linked, candidates=n_candidates, ratio=ratio,
+        targets=plan.targets, outcome=outcome, linked=linked, candidates=n_candidates, ratio=ratio,
         window=float(window), delta=float(delta),
-        notes=model.notes if model is not None else (),
+        notes=plan.model.notes if plan.model is not None else (),
     )
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """The plan of a single attack: the targets' ids, categorical codes and metric values, the
+    release rows by their categorical codes (rows with a missing code are never candidates),
+    the release's metric values and ids, and the distance model that ranks several candidates."""
+
+    targets: np.ndarray
+    release_ids: np.ndarray
+    codes: list[np.ndarray]
+    values: np.ndarray
+    release_values: np.ndarray
+    blocks: dict[tuple, np.ndarray]
+    model: Any
+    window: float
+    delta: float
+
+    @classmethod
+    def of(cls, knowledge: pd.DataFrame, knowledge_id: str, release: Table | pd.DataFrame, release_id: str,
+           categorical: list[str], metric: list[str], window: float, delta: float,
+           keys: Sequence[DistanceKey] | None) -> _Lookup:
+        if window < 0 or not np.isfinite(window):
+            raise InputError("window must be a non-negative number")
+        if delta < 0 or not np.isfinite(delta):
+            raise InputError("delta must be a non-negative number")
+        targets = id_column(knowledge, knowledge_id)
+        release_ids = id_column(release, release_id, allow_missing=True)
+        k_codes = [code_column(knowledge, c) for c in categorical]
+        r_codes = [code_column(release, c) for c in categorical]
+        values = _metric_values(knowledge, metric, len(targets))
+        release_values = _metric_values(release, metric, len(release))
+        rows_of: dict[tuple, list[int]] = {}
+        for row, codes in enumerate(zip(*r_codes, strict=True) if categorical else ((),) * len(release)):
+            if None not in codes:
+                rows_of.setdefault(codes, []).append(row)
+        keys = list(keys) if keys is not None else [Metric(name=m) for m in metric]
+        return cls(targets=targets, release_ids=release_ids, codes=k_codes, values=values,
+                   release_values=release_values, blocks={k: np.asarray(v, dtype=np.int64) for k, v in rows_of.items()},
+                   model=build_distance_model(knowledge, release, keys) if keys else None, window=window, delta=delta)
+
+
+def _metric_values(frame: Table | pd.DataFrame, metric: list[str], n: int) -> np.ndarray:
+    return np.column_stack([numeric_column(frame, c) for c in metric]) if metric else np.empty((n, 0))
+
+
+def look_up(plan: _Lookup, t: int) -> tuple[str, Any, int, float]:
+    """Target ``t`` looked up in the release: its outcome, the linked release id (None without a
+    unique link), the number of candidates and d(best)/d(second) (NaN where not computed)."""
+    codes = tuple(c[t] for c in plan.codes)
+    if any(c is None for c in codes) or np.isnan(plan.values[t]).any():
+        return NONE_NO_KNOWLEDGE, None, 0, np.nan
+    rows = plan.blocks.get(codes, np.empty(0, dtype=np.int64))
+    if plan.values.shape[1] and rows.size:
+        k = plan.values[t]
+        bound = plan.window * np.abs(k) * (1 + _WINDOW_RTOL)
+        with np.errstate(invalid="ignore"):
+            inside = np.all(np.abs(plan.release_values[rows] - k) <= bound, axis=1)
+        rows = rows[inside]
+    if rows.size == 0:
+        return NONE, None, 0, np.nan
+    ratio = np.nan
+    if rows.size == 1:
+        best = rows[0]
+    else:
+        if plan.model is None:
+            return NONE_AMBIGUOUS, None, int(rows.size), ratio
+        d = plan.model.pair_cost(np.full(rows.size, t), rows)
+        order = np.lexsort((rows, d))
+        d_best, d_second = d[order[0]], d[order[1]]
+        if d_second > 0:
+            ratio = d_best / d_second
+        if not (d_second > 0 and d_best / d_second <= plan.delta):
+            return NONE_AMBIGUOUS, None, int(rows.size), ratio
+        best = rows[order[0]]
+    found = plan.release_ids[best]
+    return (CORRECT if found == plan.targets[t] else FALSE), found, int(rows.size), ratio
 
 
 # ---------------------------------------------------------------------------------------------

@@ -27,12 +27,14 @@ import numpy as np
 import pandas as pd
 
 from attack.io.readers import Table, code_column, frame_of
+from attack.io.serial import to_plain
 from attack.linkage.clusters import ClusterLinks, link_clusters
 from attack.linkage.settings import Linkage, parse_cluster
 from attack.report.labels import cell_label
 from attack.risk.any_intruder import any_intruder
 from attack.risk.evaluation import Scored, score, wilson_interval
 from attack.risk.frequency import frequency_risk
+from attack.risk.results import AttackFigures, Proportion
 from attack.risk.settings import Evaluation
 
 #: Why the household risk beside the cluster attack does not decide.
@@ -120,15 +122,22 @@ def cluster_risk(external: Table, release: Table, linkage: Linkage, evaluation: 
     return ClusterRisk(
         linkage=links.to_dict(),
         clusters=clusters,
-        through_cluster=through.figures,
-        alone={k: person.figures[k] for k in ("n_verifiable", "n_correct", "reidentification_rate",
-                                              "reidentification_rate_ci", "passed")},
+        through_cluster=through.figures.to_dict(),
+        alone=_alone(person.figures),
         any_intruder=any_intruder([("person-level", person.units), ("cluster-aware", through.units)]),
         household_risk=household_risk(release, linkage, categorical),
         tau=evaluation.tau,
         scored=through,
         links=links,
     )
+
+
+def _alone(figures: AttackFigures) -> dict[str, Any]:
+    """The person-level attack's counts and hit rate beside the cluster-aware one."""
+    rate = figures.reidentification_rate or Proportion(None, None)
+    return {"n_verifiable": figures.n_verifiable, "n_correct": figures.n_correct,
+            "reidentification_rate": rate.value, "reidentification_rate_ci": to_plain(rate.interval),
+            "passed": figures.passed}
 
 
 def true_clusters(links: ClusterLinks, true_row: np.ndarray) -> np.ndarray:

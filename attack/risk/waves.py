@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from attack.io.readers import Table
 from attack.linkage.keys.metric import Metric
@@ -45,7 +46,7 @@ def panel_attack(external: Table, external_id: str, release: Table, release_id: 
                      None if original is None or view.original is None else original.with_frame(view.original),
                      view.linkage, evaluation)
         by_wave.append({"waves": w, "last_wave": waves[w - 1], "n_units_external": len(view.external),
-                        "n_units_release": len(view.release), **{k: result.figures[k] for k in _SUMMARY}})
+                        "n_units_release": len(view.release), **_summary(result)})
     assert result is not None
     panel = {"wave_column": linkage.wave, "waves": list(waves), "trajectory": linkage.trajectory,
              "evidence": "every key of every wave; units blocked by the waves they are present in"
@@ -53,4 +54,10 @@ def panel_attack(external: Table, external_id: str, release: Table, release_id: 
              "by_wave": by_wave,
              "gain": (by_wave[-1]["reidentification_rate"] / by_wave[0]["reidentification_rate"]
                       if by_wave[0]["reidentification_rate"] else None)}
-    return replace(result, figures={**result.figures, "panel": panel})
+    return replace(result, scored=replace(result.scored, panel=panel))
+
+
+def _summary(result: AttackResult) -> dict[str, Any]:
+    """The figures of the attack after some waves that the panel block shows."""
+    figures = result.figures
+    return {k: figures[k] for k in _SUMMARY}

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -51,6 +51,7 @@ from attack.protect.catalogue import _changed as changed_values  # the protectio
 from attack.report.notebook import fields_html, one_line, result_html
 from attack.risk.attribution import explain_attack
 from attack.risk.evaluation import _cells as cell_codes  # the scoring's cells, not a copy
+from attack.risk.results import CellRisk
 from attack.study.results import ScenarioResult, release_records
 from attack.study.scenario import Scenario
 from attack.study.settings import Remedy
@@ -256,13 +257,7 @@ def remedy(scenario: Scenario, table: Remedy | Mapping | None = None, *,
 
     ``table`` is the ``[remedy]`` table (default: the scenario's, else the defaults); the
     scenario's ``[tune]`` table names the method and its ladder."""
-    if scenario.tune is None:
-        raise InputError("attack remedy needs the scenario's [tune] table: the method, its parameter and "
-                         "values weak to strong, and the columns it may change")
-    spec = tune_table(scenario.tune)
-    if table is None and scenario.settings is not None:
-        table = getattr(scenario.settings, "remedy", None)
-    settings = remedy_table(table)
+    spec, settings = _tables(scenario, table)
     base_table, base_id = scenario.load_source(spec.base)
     base = frame_of(base_table).reset_index(drop=True)
     truth, truth_id = scenario.load_source("original") if "original" in scenario.sources else (base_table, base_id)
@@ -274,27 +269,14 @@ def remedy(scenario: Scenario, table: Remedy | Mapping | None = None, *,
     variables: list[str] | None = list(settings.variables) if settings.variables else None
     cells, labels = _cells_of(scenario, base, base_id, truth, truth_id)
     outcome: ScenarioResult | None = None
-    candidates: dict[int, pd.DataFrame] = {}
+    ladder = _Ladder(base_table, spec, seed, len(base))
     failed: dict[str, int] = {}
-
-    def ladder(step: int) -> pd.DataFrame:
-        if step not in candidates:
-            protected = protect(base_table, spec.method, {**spec.params, spec.parameter: spec.values[step]},
-                                columns=spec.columns, by=spec.by, seed=seed)
-            if len(protected.release) != len(base):
-                raise InputError(f"method {spec.method} deletes or adds records; the remedy needs one that keeps them",
-                                 field="tune.method")
-            candidates[step] = protected.release.reset_index(drop=True)
-        return candidates[step]
-
     for number in range(1, settings.max_rounds + 1):
         outcome = scenario.with_release(current, base_id).run(engine=engine, records=True)
-        judged = _judged_cells(outcome)
         records = release_records(outcome)
         hit = records["any: reidentified"].to_numpy()
-        failing = [c for c in judged if not c["passed"]]
-        risks = [r for c in judged for r in c["disclosure_risk"].values() if r is not None]
-        round_of = partial(RemedyRound, number, bool(outcome.passed), len(failing), max(risks) if risks else 0.0,
+        failing = [c for c in outcome.judged_cells if not c.passed]
+        round_of = partial(RemedyRound, number, bool(outcome.passed), len(failing), _largest_risk(outcome),
                            int(hit.sum()))
         if outcome.passed:
             rounds.append(round_of(0, int((level >= 0).sum())))
@@ -304,26 +286,19 @@ def remedy(scenario: Scenario, table: Remedy | Mapping | None = None, *,
         treat = _to_treat(failing, cells, labels, hit, records, level, len(spec.values), tau, failed)
         level[treat] += 1
         rounds.append(round_of(int(treat.size), int((level >= 0).sum())))
-        if say:
-            say(f"round {number}: {len(failing)} failing cells, max risk {rounds[-1].max_cell_risk:.4f}; "
-                f"treating {treat.size} records")
+        _say(say, f"round {number}: {len(failing)} failing cells, max risk {rounds[-1].max_cell_risk:.4f}; "
+                  f"treating {treat.size} records")
         if treat.size == 0:
             wider = [c for c in spec.columns if c not in variables]
             if settings.variables or not wider:
                 break
             variables += wider  # the kept variables alone cannot do it: the dropped keys too
-            if say:
-                say(f"round {number}: no record left to treat on the keys; widening to {', '.join(variables)}")
+            _say(say, f"round {number}: no record left to treat on the keys; widening to {', '.join(variables)}")
         current = _rebuilt(base, level, ladder, variables)
     assert outcome is not None
     utility = _utility(truth, truth_id, current, base_id, spec)
-    uniform, uniform_changed, uniform_suppressed = None, None, None
-    if settings.compare:
-        tuned = tune(scenario, say=say, engine=engine)
-        uniform = tuned.chosen
-        if uniform is not None:
-            uniform_changed = changed_values(base, uniform.release.reset_index(drop=True), list(spec.columns))
-            uniform_suppressed = _suppressed(base, uniform.release.reset_index(drop=True), list(spec.columns))
+    uniform, uniform_changed, uniform_suppressed = (
+        _uniform(scenario, base, spec.columns, say, engine) if settings.compare else (None, None, None))
     return RemedyResult(
         tau=tau, method=spec.method, parameter=spec.parameter, values=tuple(spec.values), seed=seed,
         variables=tuple(variables or ()), passed=bool(outcome.passed), rounds=tuple(rounds),
@@ -334,11 +309,56 @@ def remedy(scenario: Scenario, table: Remedy | Mapping | None = None, *,
         uniform_values_suppressed=uniform_suppressed)
 
 
-def _judged_cells(outcome: ScenarioResult) -> list[Mapping[str, Any]]:
-    """The cells the verdict is made on: the combined measure's, else every run's."""
-    if outcome.combined is not None:
-        return list(outcome.combined.figures["cells"])
-    return [c for run in outcome.runs for c in run.figures["cells"]]
+def _tables(scenario: Scenario, table: Remedy | Mapping | None) -> tuple[Any, Remedy]:
+    """The scenario's ``[tune]`` table (required) and the ``[remedy]`` table: ``table``, else the
+    scenario's, else the defaults."""
+    if scenario.tune is None:
+        raise InputError("attack remedy needs the scenario's [tune] table: the method, its parameter and "
+                         "values weak to strong, and the columns it may change")
+    if table is None and scenario.settings is not None:
+        table = getattr(scenario.settings, "remedy", None)
+    return tune_table(scenario.tune), remedy_table(table)
+
+
+def _say(say: Callable[[str], None] | None, text: str) -> None:
+    if say:
+        say(text)
+
+
+class _Ladder:
+    """The base file protected at each step of the tune table's ladder, made once per step."""
+
+    def __init__(self, base: Any, spec: Any, seed: Any, n_records: int) -> None:
+        self._base, self._spec, self._seed, self._n = base, spec, seed, n_records
+        self._made: dict[int, pd.DataFrame] = {}
+
+    def __call__(self, step: int) -> pd.DataFrame:
+        if step not in self._made:
+            spec = self._spec
+            protected = protect(self._base, spec.method, {**spec.params, spec.parameter: spec.values[step]},
+                                columns=spec.columns, by=spec.by, seed=self._seed)
+            if len(protected.release) != self._n:
+                raise InputError(f"method {spec.method} deletes or adds records; the remedy needs one that keeps them",
+                                 field="tune.method")
+            self._made[step] = protected.release.reset_index(drop=True)
+        return self._made[step]
+
+
+def _largest_risk(outcome: ScenarioResult) -> float:
+    """The largest disclosure risk of the cells the verdict is made on (0 without an estimate)."""
+    risks = [r.value for c in outcome.judged_cells for r in c.disclosure_risk.values() if r.value is not None]
+    return max(risks) if risks else 0.0
+
+
+def _uniform(scenario: Scenario, base: pd.DataFrame, columns: Sequence[str], say: Callable[[str], None] | None,
+             engine: Mapping[str, Any] | None) -> tuple[Any, Any, Any]:
+    """The uniform protection the tuning chooses, beside the remedy: the candidate, and the values
+    it changes and suppresses (None, None, None when no value passes)."""
+    uniform = tune(scenario, say=say, engine=engine).chosen
+    if uniform is None:
+        return None, None, None
+    release = uniform.release.reset_index(drop=True)
+    return uniform, changed_values(base, release, list(columns)), _suppressed(base, release, list(columns))
 
 
 def _cells_of(scenario: Scenario, base: pd.DataFrame, base_id: str, truth: Any,
@@ -357,7 +377,7 @@ def _label(cell: Mapping[str, str]) -> str:
     return json.dumps(dict(cell), sort_keys=True, ensure_ascii=False)
 
 
-def _to_treat(failing: list[Mapping[str, Any]], cells: np.ndarray, labels: list[str], hit: np.ndarray,
+def _to_treat(failing: list[CellRisk], cells: np.ndarray, labels: list[str], hit: np.ndarray,
               records: pd.DataFrame, level: np.ndarray, n_values: int, tau: float,
               failed: dict[str, int]) -> np.ndarray:
     """Rows to move one step up: per failing cell, the share ``(1 + OVERSHOOT·r)(1 − τ/P)``
@@ -369,12 +389,12 @@ def _to_treat(failing: list[Mapping[str, Any]], cells: np.ndarray, labels: list[
     chosen: list[np.ndarray] = []
     by_label = {label: i for i, label in enumerate(labels)}
     for cell in failing:
-        index = by_label.get(_label(cell["cell"]))
+        label = _label(cell.cell)
+        index = by_label.get(label)
         if index is None:
             continue
-        risk = max(r for r in cell["disclosure_risk"].values() if r is not None)
+        risk = max(r.value for r in cell.disclosure_risk.values() if r.value is not None)
         rows = np.flatnonzero((cells == index) & hit & (level < n_values - 1))
-        label = _label(cell["cell"])
         share = (1.0 + OVERSHOOT * failed.get(label, 0)) * (1.0 - tau / risk) if risk > 0 else 0.0
         failed[label] = failed.get(label, 0) + 1
         need = min(rows.size, math.ceil(share * rows.size) + 1) if risk > 0 else 0

@@ -16,6 +16,7 @@ from typing import Any
 
 from attack.errors import InputError
 from attack.report.documents import document_runs, result_kind
+from attack.risk.verdict import below_tau
 from attack.study.certificate import certified_results
 from attack.study.certificate_schema import ResultFigures, SyntheticFigures, figure_problems
 from attack.study.verify import recomputed_verdict
@@ -84,23 +85,34 @@ def _tune_problems(document: Mapping[str, Any]) -> list[str]:
     problems: list[str] = []
     passes: dict[str, bool] = {}
     for i, candidate in enumerate(candidates):
-        marked, largest = candidate.get("passed"), candidate.get("max_cell_risk")
-        failing, uncovered = candidate.get("n_failing_cells"), candidate.get("n_cells_without_estimate", 0)
-        if not isinstance(marked, bool) or not _number(largest) or not _count(failing) or not _count(uncovered):
+        if not _well_formed(candidate):
             problems.append(f"candidates[{i}]: expected passed (true/false), max_cell_risk (a number) and "
                             "n_failing_cells (a whole number)")
             continue
-        if marked and not (largest < tau and failing == 0 and uncovered == 0):
+        if candidate["passed"] and not _passes(candidate, tau):
             problems.append(f"candidates[{i}] (value {candidate.get('value')!r}) is marked passed, but its largest "
-                            f"cell risk is {largest} against τ = {tau} with {failing} failing cell(s)")
+                            f"cell risk is {candidate['max_cell_risk']} against τ = {tau} with "
+                            f"{candidate['n_failing_cells']} failing cell(s)")
         key = repr(candidate.get("value"))
-        passes[key] = passes.get(key, True) and marked
+        passes[key] = passes.get(key, True) and candidate["passed"]
     first = next((value for value, ok in passes.items() if ok), None)
     chosen = document.get("chosen")
     stated = repr(chosen.get("value")) if isinstance(chosen, Mapping) else None
     if stated != first:
         problems.append(f"chosen is {chosen!r}, but the candidates give {first or 'no feasible value'}")
     return problems
+
+
+def _well_formed(candidate: Mapping[str, Any]) -> bool:
+    """A candidate's marks have their types: passed, the largest cell risk and the counts."""
+    return (isinstance(candidate.get("passed"), bool) and _number(candidate.get("max_cell_risk"))
+            and _count(candidate.get("n_failing_cells")) and _count(candidate.get("n_cells_without_estimate", 0)))
+
+
+def _passes(candidate: Mapping[str, Any], tau: float) -> bool:
+    """The candidate's figures pass: largest cell risk below τ, no failing cell, none without an estimate."""
+    return (below_tau(candidate["max_cell_risk"], tau) and candidate["n_failing_cells"] == 0
+            and candidate.get("n_cells_without_estimate", 0) == 0)
 
 
 def _number(value: Any) -> bool:

@@ -29,6 +29,7 @@ from attack.risk.mass import matches_csv
 from attack.risk.records import records_table
 from attack.risk.results import (
     AttackResult,
+    CellRisk,
     CombinedRisk,
     NaturalProtectionResult,
     SingleAttackRisk,
@@ -95,16 +96,22 @@ class ScenarioResult:
         links, a released direct identifier)."""
         cells = self.combined.passed if self.combined is not None else all(r.passed for r in self.runs)
         endangered = None if self.single_attack is None else self.single_attack.n_endangered
-        unjudged = any((r.figures.get("judged_on") or {}).get("reasons") for r in self.runs)
+        unjudged = any(r.scored.reasons for r in self.runs)
         return bool(cells) and not endangered and not unjudged
+
+    @property
+    def judged_cells(self) -> tuple[CellRisk, ...]:
+        """The cells the verdict is made on: the combined measure's, else every run's."""
+        if self.combined is not None:
+            return self.combined.cells
+        return tuple(c for run in self.runs for c in run.cell_risks)
 
     @property
     def cells(self) -> pd.DataFrame:
         """The cells the verdict rests on (combined, or every run's with its name), per γ."""
         if self.combined is not None:
-            cells = list(self.combined.figures["cells"])
-            gammas = list(cells[0]["disclosure_risk"]) if cells else []
-            return cell_table(cells, gammas, self.combined.tau)
+            cells = self.combined.cells
+            return cell_table(cells, cells[0].gammas if cells else [], self.combined.tau)
         frames = [run.cells for run in self.runs]
         for frame, run in zip(frames, self.runs, strict=True):
             frame.insert(2, "run", run.name)
@@ -179,10 +186,10 @@ class ScenarioResult:
         overall re-identification rate."""
         return pd.DataFrame([{
             "passed": r.passed, "run": r.name, "release": r.release["name"], "tau": r.tau,
-            "failing_cells": r.figures["n_failing_cells"], "cells": len(r.figures["cells"]),
-            "highest_cell_risk": max((v for c in r.figures["cells"] for v in c["disclosure_risk"].values()
-                                      if v is not None), default=None),
-            "reidentification_rate": r.figures.get("reidentification_rate"),
+            "failing_cells": r.scored.n_failing_cells, "cells": len(r.cell_risks),
+            "highest_cell_risk": max((p.value for c in r.cell_risks for p in c.disclosure_risk.values()
+                                      if p.value is not None), default=None),
+            "reidentification_rate": r.reidentification_rate.value,
         } for r in self.runs])
 
     def _repr_html_(self) -> str:
@@ -196,7 +203,7 @@ class ScenarioResult:
         text = result_html(self.title, self.passed, facts, runs, failing=(~runs["passed"]).tolist(),
                            full=".runs_table()")
         if self.combined is not None:
-            text += attack_html("combined measure", self.combined.figures)
+            text += attack_html("combined measure", self.combined.cells, self.combined.tau, self.combined.passed, None)
         return text
 
     def __repr__(self) -> str:
@@ -217,7 +224,8 @@ class ScenarioResult:
         (``attack.load_private_key``) is given."""
         if self.scenario is None:
             raise InputError("only the result of Scenario.run() can be certified")
-        first = self.runs[0].figures
+        first = self.runs[0].scored
+        linkage = {r.name: r.scored.linkage or {} for r in self.runs}
         origin = self.scenario.origin
         return certificate.build(
             kind="run" if origin is None else "demo",
@@ -227,16 +235,16 @@ class ScenarioResult:
                 "title": self.title,
                 "intruders": [
                     {"name": r.intruder["name"], "role": r.intruder["role"], "release": r.release["name"],
-                     "linkage": r.figures["linkage"]}
+                     "linkage": linkage[r.name]}
                     for r in self.runs
                 ],
-                "evaluation": first["evaluation"],
+                "evaluation": first.evaluation,
                 "lam": None if self.combined is None else self.combined.lam,
                 **self._context_entry(),
             },
             rerun={"scenario": "the input with role 'scenario'"} if origin is None
             else {k: v for k, v in origin.items() if k != "bundled"},
-            seeds={"linkage": {r.name: r.figures["linkage"].get("order", "no random step") for r in self.runs},
+            seeds={"linkage": {name: block.get("order", "no random step") for name, block in linkage.items()},
                    **({"demo_population": origin.get("seed")} if origin else {})},
             combined=self._combined_dict(),
             natural_protection=self._natural_protection_list() or None,

@@ -36,6 +36,7 @@ from attack.io.readers import (
     read,
     require_codes,
 )
+from attack.io.serial import ABSENT
 from attack.linkage.engines import Engine
 from attack.linkage.settings import Linkage
 from attack.risk import single as single_attack
@@ -47,7 +48,9 @@ from attack.risk.results import (
     AttackResult,
     CombinedRisk,
     NaturalProtectionResult,
+    RiskSummary,
     SingleAttackRisk,
+    UnitRiskSummary,
 )
 from attack.risk.settings import Evaluation
 from attack.study.results import ScenarioResult
@@ -126,10 +129,42 @@ class Scenario:
         return replace(self, ledger=self.ledger.copy())._run(engine, progress, records)
 
     def _run(self, engine: Mapping[str, Any] | Any | None, progress: bool, records: bool = False) -> ScenarioResult:
+        solve = self._solve(engine, progress)
+        attacks = self._attacks(solve, records)
+        runs = [result for _, _, result in attacks]
+        combined = None
+        if self.lam is not None:
+            combined = combine([(r.intruder["role"], r.scored) for r in runs], self.lam,
+                               self.evaluation.tau, self.evaluation.reidentification_limit)
+        by_any = tuple(
+            {"release": runs_of[0][1].release["name"], **any_intruder([(i.name, r.units) for i, r in runs_of])}
+            for runs_of in ([(i, r) for rel, i, r in attacks if rel == name] for name in self.releases)
+            if len(self.intruders) > 1
+        )
+        protection = [] if self.formal is None else self._natural_protection(self.formal, attacks, solve)
+        first = [result for release, _, result in attacks if release == next(iter(self.releases))]
+        single = None if self.single is None else self._single_attack(self.single, first, combined)
+        return ScenarioResult(
+            title=self.title,
+            scenario_file=self.path.name if self.path else None,
+            runs=tuple(runs),
+            combined=combined,
+            any_intruder=by_any,
+            natural_protection=tuple(protection),
+            single_attack=single,
+            notes=self.notes,
+            scenario=self,
+        )
+
+    def _solve(self, engine: Mapping[str, Any] | Any | None, progress: bool) -> dict[str, Any]:
+        """How the blocks are solved: the scenario's ``[engine]`` table, ``engine`` entry by entry on top."""
         base, override = self.engine.fixed(), engine_settings(engine)
         if override.get("name", "dask") != "dask":  # the file's scheduler goes with its dask engine
             base.pop("scheduler", None)
-        solve = {**base, **override, "progress": progress}
+        return {**base, **override, "progress": progress}
+
+    def _attacks(self, solve: dict[str, Any], records: bool) -> list[tuple[str, LoadedIntruder, AttackResult]]:
+        """Every intruder's attack on every release, with the release's name."""
         attacks: list[tuple[str, LoadedIntruder, AttackResult]] = []
         for release_name, source in self.releases.items():
             for intruder in self.intruders:
@@ -139,32 +174,10 @@ class Scenario:
                     intruder_name=intruder.name, role=intruder.role, release_name=release_name or None,
                     engine=solve, records=records,
                 )))
-        runs = [result for _, _, result in attacks]
-        combined = None
-        if self.lam is not None:
-            combined = CombinedRisk(combine([(r.intruder["role"], r.figures) for r in runs], self.lam,
-                                            self.evaluation.tau, self.evaluation.reidentification_limit))
-        by_any = tuple(
-            {"release": runs_of[0][1].release["name"], **any_intruder([(i.name, r.units) for i, r in runs_of])}
-            for runs_of in ([(i, r) for rel, i, r in attacks if rel == name] for name in self.releases)
-            if len(self.intruders) > 1
-        )
-        protection = [] if self.formal is None else self._natural_protection(self.formal, attacks, solve)
-        first = [result for release, _, result in attacks if release == next(iter(self.releases))]
-        single = None if self.single is None else SingleAttackRisk(self._single_attack(self.single, first, combined))
-        return ScenarioResult(
-            title=self.title,
-            scenario_file=self.path.name if self.path else None,
-            runs=tuple(runs),
-            combined=combined,
-            any_intruder=by_any,
-            natural_protection=tuple(NaturalProtectionResult(n) for n in protection),
-            single_attack=single,
-            notes=self.notes,
-            scenario=self,
-        )
+        return attacks
 
-    def _single_attack(self, table: Mapping, runs: list[AttackResult], combined: CombinedRisk | None) -> dict:
+    def _single_attack(self, table: Mapping, runs: list[AttackResult],
+                       combined: CombinedRisk | None) -> SingleAttackRisk:
         """Targeted attacks on the release (Destatis handbook, ch. 13 and 36): chosen targets,
         the intruder's approximate knowledge of them, candidates within a window, unique links;
         then the per-unit risk R(u) = max(R_E, R_M) of the targets, in aggregate. ``runs`` are
@@ -188,27 +201,24 @@ class Scenario:
             knowledge, original_id, release, release_id, categorical=exact, metric=noisy,
             window=table.get("window", 0.10), delta=table.get("delta", 0.5),
         )
-        out = result.to_dict()
         groups = table.get("groups")
-        if groups is not None:
-            labels = single_attack.size_groups(original, original_id, targets, **groups)
-            out["by_group"] = result.by_group(labels)
-        out["knowledge"] = {"exact": list(exact), "noisy": list(noisy),
-                            "relative_error": table.get("relative_error", 0.10)}
-        out["unit_risk"] = self._unit_risk(result, original, original_id, release, release_id,
-                                           runs, combined)
-        return out
+        by_group = ABSENT if groups is None else result.by_group(
+            single_attack.size_groups(original, original_id, targets, **groups))
+        return SingleAttackRisk(
+            **result.to_dict(), by_group=by_group,
+            knowledge={"exact": list(exact), "noisy": list(noisy), "relative_error": table.get("relative_error", 0.10)},
+            unit_risk=self._unit_risk(result, original, original_id, release, release_id, runs, combined))
 
     def _unit_risk(self, result: single_attack.SingleAttackResult, original: pd.DataFrame, original_id: str,
                    release: pd.DataFrame, release_id: str, runs: list[AttackResult],
-                   combined: CombinedRisk | None) -> dict:
+                   combined: CombinedRisk | None) -> UnitRiskSummary:
         """Aggregates of R(u) over the targets: how many are endangered (R ≥ τ) and why, and how
         many a single attack re-identifies although no realistic mass attack links them correctly
         (the worst case counts only when there is no realistic intruder). R_M is the unit's cell
         risk at the largest γ; u(u) uses that γ for every variable."""
         gamma = self.evaluation.gammas[-1]
-        cells = combined.figures["cells"] if combined else runs[0].figures["cells"]
-        risk_of_cell = {cell_key(c["cell"]): c["disclosure_risk"][gamma.label] or 0.0 for c in cells}
+        cells = combined.cells if combined else runs[0].cell_risks
+        risk_of_cell = {cell_key(dict(c.cell)): c.disclosure_risk[gamma.label].value or 0.0 for c in cells}
         rows = pd.Index(id_column(original, original_id)).get_indexer(result.targets)
         labels = [c.classes(original, c.name)[rows] for c in self.evaluation.cells]
         mass_risk = {
@@ -219,7 +229,7 @@ class Scenario:
         }
         usefulness = single_attack.target_usefulness(
             result, original, original_id, release, release_id,
-            [c for c in frame_of(release).columns if c in runs[0].figures["evaluation"]["targets"]],
+            [c for c in frame_of(release).columns if c in (runs[0].scored.evaluation or {})["targets"]],
             gamma=gamma.value,
         )
         risk = single_attack.unit_risk(result, usefulness, mass_risk)
@@ -229,18 +239,18 @@ class Scenario:
         for run in realistic:
             mass_correct.update(run.links.loc[run.links["correct"], "external_id"])
         single_correct = {t for t, o in zip(result.targets, result.outcome, strict=True) if o == "correct"}
-        return {
-            "gamma": gamma.label,
-            "tau": self.evaluation.tau,
-            "mass_risk": "combined cell risk" if combined else "cell risk of the first intruder",
-            "n_targets": len(result.targets),
-            "n_endangered": len(flagged),
-            "by_reason": flagged["reason"].value_counts().sort_index().to_dict(),
-            "n_single_only": len(single_correct - mass_correct),
-        }
+        return UnitRiskSummary(
+            gamma=gamma.label,
+            tau=self.evaluation.tau,
+            mass_risk="combined cell risk" if combined else "cell risk of the first intruder",
+            n_targets=len(result.targets),
+            n_endangered=len(flagged),
+            by_reason=flagged["reason"].value_counts().sort_index().to_dict(),
+            n_single_only=len(single_correct - mass_correct),
+        )
 
     def _natural_protection(self, formal_source: Mapping, attacks: list[tuple[str, LoadedIntruder, AttackResult]],
-                            solve: dict) -> list[dict]:
+                            solve: dict) -> list[NaturalProtectionResult]:
         """Each realistic intruder against FORMAL beside each release, with the agreement
         tables of the overlap variables (Destatis handbook, §12.1; Tables 36.4, 37.1–37.2).
         A release that is the FORMAL file itself is not compared with itself."""
@@ -259,15 +269,11 @@ class Scenario:
                 kinds = dict(self.agreement) if self.agreement else _agreement_columns(
                     intruder.linkage, data.external, truth)
                 agreement = agreement_profile(data.external, data.external_id, truth, truth_id, **kinds)
-                on_formal[intruder.name] = (attacked.figures, agreement)
-            figures, agreement = on_formal[intruder.name]
-            out.append({
-                "intruder": intruder.name,
-                "release_name": run.release["name"],
-                "formal": _summary(figures),
-                "release": _summary(run.figures),
-                "agreement": agreement,
-            })
+                on_formal[intruder.name] = (RiskSummary.of(attacked.scored), agreement)
+            formal_summary, agreement = on_formal[intruder.name]
+            out.append(NaturalProtectionResult(intruder=intruder.name, release_name=run.release["name"],
+                                               formal=formal_summary, release=RiskSummary.of(run.scored),
+                                               agreement=agreement))
         return out
 
     def with_release(self, frame: pd.DataFrame, id_column: str) -> Scenario:
@@ -426,15 +432,6 @@ def _source(entry: DataEntry, demo: Mapping) -> dict:
     if entry.demo is not None:
         return {"demo": entry.demo, "id": entry.id or DEMO_ID, "demo_options": dict(demo)}
     return {"path": entry.path, "id": entry.id, "read": entry.read_options()}
-
-
-def _summary(result: Mapping) -> dict:
-    """Hit rate and disclosure risk overall and per cell, for side-by-side tables."""
-    fields = ("n_verifiable", "reidentification_rate", "disclosure_risk")
-    return {
-        **{k: result[k] for k in fields},
-        "cells": [{"cell": c["cell"], **{k: c[k] for k in fields}} for c in result["cells"]],
-    }
 
 
 def _agreement_columns(linkage: Linkage, external: Table | pd.DataFrame, truth: Table | pd.DataFrame) -> dict:

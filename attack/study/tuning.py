@@ -192,20 +192,16 @@ def tune(scenario: Scenario, say: Callable[[str], None] | None = None,
 def _risk_summary(outcome: ScenarioResult) -> dict[str, Any]:
     """Passed, failing cells and the largest cell risk over every γ, on the measure the scenario
     decides on (combined when it combines intruders)."""
-    if outcome.combined is not None:
-        cells = list(outcome.combined.figures["cells"])
-    else:
-        cells = [c for run in outcome.runs for c in run.figures["cells"]]
-    risks = [r for c in cells for r in c["disclosure_risk"].values() if r is not None]
-    uncovered = sum(1 for c in cells for r in c["disclosure_risk"].values() if r is None)
+    cells = outcome.judged_cells
+    risks = [r.value for c in cells for r in c.disclosure_risk.values() if r.value is not None]
+    uncovered = sum(1 for c in cells for r in c.disclosure_risk.values() if r.value is None)
     return {
         "passed": bool(outcome.passed),
         "n_cells": len(cells),
-        "n_failing_cells": sum(1 for c in cells if not c["passed"]),
+        "n_failing_cells": sum(1 for c in cells if not c.passed),
         "max_cell_risk": max(risks) if risks else 0.0,
         "n_cells_without_estimate": uncovered,
-        "overall_reidentification_rate": {
-            run.name: run.figures["reidentification_rate"] for run in outcome.runs},
+        "overall_reidentification_rate": {run.name: run.reidentification_rate.value for run in outcome.runs},
     }
 
 

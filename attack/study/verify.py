@@ -25,6 +25,7 @@ from attack.io.writers import verify_root
 from attack.report.notebook import one_line, result_html, verdict_word
 from attack.risk.basis import reasons as basis_reasons
 from attack.risk.combine import combine
+from attack.risk.results import AttackFigures
 from attack.study import signing
 from attack.study.certificate import (
     attack_verdict,
@@ -147,25 +148,12 @@ def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: boo
     checks = [_signature(certificate, key), _digest(certificate)]
     problems = structure_problems(certificate)
     if problems:
-        checks += [VerificationCheck(False, f"structure: {p}") for p in problems[:_SHOWN_PROBLEMS]]
-        if len(problems) > _SHOWN_PROBLEMS:
-            checks.append(VerificationCheck(False, f"structure: and {len(problems) - _SHOWN_PROBLEMS} more problem(s)"))
-        checks.append(VerificationCheck(None, "verdict, inputs and rerun not checked: the certificate's structure is broken"))
+        checks += _broken_structure(problems)
     else:
         checks.append(VerificationCheck(True, f"structure of a {certificate['kind']} certificate holds: every figure "
                                   "the verdict rests on is present, nothing is empty, one τ throughout"))
         checks += _verdict(certificate)
-        folder = path.parent
-        if offline:
-            checks.append(VerificationCheck(None, "inputs NOT checked (--offline): their SHA-256 were not compared"))
-        else:
-            inside = Path(root) if root is not None else folder
-            checks += [_input(item, folder, inside, root is not None) for item in certificate["inputs"]]
-            if certificate["kind"] != "synthetic" and all(c.ok is not False and not c.outside for c in checks):
-                checks.append(_parts_of_the_scenario(certificate, folder, inside, root is not None))
-        if rerun:
-            checks.append(_rerun_check(certificate, folder, inside, ok_so_far=all(c.ok is not False for c in checks),
-                                       reached=not any(c.outside for c in checks)))
+        checks += _inputs_and_rerun(certificate, path.parent, checks, root=root, offline=offline, rerun=rerun)
     signature = certificate.get("signature")
     signer = signature.get("public_key_fingerprint") if isinstance(signature, dict) else None
     authentic = key is not None and checks[0].ok is True and all(c.ok is not False and not c.outside for c in checks)
@@ -174,6 +162,34 @@ def verify(path: str | Path, *, public_key: str | Path | None = None, rerun: boo
         needed = verify_root(path, [i["path"] for i in certificate["inputs"]
                                     if isinstance(i, dict) and isinstance(i.get("path"), str)])
     return Verification(tuple(checks), signer if isinstance(signer, str) else None, authentic, not offline, needed)
+
+
+def _broken_structure(problems: list[str]) -> list[VerificationCheck]:
+    """The structure's first problems, and that nothing else was checked."""
+    checks = [VerificationCheck(False, f"structure: {p}") for p in problems[:_SHOWN_PROBLEMS]]
+    if len(problems) > _SHOWN_PROBLEMS:
+        checks.append(VerificationCheck(False, f"structure: and {len(problems) - _SHOWN_PROBLEMS} more problem(s)"))
+    checks.append(VerificationCheck(None, "verdict, inputs and rerun not checked: the certificate's structure is broken"))
+    return checks
+
+
+def _inputs_and_rerun(certificate: dict, folder: Path, so_far: list[VerificationCheck], *, root: str | Path | None,
+                      offline: bool, rerun: bool) -> list[VerificationCheck]:
+    """The inputs' SHA-256 and the scenario's parts (unless ``offline``), then the rerun when
+    asked for; ``so_far`` are the checks before these."""
+    checks: list[VerificationCheck] = []
+    inside = Path(root) if root is not None else folder
+    if offline:
+        checks.append(VerificationCheck(None, "inputs NOT checked (--offline): their SHA-256 were not compared"))
+    else:
+        checks += [_input(item, folder, inside, root is not None) for item in certificate["inputs"]]
+        if certificate["kind"] != "synthetic" and all(c.ok is not False and not c.outside for c in [*so_far, *checks]):
+            checks.append(_parts_of_the_scenario(certificate, folder, inside, root is not None))
+    if rerun:
+        done = [*so_far, *checks]
+        checks.append(_rerun_check(certificate, folder, inside, ok_so_far=all(c.ok is not False for c in done),
+                                   reached=not any(c.outside for c in done)))
+    return checks
 
 
 def _signature(certificate: dict, key: Any | None) -> VerificationCheck:
@@ -283,8 +299,9 @@ def _combined(results: list[dict], certified: dict, lam: float, tau: float, prob
     the realistic intruders per cell), compared cell by cell with the certified one."""
     try:
         limits = {(r.get("judged_on") or {}).get("identity", {}).get("limit") for r in results}
-        fresh = combine([(r["intruder"], {"cells": r["cells"], "disclosure_risk": r["overall"]["disclosure_risk"]})
-                         for r in results], lam, tau, limits.pop() if len(limits) == 1 else None)
+        fresh = combine([(r["intruder"], AttackFigures.from_dict(
+            {"cells": r["cells"], "disclosure_risk": r["overall"]["disclosure_risk"]})) for r in results],
+            lam, tau, limits.pop() if len(limits) == 1 else None).to_dict()
     except (InputError, TypeError) as exc:  # e.g. two worst cases, a run cell without an estimate
         problems.append(f"the combined measure cannot be recomputed from the runs: {exc}")
         return certified

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from attack.io.serial import Serialised, figure, to_plain
+from attack.io.serial import ABSENT, Serialised, figure, to_plain
 
 
 @dataclass(frozen=True)
@@ -47,3 +48,46 @@ def test_a_hand_written_to_dict_is_used_when_nested():
             return {"own": self.a}
 
     assert to_plain({"k": [Own(2)]}) == {"k": [{"own": 2}]}
+
+
+@dataclass(frozen=True)
+class _Estimate(Serialised):
+    value: float | None
+    interval: tuple[float, float] | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Base(Serialised):
+    rate: _Estimate | None = figure(default=None, omit_none=True, split=True)
+    by_gamma: dict[str, _Estimate] = figure(default_factory=dict, split=True)
+    note: str | None = figure(default=ABSENT)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Derived(_Base):
+    json_lead = ("name",)
+    name: str
+    parts: tuple[_Outer2, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Outer2(Serialised):
+    counts: tuple[int, ...]
+
+
+def test_split_lead_and_absent_fields_and_their_reading_back():
+    value = _Derived(name="x", rate=_Estimate(0.5, (0.2, 0.8)), by_gamma={"0.1": _Estimate(None, None)},
+                     parts=(_Outer2((1, 2)),))
+    document = value.to_dict()
+    assert list(document) == ["name", "rate", "rate_ci", "by_gamma", "by_gamma_ci", "parts"]
+    assert document["rate_ci"] == [0.2, 0.8] and document["by_gamma_ci"] == {"0.1": None}
+    assert _Derived.from_dict(document) == value
+    assert _Derived.from_dict({**document, "note": None}).to_dict()["note"] is None  # a null stays
+    assert "rate" not in _Derived(name="y").to_dict()
+
+
+def test_reading_back_a_wrong_shape_is_a_type_error():
+    with pytest.raises(TypeError, match="expected a list"):
+        _Derived.from_dict({"name": "x", "parts": "no"})
+    with pytest.raises(TypeError, match="expected an object"):
+        _Derived.from_dict({"name": "x", "by_gamma": [1], "by_gamma_ci": {}})

@@ -98,7 +98,7 @@ def test_scenario_result(demo):
 def test_combined_cells_have_no_empty_columns():
     cells = [{"cell": {"wz": "A"}, "disclosure_risk": {"0.1": 0.2}, "passed": True, "n_verifiable": 5}]
     frame = attack.ScenarioResult(title="t", scenario_file=None, runs=(),
-                                  combined=CombinedRisk({"cells": cells, "tau": 0.5, "passed": True,
+                                  combined=CombinedRisk.from_dict({"cells": cells, "tau": 0.5, "passed": True,
                                                          "n_failing_cells": 0, "lam": 0.5})).cells
     assert list(frame.columns) == ["passed", "below_tau", "wz", "gamma", "disclosure_risk", "n_verifiable"]
 

@@ -14,9 +14,17 @@ from attack.errors import InputError
 from attack.linkage.blocking import Block
 from attack.linkage.keys import Metric
 from attack.linkage.settings import Linkage
-from attack.risk.combine import combine, resolve_lambda
+from attack.risk.combine import combine as combine_figures
+from attack.risk.combine import resolve_lambda
 from attack.risk.mass import AttackInput, run_attack
+from attack.risk.results import AttackFigures
 from attack.risk.settings import Evaluation
+
+
+def combine(results, lam, tau, identity_limit=None):
+    """The combined measure of (role, figures) pairs, figures as their JSON, as its JSON."""
+    typed = [(role, AttackFigures.from_dict(figures)) for role, figures in results]
+    return combine_figures(typed, lam, tau, identity_limit).to_dict()
 
 EVALUATION = Evaluation.of(
     gamma=[0.1], tau=0.5, targets=("turnover", "employees", "costs"),

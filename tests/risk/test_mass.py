@@ -9,12 +9,15 @@ docs/method/protection.md) and joint MDAV microaggregation with k = 3 over all m
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
 from attack.datasets.demo import demo_linkage, demo_source, metric_columns
+from attack.errors import InputError
 from attack.protect.microaggregation import mdav
-from attack.risk.mass import AttackInput, run_attack
+from attack.risk.mass import AttackInput, mass_attack, run_attack
 from attack.risk.settings import Evaluation
 
 N_UNITS = 17000  # the demo default, the size of the handbook's KSE
@@ -105,3 +108,26 @@ def test_every_link_of_every_intruder_has_a_match_probability(intruder: str) -> 
     assert len(written) == result.figures["n_matched"] > 0
     assert written["match_probability"].between(0.0, 1.0).all()
     assert written["match_probability"].notna().all()
+
+
+def test_settings_document_with_shortcuts_on_top(tmp_path):
+    import attack
+
+    frame = pd.DataFrame({"id": [f"u{i}" for i in range(12)], "w": [float(i) for i in range(12)]})
+    shortcuts = mass_attack(frame, frame, keys=["w:metric"], external_id="id", release_id="id", tau=0.4,
+                            gammas=[0.1])
+    document = {"keys": ["w:metric"], "tau": 0.4, "gamma": [0.1]}
+    path = tmp_path / "attack.json"
+    path.write_text(json.dumps({**document, "tau": 0.9}), encoding="utf-8")
+    for settings, extra in ((document, {}), (attack.AttackSettings(**document), {}), (path, {"tau": 0.4})):
+        result = mass_attack(frame, frame, settings=settings, external_id="id", release_id="id", **extra)
+        assert result.figures == shortcuts.figures
+    with pytest.raises(InputError) as missing:
+        mass_attack(frame, frame, settings={"keys": ["w:metric"]}, external_id="id", release_id="id")
+    assert missing.value.field == "tau"
+    with pytest.raises(InputError) as bad:
+        mass_attack(frame, frame, keys=["w:metric"], external_id="id", release_id="id", tau=0.4, gammas=[-1])
+    assert bad.value.field.startswith("gammas")
+    with pytest.raises(InputError) as unknown:
+        mass_attack(frame, frame, keys=["w:metric"], external_id="id", release_id="id", tau=0.4, tua=0.3)
+    assert unknown.value.field == "tua" and "tau" in unknown.value.message

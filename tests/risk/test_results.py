@@ -5,9 +5,11 @@ import json
 import pandas as pd
 import pytest
 
+from attack.io.jsonio import to_json
 from attack.risk.combine import combine
 from attack.risk.evaluation import wilson_interval
-from attack.risk.results import LINK_COLUMNS, AttackResult, CellRisk, CombinedRisk, Proportion
+from attack.risk.mass import mass_attack
+from attack.risk.results import LINK_COLUMNS, AttackFigures, AttackResult, CellRisk, Proportion
 
 
 def _cell(label: str, n: int, correct: int, risk: float, tau: float = 0.5) -> dict:
@@ -29,7 +31,7 @@ def _figures() -> dict:
 
 def _result(figures: dict) -> AttackResult:
     return AttackResult("run", {"name": "ext", "role": "", "file": "ext.csv"}, {"name": "rel", "file": "rel.csv"},
-                        figures, pd.DataFrame(columns=list(LINK_COLUMNS)))
+                        AttackFigures.from_dict(figures), pd.DataFrame(columns=list(LINK_COLUMNS)))
 
 
 def test_attack_result_fields_are_the_figures_typed():
@@ -59,9 +61,22 @@ def test_combined_risk_typed():
              "disclosure_risk": {"0.1": 0.0}}
     realistic = {"cells": [{"cell": {"c": "a"}, "n_verifiable": 10, "disclosure_risk": {"0.1": 0.3}}],
                  "disclosure_risk": {"0.1": 0.0}}
-    figures = combine([("worst", worst), ("realistic", realistic)], 0.2, 0.5)
-    combined = CombinedRisk(figures)
+    combined = combine([("worst", AttackFigures.from_dict(worst)), ("realistic", AttackFigures.from_dict(realistic))],
+                       0.2, 0.5)
+    figures = combined.to_dict()
     assert (combined.lam, combined.tau, combined.passed, combined.n_failing_cells) == (0.2, 0.5, True, 0)
-    assert combined.cells == (CellRisk({"c": "a"}, True, {"0.1": Proportion(pytest.approx(0.2 * 0.9 + 0.8 * 0.3), None)},
+    assert combined.cells == (CellRisk(cell={"c": "a"}, passed=True,
+                                       disclosure_risk={"0.1": Proportion(pytest.approx(0.2 * 0.9 + 0.8 * 0.3), None)},
                                        n_verifiable=10),)
     assert combined.to_dict() == figures
+
+
+def test_a_scored_attack_reads_back_from_its_json():
+    ids = [f"u{i}" for i in range(30)]
+    frame = pd.DataFrame({"id": ids, "w": [float(i % 7) for i in range(30)], "c": list("ab") * 15})
+    result = mass_attack(frame, frame.assign(w=frame["w"] + 0.3), keys=["w:metric"], external_id="id",
+                         release_id="id", tau=0.5, cells=["c"], truth_complete=True)
+    text = to_json(result.to_dict())
+    again = AttackResult.from_dict(json.loads(text))
+    assert to_json(again.to_dict()) == text
+    assert again.cell_risks == result.cell_risks and again.passed is result.passed
