@@ -86,10 +86,10 @@ def test_every_public_module_declares_what_it_exports():
 
 def test_the_scanner_sees_a_private_import_and_a_private_attribute():
     tree = ast.parse("import attack\nfrom attack.io.writers import json_file\nfrom attack import vocabulary\n"
-                     "from attack.frontend import to_json, nothing\nattack.run_attack\nvocabulary.parse_key\n"
+                     "from attack.frontend import to_json, nothing\nattack.score_links\nvocabulary.parse_key\n"
                      "vocabulary.hidden\n")
     assert _private_uses(tree) == ["from attack.io.writers import ...", "from attack.frontend import nothing",
-                                   "attack.run_attack", "attack.vocabulary.hidden"]
+                                   "attack.score_links", "attack.vocabulary.hidden"]
 
 
 def test_nothing_outside_the_command_line_imports_its_helpers():
