@@ -28,6 +28,7 @@ from attack.errors import InputError, did_you_mean
 from attack.io.columns import key_information
 from attack.io.notices import gathered
 from attack.io.readers import Table, frame_of, numeric_column
+from attack.io.rules import Seed, checked
 from attack.io.table import IN_MEMORY, file_name
 from attack.protect.params import params_model, parse_params
 from attack.protect.registry import METHODS, REQUIRED, Method, Param, protection_method
@@ -86,13 +87,14 @@ class Protected:
 
 
 @gathered
+@checked
 def protect(
     data: Table | pd.DataFrame,
     method: str,
     params: Sequence[str] | Mapping[str, Any] = (),
     columns: Sequence[str] = (),
     by: Sequence[str] = (),
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> Protected:
     """Apply one protection method to ``data`` (docs/method/protection.md).
 

@@ -25,6 +25,7 @@ from attack.errors import InputError
 from attack.io.columns import numeric_column, weight_plausibility
 from attack.io.notices import gathered
 from attack.io.readers import Table, as_table, require_columns
+from attack.io.rules import Count, Fraction, Seed, Share, checked
 from attack.report.notebook import one_line, result_html
 from attack.risk.frequencies import key_codes, key_frequencies
 from attack.risk.individual import HouseholdMethod, RiskMethod, individual_risk, risk_threshold
@@ -32,6 +33,7 @@ from attack.risk.key_cells import LDiversity, category_codes
 from attack.risk.measures import MEASURES, Cells, FrequencyMeasure, quantiles
 from attack.risk.population_file import PopulationFile
 from attack.risk.population_risk import PopulationRisk
+from attack.risk.population_uniqueness import Replicates, SamplingFraction
 from attack.risk.release_context import ReleaseContext
 from attack.risk.suda import Suda
 
@@ -210,6 +212,7 @@ def _outlying(risk: np.ndarray) -> int:
 
 
 @gathered
+@checked
 def frequency_risk(
     frame: Table | pd.DataFrame,
     keys: Sequence[str],
@@ -217,19 +220,19 @@ def frequency_risk(
     household: str | None = None,
     sensitive: str | None = None,
     *,
-    alpha: float = 1.0,
+    alpha: Fraction = 1.0,
     method: RiskMethod = "approx",
     household_method: HouseholdMethod = "product",
-    threshold: float = 0.1,
-    k: int = 3,
-    max_global_risk: float = 0.01,
+    threshold: Fraction = 0.1,
+    k: Count = 3,
+    max_global_risk: Share = 0.01,
     suda: bool = True,
-    dis_fraction: float = 0.01,
-    sampling_fraction: float | None = None,
-    population: int | None = None,
+    dis_fraction: Share = 0.01,
+    sampling_fraction: SamplingFraction | None = None,
+    population: Count | None = None,
     population_file: Table | pd.DataFrame | PopulationFile | None = None,
-    bootstrap: int = 1000,
-    seed: int = 0,
+    bootstrap: Replicates = 1000,
+    seed: Seed = 0,
     context: ReleaseContext | None = None,
     check_keys: bool = True,
     options: Mapping[str, Mapping[str, Any]] | None = None,
@@ -280,7 +283,7 @@ def frequency_risk(
                 "threshold": context.tau if context is not None else threshold, "k": k, "max_global_risk": max_global_risk,
                 "suda": suda, "dis_fraction": dis_fraction, "sampling_fraction": sampling_fraction,
                 "population": population, "population_file": population_file, "bootstrap": bootstrap, "seed": seed}
-    _check(list(keys), weight, household, sensitive, keywords)
+    _check(list(keys), weight, household, sensitive)
     cells = _cells(frame, list(keys), weight, household, sensitive, keywords, context, check_keys)
     chosen = _measure_options(keywords, options or {})
     core = {"alpha": alpha, "method": method if cells.weights is not None else "population",
@@ -307,17 +310,11 @@ def _measured(cells: Cells, chosen: Mapping[str, Any], core: Mapping[str, Any], 
     return sections, ordered
 
 
-def _check(keys: list[str], weight: str | None, household: str | None, sensitive: str | None,
-           keywords: Mapping[str, Any]) -> None:
-    """Refuse settings that cannot hold whatever the file."""
+def _check(keys: list[str], weight: str | None, household: str | None, sensitive: str | None) -> None:
+    """Refuse key and role columns that cannot hold whatever the file (each setting's range is
+    the rule in ``frequency_risk``'s signature)."""
     if len(set(keys)) != len(keys):
         raise InputError("a key variable is listed twice")
-    if keywords["k"] < 1:
-        raise InputError(f"k must be at least 1, got {keywords['k']}")
-    if not 0.0 < keywords["max_global_risk"] < 1.0:
-        raise InputError(f"max_global_risk must lie strictly between 0 and 1, got {keywords['max_global_risk']}")
-    if not 0.0 <= keywords["threshold"] <= 1.0:
-        raise InputError(f"the risk threshold must lie in [0, 1], got {keywords['threshold']}")
     for role, column in (("weight", weight), ("household", household), ("sensitive", sensitive)):
         if column is not None and column in keys:
             raise InputError(f"the {role} variable {column!r} cannot also be a key")

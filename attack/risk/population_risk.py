@@ -15,12 +15,15 @@ import numpy as np
 import pandas as pd
 
 from attack.io.readers import Table, as_table, require_columns
+from attack.io.rules import Count, Fraction, Seed, checked
 from attack.report.notebook import one_line, result_html
 from attack.risk.attackers import AttackerRisk, attacker_risks
 from attack.risk.individual import HouseholdMethod, RiskMethod, household_risk, individual_risk
 from attack.risk.population_file import PopulationFile, population_class_sizes, release_classes
 from attack.risk.population_uniqueness import (
     PopulationUniqueness,
+    Replicates,
+    SamplingFraction,
     population_uniqueness,
     resolve_population,
 )
@@ -72,10 +75,11 @@ class PopulationRisk:
         return out
 
 
-def population_risk(frame: Table | pd.DataFrame, keys: list[str], *, threshold: float = 0.1,
-                    sampling_fraction: float | None = None, population: int | None = None,
+@checked
+def population_risk(frame: Table | pd.DataFrame, keys: list[str], *, threshold: Fraction = 0.1,
+                    sampling_fraction: SamplingFraction | None = None, population: Count | None = None,
                     population_file: Table | pd.DataFrame | PopulationFile | None = None, method: RiskMethod = "approx",
-                    replicates: int = 1000, seed: int = 0, households: np.ndarray | None = None,
+                    replicates: Replicates = 1000, seed: Seed = 0, households: np.ndarray | None = None,
                     household_method: HouseholdMethod = "product") -> PopulationRisk:
     """Population uniqueness and attacker risks of ``frame``'s ``keys`` (module docstring).
 

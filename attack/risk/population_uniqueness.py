@@ -11,11 +11,14 @@ its status, never as 0, and Dankar's rule then falls back as ARX's does.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
 import pandas as pd
+from annotated_types import Ge, Gt, Le
 
 from attack.errors import InputError
+from attack.io.rules import Count, Seed, Share, checked
 from attack.report.notebook import fields_html, one_line, result_html
 from attack.risk.population_interval import UniquesInterval, interval_of, pitman_uniques_draws
 from attack.risk.population_models import (
@@ -31,6 +34,11 @@ from attack.risk.population_models import (
 MODELS = ("pitman", "zayatz", "snb")
 #: Dankar et al.'s threshold on the sampling fraction: Pitman's model at or below it.
 DANKAR_FRACTION = 0.1
+
+#: A sample's share of its population: more than none, at most all of it.
+SamplingFraction = Annotated[float, Gt(0), Le(1)]
+#: Bootstrap replicates of an interval (0: no interval).
+Replicates = Annotated[int, Ge(0)]
 
 
 @dataclass(frozen=True)
@@ -139,12 +147,11 @@ def _finite(value: float) -> float | None:
 
 
 def resolve_population(records: int, sampling_fraction: float | None, population: int | None) -> int:
-    """The population size from exactly one of a sampling fraction and a population size."""
+    """The population size from exactly one of a sampling fraction and a population size (each
+    in the range its rule ``SamplingFraction`` or ``Count`` states)."""
     if (sampling_fraction is None) == (population is None):
         raise InputError("give either the sampling fraction or the population size")
     if sampling_fraction is not None:
-        if not 0.0 < sampling_fraction <= 1.0:
-            raise InputError(f"the sampling fraction must lie in (0, 1], got {sampling_fraction}")
         return population_size(records, sampling_fraction)
     assert population is not None
     if population < records:
@@ -152,9 +159,10 @@ def resolve_population(records: int, sampling_fraction: float | None, population
     return int(population)
 
 
-def population_uniqueness(class_sizes: np.ndarray, *, sampling_fraction: float | None = None,
-                          population: int | None = None, replicates: int = 1000, level: float = 0.95,
-                          seed: int = 0) -> PopulationUniqueness:
+@checked
+def population_uniqueness(class_sizes: np.ndarray, *, sampling_fraction: SamplingFraction | None = None,
+                          population: Count | None = None, replicates: Replicates = 1000, level: Share = 0.95,
+                          seed: Seed = 0) -> PopulationUniqueness:
     """Population uniques of a sample with the given key-class sizes (one entry per class).
 
     Parameters
@@ -174,10 +182,6 @@ def population_uniqueness(class_sizes: np.ndarray, *, sampling_fraction: float |
     sizes = np.asarray(class_sizes, dtype=np.int64)
     if sizes.size == 0 or (sizes < 1).any():
         raise InputError("population uniqueness needs a non-empty sample with classes of at least one record")
-    if not 0.0 < level < 1.0:
-        raise InputError(f"the interval's level must lie strictly between 0 and 1, got {level}")
-    if replicates < 0:
-        raise InputError(f"the number of bootstrap replicates must not be negative, got {replicates}")
     hist = ClassSizes.of(sizes)
     n = hist.records
     big_n = resolve_population(n, sampling_fraction, population)

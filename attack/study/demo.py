@@ -19,9 +19,12 @@ from typing import Any
 
 from attack.io.notices import gathered
 from attack.io.readback import read_toml
+from attack.io.rules import Seed, checked
+from attack.linkage.settings import Methods
 from attack.report.notebook import one_line
 from attack.study.results import ScenarioResult, write_outputs
 from attack.study.scenario import Scenario, scenario_from_dict
+from attack.study.settings import DemoUnits
 
 DEMO_SCENARIO = "demo.toml"
 
@@ -52,7 +55,8 @@ class DemoResult:
         return {"result": self.result.to_dict(), "files": self._files()}
 
 
-def demo_scenario(n_units: int = 17000, seed: int = 1, method: str = "greedy") -> Scenario:
+@checked
+def demo_scenario(n_units: DemoUnits = 17000, seed: Seed = 1, method: Methods = "greedy") -> Scenario:
     """The bundled demo scenario for a population of ``n_units`` firms generated from ``seed``,
     linked with ``method``."""
     raw = read_toml(resources.files("attack.study.scenarios").joinpath(DEMO_SCENARIO).read_bytes(),
@@ -67,11 +71,12 @@ DEMO_OUT = Path("reports/demo")
 
 
 @gathered
+@checked
 def run_demo(
     out_dir: str | Path = DEMO_OUT,
-    n_units: int = 17000,
-    seed: int = 1,
-    method: str = "greedy",
+    n_units: DemoUnits = 17000,
+    seed: Seed = 1,
+    method: Methods = "greedy",
     *,
     engine: Mapping[str, Any] | None = None,
     progress: bool = False,

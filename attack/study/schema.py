@@ -7,16 +7,15 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter
 
-from attack.errors import InputError
+from attack.io.rules import checked
 from attack.study.settings import ScenarioSettings
 from attack.study.settings import json_schema as linkage_schema
 from attack.study.synthetic_settings import SyntheticScenarioSettings, synthetic_json_schema
 
-#: The kinds of scenario file.
-KINDS = ("linkage", "synthetic")
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
+@checked
 def json_schema(kind: Literal["linkage", "synthetic"] | None = None) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of scenario files.
 
@@ -30,6 +29,4 @@ def json_schema(kind: Literal["linkage", "synthetic"] | None = None) -> dict[str
     if kind is None:
         schema = TypeAdapter(ScenarioSettings | SyntheticScenarioSettings).json_schema(by_alias=True)
         return {"$schema": _DRAFT, "title": "attack scenario file", **schema}
-    if kind not in KINDS:
-        raise InputError(f"unknown scenario kind {kind!r}; expected linkage or synthetic")
     return linkage_schema() if kind == "linkage" else synthetic_json_schema()

@@ -16,11 +16,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
 
+from annotated_types import Ge
 from pydantic import Field, ValidationError, model_validator
 
 from attack.datasets.demo import DEMO_SOURCES
 from attack.errors import InputError, from_validation
 from attack.io.readers import ReadOptions
+from attack.io.rules import Seed
 from attack.linkage.engines import Engine
 from attack.linkage.settings import IntruderLinkage, Linkage, SettingsTable, parses
 from attack.protect.catalogue import METHODS as PROTECTION
@@ -105,11 +107,15 @@ class DataEntry(Source):
             raise ValueError("a file entry needs id, the column holding the unit identifier")
 
 
+#: The demo's population: the generator needs at least 100 firms.
+DemoUnits = Annotated[int, Ge(100)]
+
+
 class DemoOptions(SettingsTable):
     """The generated population the ``demo`` entries derive from."""
 
-    n_units: int = Field(17000, ge=100, strict=True)
-    seed: int = Field(1, strict=True, ge=0)
+    n_units: DemoUnits = Field(17000, strict=True)
+    seed: Seed = Field(1, strict=True)
 
 
 class Data(SettingsTable):

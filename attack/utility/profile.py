@@ -30,10 +30,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
 import pandas as pd
+from annotated_types import Ge
 from scipy import stats
 
 from attack.errors import InputError
@@ -48,6 +49,7 @@ from attack.io.readers import (
     require_columns,
     source_name,
 )
+from attack.io.rules import checked
 from attack.report.attack import MIN_CELL_COUNT
 from attack.report.notebook import result_html
 from attack.risk.evaluation import default_targets
@@ -1060,6 +1062,7 @@ def _descriptive(plan: _ProfilePlan, concentration: Sequence[int]) -> dict[str, 
 
 
 @gathered
+@checked
 def utility_profile(
     original: Table | pd.DataFrame,
     release: Table | pd.DataFrame,
@@ -1072,8 +1075,8 @@ def utility_profile(
     thresholds: Thresholds | None = None,
     per_record: str | tuple[str, str] | None = None,
     paired: bool = False,
-    cov_range: str = "i<j",
-    interval_k: float = 0.05,
+    cov_range: Literal["i<j", "i<=j"] = "i<j",
+    interval_k: Annotated[float, Ge(0)] = 0.05,
     concentration: Sequence[int] = DEFAULT_CR,
     propensity: bool | Mapping[str, Any] = False,
     ml: str | Mapping[str, Any] | None = None,

@@ -105,6 +105,12 @@ def test_within_groups_random_method_is_seeded_per_group():
     assert not np.allclose(a.release["turnover"], c.release["turnover"])
 
 
+def test_a_negative_seed_is_refused_by_name():
+    with pytest.raises(InputError, match="greater than or equal to 0") as caught:
+        protect(_frame(), "hoehne-noise", ["f=0.08", "s=0.02"], columns=["turnover"], seed=-1)
+    assert caught.value.field == "seed"
+
+
 def test_log_counts_changed_values_and_is_json():
     data = _frame()
     result = protect(data, "top-code", ["cut=500"], columns=["turnover"])

@@ -233,6 +233,21 @@ def test_bad_inputs_name_the_problem() -> None:
         frequency_risk(frame, ["a"], weight="a")
 
 
+@pytest.mark.parametrize(("setting", "value", "text"), [
+    ("k", 0, "greater than or equal to 1"), ("threshold", 1.5, "less than or equal to 1"),
+    ("max_global_risk", 1.0, "less than 1"), ("alpha", -0.1, "greater than or equal to 0"),
+    ("dis_fraction", 0.0, "greater than 0"), ("sampling_fraction", 0.0, "greater than 0"),
+    ("population", 0, "greater than or equal to 1"), ("bootstrap", -1, "greater than or equal to 0"),
+    ("seed", -1, "greater than or equal to 0"), ("method", "exactly", "'approx' or 'exact'"),
+    ("household_method", "sum", "'product' or 'inclusion-exclusion'"), ("k", "3", "whole number"),
+])
+def test_a_setting_outside_its_rule_is_refused_by_name(setting, value, text) -> None:
+    """Each setting's range is declared once, in the signature, and checked before the file is read."""
+    with pytest.raises(InputError, match=text) as caught:
+        frequency_risk(pd.DataFrame({"a": [1, 2]}), ["a"], **{setting: value})
+    assert caught.value.field == setting
+
+
 def test_frequency_risk_beside_a_linkage_attack_with_categorical_keys() -> None:
     """On the release, over the categorical keys and the blocks, by brute force; absent when every
     key is metric; never part of the verdict."""

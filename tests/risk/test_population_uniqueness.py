@@ -70,3 +70,11 @@ def test_population_size_and_fraction_are_one_or_the_other():
     with pytest.raises(attack.InputError, match="smaller than the sample"):
         population_uniqueness(sizes, population=5)
     assert population_uniqueness(sizes, population=63000, replicates=0).population == 63000
+
+
+@pytest.mark.parametrize(("setting", "value"), [
+    ("sampling_fraction", 1.5), ("population", 0), ("replicates", -1), ("level", 1.0), ("seed", -1)])
+def test_a_setting_outside_its_rule_is_refused_by_name(setting, value):
+    with pytest.raises(attack.InputError) as caught:
+        population_uniqueness(np.array([1, 1, 2]), **{"sampling_fraction": 0.5, setting: value})
+    assert caught.value.field == setting

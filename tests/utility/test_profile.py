@@ -307,6 +307,14 @@ def test_input_errors():
         utility_profile(ORIGINAL[["id", "g"]], RELEASE[["id", "g"]], by=["g"])
 
 
+@pytest.mark.parametrize(("setting", "value", "text"), [
+    ("interval_k", -0.1, "greater than or equal to 0"), ("cov_range", "all", "'i<j' or 'i<=j'")])
+def test_a_setting_outside_its_rule_is_refused_by_name(setting, value, text):
+    with pytest.raises(InputError, match=text) as info:
+        utility_profile(ORIGINAL, RELEASE, **{setting: value})
+    assert info.value.field == setting
+
+
 def test_profile_with_models_reports_regression_families():
     rng = np.random.default_rng(2)
     n = 500
