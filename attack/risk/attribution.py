@@ -20,12 +20,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from annotated_types import Ge
 
 from attack.errors import InputError
 from attack.io.readers import id_column
+from attack.io.rules import Seed, checked
 from attack.linkage.link import link
 from attack.linkage.settings import Linkage
 from attack.report.notebook import fields_html, one_line, result_html
@@ -172,14 +174,15 @@ def _sampled(n: int, value: Callable[[int], float], permutations: int,
     return shares.tolist(), error.tolist(), loo
 
 
+@checked
 def explain_attack(
     data: Any,
     linkage: Linkage,
     evaluation: Evaluation,
     *,
     engine: Mapping[str, Any] | None = None,
-    permutations: int = DEFAULT_PERMUTATIONS,
-    seed: int = 0,
+    permutations: Annotated[int, Ge(2)] = DEFAULT_PERMUTATIONS,
+    seed: Seed = 0,
     say: Callable[[str], None] | None = None,
 ) -> Attribution:
     """Attribute the attack's re-identification rate and its failing cells' P_γ to the keys.
@@ -190,8 +193,6 @@ def explain_attack(
     if linkage.learn_weights is not None:
         raise InputError("the attribution re-links with subsets of the keys and is not defined for learned "
                          "weights; drop learn_weights to explain the attack", field="learn_weights")
-    if permutations < 2:
-        raise InputError(f"expected at least 2 permutations, got {permutations}", field="permutations")
     data = data.as_tables()
     labels = key_labels(linkage)
     n, full = len(labels), (1 << len(labels)) - 1

@@ -51,7 +51,7 @@ from attack.risk.targets import recodings
 from attack.risk.waves import panel_attack
 
 
-@dataclass
+@dataclass(frozen=True)
 class AttackInput:
     """The files of one attack (tables, or frames: data built in memory) and their identifier
     columns.
