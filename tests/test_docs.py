@@ -24,8 +24,19 @@ def python_blocks(page: Path) -> list[str]:
     return _BLOCK.findall(page.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if python_blocks(p)], ids=lambda p: str(p.relative_to(ROOT)))
+def needs_ui(page: Path) -> bool:
+    """Whether a page's blocks use the web interface, which is an optional extra: those pages run
+    in tests/ui/test_pages.py, which CI collects once the extra is installed."""
+    return any("attack.ui" in block for block in python_blocks(page))
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if python_blocks(p) and not needs_ui(p)],
+                         ids=lambda p: str(p.relative_to(ROOT)))
 def test_code_blocks_run(page, tmp_path, monkeypatch):
+    run_blocks(page, tmp_path, monkeypatch)
+
+
+def run_blocks(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Blocks of one page run in order in one namespace, in an empty working folder."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")

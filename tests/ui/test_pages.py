@@ -10,6 +10,8 @@ import pytest
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.testclient import TestClient
+from test_docs import PAGES as DOC_PAGES
+from test_docs import needs_ui, run_blocks
 
 from attack.ui.app import create_app
 from attack.ui.pages import PAGES, Endpoint, Page
@@ -63,3 +65,20 @@ def test_a_removed_page_is_gone(toy: str, tmp_path: Path) -> None:
 
 def test_the_built_in_pages_in_side_bar_order() -> None:
     assert [page.title for page in PAGES.values() if page.title][:2] == ["Run and results", "Certificate"]
+
+
+def test_the_pages_registry_is_over_its_package_like_every_kind() -> None:
+    """As tests/test_plugin_recipes.py checks the other four kinds (this one needs the ui extra)."""
+    from attack.io.plugins import Registry
+
+    root = Path(__file__).resolve().parents[2]
+    assert isinstance(PAGES, Registry) and PAGES.package == "attack.ui.pages" and len(PAGES) > 0
+    assert "`attack.ui.pages`" in (root / "docs/contributing/add-a-ui-page.md").read_text(encoding="utf-8")
+    assert (root / "tests/ui/test_pages.py").is_file()
+
+
+@pytest.mark.parametrize("page", [p for p in DOC_PAGES if needs_ui(p)], ids=lambda p: p.name)
+def test_the_documentation_blocks_that_use_the_ui_run(page: Path, tmp_path: Path, monkeypatch) -> None:
+    """The pages tests/test_docs.py leaves to this folder (the recipe among them) run too."""
+    assert "docs/contributing/add-a-ui-page.md" in [p.relative_to(p.parents[2]).as_posix() for p in DOC_PAGES if needs_ui(p)]
+    run_blocks(page, tmp_path, monkeypatch)
