@@ -200,7 +200,11 @@ def test_reference_without_the_family_is_an_error() -> None:
 def test_decision_by_hand() -> None:
     """Interval [0, 0.2679] around an unclipped estimate 0.2679 − 0.2376 = 0.0304 straddles
     τ = 0.1: 40 · (0.2376 / 0.0696)² ≈ 466.2 attacks would decide; an interval below τ decides."""
-    from attack.synthetic_attacks.families import decision
+    from attack.risk.stats import Estimate
+    from attack.synthetic_attacks.families import decision as typed_decision
+
+    def decision(result, tau, available):
+        return typed_decision(Estimate(**result["risk"]), result["main"]["n"], tau, available).to_dict()
 
     result = {"risk": {"value": 0.0304, "error": 0.2376, "low": 0.0, "high": 0.2680}, "main": {"n": 40}}
     out = decision(result, 0.1, 3000)
