@@ -80,6 +80,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.study.synthetic_scenario import open_scenario as load_scenario
     from attack.study.tuning import TuneResult, tune
     from attack.study.verify import verify
+    from attack.synthetic_attacks.family_options import FamilyOptions
     from attack.synthetic_attacks.inference_confidence import (
         ConfidentInference,
         confident_inference,
@@ -93,6 +94,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
         check_claim,
         epsilon_lower_bound,
     )
+    from attack.synthetic_attacks.settings import SynthSpec
     from attack.utility.ml import MlUtility, ml_utility
     from attack.utility.profile import UtilityProfile, utility_profile
 
@@ -135,6 +137,8 @@ _LAZY = {
     "membership_family": ("attack.synthetic_attacks.mia_family", "membership_family"),
     "MembershipFamilyResult": ("attack.synthetic_attacks.mia_family", "MembershipFamilyResult"),
     "attack_synthetic": ("attack.study.synthetic_run", "attack_synthetic"),
+    "SynthSpec": ("attack.synthetic_attacks.settings", "SynthSpec"),
+    "FamilyOptions": ("attack.synthetic_attacks.family_options", "FamilyOptions"),
     "utility_profile": ("attack.utility.profile", "utility_profile"),
     "UtilityProfile": ("attack.utility.profile", "UtilityProfile"),
     "ml_utility": ("attack.utility.ml", "ml_utility"),
@@ -192,6 +196,7 @@ __all__ = [
     "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
     "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
     "membership_family", "MembershipFamilyResult",
+    "SynthSpec", "FamilyOptions",
     "frequency_risk", "FrequencyRisk",
     "ml_utility", "MlUtility",
     "ReadOptions", "read_options", "read_tables", "gammas_by_variable", "inspect_file", "render_inspection",
