@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,7 @@ import pandas as pd
 from attack.errors import InputError, did_you_mean
 from attack.io.columns import is_number
 from attack.io.readers import code_column, numeric_column
+from attack.io.serial import Serialised
 from attack.risk.stats import (
     UNDEFINED_RESIDUAL,
     Estimate,
@@ -37,6 +39,7 @@ from attack.risk.stats import (
     success_rate,
     z_quantile,
 )
+from attack.risk.verdict import below_tau
 from attack.synthetic_attacks.space import Preparation, nearest_neighbours, prepare
 
 UNTRUSTED = "baseline rate is at least the attack rate: results cannot be trusted"
@@ -61,12 +64,15 @@ EXAMPLES = 10  # successful queries quoted in the parameters
 
 
 @dataclass(frozen=True)
-class AttackRisk:
+class AttackRisk(Serialised):
     """One attack's rates (main, control, baseline), its risk and the τ verdict.
 
     ``risk_basis`` is ``"residual"`` (main over control) or ``"main"`` (no control set: the main
     rate is the risk). ``passed`` is None without τ, else ``risk.high < tau`` (docs/method/synthetic-attacks.md);
     an undefined residual risk never passes."""
+
+    document_order: ClassVar[tuple[str, ...]] = ("attack", "main", "control", "baseline", "risk", "risk_basis",
+                                                 "confidence", "tau", "passed", "warnings", "parameters")
 
     attack: str
     main: Rate
@@ -79,21 +85,6 @@ class AttackRisk:
     passed: bool | None
     warnings: tuple[str, ...]
     parameters: Mapping[str, object] = field(default_factory=dict, compare=False)
-
-    def to_dict(self) -> dict:
-        return {
-            "attack": self.attack,
-            "main": self.main.to_dict(),
-            "control": None if self.control is None else self.control.to_dict(),
-            "baseline": self.baseline.to_dict(),
-            "risk": None if self.risk is None else self.risk.to_dict(),
-            "risk_basis": self.risk_basis,
-            "confidence": self.confidence,
-            "tau": self.tau,
-            "passed": self.passed,
-            "warnings": list(self.warnings),
-            "parameters": dict(self.parameters),
-        }
 
 
 def _assess(
@@ -117,7 +108,7 @@ def _assess(
             notes.append(UNDEFINED_RESIDUAL)
     if baseline.rate >= main.rate:
         notes.append(UNTRUSTED)
-    passed = None if tau is None else bool(risk is not None and risk.high < tau)
+    passed = None if tau is None else bool(below_tau(None if risk is None else risk.high, tau))
     return AttackRisk(attack, main, baseline, control, risk,
                         "main" if control is None else "residual", confidence, tau, passed,
                         tuple(notes), parameters)

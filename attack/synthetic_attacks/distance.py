@@ -12,7 +12,7 @@ each original record's distance to its nearest synthetic record (the intruder's 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ import pandas as pd
 from scipy.spatial import cKDTree
 
 from attack.errors import InputError
+from attack.io.serial import Serialised
 from attack.risk.stats import wilson_interval
 from attack.synthetic_attacks.space import (
     Encoded,
@@ -45,7 +46,7 @@ def _share(flags: np.ndarray) -> float | None:
 
 
 @dataclass(frozen=True)
-class DcrSummary:
+class DcrSummary(Serialised):
     """Distances to the closest record in one direction (docs/method/synthetic-attacks.md)."""
 
     direction: str
@@ -58,9 +59,6 @@ class DcrSummary:
     share_zero: float | None
     share_below_threshold: float | None
     threshold: float | None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def summarise_dcr(direction: str, dcr: np.ndarray, threshold: float | None = None) -> DcrSummary:
@@ -77,7 +75,7 @@ def summarise_dcr(direction: str, dcr: np.ndarray, threshold: float | None = Non
 
 
 @dataclass(frozen=True)
-class NndrSummary:
+class NndrSummary(Serialised):
     """Nearest-neighbour distance ratio of the synthetic records against one reference."""
 
     reference: str
@@ -85,9 +83,6 @@ class NndrSummary:
     mean: float | None
     median: float | None
     p5: float | None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def nndr(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -106,7 +101,7 @@ def summarise_nndr(reference: str, ratios: np.ndarray | None) -> NndrSummary:
 
 
 @dataclass(frozen=True)
-class CopyCounts:
+class CopyCounts(Serialised):
     """Exact and near copies against one original file (training or control), docs/method/synthetic-attacks.md.
 
     ``exact_copy_share``: synthetic query rows at distance 0 from some row of the file (identical
@@ -129,13 +124,11 @@ class CopyCounts:
     gamma_copies: int | None
     gamma_copy_share: float | None
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class DistanceAttack:
-    """Result of ``distance_attack``; see the module docstring for the directions."""
+class DistanceAttack(Serialised):
+    """Result of ``distance_attack``; see the module docstring for the directions. Its JSON
+    (``to_dict``) is its fields, None for every undefined value."""
 
     preparation: dict
     n_original: int
@@ -157,31 +150,6 @@ class DistanceAttack:
     baseline_protection: dict
     overfitting_protection: dict | None
     warnings: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        """JSON-ready dictionary (None for every undefined value)."""
-        return {
-            "preparation": self.preparation,
-            "n_original": self.n_original,
-            "n_synthetic": self.n_synthetic,
-            "n_control": self.n_control,
-            "n_query": self.n_query,
-            "query_sample": self.query_sample,
-            "seed": self.seed,
-            "dcr": {name: s.to_dict() for name, s in self.dcr.items()},
-            "closer_than_original_nn": self.closer_than_original_nn,
-            "seed003": self.seed003,
-            "nndr_training": self.nndr_training.to_dict(),
-            "nndr_control": self.nndr_control.to_dict() if self.nndr_control else None,
-            "nndr_difference": self.nndr_difference,
-            "copies_training": self.copies_training.to_dict(),
-            "copies_control": self.copies_control.to_dict() if self.copies_control else None,
-            "near_fraction": self.near_fraction,
-            "gamma": self.gamma,
-            "baseline_protection": self.baseline_protection,
-            "overfitting_protection": self.overfitting_protection,
-            "warnings": list(self.warnings),
-        }
 
 
 def distance_attack(
