@@ -34,6 +34,7 @@ from attack.errors import InputError
 from attack.io.readers import code_column, numeric_column
 from attack.report.notebook import one_line, result_html
 from attack.risk.stats import Estimate, Rate, residual_risk, success_rate
+from attack.risk.verdict import below_tau
 from attack.synthetic_attacks.anonymeter import correct_guesses
 from attack.synthetic_attacks.evaluator import AttackEvaluation, Check, Space, register
 from attack.synthetic_attacks.family_options import CURVE_RECALLS, DEFAULT_RECALL, ConfidenceOptions
@@ -96,7 +97,7 @@ class ConfidentInference:
     def passed(self) -> bool:
         """True when the upper bound of the advantage at the declared recall is below τ."""
         point = self.declared
-        return point is not None and point.advantage is not None and point.advantage.high < self.tau
+        return below_tau(None if point is None or point.advantage is None else point.advantage.high, self.tau)
 
     def table(self) -> pd.DataFrame:
         """The curve: one row per recall."""
