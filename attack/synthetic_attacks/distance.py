@@ -211,7 +211,7 @@ def distance_attack(
     ratios_t = nndr(to_orig.distances[:, 0], to_orig.distances[:, 1]) if k_orig == 2 else None
     closer = _closer_than_own_nn(orig, own, to_orig.indices[:, 0], dcr_so)
     side = None if ctrl is None else _control_side(
-        prep, _Queries(syn, syn_all, orig, dcr_so, ratios_t), ctrl, from_syn[1].distances[:, 0],
+        prep, _QuerySide(syn, syn_all, orig, dcr_so, ratios_t), ctrl, from_syn[1].distances[:, 0],
         t_dcr=t_dcr, near_fraction=near_fraction, gamma=gamma, balance_repeats=int(balance_repeats), seed=seeds[2])
     if side is not None:
         dcr.update(side.dcr)
@@ -233,7 +233,7 @@ def distance_attack(
 
 
 @dataclass(frozen=True, eq=False)
-class _Queries:
+class _QuerySide:
     """The synthetic queries (``rows``: the sampled ones; ``every``: all of them), the encoded
     original, each query's distance to it and the training NNDRs (None with one original row)."""
 
@@ -257,7 +257,7 @@ class _ControlSide:
     warnings: list[str]
 
 
-def _control_side(prep: Preparation, queries: _Queries, ctrl: Encoded, from_ctrl: np.ndarray, *,
+def _control_side(prep: Preparation, queries: _QuerySide, ctrl: Encoded, from_ctrl: np.ndarray, *,
                   t_dcr: float | None, near_fraction: float, gamma: float | None, balance_repeats: int,
                   seed: np.random.SeedSequence) -> _ControlSide:
     """The distance figures against the holdout (``from_ctrl``: each holdout row's distance to the

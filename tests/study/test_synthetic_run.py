@@ -226,3 +226,20 @@ def test_decide_reruns_with_the_attacks_an_undecided_check_needs() -> None:
     assert again.figures["singling_out"]["main"]["n"] == needed["attacks_needed"]
     assert again.figures["settings"]["n_attacks"] == needed["attacks_needed"] and again.figures["settings"]["decide"]
     assert "decides at τ" in first.to_markdown() and "~" in first.to_markdown()
+
+
+def test_the_settings_document_is_a_spec_a_mapping_or_a_file(tmp_path) -> None:
+    """One settings document, three spellings, the same run; a keyword shortcut wins over it."""
+    original, release = firms(120, 1), firms(120, 2)
+    settings = {"keys": ["region", "sector"], "n_attacks": 20, "seed": 3}
+    (tmp_path / "attacks.toml").write_text('keys = ["region", "sector"]\nn_attacks = 20\nseed = 3\n')
+    runs = [attack_synthetic(original, release, None, SynthSpec(**settings)),
+            attack_synthetic(original, release, None, settings),
+            attack_synthetic(original, release, None, tmp_path / "attacks.toml")]
+    documents = [{k: v for k, v in r.to_dict().items() if k != "tool"} for r in runs]
+    assert documents[0] == documents[1] == documents[2]
+    tuned = attack_synthetic(original, release, None, settings, n_attacks=25)
+    assert tuned.to_dict()["settings"]["n_attacks"] == 25
+    with pytest.raises(InputError) as caught:
+        attack_synthetic(original, release, None, {"keys": ["region"], "n_atacks": 5})
+    assert caught.value.field == "settings.n_atacks" and "n_attacks" in caught.value.message
