@@ -11,10 +11,19 @@ reads it at start-up.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 
 from attack.errors import InputError, did_you_mean
 from attack.linkage.settings import SettingsTable
@@ -54,13 +63,20 @@ class FamilyOptions(SettingsTable):
     inference_confidence: ConfidenceOptions | None = Field(
         None, description="Inference with confidence: the declared recall, neighbours, targets, calibration.")
 
-    @model_validator(mode="before")
+    #: The tables as the settings wrote them (the result's JSON echoes them, not their defaults).
+    _written: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="wrap")
     @classmethod
-    def _tables(cls, data: Any) -> Any:
-        for name, table in (data.items() if isinstance(data, Mapping) else ()):
+    def _tables(cls, data: Any, handler: ModelWrapValidatorHandler[FamilyOptions]) -> FamilyOptions:
+        if not isinstance(data, Mapping):
+            return handler(data)
+        for name, table in data.items():
             if name not in cls.model_fields and not isinstance(table, Mapping):
                 raise InputError(f"expected a table of options, got {table!r}", field=name)
-        return data
+        made = handler(data)
+        made._written = {name: copy.deepcopy(table) for name, table in data.items() if isinstance(table, Mapping)}
+        return made
 
     def of(self, family: str) -> Any | None:
         """The options given for ``family`` (its typed model for a built-in family, else the
@@ -68,8 +84,10 @@ class FamilyOptions(SettingsTable):
         return getattr(self, family, None)
 
     def given(self) -> dict[str, Any]:
-        """The tables as the settings gave them (what a result's JSON shows)."""
-        return {name: table.model_dump(exclude_unset=True) if isinstance(table, BaseModel) else table
+        """The tables as the settings gave them (what a result's JSON shows): as written when
+        they were written as data, else the fields set on the models."""
+        return {name: self._written[name] if name in self._written else
+                table.model_dump(exclude_unset=True) if isinstance(table, BaseModel) else table
                 for name in self.named() if (table := self.of(name)) is not None}
 
     def named(self) -> list[str]:

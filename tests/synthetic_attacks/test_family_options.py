@@ -59,3 +59,13 @@ def test_a_scenario_s_attacks_table_takes_them():
                                       "options": {"inference_confidence": {"recall": 0.2}}})
     assert attacks.options.given() == {"inference_confidence": {"recall": 0.2}}
     assert FamilyOptions().given() == {}
+
+
+def test_the_result_echoes_the_tables_as_written():
+    spec = SynthSpec(options={"inference_confidence": {"recall": 1, "recalls": [0.5, 0.1]}})
+    assert spec.options.inference_confidence.recalls == [0.1, 0.5]  # the model's own order
+    assert spec.to_dict()["options"] == {"inference_confidence": {"recall": 1, "recalls": [0.5, 0.1]}}
+    again = spec.model_copy(update={"n_attacks": 7})
+    assert again.to_dict()["options"] == spec.to_dict()["options"]
+    typed = SynthSpec(options=FamilyOptions(inference_confidence=ConfidenceOptions(recall=0.3)))
+    assert typed.to_dict()["options"] == {"inference_confidence": {"recall": 0.3}}
