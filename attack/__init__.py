@@ -82,6 +82,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (a command pays o
     from attack.study.synthetic_scenario import open_scenario as load_scenario
     from attack.study.tuning import TuneResult, tune
     from attack.study.verify import verify
+    from attack.synthetic_attacks.family_options import FamilyOptions
     from attack.synthetic_attacks.inference_confidence import (
         ConfidentInference,
         confident_inference,
@@ -142,6 +143,7 @@ _LAZY = {
     "attack_synthetic": ("attack.study.synthetic_run", "attack_synthetic"),
     "tune_synthesis": ("attack.study.synthesis_tuning", "tune_synthesis"),
     "SynthSpec": ("attack.synthetic_attacks.settings", "SynthSpec"),
+    "FamilyOptions": ("attack.synthetic_attacks.family_options", "FamilyOptions"),
     "utility_profile": ("attack.utility.profile", "utility_profile"),
     "UtilityProfile": ("attack.utility.profile", "UtilityProfile"),
     "ml_utility": ("attack.utility.ml", "ml_utility"),
@@ -196,6 +198,7 @@ __all__ = [
     "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
     "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
     "membership_family", "MembershipFamilyResult",
+    "SynthSpec", "FamilyOptions",
     "frequency_risk", "FrequencyRisk",
     "ml_utility", "MlUtility",
     "ReadOptions", "read_options", "read_tables", "gammas_by_variable", "inspect_file", "render_inspection",
@@ -211,7 +214,7 @@ __all__ = [
     "Attribution", "CellAttribution", "explain_attack", "record_outcomes", "records_table", "release_records",
     "remedy", "remedy_table", "RemedyResult", "RemedyRound", "AttackInput",
     "PopulationFile",
-    "SynthSpec", "tune_synthesis",
+    "tune_synthesis",
     "AttackSettings", "run_attack",
 ]
 

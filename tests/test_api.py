@@ -43,7 +43,7 @@ def test_the_public_names_are_pinned():
         "String", "Date", "Block", "AnyBlock", "Engine", "mass_attack", "AttackResult", "Scenario", "ScenarioResult",
         "demo_scenario", "protect", "Protected", "utility_profile", "attack_synthetic",
         "SyntheticResult", "verify", "tune", "link_names", "TruthResult", "synthesize", "Synthesis",
-        "SyntheticScenario", "SyntheticScenarioResult", "load_scenario",
+        "SyntheticScenario", "SyntheticScenarioResult", "load_scenario", "SynthSpec", "FamilyOptions",
         "membership_family", "MembershipFamilyResult", "frequency_risk", "FrequencyRisk",
         "ml_utility", "MlUtility", "TuneResult", "UtilityProfile",
         "ReadOptions", "read_options", "read_tables", "gammas_by_variable", "inspect_file", "render_inspection",
@@ -58,7 +58,7 @@ def test_the_public_names_are_pinned():
         "Attribution", "CellAttribution", "explain_attack", "record_outcomes", "records_table", "release_records",
         "remedy", "remedy_table", "RemedyResult", "RemedyRound", "AttackInput",
         "PopulationFile",
-        "SynthSpec", "tune_synthesis",
+        "tune_synthesis",
         "AttackSettings", "run_attack",
     }
     for name in attack.__all__:

@@ -18,7 +18,25 @@ own leading fields before its base's). ``ABSENT`` as a field's value leaves its 
 None stays a JSON null. ``from_plain(cls, document)`` is the inverse: it parses a document back
 into the typed result by the same rules and the fields' annotations.
 
-No result writes its own ``to_dict`` by hand unless its JSON is not a function of its fields.
+Two more rules, for documents whose shape predates the fields: ``flatten`` merges a mapping (or
+a nested result's document) into the enclosing one instead of nesting it under the field's name,
+and a class attribute ``document_order`` names every key in the order the JSON shows them, which
+may include derived properties (a verdict computed from the fields)::
+
+    @dataclass(frozen=True)
+    class Check(Serialised):
+        document_order: ClassVar = ("measure", "where", "value", "passed")
+        measure: str
+        value: float | None
+        where: Mapping[str, Any] = figure(default_factory=dict, flatten=True)
+
+        @property
+        def passed(self) -> bool: ...
+
+A field without a default takes its rule as ``dataclasses.field(metadata=rules(...))``, the
+spelling type checkers understand. An object that writes its own ``to_dict`` (a settings model)
+is its ``to_dict()`` wherever it is nested. No result writes its own ``to_dict`` by hand unless
+its JSON is not a function of its fields.
 """
 
 from __future__ import annotations
@@ -33,7 +51,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-__all__ = ["ABSENT", "Serialised", "figure", "from_plain", "json_names", "to_plain"]
+__all__ = ["ABSENT", "Serialised", "figure", "from_plain", "json_names", "rules", "to_plain"]
 
 _MISSING: Any = dataclasses.MISSING
 T = TypeVar("T")
@@ -62,11 +80,12 @@ ABSENT: Any = _Absent()
 
 def figure(*, default: Any = _MISSING, default_factory: Any = _MISSING, name: str | None = None,
            omit_none: bool = False, serialise: bool = True, repr: bool = True, split: bool = False,
-           compare: bool = True) -> Any:
+           flatten: bool = False, compare: bool = True) -> Any:
     """A dataclass field with its JSON rule: ``name`` (the JSON key, default the field's),
     ``omit_none`` (no key when the value is None), ``serialise`` (False: never in the JSON),
-    ``split`` (an estimate with its interval as the keys ``name`` and ``name_ci``)."""
-    metadata = {"json_name": name, "omit_none": omit_none, "serialise": serialise, "split": split}
+    ``split`` (an estimate with its interval as the keys ``name`` and ``name_ci``), ``flatten``
+    (the value's keys join the enclosing document)."""
+    metadata = rules(name=name, omit_none=omit_none, serialise=serialise, split=split, flatten=flatten)
     kwargs: dict[str, Any] = {"metadata": metadata, "repr": repr, "compare": compare}
     if default is not _MISSING:
         kwargs["default"] = default
@@ -75,12 +94,22 @@ def figure(*, default: Any = _MISSING, default_factory: Any = _MISSING, name: st
     return dataclasses.field(**kwargs)
 
 
+def rules(*, name: str | None = None, omit_none: bool = False, serialise: bool = True, split: bool = False,
+          flatten: bool = False) -> dict[str, Any]:
+    """The JSON rule of a field as its metadata, for a field without a default, which type
+    checkers only see as such when spelt ``dataclasses.field(metadata=rules(...))``."""
+    return {"json_name": name, "omit_none": omit_none, "serialise": serialise, "split": split, "flatten": flatten}
+
+
 def to_plain(value: Any) -> Any:
     """``value`` as JSON-ready Python: dataclasses by their fields' rules, mappings as dicts
     (keys as text), sequences as lists, numpy scalars and arrays as Python numbers and lists."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        if isinstance(value, Serialised) and type(value).to_dict is not Serialised.to_dict:
-            return value.to_dict()
+    if isinstance(value, type):
+        return value
+    own = getattr(type(value), "to_dict", None)
+    if callable(own) and own is not Serialised.to_dict:
+        return value.to_dict()
+    if dataclasses.is_dataclass(value):
         return _fields(value)
     if isinstance(value, Mapping):
         return {str(k) if not isinstance(k, str) else k: to_plain(v) for k, v in value.items()}
@@ -120,15 +149,32 @@ def json_names(cls: type) -> list[str]:
 
 
 def _fields(value: Any) -> dict[str, Any]:
+    order = getattr(type(value), "document_order", None)
+    if order is None:
+        return _written(value, _ordered(type(value)))
+    fields = {f.name: f for f in dataclasses.fields(value)}
     out: dict[str, Any] = {}
-    for f in _ordered(type(value)):
+    for name in order:
+        if name in fields:
+            out.update(_written(value, [fields[name]]))
+        else:  # a derived property the document shows
+            out[name] = to_plain(getattr(value, name))
+    return out
+
+
+def _written(value: Any, fields: list[dataclasses.Field]) -> dict[str, Any]:
+    """The keys of ``fields`` of ``value`` by their rules."""
+    out: dict[str, Any] = {}
+    for f in fields:
         meta = f.metadata
         item = getattr(value, f.name)
-        if item is ABSENT or (item is None and meta.get("omit_none", False)):
+        if not meta.get("serialise", True) or item is ABSENT or (item is None and meta.get("omit_none", False)):
             continue
         name = meta.get("json_name") or f.name
         if meta.get("split", False):
             out[name], out[f"{name}_ci"] = _split(item)
+        elif meta.get("flatten", False):
+            out.update(to_plain(item))
         else:
             out[name] = to_plain(item)
     return out

@@ -149,6 +149,70 @@ NO_HOLDOUT_UTILITY = ("no holdout: the propensity utility compares every candida
                       "synthesised from, which rewards copies of them; give real rows kept out of synthesis")
 
 
+@dataclass(frozen=True, eq=False)
+class TuningPlan:
+    """A checked tuning run: the grid, the settings every candidate shares, the synthesised
+    ``columns`` and the rows the utility compares each candidate with."""
+
+    grid: Mapping[str, Sequence[Any]]
+    fixed: dict[str, Any]
+    columns: list[str]
+    compared: pd.DataFrame
+    attacks: Mapping[str, Any]
+    membership: Mapping[str, Any] | None
+    utility_model: str
+    seed: int
+
+    def points(self) -> list[dict[str, Any]]:
+        """The keywords of ``synthesize`` at every grid point, in the grid's order."""
+        names = list(self.grid)
+        return [_settings(self.fixed, dict(zip(names, combination, strict=True)))
+                for combination in itertools.product(*(list(self.grid[k]) for k in names))]
+
+    def settings(self, holdout: pd.DataFrame | None) -> dict[str, Any]:
+        """The tuning's settings as its JSON records them."""
+        return {"grid": {k: list(v) for k, v in self.grid.items()}, "fixed": self.fixed,
+                "attacks": _plain(self.attacks), "membership": _plain(self.membership),
+                "utility_model": self.utility_model, "seed": self.seed, "columns": self.columns,
+                "utility_rows": "original" if holdout is None else "holdout",
+                "warnings": [NO_HOLDOUT_UTILITY] if holdout is None else []}
+
+
+def plan_tuning(original: pd.DataFrame, grid: Mapping[str, Sequence[Any]], *, holdout: pd.DataFrame | None,
+                columns: Sequence[str] | None, fixed: Mapping[str, Any] | None, attacks: Mapping[str, Any] | None,
+                membership: Mapping[str, Any] | None, utility_model: str, seed: int) -> TuningPlan:
+    """Check the grid and the fixed settings of ``tune_synthesis``; nothing is synthesised yet."""
+    unknown = sorted(k for k in grid if grid_type(k) is None)
+    if unknown:
+        raise InputError(f"cannot vary {unknown[0]!r}; the grid takes {', '.join(GRID_KEYS)}", field=f"grid.{unknown[0]}")
+    if not grid or any(not isinstance(v, (list, tuple)) or not v for v in grid.values()):
+        raise InputError("every grid entry needs a non-empty list of values", field="grid")
+    if utility_model not in MODELS:
+        raise InputError(f"expected one of {', '.join(MODELS)}, got {utility_model!r}", field="utility_model")
+    fixed = dict(fixed or {})
+    clash = sorted(set(fixed) & set(grid))
+    if clash or "seed" in fixed:
+        raise InputError(f"{(clash or ['seed'])[0]!r} is set by the tuning itself", field="fixed")
+    columns = list(original.columns if columns is None else columns)
+    # utility against real rows the generator never saw when there are some: a file that copies its
+    # training rows then gains nothing from the copies
+    compared = original[columns] if holdout is None else holdout[columns]
+    return TuningPlan(grid, fixed, columns, compared, attacks or {}, membership, utility_model, seed)
+
+
+def _candidate_at(plan: TuningPlan, original: pd.DataFrame, holdout: pd.DataFrame | None,
+                  settings: dict[str, Any]) -> tuple[SynthesisCandidate, pd.DataFrame]:
+    """One grid point synthesised, attacked and measured."""
+    columns, seed = plan.columns, plan.seed
+    synthetic = synthesize(original, columns=columns, seed=seed, **settings).frame
+    game = None if plan.membership is None else {**plan.membership, "synthesis": settings}
+    risk = attack_synthetic(original[columns], synthetic, None if holdout is None else holdout[columns],
+                            **plan.attacks, membership=game, seed=seed)
+    utility = propensity_utility(plan.compared, synthetic, models=(plan.utility_model,), tables=False, seed=seed)
+    checks = [c.to_dict() for c in risk.tau_checks]
+    return _candidate(settings, checks, risk.passed, utility.scores[0].pmse_ratio), synthetic
+
+
 def tune_synthesis(
     original: pd.DataFrame,
     grid: Mapping[str, Sequence[Any]],
@@ -171,41 +235,14 @@ def tune_synthesis(
     ``cart``. With a ``holdout`` the propensity score compares each candidate with the holdout
     (real rows the generator never saw) instead of the original it was made from.
     """
-    unknown = sorted(k for k in grid if grid_type(k) is None)
-    if unknown:
-        raise InputError(f"cannot vary {unknown[0]!r}; the grid takes {', '.join(GRID_KEYS)}", field=f"grid.{unknown[0]}")
-    if not grid or any(not isinstance(v, (list, tuple)) or not v for v in grid.values()):
-        raise InputError("every grid entry needs a non-empty list of values", field="grid")
-    if utility_model not in MODELS:
-        raise InputError(f"expected one of {', '.join(MODELS)}, got {utility_model!r}", field="utility_model")
-    fixed = dict(fixed or {})
-    clash = sorted(set(fixed) & set(grid))
-    if clash or "seed" in fixed:
-        raise InputError(f"{(clash or ['seed'])[0]!r} is set by the tuning itself", field="fixed")
-    columns = list(original.columns if columns is None else columns)
-    names, values = list(grid), [list(grid[k]) for k in grid]
-    candidates, frames = [], []
-    # utility against real rows the generator never saw when there are some: a file that copies its
-    # training rows then gains nothing from the copies
-    compared = original[columns] if holdout is None else holdout[columns]
-    for combination in itertools.product(*values):
-        settings = _settings(fixed, dict(zip(names, combination, strict=True)))
-        synthetic = synthesize(original, columns=columns, seed=seed, **settings).frame
-        game = None if membership is None else {**membership, "synthesis": settings}
-        risk = attack_synthetic(original[columns], synthetic, None if holdout is None else holdout[columns],
-                                **(attacks or {}), membership=game, seed=seed)
-        utility = propensity_utility(compared, synthetic, models=(utility_model,), tables=False, seed=seed)
-        candidates.append(_candidate(settings, risk.figures["checks"], risk.passed, utility.scores[0].pmse_ratio))
-        frames.append(synthetic)
+    plan = plan_tuning(original, grid, holdout=holdout, columns=columns, fixed=fixed, attacks=attacks,
+                       membership=membership, utility_model=utility_model, seed=seed)
+    made = [_candidate_at(plan, original, holdout, settings) for settings in plan.points()]
+    candidates = [candidate for candidate, _ in made]
     passing = [i for i, c in enumerate(candidates) if c.passed]
     chosen = min(passing, key=lambda i: (candidates[i].s_pmse, i)) if passing else None
-    return SynthesisTuning(
-        tuple(candidates), chosen, _frontier(candidates), None if chosen is None else frames[chosen],
-        {"grid": {k: list(v) for k, v in grid.items()}, "fixed": fixed, "attacks": _plain(attacks or {}),
-         "membership": _plain(membership), "utility_model": utility_model, "seed": seed, "columns": columns,
-         "utility_rows": "original" if holdout is None else "holdout",
-         "warnings": [NO_HOLDOUT_UTILITY] if holdout is None else []},
-    )
+    return SynthesisTuning(tuple(candidates), chosen, _frontier(candidates),
+                           None if chosen is None else made[chosen][1], plan.settings(holdout))
 
 
 def _settings(fixed: Mapping[str, Any], point: Mapping[str, Any]) -> dict[str, Any]:
@@ -249,5 +286,5 @@ def _plain(value: Any) -> Any:
     return value
 
 
-__all__ = ["GRID_KEYS", "GRID_TYPES", "SynthesisCandidate", "SynthesisTuning", "grid_type", "parse_grid",
-           "tune_synthesis"]
+__all__ = ["GRID_KEYS", "GRID_TYPES", "SynthesisCandidate", "SynthesisTuning", "TuningPlan", "grid_type",
+           "parse_grid", "plan_tuning", "tune_synthesis"]

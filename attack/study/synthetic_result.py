@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
 from attack.errors import InputError
 from attack.io.fingerprint import file_input
 from attack.io.jsonio import SCHEMA_VERSION
+from attack.io.serial import Serialised, figure, rules
 from attack.io.writers import (
     certificate_paths,
     check_outputs,
@@ -25,20 +25,47 @@ from attack.report.notebook import figures_of, one_line, result_html
 from attack.report.synthetic import render_synth_html, render_synth_markdown
 from attack.study import certificate, signing
 from attack.study.results import certificate_files
+from attack.synthetic_attacks.evaluator import AttackEvaluation, Check
+from attack.synthetic_attacks.settings import SynthSpec
+from attack.synthetic_attacks.space import Preparation
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 
+@dataclass(frozen=True)
+class Repeated(Serialised):
+    """A run repeated by ``decide``: the attacks per check of the first run and of the repeat."""
+
+    first_n_attacks: int
+    n_attacks: int
+
+
 @dataclass(frozen=True, eq=False)
-class SyntheticResult:
-    """What ``attack.attack_synthetic`` returns.
+class SyntheticResult(Serialised):
+    """What ``attack.attack_synthetic`` returns; its JSON (``to_dict``) is derived from the fields.
 
     Attributes
     ----------
-    figures:
-        The JSON-ready document: ``preparation``, ``distance``, ``singling_out``,
-        ``linkability``, ``attribute`` (per target), ``checks`` and ``passed``.
+    tool:
+        The program and version that ran the attacks.
+    settings:
+        The validated settings of the run.
+    n_original, n_synthetic, n_holdout:
+        Records of the attacked original (members), of the synthetic file and of the holdout
+        (None without one).
+    preparation:
+        The distance space fitted on the original.
+    attacks:
+        What each attack family found, by family name, in the order they ran.
+    tau_checks:
+        Every τ decision of the families (the JSON's ``checks``).
+    tau:
+        The risk limit of every check.
+    decide:
+        When ``decide`` repeated the run with more attacks: how many, before and after.
+    synthesis:
+        How the scenario made the synthetic file (None when it was given).
     title:
         The heading of the reports.
     exposed:
@@ -52,26 +79,45 @@ class SyntheticResult:
         holdout, reference): what a certificate binds.
     """
 
-    figures: Mapping[str, Any]
-    title: str = "Attacks on a synthetic release"
-    exposed: pd.DataFrame | None = field(default=None, repr=False)
-    inputs: tuple[str, ...] = field(default=(), repr=False)
-    sources: tuple[tuple[str, str, str, int], ...] = field(default=(), repr=False)
+    document_order: ClassVar[tuple[str, ...]] = (
+        "schema_version", "kind", "tool", "settings", "n_original", "n_synthetic", "n_holdout", "preparation",
+        "attacks", "tau_checks", "tau", "passed", "decide", "synthesis")
+    schema_version: ClassVar[int] = SCHEMA_VERSION
+    kind: ClassVar[str] = "synthetic"
+
+    tool: str
+    settings: SynthSpec
+    n_original: int
+    n_synthetic: int
+    n_holdout: int | None
+    preparation: Preparation
+    attacks: Mapping[str, AttackEvaluation] = field(metadata=rules(flatten=True))
+    tau_checks: tuple[Check, ...] = field(metadata=rules(name="checks"))
+    tau: float
+    decide: Repeated | None = figure(default=None, omit_none=True)
+    synthesis: Mapping[str, Any] | None = figure(default=None, omit_none=True)
+    title: str = figure(default="Attacks on a synthetic release", serialise=False)
+    exposed: pd.DataFrame | None = figure(default=None, serialise=False, repr=False)
+    inputs: tuple[str, ...] = figure(default=(), serialise=False, repr=False)
+    sources: tuple[tuple[str, str, str, int], ...] = figure(default=(), serialise=False, repr=False)
 
     @property
     def passed(self) -> bool:
         """True when the upper 95% bound of every check is below τ."""
-        return bool(self.figures["passed"])
+        return all(c.passed for c in self.tau_checks)
+
+    @property
+    def figures(self) -> dict[str, Any]:
+        """The JSON document without its schema version (what the reports and the certificate read)."""
+        document = self.to_dict()
+        del document["schema_version"]
+        return document
 
     @property
     def checks(self) -> pd.DataFrame:
         """One row per decision: attack family, measure, value, upper bound, τ, verdict."""
-        frame = pd.DataFrame(list(self.figures["checks"]))
+        frame = pd.DataFrame([c.to_dict() for c in self.tau_checks])
         return frame[["passed", *(c for c in frame.columns if c != "passed")]] if len(frame) else frame
-
-    def to_dict(self) -> dict:
-        """The JSON document ``attack synth`` writes (a deep copy)."""
-        return {"schema_version": SCHEMA_VERSION, **copy.deepcopy(dict(self.figures))}
 
     def certificate(self, directory: str | Path, *, key: Any | None = None) -> dict:
         """The sealed certificate of this result, for a certificate file in ``directory``: the
@@ -133,9 +179,9 @@ class SyntheticResult:
                            checks, failing=failing, full=".checks")
 
     def __repr__(self) -> str:
-        checks = self.figures["checks"]
-        failing = sum(not c["passed"] for c in checks)
-        return one_line("SyntheticResult", self.passed, repr(self.title), f"{failing} of {len(checks)} checks not passed")
+        failing = sum(not c.passed for c in self.tau_checks)
+        return one_line("SyntheticResult", self.passed, repr(self.title),
+                        f"{failing} of {len(self.tau_checks)} checks not passed")
 
     def plot(self) -> list[Figure]:
         """The figures of the HTML report (the attacks' success rates), as matplotlib figures."""

@@ -41,6 +41,8 @@ from attack.study.synthetic_settings import (
     SyntheticScenarioSettings,
     validate_synthetic,
 )
+from attack.synthetic_attacks.evaluator import registered
+from attack.synthetic_attacks.family_options import unknown_families
 from attack.synthetic_attacks.mia_game import split_holdout
 from attack.synthetic_attacks.settings import SynthSpec
 
@@ -178,8 +180,7 @@ class SyntheticScenario:
             synthetic = Table(made, "the synthetic file made by [synthesis]")
         result = attack_synthetic(original, synthetic, holdout, self._spec(), title=self.title)
         if made is not None:
-            figures = {**result.figures, "synthesis": {"made_by_scenario": True, **self._synthesis_log()}}
-            result = SyntheticResult(figures, result.title, result.exposed, inputs=result.inputs)
+            result = replace(result, synthesis={"made_by_scenario": True, **self._synthesis_log()}, sources=())
         return SyntheticScenarioResult(result, made, self)
 
     def tune(self) -> SynthesisTuning:
@@ -235,6 +236,7 @@ class SyntheticScenario:
         """Every column the settings name exists in the original (checked before the synthesis
         and the attacks start)."""
         synthesis, attacks = self.settings.synthesis, self.settings.attacks
+        unknown_families(attacks.options, (cls.family for cls in registered()))
         named = [("attacks." + f, getattr(attacks, f)) for f in ("keys", "targets", "exclude", "categorical")]
         named.append(("attacks.bins", list(attacks.bins)))
         if synthesis is not None:

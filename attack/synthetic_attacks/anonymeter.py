@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,7 @@ import pandas as pd
 from attack.errors import InputError, did_you_mean
 from attack.io.columns import is_number
 from attack.io.readers import code_column, numeric_column
+from attack.io.serial import Serialised
 from attack.risk.stats import (
     UNDEFINED_RESIDUAL,
     Estimate,
@@ -37,6 +39,7 @@ from attack.risk.stats import (
     success_rate,
     z_quantile,
 )
+from attack.risk.verdict import below_tau
 from attack.synthetic_attacks.space import Preparation, nearest_neighbours, prepare
 
 UNTRUSTED = "baseline rate is at least the attack rate: results cannot be trusted"
@@ -61,12 +64,15 @@ EXAMPLES = 10  # successful queries quoted in the parameters
 
 
 @dataclass(frozen=True)
-class AttackRisk:
+class AttackRisk(Serialised):
     """One attack's rates (main, control, baseline), its risk and the τ verdict.
 
     ``risk_basis`` is ``"residual"`` (main over control) or ``"main"`` (no control set: the main
     rate is the risk). ``passed`` is None without τ, else ``risk.high < tau`` (docs/method/synthetic-attacks.md);
     an undefined residual risk never passes."""
+
+    document_order: ClassVar[tuple[str, ...]] = ("attack", "main", "control", "baseline", "risk", "risk_basis",
+                                                 "confidence", "tau", "passed", "warnings", "parameters")
 
     attack: str
     main: Rate
@@ -79,21 +85,6 @@ class AttackRisk:
     passed: bool | None
     warnings: tuple[str, ...]
     parameters: Mapping[str, object] = field(default_factory=dict, compare=False)
-
-    def to_dict(self) -> dict:
-        return {
-            "attack": self.attack,
-            "main": self.main.to_dict(),
-            "control": None if self.control is None else self.control.to_dict(),
-            "baseline": self.baseline.to_dict(),
-            "risk": None if self.risk is None else self.risk.to_dict(),
-            "risk_basis": self.risk_basis,
-            "confidence": self.confidence,
-            "tau": self.tau,
-            "passed": self.passed,
-            "warnings": list(self.warnings),
-            "parameters": dict(self.parameters),
-        }
 
 
 def _assess(
@@ -117,7 +108,7 @@ def _assess(
             notes.append(UNDEFINED_RESIDUAL)
     if baseline.rate >= main.rate:
         notes.append(UNTRUSTED)
-    passed = None if tau is None else bool(risk is not None and risk.high < tau)
+    passed = None if tau is None else bool(below_tau(None if risk is None else risk.high, tau))
     return AttackRisk(attack, main, baseline, control, risk,
                         "main" if control is None else "residual", confidence, tau, passed,
                         tuple(notes), parameters)
@@ -591,6 +582,64 @@ def _describe(queries: _Queries, i: int, names: Sequence[str],
     return " & ".join(parts)
 
 
+def _check_mode(mode: str, max_attempts: int) -> None:
+    if mode not in ("univariate", "multivariate"):
+        raise InputError(f"singling-out mode must be 'univariate' or 'multivariate', got {mode!r}")
+    if max_attempts < 1:
+        raise InputError(f"max_attempts must be at least 1, got {max_attempts}")
+
+
+def _query_width(frames: Mapping[str, pd.DataFrame], columns: Sequence[str], categorical: Sequence[str],
+                 mode: str, n_cols: int) -> int:
+    """The predicates per query, once the columns are known to every file and the width fits them."""
+    if not columns:
+        raise InputError("singling out needs at least one column")
+    _require_columns(frames, [*columns, *categorical])
+    n_predicates = n_cols if mode == "multivariate" else 1
+    if not 1 <= n_predicates <= len(columns):
+        raise InputError(f"n_cols must lie between 1 and the {len(columns)} columns, got {n_cols}")
+    return n_predicates
+
+
+def _singling_queries(table: _Table, numeric: np.ndarray, mode: str, n_attacks: int, n_cols: int,
+                      max_attempts: int, rng: np.random.Generator) -> tuple[_Queries, int | None]:
+    """The queries that single out one synthetic record, and the attempts it took (None for
+    univariate queries); an InputError when there is none."""
+    if mode == "univariate":
+        queries, attempts = _univariate_queries(table, numeric, n_attacks, rng), None
+    else:
+        queries, attempts = _multivariate_queries(table, numeric, n_attacks, n_cols, max_attempts, rng)
+    if len(queries) == 0:
+        raise InputError(f"no {mode} query singles out a synthetic record "
+                         f"(attempts: {attempts}); use fewer columns per query or more attempts")
+    return queries, attempts
+
+
+def _control_rate(tables: Mapping[str, _Table], queries: _Queries, main_k: int, confidence: float,
+                  rng: np.random.Generator, parameters: dict, notes: list[str]) -> Rate:
+    """The control's success rate, size-corrected when the control and the original differ in
+    size; the raw count, the correction and its notes join ``parameters`` and ``notes``."""
+    n_queries = len(queries)
+    control_k: float = int(_singles_out(tables["control"], queries).sum())
+    parameters["control_successes_raw"] = control_k
+    n_original, n_control = tables["original"].n_rows, tables["control"].n_rows
+    if n_control != n_original and control_k > 0:
+        factor, info = _control_size_correction(tables["control"], queries, n_original, rng)
+        parameters["control_size_correction"] = info
+        main_raw = success_rate(main_k, n_queries, confidence)
+        if factor is None:
+            notes.append(f"control size correction not applied: {info['reason']}")
+        else:
+            _beside_the_correction(parameters, main_raw, control_k, factor, info.get("factor_interval"),
+                                   n_queries, confidence)
+            control_k *= factor
+        if control_k > n_queries:
+            notes.append(f"size-corrected control successes {control_k:.3f} exceed the "
+                         f"{n_queries} queries; clipped")
+            control_k = float(n_queries)
+    return success_rate(control_k, n_queries, confidence)
+
+
 def singling_out(
     original: pd.DataFrame,
     synthetic: pd.DataFrame,
@@ -620,35 +669,18 @@ def singling_out(
     out real records, so they are confidential and left out by default.
     Raises InputError when no query could be generated."""
     _check_common(n_attacks, confidence, tau)
-    if mode not in ("univariate", "multivariate"):
-        raise InputError(f"singling-out mode must be 'univariate' or 'multivariate', got {mode!r}")
-    if max_attempts < 1:
-        raise InputError(f"max_attempts must be at least 1, got {max_attempts}")
+    _check_mode(mode, max_attempts)
     frames = _frames(original, synthetic, control)
     columns = list(synthetic.columns if columns is None else columns)
-    if not columns:
-        raise InputError("singling out needs at least one column")
-    _require_columns(frames, [*columns, *categorical])
-    n_predicates = n_cols if mode == "multivariate" else 1
-    if not 1 <= n_predicates <= len(columns):
-        raise InputError(f"n_cols must lie between 1 and the {len(columns)} columns, got {n_cols}")
+    n_predicates = _query_width(frames, columns, categorical, mode, n_cols)
     numeric = _numeric_columns(frames, columns, categorical)
     matrices, categories = _encode(list(frames.values()), columns, numeric)
     tables = {role: _Table.build(_distinct_rows(m))
               for role, m in zip(frames, matrices, strict=True)}
     generate, guess, subsample = _rngs(seed, 3)
-
     synthetic_table = tables["synthetic"]
-    if mode == "univariate":
-        queries = _univariate_queries(synthetic_table, numeric, n_attacks, generate)
-        attempts = None
-    else:
-        queries, attempts = _multivariate_queries(synthetic_table, numeric, n_attacks, n_cols,
-                                                  max_attempts, generate)
+    queries, attempts = _singling_queries(synthetic_table, numeric, mode, n_attacks, n_cols, max_attempts, generate)
     n_queries = len(queries)
-    if n_queries == 0:
-        raise InputError(f"no {mode} query singles out a synthetic record "
-                         f"(attempts: {attempts}); use fewer columns per query or more attempts")
     notes = []
     if n_queries < n_attacks:
         notes.append(f"only {n_queries} of the {n_attacks} requested queries could be generated; "
@@ -668,27 +700,8 @@ def singling_out(
     if quote_examples:  # the queries single out real records: confidential, off by default
         parameters["examples"] = [_describe(queries, int(i), columns, categories)
                                   for i in np.flatnonzero(main_hits)[:EXAMPLES]]
-    control_rate = None
-    if control is not None:
-        control_k: float = int(_singles_out(tables["control"], queries).sum())
-        parameters["control_successes_raw"] = control_k
-        n_original, n_control = tables["original"].n_rows, tables["control"].n_rows
-        if n_control != n_original and control_k > 0:
-            factor, info = _control_size_correction(tables["control"], queries, n_original,
-                                                    subsample)
-            parameters["control_size_correction"] = info
-            main_raw = success_rate(int(main_hits.sum()), n_queries, confidence)
-            if factor is None:
-                notes.append(f"control size correction not applied: {info['reason']}")
-            else:
-                _beside_the_correction(parameters, main_raw, control_k, factor, info.get("factor_interval"),
-                                       n_queries, confidence)
-                control_k *= factor
-            if control_k > n_queries:
-                notes.append(f"size-corrected control successes {control_k:.3f} exceed the "
-                             f"{n_queries} queries; clipped")
-                control_k = float(n_queries)
-        control_rate = success_rate(control_k, n_queries, confidence)
+    control_rate = None if control is None else _control_rate(
+        tables, queries, int(main_hits.sum()), confidence, subsample, parameters, notes)
     main = success_rate(int(main_hits.sum()), n_queries, confidence)
     baseline = success_rate(baseline_k, n_queries, confidence)
     return _assess(f"singling_out_{mode}", main, baseline, control_rate, confidence=confidence,

@@ -831,6 +831,23 @@ def knn_attribution(
     target values are compared as text; the category order for vote ties is the sorted text,
     missing last. Synthetic records with a missing numeric target are left out."""
     keys = _names(keys, "key")
+    _check_knn(keys, target, target_type, k, gamma, zero_tolerance)
+    _check_frame(original, "original", (*keys, target))
+    _check_frame(synthetic, "synthetic", (*keys, target))
+    attacked = _attacked_rows(len(original), n_attacks, seed)
+    prep = synth_space.prepare(original, keys, categorical=categorical, scaling=scaling,
+                               categorical_mode=categorical_mode, metric=metric,
+                               na_equal=na_equal)
+    common = _KnnCommon(keys=keys, target=target, target_type=target_type, k=k,
+                        n_attacks=n_attacks, seed=seed if n_attacks is not None else None,
+                        n_attacked=len(attacked), preparation=prep.to_dict())
+    if target_type == "categorical":
+        return _knn_categorical(prep, original, synthetic, target, attacked, k, common)
+    return _knn_numeric(prep, original, synthetic, target, attacked, k, common, gamma, zero_tolerance)
+
+
+def _check_knn(keys: Sequence[str], target: str, target_type: str, k: int | None, gamma: float,
+               zero_tolerance: float) -> None:
     if target in keys:
         raise InputError("the target cannot also be a key", column=target)
     if target_type not in ("categorical", "numeric"):
@@ -839,38 +856,47 @@ def knn_attribution(
         raise InputError(f"k must be a positive whole number or None (all), got {k!r}")
     if not gamma > 0 or zero_tolerance < 0:
         raise InputError("γ must be positive and the zero tolerance non-negative")
-    _check_frame(original, "original", (*keys, target))
-    _check_frame(synthetic, "synthetic", (*keys, target))
-    attacked = np.arange(len(original))
-    if n_attacks is not None:
-        if not isinstance(n_attacks, int) or not 1 <= n_attacks <= len(original):
-            raise InputError(f"n_attacks must be between 1 and {len(original)}, got {n_attacks!r}")
-        rng = np.random.default_rng(np.random.SeedSequence(seed))
-        attacked = np.sort(rng.choice(len(original), size=n_attacks, replace=False))
-    prep = synth_space.prepare(original, keys, categorical=categorical, scaling=scaling,
-                               categorical_mode=categorical_mode, metric=metric,
-                               na_equal=na_equal)
+
+
+def _attacked_rows(n_original: int, n_attacks: int | None, seed: int) -> np.ndarray:
+    """Every original row, or a seeded sample of ``n_attacks`` of them."""
+    if n_attacks is None:
+        return np.arange(n_original)
+    if not isinstance(n_attacks, int) or not 1 <= n_attacks <= n_original:
+        raise InputError(f"n_attacks must be between 1 and {n_original}, got {n_attacks!r}")
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    return np.sort(rng.choice(n_original, size=n_attacks, replace=False))
+
+
+def _knn_categorical(prep: synth_space.Preparation, original: pd.DataFrame, synthetic: pd.DataFrame, target: str,
+                     attacked: np.ndarray, k: int | None, common: _KnnCommon) -> KnnAttribution:
+    """The vote of the nearest synthetic records on a categorical target, against the majority
+    and marginal baselines."""
     enc_o, enc_s = synth_space.encode(prep, original, synthetic)
-    common = _KnnCommon(keys=keys, target=target, target_type=target_type, k=k,
-                        n_attacks=n_attacks, seed=seed if n_attacks is not None else None,
-                        n_attacked=len(attacked), preparation=prep.to_dict())
-    if target_type == "categorical":
-        both = pd.Series(np.concatenate([code_column(original, target),
-                                         code_column(synthetic, target)]), dtype=object)
-        codes, levels = pd.factorize(both, sort=True, use_na_sentinel=False)
-        truth, values = codes[attacked], codes[len(original):]
-        guess, exact = _idw_predict(prep, enc_o.take(attacked), enc_s, values, k, len(levels))
-        share = np.bincount(values, minlength=len(levels)) / len(values)
-        majority = int(np.argmax(share))
-        hits = int((guess == truth).sum())
-        return KnnAttribution(
-            **common, n_evaluated=len(truth), n_synthetic_used=len(values),
-            n_exact=int(exact.sum()), accuracy=hits / len(truth),
-            accuracy_interval=wilson_interval(hits, len(truth)),
-            majority_class=None if pd.isna(levels[majority]) else str(levels[majority]),
-            baseline_majority_accuracy=float((truth == majority).mean()),
-            baseline_marginal_accuracy=float(share[truth].mean()),
-        )
+    both = pd.Series(np.concatenate([code_column(original, target),
+                                     code_column(synthetic, target)]), dtype=object)
+    codes, levels = pd.factorize(both, sort=True, use_na_sentinel=False)
+    truth, values = codes[attacked], codes[len(original):]
+    guess, exact = _idw_predict(prep, enc_o.take(attacked), enc_s, values, k, len(levels))
+    share = np.bincount(values, minlength=len(levels)) / len(values)
+    majority = int(np.argmax(share))
+    hits = int((guess == truth).sum())
+    return KnnAttribution(
+        **common, n_evaluated=len(truth), n_synthetic_used=len(values),
+        n_exact=int(exact.sum()), accuracy=hits / len(truth),
+        accuracy_interval=wilson_interval(hits, len(truth)),
+        majority_class=None if pd.isna(levels[majority]) else str(levels[majority]),
+        baseline_majority_accuracy=float((truth == majority).mean()),
+        baseline_marginal_accuracy=float(share[truth].mean()),
+    )
+
+
+def _knn_numeric(prep: synth_space.Preparation, original: pd.DataFrame, synthetic: pd.DataFrame, target: str,
+                 attacked: np.ndarray, k: int | None, common: _KnnCommon, gamma: float,
+                 zero_tolerance: float) -> KnnAttribution:
+    """The inverse-distance weighted mean of the nearest synthetic records on a numeric target,
+    against the synthetic mean: squared error and the share within γ."""
+    enc_o, enc_s = synth_space.encode(prep, original, synthetic)
     truth_all = numeric_column(original, target)[attacked]
     values = numeric_column(synthetic, target)
     kept = np.flatnonzero(~np.isnan(values))

@@ -12,13 +12,15 @@ each original record's distance to its nearest synthetic record (the intruder's 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
 
 from attack.errors import InputError
+from attack.io.serial import Serialised
 from attack.risk.stats import wilson_interval
 from attack.synthetic_attacks.space import (
     Encoded,
@@ -44,7 +46,7 @@ def _share(flags: np.ndarray) -> float | None:
 
 
 @dataclass(frozen=True)
-class DcrSummary:
+class DcrSummary(Serialised):
     """Distances to the closest record in one direction (docs/method/synthetic-attacks.md)."""
 
     direction: str
@@ -57,9 +59,6 @@ class DcrSummary:
     share_zero: float | None
     share_below_threshold: float | None
     threshold: float | None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def summarise_dcr(direction: str, dcr: np.ndarray, threshold: float | None = None) -> DcrSummary:
@@ -76,7 +75,7 @@ def summarise_dcr(direction: str, dcr: np.ndarray, threshold: float | None = Non
 
 
 @dataclass(frozen=True)
-class NndrSummary:
+class NndrSummary(Serialised):
     """Nearest-neighbour distance ratio of the synthetic records against one reference."""
 
     reference: str
@@ -84,9 +83,6 @@ class NndrSummary:
     mean: float | None
     median: float | None
     p5: float | None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def nndr(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -105,7 +101,7 @@ def summarise_nndr(reference: str, ratios: np.ndarray | None) -> NndrSummary:
 
 
 @dataclass(frozen=True)
-class CopyCounts:
+class CopyCounts(Serialised):
     """Exact and near copies against one original file (training or control), docs/method/synthetic-attacks.md.
 
     ``exact_copy_share``: synthetic query rows at distance 0 from some row of the file (identical
@@ -128,13 +124,11 @@ class CopyCounts:
     gamma_copies: int | None
     gamma_copy_share: float | None
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class DistanceAttack:
-    """Result of ``distance_attack``; see the module docstring for the directions."""
+class DistanceAttack(Serialised):
+    """Result of ``distance_attack``; see the module docstring for the directions. Its JSON
+    (``to_dict``) is its fields, None for every undefined value."""
 
     preparation: dict
     n_original: int
@@ -156,31 +150,6 @@ class DistanceAttack:
     baseline_protection: dict
     overfitting_protection: dict | None
     warnings: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        """JSON-ready dictionary (None for every undefined value)."""
-        return {
-            "preparation": self.preparation,
-            "n_original": self.n_original,
-            "n_synthetic": self.n_synthetic,
-            "n_control": self.n_control,
-            "n_query": self.n_query,
-            "query_sample": self.query_sample,
-            "seed": self.seed,
-            "dcr": {name: s.to_dict() for name, s in self.dcr.items()},
-            "closer_than_original_nn": self.closer_than_original_nn,
-            "seed003": self.seed003,
-            "nndr_training": self.nndr_training.to_dict(),
-            "nndr_control": self.nndr_control.to_dict() if self.nndr_control else None,
-            "nndr_difference": self.nndr_difference,
-            "copies_training": self.copies_training.to_dict(),
-            "copies_control": self.copies_control.to_dict() if self.copies_control else None,
-            "near_fraction": self.near_fraction,
-            "gamma": self.gamma,
-            "baseline_protection": self.baseline_protection,
-            "overfitting_protection": self.overfitting_protection,
-            "warnings": list(self.warnings),
-        }
 
 
 def distance_attack(
@@ -221,25 +190,15 @@ def distance_attack(
     ``balance_repeats=0`` reports the unbalanced comparison only.
     """
     _check_options(original, synthetic, control, t_dcr, near_fraction, gamma)
-    for name, value in (("query_sample", query_sample), ("baseline_rows", baseline_rows)):
-        if value is not None and (int(value) != value or value < 1):
-            raise InputError(f"{name} must be a positive whole number, got {value!r}")
-    if int(balance_repeats) != balance_repeats or balance_repeats < 0:
-        raise InputError(f"balance_repeats must be a whole number >= 0, got {balance_repeats!r}")
+    _check_counts(query_sample, baseline_rows, balance_repeats)
     seeds = np.random.SeedSequence(seed).spawn(3)
     n_syn = len(synthetic)
-    rows = np.arange(n_syn)
-    if query_sample is not None and query_sample < n_syn:
-        rows = np.sort(np.random.default_rng(seeds[0]).choice(n_syn, query_sample, replace=False))
+    rows = _query_rows(n_syn, query_sample, seeds[0])
     n_random = rows.size if baseline_rows is None else min(rows.size, int(baseline_rows))
     random_frame = uniform_records(prep, n_random, seeds[1])
-    frames = [original, synthetic, random_frame] + ([control] if control is not None else [])
-    enc = encode(prep, *frames)
-    orig, syn_all, rand = enc[0], enc[1], enc[2]
-    ctrl = enc[3] if control is not None else None
+    orig, syn_all, rand, *held = encode(prep, original, synthetic, random_frame, *([] if control is None else [control]))
+    ctrl = held[0] if held else None
     syn = syn_all.take(rows)
-    warnings: list[str] = []
-
     k_orig = min(2, len(orig))
     to_orig, own = search_many(prep, orig, [(syn, k_orig), (orig, k_orig)])
     from_syn = search_many(prep, syn_all, [(orig, 1)] + ([(ctrl, 1)] if ctrl is not None else []))
@@ -251,58 +210,90 @@ def distance_attack(
     }
     ratios_t = nndr(to_orig.distances[:, 0], to_orig.distances[:, 1]) if k_orig == 2 else None
     closer = _closer_than_own_nn(orig, own, to_orig.indices[:, 0], dcr_so)
-
-    ratios_c = None
-    copies_control = overfitting = nndr_diff = None
-    if ctrl is not None:
-        k_ctrl = min(2, len(ctrl))
-        to_ctrl = search(prep, syn, ctrl, k_ctrl)
-        from_ctrl = from_syn[1]
-        dcr_sc = to_ctrl.distances[:, 0]
-        dcr["synthetic→control"] = summarise_dcr("synthetic→control", dcr_sc, t_dcr)
-        dcr["control→synthetic"] = summarise_dcr(
-            "control→synthetic", from_ctrl.distances[:, 0], t_dcr
-        )
-        if k_ctrl == 2:
-            ratios_c = nndr(to_ctrl.distances[:, 0], to_ctrl.distances[:, 1])
-        if ratios_t is not None and ratios_c is not None:
-            nndr_diff = _paired_difference(ratios_c, ratios_t)
-        copies_control = _copies(
-            prep, "control", ctrl, syn_all, dcr_sc, from_ctrl.distances[:, 0], near_fraction, gamma
-        )
-        overfitting = _balanced_overfitting(prep, syn, orig, ctrl, dcr_so, dcr_sc, int(balance_repeats), seeds[2])
-        if len(ctrl) < len(orig) / 2 and not balance_repeats:
-            warnings.append(
-                f"the control (holdout) set has {len(ctrl)} rows, fewer than half the "
-                f"{len(orig)} training rows; DCROverfittingProtection is unreliable"
-            )
-    copies_training = _copies(
-        prep, "training", orig, syn_all, dcr_so, from_orig.distances[:, 0], near_fraction, gamma
-    )
-    dcr_random = search(prep, rand, orig, 1).distances[:, 0]
-    baseline = _baseline(dcr_so, dcr_random, seed)
+    side = None if ctrl is None else _control_side(
+        prep, _QuerySide(syn, syn_all, orig, dcr_so, ratios_t), ctrl, from_syn[1].distances[:, 0],
+        t_dcr=t_dcr, near_fraction=near_fraction, gamma=gamma, balance_repeats=int(balance_repeats), seed=seeds[2])
+    if side is not None:
+        dcr.update(side.dcr)
+    copies_training = _copies(prep, "training", orig, syn_all, dcr_so, from_orig.distances[:, 0], near_fraction, gamma)
+    baseline = _baseline(dcr_so, search(prep, rand, orig, 1).distances[:, 0], seed)
     return DistanceAttack(
-        preparation=prep.to_dict(),
-        n_original=len(orig),
-        n_synthetic=n_syn,
-        n_control=len(ctrl) if ctrl is not None else None,
-        n_query=int(rows.size),
-        query_sample=int(rows.size) if rows.size < n_syn else None,
-        seed=seed,
-        dcr=dcr,
-        closer_than_original_nn=closer,
-        seed003=_seed003(prep, dcr["synthetic→original"]),
+        preparation=prep.to_dict(), n_original=len(orig), n_synthetic=n_syn,
+        n_control=len(ctrl) if ctrl is not None else None, n_query=int(rows.size),
+        query_sample=int(rows.size) if rows.size < n_syn else None, seed=seed, dcr=dcr,
+        closer_than_original_nn=closer, seed003=_seed003(prep, dcr["synthetic→original"]),
         nndr_training=summarise_nndr("training", ratios_t),
-        nndr_control=summarise_nndr("control", ratios_c) if ctrl is not None else None,
-        nndr_difference=nndr_diff,
-        copies_training=copies_training,
-        copies_control=copies_control,
-        near_fraction=float(near_fraction),
-        gamma=None if gamma is None else float(gamma),
-        baseline_protection=baseline,
-        overfitting_protection=overfitting,
-        warnings=warnings,
+        nndr_control=summarise_nndr("control", side.ratios) if side is not None else None,
+        nndr_difference=None if side is None else side.nndr_difference, copies_training=copies_training,
+        copies_control=None if side is None else side.copies, near_fraction=float(near_fraction),
+        gamma=None if gamma is None else float(gamma), baseline_protection=baseline,
+        overfitting_protection=None if side is None else side.overfitting,
+        warnings=[] if side is None else side.warnings,
     )
+
+
+@dataclass(frozen=True, eq=False)
+class _QuerySide:
+    """The synthetic queries (``rows``: the sampled ones; ``every``: all of them), the encoded
+    original, each query's distance to it and the training NNDRs (None with one original row)."""
+
+    rows: Encoded
+    every: Encoded
+    original: Encoded
+    dcr: np.ndarray
+    ratios: np.ndarray | None
+
+
+@dataclass(frozen=True, eq=False)
+class _ControlSide:
+    """What the holdout adds: its DCR summaries, NNDRs, the paired NNDR difference, its copies,
+    the overfitting comparison and a warning when it is small."""
+
+    dcr: dict[str, DcrSummary]
+    ratios: np.ndarray | None
+    nndr_difference: dict[str, Any] | None
+    copies: CopyCounts
+    overfitting: dict[str, Any]
+    warnings: list[str]
+
+
+def _control_side(prep: Preparation, queries: _QuerySide, ctrl: Encoded, from_ctrl: np.ndarray, *,
+                  t_dcr: float | None, near_fraction: float, gamma: float | None, balance_repeats: int,
+                  seed: np.random.SeedSequence) -> _ControlSide:
+    """The distance figures against the holdout (``from_ctrl``: each holdout row's distance to the
+    nearest synthetic row)."""
+    orig = queries.original
+    k_ctrl = min(2, len(ctrl))
+    to_ctrl = search(prep, queries.rows, ctrl, k_ctrl)
+    dcr_sc = to_ctrl.distances[:, 0]
+    dcr = {"synthetic→control": summarise_dcr("synthetic→control", dcr_sc, t_dcr),
+           "control→synthetic": summarise_dcr("control→synthetic", from_ctrl, t_dcr)}
+    ratios = nndr(to_ctrl.distances[:, 0], to_ctrl.distances[:, 1]) if k_ctrl == 2 else None
+    difference = None
+    if queries.ratios is not None and ratios is not None:
+        difference = _paired_difference(ratios, queries.ratios)
+    copies = _copies(prep, "control", ctrl, queries.every, dcr_sc, from_ctrl, near_fraction, gamma)
+    overfitting = _balanced_overfitting(prep, queries.rows, orig, ctrl, queries.dcr, dcr_sc, balance_repeats, seed)
+    warnings = []
+    if len(ctrl) < len(orig) / 2 and not balance_repeats:
+        warnings.append(f"the control (holdout) set has {len(ctrl)} rows, fewer than half the "
+                        f"{len(orig)} training rows; DCROverfittingProtection is unreliable")
+    return _ControlSide(dcr, ratios, difference, copies, overfitting, warnings)
+
+
+def _query_rows(n_syn: int, query_sample: int | None, seed: np.random.SeedSequence) -> np.ndarray:
+    """The synthetic rows used as queries: all of them, or a seeded sample of ``query_sample``."""
+    if query_sample is not None and query_sample < n_syn:
+        return np.sort(np.random.default_rng(seed).choice(n_syn, query_sample, replace=False))
+    return np.arange(n_syn)
+
+
+def _check_counts(query_sample: int | None, baseline_rows: int | None, balance_repeats: int) -> None:
+    for name, value in (("query_sample", query_sample), ("baseline_rows", baseline_rows)):
+        if value is not None and (int(value) != value or value < 1):
+            raise InputError(f"{name} must be a positive whole number, got {value!r}")
+    if int(balance_repeats) != balance_repeats or balance_repeats < 0:
+        raise InputError(f"balance_repeats must be a whole number >= 0, got {balance_repeats!r}")
 
 
 def _check_options(original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,

@@ -19,6 +19,8 @@ import pandas as pd
 
 from attack.errors import InputError
 from attack.io.plugins import Registry
+from attack.io.serial import Serialised, figure, rules
+from attack.risk.verdict import below_tau
 
 if TYPE_CHECKING:
     from attack.synthetic_attacks.settings import SynthSpec
@@ -28,28 +30,27 @@ __all__ = ["ATTACKS", "Check", "AttackEvaluation", "Space", "SyntheticAttack", "
 
 
 @dataclass(frozen=True)
-class Check:
+class Check(Serialised):
     """One τ decision: the risk ``value`` of a measure and the ``upper`` bound of its 95 %
-    interval; ``passed`` when the upper bound lies below τ. ``where`` names the target (and γ)."""
+    interval; ``passed`` when the upper bound lies below τ. ``where`` names the target (and γ);
+    in the JSON its entries stand between the measure and the value."""
+
+    document_order: ClassVar[tuple[str, ...]] = ("family", "measure", "where", "value", "upper", "tau", "passed")
 
     family: str
     measure: str
     value: float | None
     upper: float | None
     tau: float
-    where: Mapping[str, Any] = field(default_factory=dict)
+    where: Mapping[str, Any] = figure(default_factory=dict, flatten=True)
 
     @property
     def passed(self) -> bool:
-        return self.upper is not None and self.upper < self.tau
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"family": self.family, "measure": self.measure, **self.where, "value": self.value,
-                "upper": self.upper, "tau": self.tau, "passed": self.passed}
+        return below_tau(self.upper, self.tau)
 
 
 @dataclass(frozen=True, eq=False)
-class AttackEvaluation:
+class AttackEvaluation(Serialised):
     """What one attack family found.
 
     Attributes
@@ -57,7 +58,8 @@ class AttackEvaluation:
     family:
         The key of ``section`` in the result's JSON.
     section:
-        The family's JSON-ready figures (aggregates only).
+        The family's figures (aggregates only): a typed result, whose document is the family's
+        JSON section, or a JSON-ready mapping.
     checks:
         Its τ decisions, in the order the report lists them.
     attacks_wanted:
@@ -67,11 +69,11 @@ class AttackEvaluation:
         Record-level rows of the original the attack flags (never in ``to_dict``).
     """
 
-    family: str
-    section: Mapping[str, Any]
-    checks: tuple[Check, ...] = ()
-    attacks_wanted: int | None = None
-    exposed: pd.DataFrame | None = field(default=None, repr=False)
+    family: str = field(metadata=rules(serialise=False))
+    section: Any = field(metadata=rules(flatten=True))
+    checks: tuple[Check, ...] = figure(default=(), serialise=False)
+    attacks_wanted: int | None = figure(default=None, serialise=False)
+    exposed: pd.DataFrame | None = figure(default=None, serialise=False, repr=False)
 
     @property
     def passed(self) -> bool:
@@ -82,9 +84,6 @@ class AttackEvaluation:
     def worst(self) -> Check | None:
         """The check with the largest upper bound (an undefined bound counts as the largest)."""
         return max(self.checks, key=lambda c: 2.0 if c.upper is None else c.upper, default=None)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.section)
 
 
 @dataclass(frozen=True, eq=False)

@@ -14,16 +14,26 @@ bound of the maximum over attacks of the TPR at the chosen false-positive rate.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from attack.risk.stats import wilson_interval
-from attack.synthetic_attacks.anonymeter import inference, linkability, singling_out
-from attack.synthetic_attacks.cap import Binning, cap_scores, knn_attribution, table_measures
+from attack.io.serial import Serialised, rules
+from attack.risk.stats import Estimate, wilson_interval
+from attack.risk.verdict import below_tau
+from attack.synthetic_attacks.anonymeter import AttackRisk, inference, linkability, singling_out
+from attack.synthetic_attacks.cap import (
+    Binning,
+    CapScores,
+    KnnAttribution,
+    TableMeasures,
+    cap_scores,
+    knn_attribution,
+    table_measures,
+)
 from attack.synthetic_attacks.distance import distance_attack
 from attack.synthetic_attacks.evaluator import AttackEvaluation, Check, Space, register
 from attack.synthetic_attacks.membership import membership_inference
@@ -31,8 +41,8 @@ from attack.synthetic_attacks.mia_family import membership_family
 from attack.synthetic_attacks.settings import SynthSpec
 from attack.synthetic_attacks.space import prepare
 
-__all__ = ["AttributeDisclosure", "DistanceAttacks", "Linkability", "MembershipFamily", "ShadowMembership",
-           "SinglingOut", "decision"]
+__all__ = ["AttributeDisclosure", "Decided", "Decision", "DistanceAttacks", "Linkability", "MembershipFamily",
+           "ShadowMembership", "SinglingOut", "TargetDisclosure", "decision"]
 
 #: Columns per multivariate singling-out query (Anonymeter's default; fewer when the files have fewer).
 SINGLING_OUT_COLUMNS = 3
@@ -40,43 +50,78 @@ SINGLING_OUT_COLUMNS = 3
 MAX_DECIDING_ATTACKS = 50_000
 
 
-def decision(result: Mapping[str, Any], tau: float, available: int | None) -> dict[str, Any]:
-    """Whether the risk interval of one attack decides at τ (it lies wholly below τ or reaches
-    it from above: ``high < τ`` or ``low ≥ τ``), and if not, about how many attacks would: the
-    half-width shrinks as 1/√n, so ``n · (error / |τ − estimate|)²`` if the (unclipped) estimate
-    stayed where it is. ``available``: the most attacks the files allow (records per attacked set; None when
-    unknown)."""
-    risk = result["risk"]
-    n = result["main"]["n"]
-    if risk is not None and (risk["high"] < tau or risk["low"] >= tau):
-        return {"decided": True, "attacks": n, "attacks_needed": None, "attacks_available": available}
+@dataclass(frozen=True)
+class Decision(Serialised):
+    """Whether one attack's risk interval decides at τ, and if not, about how many attacks would
+    (``attacks_needed``; None when no estimate says) out of the ``attacks_available``."""
+
+    decided: bool
+    attacks: int
+    attacks_needed: int | None
+    attacks_available: int | None
+
+    def wanted(self) -> int | None:
+        """The attacks this decision asks for, capped by what the files allow and by
+        ``MAX_DECIDING_ATTACKS``; None when it decides or cannot say."""
+        if self.decided or self.attacks_needed is None:
+            return None
+        cap = MAX_DECIDING_ATTACKS if self.attacks_available is None else min(self.attacks_available,
+                                                                             MAX_DECIDING_ATTACKS)
+        return min(self.attacks_needed, cap)
+
+
+def decision(risk: Estimate | None, n: int, tau: float, available: int | None) -> Decision:
+    """Whether the risk interval of one attack of ``n`` attacks decides at τ (it lies wholly
+    below τ or reaches it from above: ``high < τ`` or ``low ≥ τ``), and if not, about how many
+    attacks would: the half-width shrinks as 1/√n, so ``n · (error / |τ − estimate|)²`` if the
+    (unclipped) estimate stayed where it is. ``available``: the most attacks the files allow
+    (records per attacked set; None when unknown)."""
+    if risk is not None and (below_tau(risk.high, tau) or not below_tau(risk.low, tau)):
+        return Decision(True, n, None, available)
     needed = None
     if risk is not None:
         # the unclipped estimate: the interval is estimate ± error, clipped to [0, 1]
-        centre = risk["high"] - risk["error"] if 0 < risk["high"] < 1 else risk["value"]
+        centre = risk.high - risk.error if 0 < risk.high < 1 else risk.value
         gap = abs(tau - centre)
-        needed = int(np.ceil(n * (risk["error"] / gap) ** 2)) if gap else None
-    return {"decided": False, "attacks": n, "attacks_needed": needed, "attacks_available": available}
+        needed = int(np.ceil(n * (risk.error / gap) ** 2)) if gap else None
+    return Decision(False, n, needed, available)
 
 
-def _wanted(results: Sequence[Mapping[str, Any]]) -> int | None:
-    """The attacks per check that the undecided results need, capped by what the files allow
-    and by ``MAX_DECIDING_ATTACKS``; None when every result decides or none can say."""
-    wanted = []
-    for r in results:
-        d = r["decision"]
-        if not d["decided"] and d["attacks_needed"] is not None:
-            cap = MAX_DECIDING_ATTACKS if d["attacks_available"] is None else min(d["attacks_available"],
-                                                                                    MAX_DECIDING_ATTACKS)
-            wanted.append(min(d["attacks_needed"], cap))
-    return max(wanted, default=None)
+@dataclass(frozen=True)
+class Decided(Serialised):
+    """An Anonymeter-style attack's figures followed by whether its interval decides at τ."""
+
+    found: AttackRisk = field(metadata=rules(flatten=True))
+    decision: Decision
+
+    @classmethod
+    def of(cls, found: AttackRisk, tau: float, available: int | None) -> Decided:
+        return cls(found, decision(found.risk, found.main.n, tau, available))
+
+    def check(self, family: str, tau: float, **where: Any) -> Check:
+        """The τ check of this attack: its risk and the upper bound of the risk's interval."""
+        risk = self.found.risk
+        measure = "residual risk" if self.found.risk_basis == "residual" else "success rate"
+        return Check(family, measure, None if risk is None else risk.value, None if risk is None else risk.high,
+                     tau, where)
 
 
-def _rate_check(family: str, result: Mapping[str, Any], tau: float, **where: Any) -> Check:
-    risk = result["risk"]
-    measure = "residual risk" if result["risk_basis"] == "residual" else "success rate"
-    return Check(family, measure, None if risk is None else risk["value"],
-                 None if risk is None else risk["high"], tau, where)
+def _wanted(decided: Iterable[Decided]) -> int | None:
+    """The attacks per check that the undecided results need (each capped); None when every
+    result decides or none can say."""
+    return max((w for d in decided if (w := d.decision.wanted()) is not None), default=None)
+
+
+@dataclass(frozen=True)
+class TargetDisclosure(Serialised):
+    """What the attribute attacks found on one target: the table measures, the CAP trio, kNN
+    attribution and the inference per γ (one entry for a categorical target)."""
+
+    kind: str = field(metadata=rules(name="type"))
+    table_measures: TableMeasures
+    cap: CapScores
+    knn_attribution: KnnAttribution
+    inference: Mapping[str, Decided]
 
 
 def _share_check(measure: str, pct: float | None, n: int, tau: float, **where: Any) -> Check:
@@ -107,7 +152,7 @@ class DistanceAttacks:
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
                  seed: int) -> AttackEvaluation:
         found = distance_attack(original, synthetic, self.space.preparation, control=control, seed=seed)
-        return AttackEvaluation(self.family, found.to_dict())
+        return AttackEvaluation(self.family, found)
 
 
 @register
@@ -130,9 +175,9 @@ class SinglingOut:
         columns = list(self.space.columns)
         found = singling_out(original, synthetic, control, columns=columns,
                              categorical=list(self.space.preparation.categorical), n_attacks=self.n_attacks,
-                             n_cols=min(SINGLING_OUT_COLUMNS, len(columns)), tau=self.tau, seed=seed).to_dict()
-        found["decision"] = decision(found, self.tau, None)
-        return AttackEvaluation(self.family, found, (_rate_check(self.family, found, self.tau),), _wanted([found]))
+                             n_cols=min(SINGLING_OUT_COLUMNS, len(columns)), tau=self.tau, seed=seed)
+        decided = Decided.of(found, self.tau, None)
+        return AttackEvaluation(self.family, decided, (decided.check(self.family, self.tau),), _wanted([decided]))
 
 
 @register
@@ -160,9 +205,9 @@ class Linkability:
         found = linkability(original, synthetic, control, aux_columns=(keys[::2], keys[1::2]),
                             n_attacks=self.n_attacks, space=prep.subset(keys),
                             categorical=[c for c in prep.categorical if c in keys],
-                            tau=self.tau, seed=seed).to_dict()
-        found["decision"] = decision(found, self.tau, _available(original, control))
-        return AttackEvaluation(self.family, found, (_rate_check(self.family, found, self.tau),), _wanted([found]))
+                            tau=self.tau, seed=seed)
+        decided = Decided.of(found, self.tau, _available(original, control))
+        return AttackEvaluation(self.family, decided, (decided.check(self.family, self.tau),), _wanted([decided]))
 
 
 @register
@@ -182,18 +227,16 @@ class AttributeDisclosure:
 
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
                  seed: int) -> AttackEvaluation:
-        section: dict[str, Any] = {}
+        section: dict[str, TargetDisclosure] = {}
         checks: list[Check] = []
-        results: list[Mapping[str, Any]] = []
         for target in self.settings.targets:
-            entry, found = self._target(original, synthetic, control, target, seed)
-            section[target] = entry
+            section[target], found = self._target(original, synthetic, control, target, seed)
             checks += found
-            results += entry["inference"].values()
-        return AttackEvaluation(self.family, section, tuple(checks), _wanted(results))
+        decided = [d for entry in section.values() for d in entry.inference.values()]
+        return AttackEvaluation(self.family, section, tuple(checks), _wanted(decided))
 
     def _target(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
-                target: str, seed: int) -> tuple[dict[str, Any], list[Check]]:
+                target: str, seed: int) -> tuple[TargetDisclosure, list[Check]]:
         spec, prep = self.settings, self.space.preparation
         keys = list(spec.keys)
         if not set([*keys, target]) <= set(prep.columns):  # keys or target left out of --columns
@@ -222,20 +265,14 @@ class AttributeDisclosure:
                 n_attacks=spec.n_attacks, gamma=gamma, space=prep.subset(keys),
                 categorical=[c for c in [*keys, target] if c not in numeric],
                 tau=spec.tau, seed=seed,
-            ).to_dict()
-            result["decision"] = decision(result, spec.tau, _available(original, control))
-            inferences[f"{gamma:g}"] = result
-            checks.append(_rate_check("inference", result, spec.tau, target=target,
-                                      gamma=gamma if target_numeric else None))
+            )
+            decided = Decided.of(result, spec.tau, _available(original, control))
+            inferences[f"{gamma:g}"] = decided
+            checks.append(decided.check("inference", spec.tau, target=target, gamma=gamma if target_numeric else None))
             if not target_numeric:
                 break  # γ does not apply to a categorical secret
-        return {
-            "type": "numeric" if target_numeric else "categorical",
-            "table_measures": tables.to_dict(),
-            "cap": caps.to_dict(),
-            "knn_attribution": knn.to_dict(),
-            "inference": inferences,
-        }, checks
+        kind = "numeric" if target_numeric else "categorical"
+        return TargetDisclosure(kind, tables, caps, knn, inferences), checks
 
 
 @register
@@ -263,7 +300,7 @@ class ShadowMembership:
         worst = max(member.targets, key=lambda t: (t.advantage_interval[1], t.advantage))
         check = Check(self.family, "advantage", worst.advantage, worst.advantage_interval[1], self.tau,
                       {"target": worst.label})
-        return AttackEvaluation(self.family, member.to_dict(), (check,))
+        return AttackEvaluation(self.family, member, (check,))
 
 
 @register
@@ -292,13 +329,12 @@ class MembershipFamily:
             categorical=spec.categorical, metric=spec.metric, scaling=spec.scaling,
             categorical_mode=spec.categorical_mode, synthesis=None if callable(synthesis) else synthesis,
             tau=spec.tau, seed=seed, claim=spec.privacy_claim, **dict(spec.membership_family or {}))
-        section = family.to_dict()
-        verdict = section["verdict"]
-        checks = [Check(self.family, f"max TPR at FPR {family.verdict_fpr:g}", verdict["value"], verdict["upper"],
-                        spec.tau, {"target": family.worst[family.verdict_metric]})]
+        metric = family.verdict_metric
+        checks = [Check(self.family, f"max TPR at FPR {family.verdict_fpr:g}", family.maximum.values[metric],
+                        family.maximum.intervals[metric][1], spec.tau, {"target": family.worst[metric]})]
         if family.claim is not None:  # passes while the proven ε stays below the claimed one
             bound = family.claim.bound
             checks.append(Check("privacy_claim", "epsilon lower bound against the claimed epsilon", bound.epsilon,
                                 bound.epsilon, family.claim.claim.claimed_epsilon, {"target": bound.attack}))
         exposed = None if family.exposed is None else family.exposed.rename(columns={"member_row": "original_row"})
-        return AttackEvaluation(self.family, section, tuple(checks), exposed=exposed)
+        return AttackEvaluation(self.family, family, tuple(checks), exposed=exposed)

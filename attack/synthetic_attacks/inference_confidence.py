@@ -29,15 +29,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, ValidationError, field_validator
 
-from attack.errors import InputError, from_validation
+from attack.errors import InputError
 from attack.io.readers import code_column, numeric_column
-from attack.linkage.settings import SettingsTable
 from attack.report.notebook import one_line, result_html
 from attack.risk.stats import Estimate, Rate, residual_risk, success_rate
+from attack.risk.verdict import below_tau
 from attack.synthetic_attacks.anonymeter import correct_guesses
 from attack.synthetic_attacks.evaluator import AttackEvaluation, Check, Space, register
+from attack.synthetic_attacks.family_options import CURVE_RECALLS, DEFAULT_RECALL, ConfidenceOptions
 from attack.synthetic_attacks.settings import SynthSpec
 from attack.synthetic_attacks.space import Preparation, nearest_neighbours, prepare
 
@@ -45,32 +45,9 @@ __all__ = ["CURVE_RECALLS", "DEFAULT_RECALL", "ConfidenceOptions", "ConfidentInf
            "PrecisionPoint",
            "confident_inference", "expected_calibration_error"]
 
-#: The recall at which τ applies unless the options declare another.
-DEFAULT_RECALL = 0.10
-#: The recalls of the reported curve.
-CURVE_RECALLS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 #: A point of the curve resting on fewer guesses is not reported (small groups).
 MIN_GUESSES = 3
 CALIBRATION_BINS = 10
-
-
-class ConfidenceOptions(SettingsTable):
-    """Options of the inference with confidence (``options["inference_confidence"]``)."""
-
-    recall: float = Field(DEFAULT_RECALL, gt=0, le=1, description="The declared recall at which τ applies.")
-    neighbours: int = Field(5, ge=1, le=50, strict=True, description="Nearest records per guess.")
-    n_targets: int = Field(50_000, ge=10, strict=True, description="Members attacked (a seeded sample).")
-    calibration_rows: int = Field(2_000, ge=20, strict=True,
-                                  description="Records of the intruder's file he calibrates on.")
-    recalls: list[float] = Field(default_factory=lambda: list(CURVE_RECALLS), min_length=1,
-                                 description="Recalls of the reported curve.")
-
-    @field_validator("recalls")
-    @classmethod
-    def _in_range(cls, recalls: list[float]) -> list[float]:
-        if any(not 0 < r <= 1 for r in recalls):
-            raise ValueError("every recall must lie in (0, 1]")
-        return sorted(set(recalls))
 
 
 @dataclass(frozen=True)
@@ -120,7 +97,7 @@ class ConfidentInference:
     def passed(self) -> bool:
         """True when the upper bound of the advantage at the declared recall is below τ."""
         point = self.declared
-        return point is not None and point.advantage is not None and point.advantage.high < self.tau
+        return below_tau(None if point is None or point.advantage is None else point.advantage.high, self.tau)
 
     def table(self) -> pd.DataFrame:
         """The curve: one row per recall."""
@@ -307,12 +284,7 @@ class ConfidentInferenceAttack:
     def configure(cls, settings: SynthSpec, space: Space) -> ConfidentInferenceAttack | None:
         if not settings.targets:
             return None
-        raw = settings.options.get(cls.family, {})
-        try:
-            options = ConfidenceOptions.model_validate(raw)
-        except ValidationError as exc:
-            raise from_validation(exc, model=ConfidenceOptions, prefix=f"options.{cls.family}") from None
-        return cls(space, settings, options)
+        return cls(space, settings, settings.options.inference_confidence or ConfidenceOptions.model_validate({}))
 
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
                  seed: int) -> AttackEvaluation:

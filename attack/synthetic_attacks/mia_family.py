@@ -25,6 +25,7 @@ from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
 from attack.io.notices import gathered
 from attack.report.notebook import one_line, result_html
+from attack.risk.verdict import below_tau
 from attack.synthetic_attacks.mia_dcr import DcrAttack, DcrDifferenceAttack
 from attack.synthetic_attacks.mia_density import LocalDensityAttack
 from attack.synthetic_attacks.mia_domias import DensityRatioAttack
@@ -87,14 +88,14 @@ class MembershipFamilyResult:
     @property
     def passed(self) -> bool:
         """True when the upper bound of the maximum TPR at the verdict's FPR is below τ."""
-        return self.maximum.intervals[self.verdict_metric][1] < self.tau
+        return below_tau(self.maximum.intervals[self.verdict_metric][1], self.tau)
 
     def table(self) -> pd.DataFrame:
         """One row per attack at the verdict's false-positive rate: TPR, its 95% interval and
         whether its upper bound is below τ."""
         key = self.verdict_metric
         return pd.DataFrame([{
-            "below_tau": a.metrics.intervals[key][1] < self.tau, "attack": a.name, "assumes": a.assumes,
+            "below_tau": below_tau(a.metrics.intervals[key][1], self.tau), "attack": a.name, "assumes": a.assumes,
             key: a.metrics.values[key], "low": a.metrics.intervals[key][0], "high": a.metrics.intervals[key][1],
         } for a in self.attacks])
 

@@ -16,6 +16,7 @@ from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError, from_validation
 from attack.linkage.settings import SettingsTable
 from attack.synthetic_attacks.choices import METRICS, SCALINGS
+from attack.synthetic_attacks.family_options import FamilyOptions
 
 if TYPE_CHECKING:
     from attack.synthetic_attacks.cap import Binning
@@ -86,6 +87,8 @@ class Attacks(SettingsTable):
         "Grouping of a numeric key or target: 'quantile:K', 'equal_width:K' or 'breaks:B1,B2,...'."))
     n_attacks: int = Field(default=500, ge=1, strict=True)
     seed: int = Field(default=0, strict=True, ge=0)
+    options: FamilyOptions = Field(default_factory=lambda: FamilyOptions.model_validate({}), description=(
+        "Settings of further attack families, one table per family name."))
 
     @field_validator("bins")
     @classmethod
@@ -122,7 +125,7 @@ class SynthSpec(Attacks):
     targets are grouped for the table measures by ``bins`` (default: quintiles of the original).
     The preparation (``metric``, ``scaling``, ``categorical_mode``, by default the coding the
     metric implies) is fitted on the original only. ``options`` holds the settings of further
-    attack families, one mapping per family name, each validated by the family's own model.
+    attack families, one table per family name, each validated by the family's own model.
     A setting that breaks a rule is an ``InputError`` naming the field."""
 
     columns: list[str] | None = None
@@ -132,7 +135,6 @@ class SynthSpec(Attacks):
     holdout_share: float = Field(default=0.0, ge=0, lt=1)
     membership_family: dict[str, Any] | None = None
     decide: bool = False
-    options: dict[str, dict[str, Any]] = Field(default_factory=dict)
     privacy_claim: dict[str, Any] | None = None
 
     def __init__(self, **settings: Any) -> None:
@@ -159,7 +161,8 @@ class SynthSpec(Attacks):
             return {**data, "categorical_mode": categorical_mode_for(str(data.get("metric", METRICS[0])))}
         return data
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as the result's JSON shows them (the decision rule included)."""
         return {
             "keys": list(self.keys), "targets": list(self.targets), "exclude": list(self.exclude),
             "gammas": list(self.gammas), "tau": self.tau, "metric": self.metric,
@@ -170,7 +173,7 @@ class SynthSpec(Attacks):
             **({"membership_family": _loggable(self.membership_family)}
                if self.membership_family is not None else {}),
             **({"decide": True} if self.decide else {}),
-            **({"options": _loggable(self.options)} if self.options else {}),
+            **({"options": _loggable(given)} if (given := self.options.given()) else {}),
             **({"privacy_claim": _loggable(self.privacy_claim)} if self.privacy_claim is not None else {}),
             "decision": "every check's upper 95% bound < tau (docs/method/synthetic-attacks.md)",
         }

@@ -244,6 +244,24 @@ def prepare(
     ``(x − median) / IQR`` (linear-interpolation quartiles), ``none``. The Gower metrics imply
     ``minmax_range`` and ``mismatch`` coding; other combinations raise ``InputError``.
     """
+    scaling, categorical_mode, metric = _coding(scaling, categorical_mode, metric)
+    name, training = source_name(data), frame_of(data)
+    if len(training) == 0:
+        raise InputError("the training original has no rows", file=name)
+    columns = _unique_columns(training.columns if columns is None else columns)
+    _require(data, columns)
+    numeric, cats = _roles(training, columns, categorical)
+    fit = _fit_numeric(data, numeric, scaling, name)
+    return Preparation(
+        columns=tuple(columns), numeric=numeric, categorical=cats, scaling=scaling,
+        categorical_mode=categorical_mode, metric=metric, na_equal=bool(na_equal),
+        centres=fit.centres, scales=fit.scales, minima=fit.minima, maxima=fit.maxima,
+        unscaled=fit.unscaled, constant=fit.constant, levels=_levels(data, cats, name),
+    )
+
+
+def _coding(scaling: str, categorical_mode: str, metric: str) -> tuple[str, str, str]:
+    """The scaling, coding and metric by their canonical names, refused when they do not fit."""
     scaling = _choice(scaling, SCALINGS, "scaling")
     categorical_mode = _choice(categorical_mode, CATEGORICAL_MODES, "categorical coding")
     metric = _choice(metric, METRICS, "metric")
@@ -252,18 +270,34 @@ def prepare(
             f"metric {metric!r} uses per-column ranges and 0/1 mismatches; "
             "expected scaling='minmax_range' and categorical_mode='mismatch'"
         )
-    name, training = source_name(data), frame_of(data)
-    if len(training) == 0:
-        raise InputError("the training original has no rows", file=name)
-    columns = _unique_columns(training.columns if columns is None else columns)
-    _require(data, columns)
-    cat_set = {c for c in columns if not is_number(training, c)}  # text is never a number
+    return scaling, categorical_mode, metric
+
+
+def _roles(training: pd.DataFrame, columns: Sequence[str],
+           categorical: Sequence[str] | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The numeric and the categorical columns, each in the order of ``columns``: text is never a
+    number, and the named ``categorical`` columns count as categories too."""
+    cat_set = {c for c in columns if not is_number(training, c)}
     for c in map(str, categorical or ()):
         if c not in columns:
             raise InputError("categorical column is not among the compared columns", column=c)
         cat_set.add(c)
-    numeric = tuple(c for c in columns if c not in cat_set)
-    cats = tuple(c for c in columns if c in cat_set)
+    return tuple(c for c in columns if c not in cat_set), tuple(c for c in columns if c in cat_set)
+
+
+@dataclass(frozen=True)
+class _NumericFit:
+    """Per numeric column: centre, divisor, extremes; the columns left unscaled and the constant ones."""
+
+    centres: tuple[float, ...]
+    scales: tuple[float, ...]
+    minima: tuple[float, ...]
+    maxima: tuple[float, ...]
+    unscaled: tuple[str, ...]
+    constant: tuple[str, ...]
+
+
+def _fit_numeric(data: Table | pd.DataFrame, numeric: Sequence[str], scaling: str, name: str) -> _NumericFit:
     centres, scales, minima, maxima, unscaled, constant = [], [], [], [], [], []
     for c in numeric:
         x = _numeric_values(data, c)
@@ -281,6 +315,11 @@ def prepare(
         scales.append(scale)
         minima.append(lo)
         maxima.append(hi)
+    return _NumericFit(tuple(centres), tuple(scales), tuple(minima), tuple(maxima), tuple(unscaled), tuple(constant))
+
+
+def _levels(data: Table | pd.DataFrame, cats: Sequence[str], name: str) -> tuple[tuple[str, ...], ...]:
+    """The sorted observed categories of each categorical column."""
     levels = []
     for c in cats:
         codes = code_column(data, c)
@@ -288,22 +327,7 @@ def prepare(
         if present.size == 0:
             raise InputError("every value is missing in the training original", file=name, column=c)
         levels.append(tuple(sorted(set(present.tolist()))))
-    return Preparation(
-        columns=tuple(columns),
-        numeric=numeric,
-        categorical=cats,
-        scaling=scaling,
-        categorical_mode=categorical_mode,
-        metric=metric,
-        na_equal=bool(na_equal),
-        centres=tuple(centres),
-        scales=tuple(scales),
-        minima=tuple(minima),
-        maxima=tuple(maxima),
-        unscaled=tuple(unscaled),
-        constant=tuple(constant),
-        levels=tuple(levels),
-    )
+    return tuple(levels)
 
 
 def _scaling(x: np.ndarray, scaling: str, lo: float, hi: float) -> tuple[float, float]:

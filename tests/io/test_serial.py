@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -91,3 +93,29 @@ def test_reading_back_a_wrong_shape_is_a_type_error():
         _Derived.from_dict({"name": "x", "parts": "no"})
     with pytest.raises(TypeError, match="expected an object"):
         _Derived.from_dict({"name": "x", "by_gamma": [1], "by_gamma_ci": {}})
+
+
+@dataclass(frozen=True)
+class _Verdict(Serialised):
+    document_order: ClassVar[tuple[str, ...]] = ("measure", "where", "value", "passed")
+    measure: str
+    value: float
+    where: Mapping[str, Any] = figure(default_factory=dict, flatten=True)
+
+    @property
+    def passed(self) -> bool:
+        return self.value < 0.1
+
+
+def test_a_flattened_field_joins_the_document_in_the_declared_order():
+    got = _Verdict("share", np.float64(0.05), {"target": "t", "gamma": None}).to_dict()
+    assert got == {"measure": "share", "target": "t", "gamma": None, "value": 0.05, "passed": True}
+    assert list(got) == ["measure", "target", "gamma", "value", "passed"]
+
+
+def test_an_object_with_its_own_to_dict_is_that_document():
+    class Settings:
+        def to_dict(self):
+            return {"tau": 0.1}
+
+    assert to_plain({"settings": Settings()}) == {"settings": {"tau": 0.1}}

@@ -200,7 +200,11 @@ def test_reference_without_the_family_is_an_error() -> None:
 def test_decision_by_hand() -> None:
     """Interval [0, 0.2679] around an unclipped estimate 0.2679 − 0.2376 = 0.0304 straddles
     τ = 0.1: 40 · (0.2376 / 0.0696)² ≈ 466.2 attacks would decide; an interval below τ decides."""
-    from attack.synthetic_attacks.families import decision
+    from attack.risk.stats import Estimate
+    from attack.synthetic_attacks.families import decision as typed_decision
+
+    def decision(result, tau, available):
+        return typed_decision(Estimate(**result["risk"]), result["main"]["n"], tau, available).to_dict()
 
     result = {"risk": {"value": 0.0304, "error": 0.2376, "low": 0.0, "high": 0.2680}, "main": {"n": 40}}
     out = decision(result, 0.1, 3000)
@@ -222,3 +226,20 @@ def test_decide_reruns_with_the_attacks_an_undecided_check_needs() -> None:
     assert again.figures["singling_out"]["main"]["n"] == needed["attacks_needed"]
     assert again.figures["settings"]["n_attacks"] == needed["attacks_needed"] and again.figures["settings"]["decide"]
     assert "decides at τ" in first.to_markdown() and "~" in first.to_markdown()
+
+
+def test_the_settings_document_is_a_spec_a_mapping_or_a_file(tmp_path) -> None:
+    """One settings document, three spellings, the same run; a keyword shortcut wins over it."""
+    original, release = firms(120, 1), firms(120, 2)
+    settings = {"keys": ["region", "sector"], "n_attacks": 20, "seed": 3}
+    (tmp_path / "attacks.toml").write_text('keys = ["region", "sector"]\nn_attacks = 20\nseed = 3\n')
+    runs = [attack_synthetic(original, release, None, SynthSpec(**settings)),
+            attack_synthetic(original, release, None, settings),
+            attack_synthetic(original, release, None, tmp_path / "attacks.toml")]
+    documents = [{k: v for k, v in r.to_dict().items() if k != "tool"} for r in runs]
+    assert documents[0] == documents[1] == documents[2]
+    tuned = attack_synthetic(original, release, None, settings, n_attacks=25)
+    assert tuned.to_dict()["settings"]["n_attacks"] == 25
+    with pytest.raises(InputError) as caught:
+        attack_synthetic(original, release, None, {"keys": ["region"], "n_atacks": 5})
+    assert caught.value.field == "settings.n_atacks" and "n_attacks" in caught.value.message

@@ -39,7 +39,7 @@ class CopiedRows:
 
     @classmethod
     def configure(cls, settings: SynthSpec, space: Space) -> CopiedRows | None:
-        raw = settings.options.get(cls.family)
+        raw = settings.options.of(cls.family)
         return None if raw is None else cls(CopiedRowsOptions.model_validate(raw), settings.tau)
 
     def evaluate(self, original: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame | None,
