@@ -35,6 +35,7 @@ _CONFIG = ConfigDict(strict=True, arbitrary_types_allowed=True)
 #: The rules most parameters share, by what they mean.
 Seed = Annotated[int, Ge(0)]           # NumPy's generators take a non-negative integer
 Count = Annotated[int, Ge(1)]          # a number of rows, repetitions, trees, …
+Tally = Annotated[int, Ge(0)]          # a number of cases counted, none included
 Share = Annotated[float, Gt(0), Lt(1)]  # a share strictly between none and all
 Fraction = Annotated[float, Ge(0), Le(1)]  # a proportion or weight in [0, 1]
 

@@ -25,6 +25,7 @@ import pandas as pd
 from attack._version import __version__
 from attack.errors import InputError
 from attack.generation.sequential import synthesize
+from attack.io.rules import Seed, checked
 from attack.io.writers import (
     check_outputs,
     json_file,
@@ -213,6 +214,7 @@ def _candidate_at(plan: TuningPlan, original: pd.DataFrame, holdout: pd.DataFram
     return _candidate(settings, checks, risk.passed, utility.scores[0].pmse_ratio), synthetic
 
 
+@checked
 def tune_synthesis(
     original: pd.DataFrame,
     grid: Mapping[str, Sequence[Any]],
@@ -223,7 +225,7 @@ def tune_synthesis(
     attacks: Mapping[str, Any] | None = None,
     membership: Mapping[str, Any] | None = None,
     utility_model: str = "logistic",
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> SynthesisTuning:
     """Search ``grid`` (e.g. ``{"minbucket": [5, 20, 50], "smoothing": ["none", "density"]}``)
     for the most useful synthetic file whose every risk is below τ (see the module docstring).

@@ -126,7 +126,7 @@ class SyntheticScenarioResult:
         return write_files_atomic(files, inputs=inputs)
 
 
-@dataclass
+@dataclass(frozen=True)
 class SyntheticScenario:
     """A loaded synthetic-release scenario (no data read yet)."""
 

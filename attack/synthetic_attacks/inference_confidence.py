@@ -25,13 +25,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
+from annotated_types import Ge, Gt, Le
 
 from attack.errors import InputError
 from attack.io.readers import code_column, numeric_column
+from attack.io.rules import Seed, checked
 from attack.report.notebook import one_line, result_html
 from attack.risk.stats import Estimate, Rate, residual_risk, success_rate
 from attack.risk.verdict import below_tau
@@ -223,6 +225,7 @@ def _curve(order_main: np.ndarray, right_main: np.ndarray, order_base: np.ndarra
     return points, suppressed
 
 
+@checked
 def confident_inference(
     original: pd.DataFrame,
     synthetic: pd.DataFrame,
@@ -232,10 +235,10 @@ def confident_inference(
     target: str,
     space: Preparation,
     numeric: bool,
-    gamma: float = 0.10,
+    gamma: Annotated[float, Ge(0)] = 0.10,
     options: ConfidenceOptions | None = None,
-    tau: float = 0.1,
-    seed: int = 0,
+    tau: Annotated[float, Gt(0), Le(1)] = 0.1,
+    seed: Seed = 0,
 ) -> ConfidentInference:
     """The inference with confidence on ``target`` (see the module docstring): members of
     ``original`` attacked through ``synthetic``, the baseline through ``control``; ``space``:

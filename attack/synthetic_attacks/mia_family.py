@@ -24,6 +24,7 @@ import pandas as pd
 from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
 from attack.io.notices import gathered
+from attack.io.rules import Count, Seed, Share, checked
 from attack.report.notebook import one_line, result_html
 from attack.risk.verdict import below_tau
 from attack.synthetic_attacks.mia_dcr import DcrAttack, DcrDifferenceAttack
@@ -132,6 +133,7 @@ class MembershipFamilyResult:
 
 
 @gathered
+@checked
 def membership_family(
     original: pd.DataFrame,
     holdout: pd.DataFrame,
@@ -145,14 +147,14 @@ def membership_family(
     categorical_mode: str = "mismatch",
     attacks: Sequence[str] | None = None,
     synthesis: Mapping[str, Any] | None = None,
-    reference_share: float = DEFAULT_REFERENCE_SHARE,
+    reference_share: Share = DEFAULT_REFERENCE_SHARE,
     fprs: Sequence[float] = REPORTED_FPRS,
-    verdict_fpr: float = DEFAULT_VERDICT_FPR,
-    tau: float = SYNTHETIC_TAU,
-    n_bootstrap: int = DEFAULT_BOOTSTRAP,
+    verdict_fpr: Share = DEFAULT_VERDICT_FPR,
+    tau: Share = SYNTHETIC_TAU,
+    n_bootstrap: Count = DEFAULT_BOOTSTRAP,
     exposed: bool = False,
     claim: PrivacyClaim | Mapping[str, Any] | None = None,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> MembershipFamilyResult:
     """Run the data-only membership attacks (see the module docstring).
 
@@ -166,8 +168,6 @@ def membership_family(
     lower bound on ε the attacks prove; without one the bound is given at δ = 0.
     """
     names = _attack_names(attacks, synthesis)
-    if not 0 < tau < 1:
-        raise InputError(f"expected τ in (0, 1), got {tau}", field="tau")
     fprs = tuple(sorted(set(map(float, fprs)) | {float(verdict_fpr)}))
     roles = assign_roles(original, holdout, synthetic, reference, reference_share=reference_share, seed=seed)
     columns = list(original.columns if columns is None else columns)

@@ -24,12 +24,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from annotated_types import Ge, Lt
 from pydantic import Field, ValidationError, model_validator
 
 from attack.errors import InputError, from_validation
+from attack.io.rules import Count, Fraction, Share, Tally, checked
 from attack.linkage.settings import SettingsTable
 from attack.report.notebook import one_line, result_html
 from attack.risk.stats import clopper_pearson_upper
@@ -96,19 +98,14 @@ def _log_ratio(numerator: float, denominator: float) -> float:
     return math.log(numerator / denominator) if numerator > 0 and denominator > 0 else 0.0
 
 
-def epsilon_lower_bound(true_positives: int, members: int, false_positives: int, non_members: int, *,
-                        delta: float = 0.0, confidence: float = DEFAULT_CLAIM_CONFIDENCE,
-                        comparisons: int = 1, attack: str | None = None,
-                        fpr_target: float | None = None) -> EpsilonBound:
+@checked
+def epsilon_lower_bound(true_positives: Tally, members: Tally, false_positives: Tally, non_members: Tally, *,
+                        delta: Annotated[float, Ge(0), Lt(1)] = 0.0, confidence: Share = DEFAULT_CLAIM_CONFIDENCE,
+                        comparisons: Count = 1, attack: str | None = None,
+                        fpr_target: Fraction | None = None) -> EpsilonBound:
     """The lower bound on ε that a membership test with these counts proves at ``confidence``
     (see the module docstring); ``comparisons``: how many tests the caller tried and keeps the
     best of."""
-    if not 0 <= delta < 1:
-        raise InputError(f"δ must lie in [0, 1), got {delta}", field="delta")
-    if not 0 < confidence < 1:
-        raise InputError(f"the confidence must lie strictly between 0 and 1, got {confidence}", field="confidence")
-    if comparisons < 1:
-        raise InputError(f"expected at least one comparison, got {comparisons}", field="comparisons")
     alpha = (1 - confidence) / (2 * comparisons)
     fpr_upper = clopper_pearson_upper(false_positives, non_members, alpha)
     fnr_upper = clopper_pearson_upper(members - true_positives, members, alpha)
