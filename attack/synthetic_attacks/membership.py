@@ -38,6 +38,7 @@ from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
 from attack.generation.sequential import synthesize
 from attack.risk.stats import wilson_interval
+from attack.risk.verdict import below_tau
 from attack.synthetic_attacks.space import (
     Preparation,
     distances,
@@ -302,7 +303,7 @@ def _risk(label: str, kind: str, nn: float, correct: int, games: int, tau: float
     low, high = interval
     accuracy = correct / games
     return TargetRisk(label, kind, nn, games, correct, accuracy, (low, high), 2 * accuracy - 1,
-                      (2 * low - 1, 2 * high - 1), bool(2 * high - 1 > tau), score)
+                      (2 * low - 1, 2 * high - 1), not below_tau(2 * high - 1, tau), score)
 
 
 __all__ = ["MembershipResult", "TargetRisk", "membership_inference"]
