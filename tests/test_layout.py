@@ -19,7 +19,7 @@ TESTS = Path(__file__).resolve().parent
 
 #: The layer of each subpackage; a module may import its own subpackage and lower layers only.
 LAYERS = {
-    "errors": 0, "_version": 0, "defaults": 0, "_loops": 0,
+    "errors": 0, "_version": 0, "defaults": 0, "_loops": 0, "verdict": 0,
     "io": 1,
     "report": 2,
     "linkage": 3,
@@ -29,7 +29,7 @@ LAYERS = {
     "study": 7,
     "__init__": 8, "cli": 8, "__main__": 8, "_cli": 8, "ui": 8, "_precompile": 8, "vocabulary": 8, "frontend": 8,
 }
-TOP_LEVEL = {"__init__.py", "__main__.py", "_version.py", "cli.py", "defaults.py", "errors.py",
+TOP_LEVEL = {"__init__.py", "__main__.py", "_version.py", "cli.py", "defaults.py", "errors.py", "verdict.py",
              "_precompile.py", "_loops.py", "vocabulary.py", "frontend.py"}
 _TARGET = re.compile(r"^attack(?:\.[A-Za-z_][A-Za-z0-9_]*)+:")
 

@@ -26,6 +26,7 @@ from attack.report.html import render, svg
 from attack.report.labels import cell_label, class_label, variable_name
 from attack.report.natural_protection import agreement_tables
 from attack.report.notebook import keep_figure, verdict_word
+from attack.verdict import upper_reaches_tau
 
 if TYPE_CHECKING:
     from matplotlib.colors import TwoSlopeNorm
@@ -150,10 +151,7 @@ def _failing(result: Mapping[str, Any]) -> int:
 
 def _upper_at_or_above_tau(cell: Mapping[str, Any], tau: float) -> bool:
     """Point estimate passes but some upper 95% bound reaches τ (docs/method/risk.md)."""
-    cis = cell.get("disclosure_risk_ci") or {}
-    return bool(cell["passed"]) and any(
-        ci and ci[1] is not None and ci[1] >= tau for ci in cis.values()
-    )
+    return bool(cell["passed"]) and upper_reaches_tau((cell.get("disclosure_risk_ci") or {}).values(), tau)
 
 
 def suppressed(cell: Mapping[str, Any], min_count: int) -> bool:

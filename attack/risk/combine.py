@@ -16,7 +16,7 @@ from typing import Any
 from attack.errors import InputError
 from attack.io.jsonio import cell_key
 from attack.risk.results import AttackFigures, CellRisk, CombinedCell, CombinedRisk
-from attack.risk.verdict import all_below_tau, below_tau
+from attack.verdict import all_below_tau, below_tau
 
 #: Handbook presets for λ (docs/method/intruders.md).
 LAMBDA_PRESETS = {"kse_ch35": 0.2, "ehs_ch37": 0.2, "ehs_suf": 0.05, "kse_suf": 0.0}

@@ -46,7 +46,7 @@ from attack.risk.roles import ColumnRoles, assign_roles
 from attack.risk.settings import Evaluation
 from attack.risk.stats import wilson_interval
 from attack.risk.targets import TargetComparison, resolve, usefulness
-from attack.risk.verdict import all_below_tau, below_tau, upper_reaches_tau
+from attack.verdict import all_below_tau, below_tau, upper_reaches_tau
 
 HISTOGRAM_BINS = 20
 

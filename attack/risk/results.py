@@ -20,7 +20,7 @@ from attack.io.writers import write_text_atomic
 from attack.report.attack import MIN_CELL_COUNT, render_html, render_markdown
 from attack.report.notebook import figures_of, one_line, result_html, suppress_small_cells
 from attack.report.terminal import render_summary
-from attack.risk.verdict import below_tau
+from attack.verdict import below_tau
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

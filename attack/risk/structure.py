@@ -36,6 +36,7 @@ from attack.risk.evaluation import Scored, score, wilson_interval
 from attack.risk.frequency import frequency_risk
 from attack.risk.results import AttackFigures, Proportion
 from attack.risk.settings import Evaluation
+from attack.verdict import below_tau
 
 #: Why the household risk beside the cluster attack does not decide.
 HOUSEHOLD_NOTE = ("household risk as sdcMicro computes it (1 − Π(1 − r_i) over a household's members, r_i the "
@@ -188,7 +189,7 @@ def cluster_figures(links: ClusterLinks, true_row: np.ndarray, member_cells: np.
 def _rate(n: int, hits: int, tau: float) -> dict:
     rate = hits / n if n else 0.0
     return {"n_verifiable": n, "n_reidentified": hits, "reidentification_rate": rate,
-            "reidentification_rate_ci": wilson_interval(hits, n), "passed": rate < tau}
+            "reidentification_rate_ci": wilson_interval(hits, n), "passed": below_tau(rate, tau)}
 
 
 def household_risk(release: Table, linkage: Linkage, categorical: Sequence[str]) -> dict | None:

@@ -16,10 +16,10 @@ from typing import Any
 
 from attack.errors import InputError
 from attack.report.documents import document_runs, result_kind
-from attack.risk.verdict import below_tau
 from attack.study.certificate import certified_results
 from attack.study.certificate_schema import ResultFigures, SyntheticFigures, figure_problems
 from attack.study.verify import recomputed_verdict
+from attack.verdict import below_tau
 
 #: Problems named in the error (the rest are counted).
 _SHOWN = 5

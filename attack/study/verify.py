@@ -38,6 +38,7 @@ from attack.study.certificate import (
     unjudged_runs,
 )
 from attack.study.certificate_schema import structure_problems
+from attack.verdict import all_below_tau, below_tau
 
 #: Entries a rerun does not reproduce: when and where it ran, and the seal.
 NOT_RERUN = ("created", "environment", "tool", "digest", "signature")
@@ -250,7 +251,7 @@ def _synthetic_verdict(certificate: Mapping[str, Any], problems: list[str]) -> d
     tau = certificate["scenario"]["settings"]["tau"]
     checks = copy.deepcopy(certificate["results"])
     for check in checks:
-        expected = check["upper"] is not None and check["upper"] < tau
+        expected = below_tau(check["upper"], tau)
         if check["passed"] is not expected:
             problems.append(f"check {check['family']} {check['measure']}: marked {_mark(check['passed'])} but "
                             f"its upper bound {check['upper']} against τ = {tau} says {_mark(expected)}")
@@ -281,7 +282,7 @@ def _attack_verdict(certificate: Mapping[str, Any], problems: list[str]) -> dict
 
 def _judge_cells(cells: list[dict], tau: float, where: str, problems: list[str], limit: float | None = None) -> None:
     for cell in cells:
-        expected = all(v is not None and v < tau for v in cell["disclosure_risk"].values())
+        expected = all_below_tau(cell["disclosure_risk"].values(), tau)
         if limit is not None:
             identity = isinstance(cell["reidentification_rate"], float) and cell["reidentification_rate"] < limit
             if cell.get("identity_passed") is not identity:

@@ -39,8 +39,8 @@ from attack.risk.stats import (
     success_rate,
     z_quantile,
 )
-from attack.risk.verdict import below_tau
 from attack.synthetic_attacks.space import Preparation, nearest_neighbours, prepare
+from attack.verdict import below_tau
 
 UNTRUSTED = "baseline rate is at least the attack rate: results cannot be trusted"
 

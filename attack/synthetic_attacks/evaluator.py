@@ -20,7 +20,7 @@ import pandas as pd
 from attack.errors import InputError
 from attack.io.plugins import Registry
 from attack.io.serial import Serialised, figure, rules
-from attack.risk.verdict import below_tau
+from attack.verdict import below_tau
 
 if TYPE_CHECKING:
     from attack.synthetic_attacks.settings import SynthSpec

@@ -23,7 +23,6 @@ import pandas as pd
 
 from attack.io.serial import Serialised, rules
 from attack.risk.stats import Estimate, wilson_interval
-from attack.risk.verdict import below_tau
 from attack.synthetic_attacks.anonymeter import AttackRisk, inference, linkability, singling_out
 from attack.synthetic_attacks.cap import (
     Binning,
@@ -40,6 +39,7 @@ from attack.synthetic_attacks.membership import membership_inference
 from attack.synthetic_attacks.mia_family import membership_family
 from attack.synthetic_attacks.settings import SynthSpec
 from attack.synthetic_attacks.space import prepare
+from attack.verdict import below_tau
 
 __all__ = ["AttributeDisclosure", "Decided", "Decision", "DistanceAttacks", "Linkability", "MembershipFamily",
            "ShadowMembership", "SinglingOut", "TargetDisclosure", "decision"]

@@ -36,12 +36,12 @@ from attack.io.readers import code_column, numeric_column
 from attack.io.rules import Seed, checked
 from attack.report.notebook import one_line, result_html
 from attack.risk.stats import Estimate, Rate, residual_risk, success_rate
-from attack.risk.verdict import below_tau
 from attack.synthetic_attacks.anonymeter import correct_guesses
 from attack.synthetic_attacks.evaluator import AttackEvaluation, Check, Space, register
 from attack.synthetic_attacks.family_options import CURVE_RECALLS, DEFAULT_RECALL, ConfidenceOptions
 from attack.synthetic_attacks.settings import SynthSpec
 from attack.synthetic_attacks.space import Preparation, nearest_neighbours, prepare
+from attack.verdict import below_tau
 
 __all__ = ["CURVE_RECALLS", "DEFAULT_RECALL", "ConfidenceOptions", "ConfidentInference", "ConfidentInferenceAttack",
            "PrecisionPoint",

@@ -38,7 +38,6 @@ from attack.defaults import SYNTHETIC_TAU
 from attack.errors import InputError
 from attack.generation.sequential import synthesize
 from attack.risk.stats import wilson_interval
-from attack.risk.verdict import below_tau
 from attack.synthetic_attacks.space import (
     Preparation,
     distances,
@@ -46,6 +45,7 @@ from attack.synthetic_attacks.space import (
     nearest_neighbours,
     prepare,
 )
+from attack.verdict import below_tau
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor

@@ -26,7 +26,6 @@ from attack.errors import InputError
 from attack.io.notices import gathered
 from attack.io.rules import Count, Seed, Share, checked
 from attack.report.notebook import one_line, result_html
-from attack.risk.verdict import below_tau
 from attack.synthetic_attacks.mia_dcr import DcrAttack, DcrDifferenceAttack
 from attack.synthetic_attacks.mia_density import LocalDensityAttack
 from attack.synthetic_attacks.mia_domias import DensityRatioAttack
@@ -47,6 +46,7 @@ from attack.synthetic_attacks.privacy_claim import (
     strongest_bound,
 )
 from attack.synthetic_attacks.space import prepare
+from attack.verdict import below_tau
 
 DATA_ONLY_ATTACKS: tuple[str, ...] = ("dcr", "dcr_difference", "local_density", "density_ratio", "gower_ensemble")
 ATTACKS: tuple[str, ...] = (*DATA_ONLY_ATTACKS, "shadow_model")

@@ -105,7 +105,7 @@ def test_attack_synthetic_reports_membership_without_record_positions() -> None:
 
 
 def test_an_advantage_bound_exactly_at_tau_fails_as_every_figure_at_tau_does(monkeypatch):
-    """The τ rule (attack.risk.verdict): strictly below passes, so the target's own flag and the
+    """The τ rule (attack.verdict): strictly below passes, so the target's own flag and the
     check built on it agree at equality (the upper advantage bound 2 · 0.5625 − 1 = 0.125 = τ)."""
     monkeypatch.setattr("attack.synthetic_attacks.membership.wilson_interval", lambda correct, games: (0.5, 0.5625))
     assert _risk("r", "random", 0.0, correct=50, games=100, tau=0.125, score=None).exceeds_tau

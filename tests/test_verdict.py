@@ -1,11 +1,11 @@
-"""The τ rule (attack.risk.verdict): strictly below τ passes, an unknown figure never does."""
+"""The τ rule (attack.verdict): strictly below τ passes, an unknown figure never does."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attack.risk.verdict import all_below_tau, below_tau, upper_reaches_tau
+from attack.verdict import all_below_tau, below_tau, upper_reaches_tau
 
 
 def test_the_rule_at_its_edges():
