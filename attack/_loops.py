@@ -87,10 +87,11 @@ def njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     return decorate
 
 
-def njit_inner() -> Callable[[Callable[..., Any]], Any]:
+def njit_inner(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     """:func:`njit` for a loop called only by other compiled loops: kept on disk like the others,
-    but without the wrappers that let Python call it (a good part of compiling a small loop)."""
-    return njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
+    but without the wrappers that let Python call it (a good part of compiling a small loop);
+    ``options`` are numba's (``fastmath=...``)."""
+    return njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, **options)
 
 
 def _function_cache() -> type:

@@ -53,7 +53,7 @@ import math
 import numpy as np
 from numba import prange
 
-from attack._loops import njit
+from attack._loops import njit, njit_inner
 
 LEAF = 32        # records per leaf (at most; at least half as many)
 FAN_BITS = 7     # searches first bound boxes of 2**FAN_BITS leaves,
@@ -67,12 +67,6 @@ SHELL_READS = 256  # a new shell is drawn when one search reads more distances t
 PARTIALS = 64    # capacity of an exact sum (a double expansion needs at most 40 parts)
 # bounds may be summed in any order (their rounding is far below MARGIN); no other fast-math
 REORDER = {"nsz", "arcp", "contract", "reassoc"}
-
-
-def _inner(**options):
-    """``njit`` for a loop called only by other compiled loops: kept on disk like the others,
-    but without the wrappers that let Python call it (a good part of compiling a small loop)."""
-    return njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, **options)
 
 
 def _inlined():
@@ -165,7 +159,7 @@ class _Tree:
 # --- order ---
 
 
-@_inner()
+@njit_inner()
 def _by_decreasing(values):  # pragma: no cover - compiled
     """Positions of ``values`` by decreasing value, ties in any order (heapsort: a few plain
     loops, far quicker to compile than numpy's sorts)."""
@@ -179,7 +173,7 @@ def _by_decreasing(values):  # pragma: no cover - compiled
     return order
 
 
-@_inner()
+@njit_inner()
 def _sift(values, order, i, n):  # pragma: no cover - compiled
     """Move ``order[i]`` down the heap ``order[:n]`` (smallest value on top)."""
     while True:
@@ -301,7 +295,7 @@ def _split(features, rank, order, depth):  # pragma: no cover - compiled
     return starts
 
 
-@_inner()
+@njit_inner()
 def _select(key, order, a, b, target):  # pragma: no cover - compiled
     """Permute ``key[a:b]`` (and ``order[a:b]`` alike) so that position ``target`` holds the value
     of its rank, smaller or equal values before it and greater or equal after (Hoare)."""
@@ -378,7 +372,7 @@ def _leaf_order(z, keys, rows, rotated, radius, anchor, order, leaf_start):  # p
 # ``alive``, ``leaf_of``; ``widest``, the most records of a leaf.
 
 
-@_inner()
+@njit_inner()
 def _merge(node, lo, hi, count, reach):  # pragma: no cover - compiled
     """Box, count and reach of ``node`` from its two children; whether box or reach changed."""
     left, right = 2 * node + 1, 2 * node + 2
@@ -392,7 +386,7 @@ def _merge(node, lo, hi, count, reach):  # pragma: no cover - compiled
     return changed
 
 
-@_inner()
+@njit_inner()
 def _merge_up(node, lo, hi, count, reach):  # pragma: no cover - compiled
     """Box, count and reach of every ancestor of ``node`` (above the first whose box and reach
     stay as they were, only the counts change)."""
@@ -405,7 +399,7 @@ def _merge_up(node, lo, hi, count, reach):  # pragma: no cover - compiled
             count[node] = count[2 * node + 1] + count[2 * node + 2]
 
 
-@_inner()
+@njit_inner()
 def _leaf_box(leaf, node, rotated, anchor, alive, leaf_start, lo, hi, count,
               reach):  # pragma: no cover - compiled
     p = rotated.shape[1]
@@ -446,7 +440,7 @@ def _init_nodes(rotated, anchor, radius, tail, alive, leaf_start, depth, lo, hi,
         tail_max[node] = max(tail_max[2 * node + 1], tail_max[2 * node + 2])
 
 
-@_inner()
+@njit_inner()
 def _rotate(q, rotation):  # pragma: no cover - compiled
     p = q.size
     out = np.zeros(p)
@@ -458,7 +452,7 @@ def _rotate(q, rotation):  # pragma: no cover - compiled
     return out
 
 
-@_inner()
+@njit_inner()
 def _distance(points, i, q):  # pragma: no cover - compiled
     """Squared distance, squared differences added column by column (the plain scan's sum)."""
     s = 0.0
@@ -468,7 +462,7 @@ def _distance(points, i, q):  # pragma: no cover - compiled
     return s
 
 
-@_inner(fastmath=REORDER)
+@njit_inner(fastmath=REORDER)
 def _upper(lo, hi, reach, tail_max, anchor, first, qy, qt, margin, out):  # pragma: no cover
     """Upper bounds of the squared distance from ``qy`` to the remaining records of the nodes
     ``first``, ``first + 1``, ... (one per place of ``out``), each the smallest of: the
@@ -506,7 +500,7 @@ def _upper(lo, hi, reach, tail_max, anchor, first, qy, qt, margin, out):  # prag
             * (1.0 + SLACK)
 
 
-@_inner(fastmath=REORDER)
+@njit_inner(fastmath=REORDER)
 def _lower(lo, hi, floor, reach, first, qy, rq, margin, out):  # pragma: no cover - compiled
     """Lower bounds of the squared distance from ``qy`` (radius ``rq``) to the remaining
     records of the nodes ``first``, ``first + 1``, ... (one per place of ``out``; infinite for
@@ -528,13 +522,13 @@ def _lower(lo, hi, floor, reach, first, qy, rq, margin, out):  # pragma: no cove
         out[j] = max(box[j], gap * gap) * (1.0 - SLACK)
 
 
-@_inner()
+@njit_inner()
 def _farther(d1, i1, d2, i2, keys):  # pragma: no cover - compiled
     """Whether record ``i1`` at distance ``d1`` wins "farthest" against ``i2`` at ``d2``."""
     return i2 < 0 or d1 > d2 or (d1 == d2 and keys[i1] > keys[i2])
 
 
-@_inner()
+@njit_inner()
 def _scan(q, points, alive, keys, radius, head, tail, start, end, least, cut, qh, qt, best_d,
           best, pick):  # pragma: no cover - compiled
     """The farthest of the remaining records at positions [start, end) (one leaf, outermost
@@ -557,7 +551,7 @@ def _scan(q, points, alive, keys, radius, head, tail, start, end, least, cut, qh
     return best_d, best
 
 
-@_inner()
+@njit_inner()
 def _least(best_d, offset, margin, p):  # pragma: no cover - compiled
     """The smallest radius |x - a| with which a record can reach the squared distance
     ``best_d`` from a query at distance ``offset`` from the anchor (|x - q| <= |x - a| +
@@ -569,7 +563,7 @@ def _least(best_d, offset, margin, p):  # pragma: no cover - compiled
         - SLACK * (offset + root)
 
 
-@_inner()
+@njit_inner()
 def _cut(best_d, offset, reach, margin, p):  # pragma: no cover - compiled
     """The smallest value of a record's bound in ``_scan`` with which it can reach the
     squared distance ``best_d`` (records of largest squared radius ``reach``), less margins
@@ -583,7 +577,7 @@ def _cut(best_d, offset, reach, margin, p):  # pragma: no cover - compiled
     return low * low - offset * offset - 4.0 * SLACK * scale * scale
 
 
-@_inner()
+@njit_inner()
 def _box(b, q, qy, offset, qh, qt, tree, margin, best_d, best, shared, me, part_bound,
          bound, pick):  # pragma: no cover - compiled
     """The farthest record under box ``b`` of the first scan, if farther than ``best``. The
@@ -619,7 +613,7 @@ def _box(b, q, qy, offset, qh, qt, tree, margin, best_d, best, shared, me, part_
     return best_d, best
 
 
-@_inner()
+@njit_inner()
 def _query(q, tree, rotation, margin):  # pragma: no cover - compiled
     """What a "farthest" search from ``q`` needs: ``q`` rotated, its first coordinate and the
     length of the rest about the anchor, its distance from the anchor, and the upper bound of
@@ -642,7 +636,7 @@ def _query(q, tree, rotation, margin):  # pragma: no cover - compiled
     return qy, qh, qt, offset, bound, _by_decreasing(bound)
 
 
-@_inner()
+@njit_inner()
 def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin, shared,
            me):  # pragma: no cover - compiled
     """Thread ``me``'s part of a "farthest" search: it claims boxes in decreasing order of
@@ -666,7 +660,7 @@ def _share(next_box, order, bound, q, qy, qh, qt, offset, tree, margin, shared,
     return best_d, best
 
 
-@_inner()
+@njit_inner()
 def _parts(depth):  # pragma: no cover - compiled
     """Room for the bounds of the parts of a box of the first scan, and of a part's leaves."""
     box = depth - max(depth - FAN_BITS, 0)          # a box has 2**box leaves
@@ -709,7 +703,7 @@ def _winner(found_d, found, keys):  # pragma: no cover - compiled
     return found[0]
 
 
-@_inner()
+@njit_inner()
 def _nearest(centre, k, tree, rotation, margin):  # pragma: no cover - compiled
     """Positions of the record at ``centre`` and its ``k - 1`` nearest remaining records
     (ties: smallest keys), found by one thread (``_near_part`` alone)."""
@@ -834,7 +828,7 @@ def _closer(centre, points, alive, keys, q, start, end, near_d, near_k,
             near_d[at], near_k[at], near[at] = d, key, i
 
 
-@_inner()
+@njit_inner()
 def _listed(near, i):  # pragma: no cover - compiled
     for j in range(near.size):
         if near[j] == i:
@@ -842,7 +836,7 @@ def _listed(near, i):  # pragma: no cover - compiled
     return False
 
 
-@_inner()
+@njit_inner()
 def _take(chosen, tree, parts, used, group, label):  # pragma: no cover - compiled
     """Group the records at ``chosen`` under ``label``; update sums, boxes and counts."""
     (points, rotated, keys, rows, alive, leaf_of, leaf_start, lo, hi, count, reach, anchor,
@@ -860,7 +854,7 @@ def _take(chosen, tree, parts, used, group, label):  # pragma: no cover - compil
         _merge_up(node, lo, hi, count, reach)
 
 
-@_inner()
+@njit_inner()
 def _centroid(parts, used, n):  # pragma: no cover - compiled
     c = np.empty(parts.shape[0])
     for j in range(parts.shape[0]):
