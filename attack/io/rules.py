@@ -82,13 +82,12 @@ def _plain(value: Any) -> Any:
 def checked(function: Callable[P, R]) -> Callable[P, R]:
     """Validate the arguments of ``function`` that carry a rule (see the module's docstring)."""
     signature = inspect.signature(function)
-    adapters: dict[str, TypeAdapter[Any]] = {}
+    built: list[dict[str, TypeAdapter[Any]]] = []  # the adapters, made on the first call
 
     def check(arguments: Mapping[str, Any]) -> None:
-        if not adapters:
-            adapters.update({name: TypeAdapter(hint, config=_CONFIG)
-                             for name, hint in rules_of(function).items()})
-        for name, adapter in adapters.items():
+        if not built:
+            built.append({name: TypeAdapter(hint, config=_CONFIG) for name, hint in rules_of(function).items()})
+        for name, adapter in built[0].items():
             if name in arguments:
                 try:
                     adapter.validate_python(_plain(arguments[name]))
