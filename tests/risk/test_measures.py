@@ -89,3 +89,12 @@ def test_options_of_an_unknown_or_misspelt_measure_are_refused(toy: str) -> None
 def test_the_built_in_measures_run_in_report_order() -> None:
     assert MEASURES.names()[:4] == ["household", "l_diversity", "suda", "population"]
     assert REPORT_LINES.names()[:4] == MEASURES.names()[:4]
+
+
+def test_a_measure_without_compute_is_refused_when_registered() -> None:
+    class Empty(FrequencyMeasure):
+        order = 99
+
+    with pytest.raises(TypeError, match="'empty' .* does not define compute"):
+        measure("empty")(Empty)
+    assert "empty" not in MEASURES

@@ -14,6 +14,8 @@ registered measures in their ``order``; the JSON lists their entries in that ord
 
 from __future__ import annotations
 
+import inspect
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -56,7 +58,7 @@ class NoOptions:
     """The options of a measure that takes none."""
 
 
-class FrequencyMeasure:
+class FrequencyMeasure(ABC):
     """A frequency-risk measure (module docstring). ``options`` is its options class, built from
     the keywords of ``frequency_risk`` named like its fields (or from its entry of ``options``)."""
 
@@ -70,9 +72,10 @@ class FrequencyMeasure:
         return {}
 
     @classmethod
+    @abstractmethod
     def compute(cls, options: Any, cells: Cells) -> Any:
-        """Its section, or None when the options or the file do not call for it."""
-        raise NotImplementedError
+        """Its section, or None when the options or the file do not call for it (every measure
+        defines it; ``measure`` refuses a class that does not)."""
 
     @classmethod
     def entries(cls, section: Any) -> dict[str, Any]:
@@ -106,6 +109,8 @@ def measure(name: str) -> Callable[[M], M]:
     """Class decorator: register a measure under ``name``, for the run and for the reports."""
 
     def add(cls: M) -> M:
+        if inspect.isabstract(cls):
+            raise TypeError(f"frequency-risk measure {name!r} ({cls.__qualname__}) does not define compute")
         MEASURES.add(name, cls)
         REPORT_LINES.add(name, cls)
         return cls
